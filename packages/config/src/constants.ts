@@ -1,0 +1,38 @@
+/** Default topic names (SPEC §1). All configurable under `kafka.topics`. */
+export const DEFAULT_TOPICS = {
+  events: 'sluice.events',
+  rejected: 'sluice.rejected',
+  retry: 'sluice.retry',
+  redeliver: 'sluice.redeliver',
+  deadLetter: 'sluice.dead-letter',
+  attempts: 'sluice.attempts',
+  audiences: 'sluice.audiences',
+  audienceState: 'sluice.audience-state',
+  delayPrefix: 'sluice.delay.',
+} as const;
+
+/** SPEC §7 backoff schedule. */
+export const DEFAULT_BACKOFF = ['10s', '30s', '1m', '2m', '5m', '10m', '20m', '30m', '60m'] as const;
+/** SPEC §7 delay tiers: one topic each, `<delayPrefix><tier>`. */
+export const DEFAULT_DELAY_TIERS = ['10s', '30s', '1m', '2m', '5m', '10m', '20m', '30m', '60m'] as const;
+
+/** SPEC §13 limits that are fixed by the contract (not configurable). */
+export const LIMITS = {
+  endpointsPerDestination: 5,
+  headersPerEndpoint: 20,
+  callBytes: 32_000,
+  batchBytes: 500_000,
+  callsPerBatch: 2_500,
+  responseBodyBytes: 64 * 1024,
+} as const;
+
+/** Header names a customer may not set on an endpoint (SPEC §2). Compared case-insensitively. */
+export const RESERVED_HEADERS = ['content-type', 'content-length', 'host', 'user-agent', 'x-signature'] as const;
+
+/** Default ports (SPEC §14), each overridable by its environment variable. */
+export const DEFAULT_PORTS = {
+  ingest: 8080,
+  deliverer: 8081,
+  retry: 8082,
+  audienceSync: 8083,
+} as const;

@@ -1,0 +1,12 @@
+/** Turns a JSON pointer (`/destinations/0/settings`) into a field path (`destinations[0].settings`). */
+export function fieldPath(pointer: string, child?: string): string {
+  const parts = pointer.split('/').slice(1);
+  if (child !== undefined) parts.push(child);
+  let out = '';
+  for (const raw of parts) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (/^\d+$/.test(part)) out += `[${part}]`;
+    else out += out === '' ? part : `.${part}`;
+  }
+  return out === '' ? '(root)' : out;
+}

@@ -1,0 +1,10 @@
+export { DEFAULT_BACKOFF, DEFAULT_DELAY_TIERS, DEFAULT_PORTS, DEFAULT_TOPICS, LIMITS, RESERVED_HEADERS } from './constants.ts';
+export { ConfigStore } from './config-store.ts';
+export { formatDuration, parseDuration } from './duration.ts';
+export { DEMO_CONFIG_PATH, readEnv, requireBrokers, requireConfigPath } from './env.ts';
+export type { SluiceEnv } from './env.ts';
+export { ConfigError } from './errors.ts';
+export { loadConfigFile, parseConfig } from './load.ts';
+export { ConfigSchema } from './schema.ts';
+export type { RawConfig } from './schema.ts';
+export type { Destination, Endpoint, Source, SluiceConfig, TopicNames } from './types.ts';

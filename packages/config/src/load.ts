@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from './errors.ts';
+import { DURATION_PATTERN, parseDuration } from './duration.ts';
+import { fieldPath } from './field-path.ts';
+import { ConfigSchema, type RawConfig } from './schema.ts';
+import { checkSemantics } from './semantic-checks.ts';
+import type { SluiceConfig } from './types.ts';
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+const validate = ajv.compile<RawConfig>(ConfigSchema);
+
+function describe(error: ErrorObject): ConfigError {
+  const p = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return new ConfigError(fieldPath(error.instancePath, String(p.missingProperty)), 'is required');
+  if (error.keyword === 'additionalProperties') {
+    return new ConfigError(fieldPath(error.instancePath, String(p.additionalProperty)), 'is not a known setting');
+  }
+  return new ConfigError(fieldPath(error.instancePath), error.message ?? 'is invalid');
+}
+
+type Secret = string | { env: string };
+
+function secretResolver(env: NodeJS.ProcessEnv) {
+  return (field: string, secret: Secret): string => {
+    if (typeof secret === 'string') return secret;
+    const value = env[secret.env];
+    if (value === undefined || value === '') {
+      throw new ConfigError(field, `environment variable ${secret.env} is not set`);
+    }
+    return value;
+  };
+}
+
+/** Validates a parsed config object: schema with defaults, then cross-field rules. */
+export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env): SluiceConfig {
+  const raw = structuredClone(input ?? {}) as RawConfig;
+  if (!validate(raw)) {
+    // Report the most specific error: anyOf/union failures list their branches first.
+    const errors = validate.errors ?? [];
+    const duration = errors.find((e) => e.keyword === 'pattern' && (e.params as { pattern?: string }).pattern === DURATION_PATTERN);
+    if (duration) {
+      throw new ConfigError(fieldPath(duration.instancePath), 'must be a duration: milliseconds, or a string like 250ms, 5s, 2m, 4h');
+    }
+    const secret = errors.find((e) => e.keyword === 'anyOf');
+    if (secret && errors.some((e) => e.instancePath === secret.instancePath && e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'env')) {
+      throw new ConfigError(fieldPath(secret.instancePath), 'must be a non-empty string or { env: NAME }');
+    }
+    const specific = errors.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors[0]!;
+    throw describe(specific);
+  }
+  checkSemantics(raw);
+  const secret = secretResolver(env);
+  return {
+    sources: raw.sources.map((s, i) => ({
+      id: s.id,
+      name: s.name,
+      writeKeys: s.writeKeys.map((k, j) => secret(`sources[${i}].writeKeys[${j}]`, k)),
+      ...(s.rateLimit && {
+        rateLimit: { perSecond: s.rateLimit.perSecond, burst: s.rateLimit.burst ?? Math.max(1, Math.ceil(s.rateLimit.perSecond)) },
+      }),
+    })),
+    destinations: raw.destinations.map((d, i) => ({
+      id: d.id,
+      name: d.name,
+      type: d.type,
+      enabled: d.enabled,
+      sourceIds: d.sourceIds,
+      endpoints: [
+        ...(d.settings.webhookUrl !== undefined ? [{ url: d.settings.webhookUrl, headers: {} }] : []),
+        ...d.settings.webhooks.map((w) => ({ url: w.url, headers: w.headers ?? {} })),
+      ],
+      ...(d.settings.sharedSecret !== undefined && {
+        sharedSecret: secret(`destinations[${i}].settings.sharedSecret`, d.settings.sharedSecret),
+      }),
+    })),
+    kafka: raw.kafka as SluiceConfig['kafka'],
+    ingest: {
+      trustProxy: raw.ingest.trustProxy,
+      ...(raw.ingest.adminToken !== undefined && { adminToken: secret('ingest.adminToken', raw.ingest.adminToken) }),
+      lingerMs: parseDuration(raw.ingest.linger),
+      requestTimeoutMs: parseDuration(raw.ingest.requestTimeout),
+      headersTimeoutMs: parseDuration(raw.ingest.headersTimeout),
+      produceTimeoutMs: parseDuration(raw.ingest.produceTimeout),
+    },
+    delivery: {
+      timeoutMs: parseDuration(raw.delivery.timeout),
+      maxInFlightPerPartition: raw.delivery.maxInFlightPerPartition,
+      maxInFlightPerDestination: raw.delivery.maxInFlightPerDestination,
+      connectionsPerEndpoint: raw.delivery.connectionsPerEndpoint,
+      ...(raw.delivery.caFile !== undefined && { caFile: raw.delivery.caFile }),
+      ssrf: raw.delivery.ssrf,
+    },
+    retry: {
+      windowMs: parseDuration(raw.retry.window),
+      scheduleMs: raw.retry.schedule.map(parseDuration),
+      jitter: raw.retry.jitter,
+      tiersMs: [...new Set(raw.retry.tiers.map(parseDuration))].sort((a, b) => a - b),
+    },
+  };
+}
+
+/** Reads and validates a YAML or JSON config file. Errors name the file and the field. */
+export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): SluiceConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError('(file)', `cannot read: ${(err as Error).message}`, path);
+  }
+  let parsed: unknown;
+  try {
+    parsed = extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new ConfigError('(file)', `is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message}`, path);
+  }
+  try {
+    return parseConfig(parsed, env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(err.field, err.problem, path);
+    throw err;
+  }
+}

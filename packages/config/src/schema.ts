@@ -1,0 +1,144 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DEFAULT_BACKOFF, DEFAULT_DELAY_TIERS, DEFAULT_TOPICS, LIMITS } from './constants.ts';
+import { DURATION_PATTERN } from './duration.ts';
+
+/** A secret: a literal string, or `{ "env": "NAME" }` read from the environment at load time. */
+export const SecretSchema = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+]);
+
+const Duration = (defaultValue: string) =>
+  Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: DURATION_PATTERN })], { default: defaultValue });
+
+const Id = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._-]+$' });
+
+export const EndpointSchema = Type.Object(
+  {
+    url: Type.String({ minLength: 1 }),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+export const SourceSchema = Type.Object(
+  {
+    id: Id,
+    name: Type.String({ default: '' }),
+    writeKeys: Type.Array(SecretSchema, { minItems: 1 }),
+    /** Optional token-bucket rate limit on ingest for this source (calls per second). */
+    rateLimit: Type.Optional(
+      Type.Object(
+        {
+          perSecond: Type.Number({ exclusiveMinimum: 0 }),
+          burst: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const DestinationSchema = Type.Object(
+  {
+    id: Id,
+    name: Type.String({ default: 'Webhooks' }),
+    type: Type.Literal('webhooks'),
+    enabled: Type.Boolean({ default: true }),
+    sourceIds: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    settings: Type.Object(
+      {
+        webhooks: Type.Array(EndpointSchema, { default: [] }),
+        webhookUrl: Type.Optional(Type.String({ minLength: 1 })),
+        sharedSecret: Type.Optional(SecretSchema),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const topicDefaults = Object.fromEntries(
+  Object.entries(DEFAULT_TOPICS).map(([k, v]) => [k, Type.String({ minLength: 1, default: v })]),
+) as { [K in keyof typeof DEFAULT_TOPICS]: ReturnType<typeof Type.String> };
+
+export const ConfigSchema = Type.Object(
+  {
+    sources: Type.Array(SourceSchema, { default: [] }),
+    destinations: Type.Array(DestinationSchema, { default: [] }),
+    kafka: Type.Object(
+      {
+        clientId: Type.String({ default: 'sluice' }),
+        topics: Type.Object(topicDefaults, { additionalProperties: false, default: {} }),
+        /** Partitions of topics the services create. */
+        partitions: Type.Integer({ minimum: 1, default: 6 }),
+        /** Replication factor of created topics; -1 means the broker's default. */
+        replicationFactor: Type.Integer({ minimum: -1, default: -1 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    ingest: Type.Object(
+      {
+        /** Take `context.ip` from the first `X-Forwarded-For` hop. */
+        trustProxy: Type.Boolean({ default: false }),
+        /** Token for the admin API (`POST /v1/deletions`). Without it the admin API answers 404. */
+        adminToken: Type.Optional(SecretSchema),
+        /** How long calls from concurrent requests are gathered before one `sendBatch`. */
+        linger: Duration('2ms'),
+        /** Request, header and keep-alive timeouts of the HTTP server. */
+        requestTimeout: Duration('30s'),
+        headersTimeout: Duration('10s'),
+        /** How long a request waits for Kafka before answering 503. */
+        produceTimeout: Duration('8s'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    delivery: Type.Object(
+      {
+        /** One deadline for connect + response of each webhook request (SPEC §6). */
+        timeout: Duration('5s'),
+        /** Events handled at once per partition. */
+        maxInFlightPerPartition: Type.Integer({ minimum: 1, default: 500 }),
+        /** Requests in flight at once per destination, across its endpoints. */
+        maxInFlightPerDestination: Type.Integer({ minimum: 1, default: 256 }),
+        /** Keep-alive connections per endpoint origin. */
+        connectionsPerEndpoint: Type.Integer({ minimum: 1, default: 32 }),
+        /** Extra PEM CA bundle trusted besides the system roots (private CAs). */
+        caFile: Type.Optional(Type.String({ minLength: 1 })),
+        ssrf: Type.Object(
+          {
+            enabled: Type.Boolean({ default: true }),
+            /** CIDRs exempt from the guard, e.g. `127.0.0.0/8` for local demos. */
+            allowCidrs: Type.Array(Type.String(), { default: [] }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    retry: Type.Object(
+      {
+        /** Retries stop this long after the first attempt (SPEC §7). */
+        window: Duration('4h'),
+        /** Wait before each retry; the last entry repeats. */
+        schedule: Type.Array(Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: DURATION_PATTERN })]), {
+          minItems: 1,
+          default: [...DEFAULT_BACKOFF],
+        }),
+        /** Relative jitter applied to each wait (0.1 = ±10 %). */
+        jitter: Type.Number({ minimum: 0, maximum: 1, default: 0.1 }),
+        /** Delay tiers, one topic each. */
+        tiers: Type.Array(Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: DURATION_PATTERN })]), {
+          minItems: 1,
+          default: [...DEFAULT_DELAY_TIERS],
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type RawConfig = Static<typeof ConfigSchema>;
+export const CONFIG_LIMITS = LIMITS;

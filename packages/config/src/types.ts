@@ -1,0 +1,51 @@
+import type { DEFAULT_TOPICS } from './constants.ts';
+
+/** One webhook endpoint after validation. */
+export interface Endpoint {
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface Source {
+  id: string;
+  name: string;
+  writeKeys: string[];
+  rateLimit?: { perSecond: number; burst: number };
+}
+
+export interface Destination {
+  id: string;
+  name: string;
+  type: 'webhooks';
+  enabled: boolean;
+  sourceIds: string[];
+  /** The legacy `webhookUrl` first, then `webhooks[]` (SPEC §2); 1–5 entries. */
+  endpoints: Endpoint[];
+  sharedSecret?: string;
+}
+
+export type TopicNames = { [K in keyof typeof DEFAULT_TOPICS]: string };
+
+/** The validated configuration with secrets resolved and durations in milliseconds. */
+export interface SluiceConfig {
+  sources: Source[];
+  destinations: Destination[];
+  kafka: { clientId: string; topics: TopicNames; partitions: number; replicationFactor: number };
+  ingest: {
+    trustProxy: boolean;
+    adminToken?: string;
+    lingerMs: number;
+    requestTimeoutMs: number;
+    headersTimeoutMs: number;
+    produceTimeoutMs: number;
+  };
+  delivery: {
+    timeoutMs: number;
+    maxInFlightPerPartition: number;
+    maxInFlightPerDestination: number;
+    connectionsPerEndpoint: number;
+    caFile?: string;
+    ssrf: { enabled: boolean; allowCidrs: string[] };
+  };
+  retry: { windowMs: number; scheduleMs: number[]; jitter: number; tiersMs: number[] };
+}

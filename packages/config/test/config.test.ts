@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, ConfigStore, DEMO_CONFIG_PATH, loadConfigFile, parseConfig, parseDuration, readEnv } from '@sluice/config';
+
+const source = { id: 'src-1', writeKeys: ['key-1'] };
+const destination = (settings: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  sources: [source],
+  destinations: [{ id: 'd-1', type: 'webhooks', sourceIds: ['src-1'], settings, ...extra }],
+});
+
+describe('config: valid files', () => {
+  it('fills every default of SPEC §7/§13/§14', () => {
+    const config = parseConfig({});
+    assert.equal(config.delivery.timeoutMs, 5_000);
+    assert.equal(config.retry.windowMs, 4 * 3_600_000);
+    assert.deepEqual(config.retry.scheduleMs, [10e3, 30e3, 60e3, 120e3, 300e3, 600e3, 1200e3, 1800e3, 3600e3]);
+    assert.equal(config.retry.jitter, 0.1);
+    assert.equal(config.kafka.topics.events, 'sluice.events');
+    assert.equal(config.kafka.topics.deadLetter, 'sluice.dead-letter');
+    assert.equal(config.delivery.ssrf.enabled, true);
+  });
+
+  it('puts the legacy webhookUrl first and resolves { env } secrets', () => {
+    const config = parseConfig(
+      destination({ webhookUrl: 'https://a.example/legacy', webhooks: [{ url: 'https://b.example/x', headers: { 'X-Team': 'data' } }], sharedSecret: { env: 'HOOK_SECRET' } }),
+      { HOOK_SECRET: 's3cret' },
+    );
+    const d = config.destinations[0]!;
+    assert.deepEqual(d.endpoints.map((e) => e.url), ['https://a.example/legacy', 'https://b.example/x']);
+    assert.equal(d.sharedSecret, 's3cret');
+    assert.equal(d.enabled, true);
+  });
+
+  it('loads the bundled demo config', () => {
+    const config = loadConfigFile(DEMO_CONFIG_PATH);
+    assert.equal(config.sources[0]?.id, 'demo');
+    assert.deepEqual(config.delivery.ssrf.allowCidrs, ['127.0.0.0/8']);
+  });
+
+  it('parses durations', () => {
+    assert.equal(parseDuration('250ms'), 250);
+    assert.equal(parseDuration('1.5s'), 1500);
+    assert.equal(parseDuration('4h'), 14_400_000);
+    assert.equal(parseDuration(42), 42);
+  });
+});
+
+describe('config: every error names the field', () => {
+  const six = Array.from({ length: 6 }, (_, i) => ({ url: `https://h${i}.example/` }));
+  const cases: [string, unknown, string][] = [
+    ['unknown key', { bogus: true }, 'bogus'],
+    ['empty writeKeys', { sources: [{ id: 's', writeKeys: [] }] }, 'sources[0].writeKeys'],
+    ['missing source id', { sources: [{ writeKeys: ['k'] }] }, 'sources[0].id'],
+    ['six endpoints', destination({ webhooks: six }), 'destinations[0].settings.webhooks'],
+    ['legacy url makes six', destination({ webhookUrl: 'https://x.example/', webhooks: six.slice(0, 5) }), 'destinations[0].settings.webhooks'],
+    ['duplicate endpoint', destination({ webhookUrl: 'https://x.example/', webhooks: [{ url: 'https://x.example/' }] }), 'destinations[0].settings.webhooks'],
+    ['no endpoint', destination({}), 'destinations[0].settings.webhooks'],
+    ['not a URL', destination({ webhooks: [{ url: 'example.com/hook' }] }), 'destinations[0].settings.webhooks[0].url'],
+    ['ftp URL', destination({ webhooks: [{ url: 'ftp://example.com/' }] }), 'destinations[0].settings.webhooks[0].url'],
+    ['reserved header', destination({ webhooks: [{ url: 'https://x.example/', headers: { 'x-signature': 'forged' } }] }), 'destinations[0].settings.webhooks[0].headers.x-signature'],
+    ['CRLF in header value', destination({ webhooks: [{ url: 'https://x.example/', headers: { 'X-A': 'a\r\nX-Evil: 1' } }] }), 'destinations[0].settings.webhooks[0].headers.X-A'],
+    ['bad header name', destination({ webhooks: [{ url: 'https://x.example/', headers: { 'X A': '1' } }] }), 'destinations[0].settings.webhooks[0].headers.X A'],
+    ['21 headers', destination({ webhooks: [{ url: 'https://x.example/', headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])) }] }), 'destinations[0].settings.webhooks[0].headers'],
+    ['unknown source', { sources: [source], destinations: [{ id: 'd', type: 'webhooks', sourceIds: ['nope'], settings: { webhookUrl: 'https://x.example/' } }] }, 'destinations[0].sourceIds[0]'],
+    ['wrong type', { sources: [source], destinations: [{ id: 'd', type: 'email', settings: { webhookUrl: 'https://x.example/' } }] }, 'destinations[0].type'],
+    ['bad duration', { delivery: { timeout: 'five seconds' } }, 'delivery.timeout'],
+    ['jitter above 1', { retry: { jitter: 2 } }, 'retry.jitter'],
+    ['missing env secret', destination({ webhookUrl: 'https://x.example/', sharedSecret: { env: 'NOT_SET_ANYWHERE' } }), 'destinations[0].settings.sharedSecret'],
+    ['duplicate source id', { sources: [source, source] }, 'sources[1].id'],
+    ['bad CIDR', { delivery: { ssrf: { allowCidrs: ['localhost'] } } }, 'delivery.ssrf.allowCidrs[0]'],
+  ];
+  for (const [name, input, field] of cases) {
+    it(name, () => {
+      assert.throws(
+        () => parseConfig(input, {}),
+        (err: unknown) => err instanceof ConfigError && err.field === field && err.message.includes(field),
+      );
+    });
+  }
+
+  it('names the file and the field for a file on disk', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-config-'));
+    try {
+      const path = join(dir, 'bad.json');
+      writeFileSync(path, JSON.stringify({ delivery: { timeout: 'soon' } }));
+      assert.throws(() => loadConfigFile(path), /bad\.json: delivery\.timeout: must be a duration/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names bad environment variables', () => {
+    assert.throws(() => readEnv({ INGEST_PORT: 'eighty' }), /INGEST_PORT/);
+    assert.throws(() => readEnv({ LOG_LEVEL: 'loud' }), /LOG_LEVEL/);
+    assert.deepEqual(readEnv({ KAFKA_BROKERS: 'a:9092, b:9092' }).kafkaBrokers, ['a:9092', 'b:9092']);
+  });
+});
+
+describe('config: reload', () => {
+  it('applies a valid change and keeps the old config on an invalid one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-config-'));
+    const path = join(dir, 'sluice.yaml');
+    const keepAlive = setInterval(() => undefined, 1_000); // the watcher itself does not hold the loop open
+    try {
+      writeFileSync(path, 'sources:\n  - id: a\n    writeKeys: [k1]\n');
+      const store = ConfigStore.fromFile(path, {});
+      const changed = new Promise((resolve) => store.once('change', resolve));
+      store.watch(50);
+      await new Promise((r) => setTimeout(r, 100));
+      writeFileSync(path, 'sources:\n  - id: b\n    writeKeys: [k2, k3]\n');
+      await changed;
+      assert.equal(store.current.sources[0]?.id, 'b');
+      const invalid = new Promise<Error>((resolve) => store.once('invalid', resolve));
+      writeFileSync(path, 'sources:\n  - id: c\n    writeKeys: []\n');
+      assert.match((await invalid).message, /sources\[0\]\.writeKeys/);
+      assert.equal(store.current.sources[0]?.id, 'b');
+      store.close();
+    } finally {
+      clearInterval(keepAlive);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,13 @@
+export { CALL_TYPES, EVENT_TYPES, isCallType, isEventType } from './envelope.ts';
+export type { CallType, EventType, EventEnvelope, JsonObject } from './envelope.ts';
+export { envelopeJsonSchema } from './envelope-schema.ts';
+export { recordKey } from './record-key.ts';
+export {
+  RETRY_HEADERS,
+  RetryHeadersError,
+  retryStateFromHeaders,
+  retryStateToHeaders,
+} from './retry-state.ts';
+export type { AttemptRecord, DeadReason, RecordHeaders, RetryState } from './retry-state.ts';
+export { REJECT_HEADERS, rejectedRecord } from './side-records.ts';
+export type { AttemptEvent, RejectedRecordInput } from './side-records.ts';

@@ -1,0 +1,55 @@
+/**
+ * Records Sluice writes beside the main flow: rejected input on `sluice.rejected` and one record
+ * per delivery attempt on `sluice.attempts` (SPEC §3, §4, §6).
+ */
+export const REJECT_HEADERS = {
+  code: 'sluice-reject-code',
+  message: 'sluice-reject-message',
+  /** Which component rejected it: `ingest`, `deliverer`, `retry`, `audience-sync`. */
+  origin: 'sluice-reject-origin',
+  sourceId: 'sluice-source-id',
+  /** Index of the call in its batch (ingest). */
+  index: 'sluice-reject-index',
+  /** Where an unreadable record came from: `<topic>/<partition>/<offset>`. */
+  from: 'sluice-reject-from',
+} as const;
+
+export interface RejectedRecordInput {
+  code: string;
+  message: string;
+  origin: string;
+  /** The rejected bytes exactly as received (a call's JSON, or an undecodable record's value). */
+  value: Buffer | string | null;
+  key?: string | null;
+  sourceId?: string;
+  index?: number;
+  from?: string;
+}
+
+/** Builds the Kafka message for `sluice.rejected`: value untouched, reason in headers. */
+export function rejectedRecord(input: RejectedRecordInput): { key: string | null; value: Buffer | string | null; headers: Record<string, string> } {
+  const h = REJECT_HEADERS;
+  const headers: Record<string, string> = { [h.code]: input.code, [h.message]: input.message, [h.origin]: input.origin };
+  if (input.sourceId !== undefined) headers[h.sourceId] = input.sourceId;
+  if (input.index !== undefined) headers[h.index] = String(input.index);
+  if (input.from !== undefined) headers[h.from] = input.from;
+  return { key: input.key ?? null, value: input.value, headers };
+}
+
+/** The value of a record on `sluice.attempts` (JSON). */
+export interface AttemptEvent {
+  messageId: string;
+  sourceId: string;
+  destinationId: string;
+  eventType: string;
+  endpoint: string;
+  attempt: number;
+  outcome: 'success' | 'retryable' | 'permanent';
+  status?: number;
+  error?: string;
+  latencyMs: number;
+  /** ISO time the attempt started. */
+  at: string;
+  /** First 1 KB of the response body (SPEC §6). */
+  responseSnippet?: string;
+}

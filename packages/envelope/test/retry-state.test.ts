@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { recordKey, RetryHeadersError, retryStateFromHeaders, retryStateToHeaders, type RetryState } from '@sluice/envelope';
+
+describe('retry state headers', () => {
+  it('round-trips through Kafka-style Buffer headers', () => {
+    const state: RetryState = {
+      messageId: 'm-1',
+      sourceId: 's-1',
+      destinationId: 'd-1',
+      eventType: 'track',
+      endpoints: ['https://a.example/hook', 'https://b.example/hook'],
+      firstAttemptAt: 1_700_000_000_000,
+      attempts: 3,
+      dueAt: 1_700_000_030_000,
+      retryAfterMs: 2_000,
+      lastError: 'http_503',
+      history: [{ attempt: 1, endpoint: 'https://a.example/hook', at: 1_700_000_000_000, outcome: 'retryable', status: 503, error: 'http_503', latencyMs: 12 }],
+      receivedAt: '2026-11-21T23:34:15.210Z',
+    };
+    const asBuffers = Object.fromEntries(Object.entries(retryStateToHeaders(state)).map(([k, v]) => [k, Buffer.from(v)]));
+    assert.deepEqual(retryStateFromHeaders(asBuffers), state);
+  });
+
+  it('names the missing header', () => {
+    assert.throws(() => retryStateFromHeaders({ 'sluice-message-id': 'm' }), (e: unknown) => e instanceof RetryHeadersError && /sluice-first-attempt-at/.test(e.message));
+  });
+
+  it('keys records by source and user (SPEC §1)', () => {
+    assert.equal(recordKey({ sourceId: 's', userId: 'u' }), 's:u');
+    assert.equal(recordKey({ sourceId: 's', userId: null, anonymousId: 'a' }), 's:a');
+  });
+});

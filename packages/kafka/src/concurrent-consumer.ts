@@ -1,0 +1,171 @@
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Logger } from '@sluice/logging';
+import { toConsumedRecord, type ConsumedRecord } from './consumed-record.ts';
+import type { ConsumerMetrics } from './consumer-metrics.ts';
+import { watchForCrash } from './crash-watch.ts';
+import { OffsetTracker } from './offset-tracker.ts';
+
+export interface ConcurrentConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topics: string[];
+  /** Handles one record. It must not throw for bad input (send that to a rejected topic); a throw is fatal. */
+  handle: (record: ConsumedRecord) => Promise<void>;
+  /** Records handled at once per partition. */
+  maxInFlightPerPartition: number;
+  /** How often finished offsets are committed; default 200 ms. */
+  commitIntervalMs?: number;
+  fromBeginning?: boolean;
+  logger: Logger;
+  metrics?: ConsumerMetrics;
+}
+
+type Slot = () => void;
+
+/**
+ * Many records in flight per partition, with the classic kafkajs traps closed:
+ * - offsets are committed only below the lowest unfinished record (an `OffsetTracker` per partition);
+ * - handlers run outside kafkajs's callback, so heartbeats keep flowing while they work, and the
+ *   callback heartbeats while it waits for a free slot;
+ * - a crash that kafkajs will not restart, or a handler that throws, is reported through `fatal`
+ *   so the process exits instead of idling with a healthy face.
+ */
+export class ConcurrentConsumer {
+  readonly consumer: Consumer;
+  readonly fatal: Promise<Error>;
+  #reportFatal!: (err: Error) => void;
+  #trackers = new Map<string, OffsetTracker>();
+  #waiting = new Map<string, Slot[]>();
+  #running = new Set<Promise<void>>();
+  #commitTimer: NodeJS.Timeout | undefined;
+  #intakeStopped = false;
+  #connected = false;
+
+  constructor(private readonly options: ConcurrentConsumerOptions) {
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      maxWaitTimeInMs: 100,
+      allowAutoTopicCreation: false,
+    });
+    this.fatal = new Promise((resolve) => (this.#reportFatal = resolve));
+    watchForCrash(this.consumer, (err) => this.#reportFatal(err));
+    this.consumer.on(this.consumer.events.CONNECT, () => (this.#connected = true));
+    this.consumer.on(this.consumer.events.DISCONNECT, () => (this.#connected = false));
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
+      // Forget partitions we no longer own: their offsets are another member's to commit.
+      const assigned = event.payload.memberAssignment;
+      for (const key of this.#trackers.keys()) {
+        const [topic, partition] = splitKey(key);
+        if (!assigned[topic]?.includes(partition)) this.#trackers.delete(key);
+      }
+    });
+  }
+
+  get connected(): boolean {
+    return this.#connected;
+  }
+
+  /** Records being handled right now, across partitions. */
+  get inFlight(): number {
+    return this.#running.size;
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 16,
+      eachBatch: (payload) => this.#onBatch(payload),
+    });
+    this.#commitTimer = setInterval(() => void this.commit().catch(() => undefined), this.options.commitIntervalMs ?? 200);
+  }
+
+  async #onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const { topic, partition } = batch;
+    const key = `${topic}\u0000${partition}`;
+    let tracker = this.#trackers.get(key);
+    if (!tracker) this.#trackers.set(key, (tracker = new OffsetTracker()));
+    for (const message of batch.messages) {
+      if (!isRunning() || isStale() || this.#intakeStopped) return;
+      await this.#acquire(key, tracker, heartbeat);
+      if (this.#intakeStopped) return;
+      const offset = Number(message.offset);
+      tracker.begin(offset);
+      // Moves kafkajs's fetch position only; what is committed comes from the tracker.
+      resolveOffset(message.offset);
+      this.options.metrics?.record(this.options.groupId, topic, partition, batch.highWatermark, message.offset);
+      const work = this.options
+        .handle(toConsumedRecord(topic, partition, message))
+        .then(() => {
+          tracker.finish(offset);
+          this.#release(key);
+        })
+        .catch((err: Error) => {
+          this.options.logger.error({ err, topic, partition, offset }, 'record handler failed; stopping');
+          this.#reportFatal(err);
+        });
+      this.#running.add(work);
+      void work.finally(() => this.#running.delete(work));
+    }
+  }
+
+  async #acquire(key: string, tracker: OffsetTracker, heartbeat: () => Promise<void>): Promise<void> {
+    while (tracker.inFlight >= this.options.maxInFlightPerPartition && !this.#intakeStopped) {
+      const freed = new Promise<void>((resolve) => {
+        const queue = this.#waiting.get(key) ?? [];
+        queue.push(resolve);
+        this.#waiting.set(key, queue);
+      });
+      const tick = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref());
+      await Promise.race([freed, tick]);
+      await heartbeat().catch(() => undefined);
+    }
+  }
+
+  #release(key: string): void {
+    this.#waiting.get(key)?.shift()?.();
+  }
+
+  /** Commits, per partition, the offset below which every record has been handled. */
+  async commit(): Promise<void> {
+    const offsets: { topic: string; partition: number; offset: string }[] = [];
+    for (const [key, tracker] of this.#trackers) {
+      const next = tracker.takeCommit();
+      if (next === undefined) continue;
+      const [topic, partition] = splitKey(key);
+      offsets.push({ topic, partition, offset: String(next) });
+    }
+    if (offsets.length > 0 && this.#connected) await this.consumer.commitOffsets(offsets);
+  }
+
+  /** Stops taking new records (SIGTERM step 1). In-flight handlers keep running. */
+  stopIntake(): void {
+    this.#intakeStopped = true;
+    this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+    for (const queue of this.#waiting.values()) queue.splice(0).forEach((wake) => wake());
+  }
+
+  /** Waits for in-flight handlers, up to `timeoutMs`; what is unfinished is handed back uncommitted. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#running.size > 0 && Date.now() < deadline) {
+      await Promise.race([Promise.allSettled([...this.#running]), new Promise((r) => setTimeout(r, 100))]);
+    }
+    return this.#running.size === 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.#commitTimer) clearInterval(this.#commitTimer);
+    await this.commit().catch((err) => this.options.logger.warn({ err }, 'final commit failed'));
+    await this.consumer.disconnect();
+  }
+}
+
+function splitKey(key: string): [string, number] {
+  const i = key.lastIndexOf('\u0000');
+  return [key.slice(0, i), Number(key.slice(i + 1))];
+}

@@ -1,0 +1,16 @@
+export type { Admin, Kafka, Message, IHeaders } from 'kafkajs';
+export { createKafka } from './kafka-client.ts';
+export type { KafkaClientOptions } from './kafka-client.ts';
+export { delayTopicName, ensureTopics, topicSpecs } from './topics.ts';
+export type { TopicSpec } from './topics.ts';
+export { SafeProducer } from './producer.ts';
+export { OffsetTracker } from './offset-tracker.ts';
+export type { ConsumedRecord } from './consumed-record.ts';
+export { ConsumerMetrics } from './consumer-metrics.ts';
+export { ConcurrentConsumer } from './concurrent-consumer.ts';
+export type { ConcurrentConsumerOptions } from './concurrent-consumer.ts';
+export { DONE, SequentialConsumer } from './sequential-consumer.ts';
+export type { SequentialConsumerOptions, SequentialOutcome } from './sequential-consumer.ts';
+export { watchForCrash } from './crash-watch.ts';
+export { shutdownInOrder } from './shutdown.ts';
+export type { Drainable, ShutdownParts } from './shutdown.ts';

@@ -1,0 +1,43 @@
+/**
+ * Tracks the records of one partition that are being handled concurrently, so that the committed
+ * offset never passes an unfinished record (kafkajs's `resolveOffset` would, if called out of
+ * order). Offsets are plain numbers: safe below 2^53.
+ */
+export class OffsetTracker {
+  /** offset → number of handlers running for it (a rebalance can re-deliver one in flight). */
+  #inFlight = new Map<number, number>();
+  #highestStarted = -1;
+  #lastCommitted = -1;
+
+  begin(offset: number): void {
+    this.#inFlight.set(offset, (this.#inFlight.get(offset) ?? 0) + 1);
+    if (offset > this.#highestStarted) this.#highestStarted = offset;
+  }
+
+  finish(offset: number): void {
+    const n = this.#inFlight.get(offset);
+    if (n === undefined) return;
+    if (n <= 1) this.#inFlight.delete(offset);
+    else this.#inFlight.set(offset, n - 1);
+  }
+
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** The offset to commit (the next record to read after a restart), or undefined if none started. */
+  committable(): number | undefined {
+    if (this.#highestStarted < 0) return undefined;
+    let lowest = this.#highestStarted + 1;
+    for (const offset of this.#inFlight.keys()) if (offset < lowest) lowest = offset;
+    return lowest;
+  }
+
+  /** The committable offset if it moved since the last call that returned one. */
+  takeCommit(): number | undefined {
+    const next = this.committable();
+    if (next === undefined || next <= this.#lastCommitted) return undefined;
+    this.#lastCommitted = next;
+    return next;
+  }
+}

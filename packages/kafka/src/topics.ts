@@ -1,0 +1,65 @@
+import type { Admin, ITopicConfig } from 'kafkajs';
+import { formatDuration, type SluiceConfig } from '@sluice/config';
+
+export interface TopicSpec {
+  topic: string;
+  numPartitions: number;
+  replicationFactor: number;
+  configEntries?: { name: string; value: string }[];
+}
+
+/** The delay-tier topic for a tier of `ms` (SPEC §7): `sluice.delay.10s`, `sluice.delay.60m`. */
+export function delayTopicName(config: SluiceConfig, ms: number): string {
+  return `${config.kafka.topics.delayPrefix}${formatDuration(ms)}`;
+}
+
+const RETAIN_14_DAYS = String(14 * 24 * 3_600_000);
+
+/** Every topic the services use, with partitions, replication and topic configs from the config. */
+export function topicSpecs(config: SluiceConfig): TopicSpec[] {
+  const { topics, partitions, replicationFactor } = config.kafka;
+  const spec = (topic: string, configEntries?: TopicSpec['configEntries']): TopicSpec => ({
+    topic,
+    numPartitions: partitions,
+    replicationFactor,
+    ...(configEntries && { configEntries }),
+  });
+  const longRetention = [{ name: 'retention.ms', value: RETAIN_14_DAYS }];
+  // A delay record must outlive its own wait plus slack, whatever the broker default is.
+  const delayRetention = (ms: number) => [{ name: 'retention.ms', value: String(Math.max(ms * 4, 24 * 3_600_000)) }];
+  return [
+    spec(topics.events),
+    spec(topics.rejected, longRetention),
+    spec(topics.retry),
+    spec(topics.redeliver),
+    spec(topics.deadLetter, [{ name: 'retention.ms', value: '-1' }]),
+    spec(topics.attempts),
+    spec(topics.audiences),
+    spec(topics.audienceState, [{ name: 'cleanup.policy', value: 'compact' }]),
+    ...config.retry.tiersMs.map((ms) => spec(delayTopicName(config, ms), delayRetention(ms))),
+  ];
+}
+
+/**
+ * Creates the topics that are missing; idempotent and safe when several services race to create
+ * the same topic at start-up.
+ */
+export async function ensureTopics(admin: Admin, specs: TopicSpec[]): Promise<string[]> {
+  const existing = new Set(await admin.listTopics());
+  const missing = specs.filter((s) => !existing.has(s.topic));
+  if (missing.length === 0) return [];
+  const toCreate: ITopicConfig[] = missing.map((s) => ({
+    topic: s.topic,
+    numPartitions: s.numPartitions,
+    replicationFactor: s.replicationFactor,
+    ...(s.configEntries && { configEntries: s.configEntries }),
+  }));
+  try {
+    await admin.createTopics({ topics: toCreate, waitForLeaders: true });
+  } catch (err) {
+    // Another service created some of them between our list and create: fine if all now exist.
+    const now = new Set(await admin.listTopics());
+    if (!missing.every((s) => now.has(s.topic))) throw err;
+  }
+  return missing.map((s) => s.topic);
+}

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { createLogger } from '@sluice/logging';
+import { ConcurrentConsumer, createKafka, DONE, ensureTopics, SafeProducer, SequentialConsumer, topicSpecs, type Kafka } from '@sluice/kafka';
+import { testBrokers, testConfig, uniqueName, waitUntil } from '@sluice/testkit';
+
+const logger = createLogger({ name: 'kafka-test', level: 'warn' });
+let kafka: Kafka;
+
+before(() => {
+  kafka = createKafka({ brokers: testBrokers(), clientId: 'kafka-test', logger });
+});
+
+describe('topics', () => {
+  it('creates every topic of a config once; a second run creates nothing', async () => {
+    const config = testConfig({ retry: { tiers: ['1s', '2s'] } });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const created = await ensureTopics(admin, topicSpecs(config));
+      assert.equal(created.length, 8 + 2);
+      assert.deepEqual(await ensureTopics(admin, topicSpecs(config)), []);
+      const meta = await admin.fetchTopicMetadata({ topics: [config.kafka.topics.events] });
+      assert.equal(meta.topics[0]?.partitions.length, 2);
+      const described = await admin.describeConfigs({
+        resources: [{ type: 2, name: config.kafka.topics.audienceState, configNames: ['cleanup.policy'] }],
+        includeSynonyms: false,
+      });
+      assert.equal(described.resources[0]?.configEntries[0]?.configValue, 'compact');
+      assert.ok((await admin.listTopics()).includes(`${config.kafka.topics.delayPrefix}2s`));
+    } finally {
+      await admin.disconnect();
+    }
+  });
+});
+
+describe('producer preset and concurrent consumer against the real broker', () => {
+  const topic = uniqueName('topic');
+  const groupId = uniqueName('group');
+  let producer: SafeProducer;
+
+  before(async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    producer = new SafeProducer(kafka);
+    await producer.connect();
+  });
+  after(() => producer.disconnect());
+
+  it('handles records out of order, commits, and a restarted consumer resumes from the commit', async () => {
+    await producer.send(topic, Array.from({ length: 40 }, (_, i) => ({ key: 'k', value: String(i) })));
+    const seen: number[] = [];
+    const first = new ConcurrentConsumer({
+      kafka, groupId, topics: [topic], logger, maxInFlightPerPartition: 10,
+      handle: async (r) => {
+        await new Promise((res) => setTimeout(res, Math.random() * 30)); // finish out of order
+        seen.push(Number(r.value!.toString()));
+      },
+    });
+    await first.start();
+    await waitUntil(() => seen.length === 40, 20_000, '40 records');
+    first.stopIntake();
+    await first.drain(5_000);
+    await first.close();
+    assert.deepEqual([...seen].sort((a, b) => a - b), Array.from({ length: 40 }, (_, i) => i));
+
+    const admin = kafka.admin();
+    await admin.connect();
+    const committed = await admin.fetchOffsets({ groupId, topics: [topic] });
+    await admin.disconnect();
+    assert.equal(committed[0]?.partitions[0]?.offset, '40');
+
+    const resumed: number[] = [];
+    const second = new ConcurrentConsumer({ kafka, groupId, topics: [topic], logger, maxInFlightPerPartition: 10, handle: async (r) => void resumed.push(Number(r.value!.toString())) });
+    await second.start();
+    await producer.send(topic, [{ key: 'k', value: '40' }, { key: 'k', value: '41' }]);
+    await waitUntil(() => resumed.length >= 2, 20_000, 'resumed records');
+    await new Promise((r) => setTimeout(r, 300));
+    second.stopIntake();
+    await second.close();
+    assert.deepEqual(resumed, [40, 41]);
+  });
+
+  it('never commits past an unfinished record', async () => {
+    const t = uniqueName('topic');
+    const g = uniqueName('group');
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: t, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+    await producer.send(t, Array.from({ length: 5 }, (_, i) => ({ value: String(i) })));
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    const done: number[] = [];
+    const consumer = new ConcurrentConsumer({
+      kafka, groupId: g, topics: [t], logger, maxInFlightPerPartition: 10, commitIntervalMs: 50,
+      handle: async (r) => {
+        const n = Number(r.value!.toString());
+        if (n === 1) await blocked; // record 1 is slow; 2, 3, 4 finish first
+        done.push(n);
+      },
+    });
+    await consumer.start();
+    await waitUntil(() => done.length === 4, 15_000, 'four fast records');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset, '1');
+    release();
+    await waitUntil(async () => (await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset === '5', 10_000, 'commit to 5');
+    consumer.stopIntake();
+    await consumer.close();
+    await admin.disconnect();
+  });
+});
+
+describe('sequential consumer: waiting without sleeping in the handler', () => {
+  it('holds a record until its due time, then takes it and the ones behind it', async () => {
+    const t = uniqueName('topic');
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: t, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    const producer = new SafeProducer(kafka);
+    await producer.connect();
+    const start = Date.now();
+    await producer.send(t, [
+      { value: String(start + 1_500) },
+      { value: String(start) },
+    ]);
+    await producer.disconnect();
+    const handled: { due: number; at: number }[] = [];
+    const consumer = new SequentialConsumer({
+      kafka, groupId: uniqueName('group'), topics: [t], logger,
+      handle: async (r) => {
+        const due = Number(r.value!.toString());
+        if (Date.now() < due) return { action: 'wait', untilMs: due };
+        handled.push({ due, at: Date.now() });
+        return DONE;
+      },
+    });
+    await consumer.start();
+    await waitUntil(() => handled.length === 2, 15_000, 'both records');
+    consumer.stopIntake();
+    await consumer.close();
+    assert.ok(handled.every((h) => h.at >= h.due), 'nothing handled early');
+    assert.equal(handled[0]!.due, start + 1_500, 'order kept: the head record first');
+  });
+});
+
+describe('a crashed consumer makes the process exit', () => {
+  it('exits non-zero instead of idling', async () => {
+    const fixture = fileURLToPath(new URL('./fixtures/crashing-consumer.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture], { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 1);
+  });
+});

@@ -1,0 +1,3 @@
+export { createLogger } from './logger.ts';
+export type { Logger, LoggerSettings } from './logger.ts';
+export { REDACT_PATHS } from './redaction.ts';

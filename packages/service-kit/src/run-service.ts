@@ -1,0 +1,66 @@
+import type { Logger } from '@sluice/logging';
+
+/** What every service factory returns (STYLE §3). */
+export interface RunningService {
+  /** Graceful stop: stop intake, finish or hand back in-flight work, commit, flush. */
+  close(): Promise<void>;
+  /** Resolves (with the cause) if the service hits an unrecoverable error, e.g. a consumer crash. */
+  fatal?: Promise<Error>;
+}
+
+export interface RunServiceOptions {
+  name: string;
+  logger: Logger;
+  start: () => Promise<RunningService>;
+  /** Hard limit on graceful shutdown before the process exits anyway (default 25 s). */
+  shutdownTimeoutMs?: number;
+  /** Injected for tests; default `process.exit`. */
+  exit?: (code: number) => void;
+}
+
+/**
+ * Runs a service as a process: starts it, and on SIGTERM/SIGINT closes it and exits 0; on a fatal
+ * error (or a close that exceeds the hard timeout) exits 1, so an orchestrator restarts it rather
+ * than leaving a process that looks healthy but does nothing.
+ */
+export async function runService(options: RunServiceOptions): Promise<void> {
+  const { logger, name } = options;
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const timeoutMs = options.shutdownTimeoutMs ?? 25_000;
+  let service: RunningService;
+  try {
+    service = await options.start();
+  } catch (err) {
+    logger.fatal({ err }, `${name} failed to start`);
+    exit(1);
+    return;
+  }
+  logger.info(`${name} started`);
+  let closing = false;
+  const shutdown = async (reason: string, code: number) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ reason }, `${name} shutting down`);
+    const timer = setTimeout(() => {
+      logger.error({ timeoutMs }, `${name} did not stop in time; exiting`);
+      exit(1);
+    }, timeoutMs);
+    timer.unref();
+    try {
+      await service.close();
+      logger.info(`${name} stopped`);
+      exit(code);
+    } catch (err) {
+      logger.error({ err }, `${name} failed to stop cleanly`);
+      exit(1);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM', 0));
+  process.once('SIGINT', () => void shutdown('SIGINT', 0));
+  service.fatal?.then((err) => {
+    logger.fatal({ err }, `${name} hit an unrecoverable error`);
+    void shutdown('fatal', 1);
+  });
+}

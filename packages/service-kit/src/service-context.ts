@@ -1,0 +1,35 @@
+import type { Registry } from 'prom-client';
+import { ConfigError, ConfigStore, readEnv, requireBrokers, requireConfigPath, type SluiceEnv } from '@sluice/config';
+import { createLogger, type Logger } from '@sluice/logging';
+import { createMetricsRegistry } from './metrics.ts';
+
+/** Everything a service's `main.ts` hands to its factory. */
+export interface ServiceContext {
+  name: string;
+  env: SluiceEnv;
+  brokers: string[];
+  config: ConfigStore;
+  logger: Logger;
+  registry: Registry;
+}
+
+/**
+ * Reads the environment and the config file once, at start. A bad value makes the process print
+ * one line naming the field and exit 1 (foundation issue: "a clear error naming the bad field").
+ */
+export function loadServiceContext(name: string, rawEnv: NodeJS.ProcessEnv = process.env): ServiceContext {
+  try {
+    const env = readEnv(rawEnv);
+    const logger = createLogger({ name, level: env.logLevel });
+    const config = ConfigStore.fromFile(requireConfigPath(env), rawEnv);
+    config.on('invalid', (err) => logger.error({ err: err.message }, 'config reload rejected; keeping the previous config'));
+    config.on('change', () => logger.info('config reloaded'));
+    return { name, env, brokers: requireBrokers(env), config, logger, registry: createMetricsRegistry(name) };
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${name}: invalid configuration: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,11 @@
+export { testBrokers } from './brokers.ts';
+export { uniqueName } from './names.ts';
+export { jsonValues, readTopic } from './read-topic.ts';
+export type { TopicRecord } from './read-topic.ts';
+export { startReceiver } from './receiver.ts';
+export type { Behaviour, Receiver, ReceivedRequest, Reply } from './receiver.ts';
+export { testConfig } from './test-config.ts';
+export { selfSignedCert } from './tls.ts';
+export type { KeyPair } from './tls.ts';
+export { loadVector } from './vectors.ts';
+export { sleep, waitUntil } from './wait.ts';

@@ -1,0 +1,16 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** The signature header (SPEC §6). */
+export const SIGNATURE_HEADER = 'X-Signature';
+
+/** Lowercase hex HMAC-SHA1 of the exact body bytes, keyed with the shared secret (SPEC §6). */
+export function signBody(secret: string, body: Buffer | string): string {
+  return createHmac('sha1', secret).update(body).digest('hex');
+}
+
+/** What a receiver does: recompute over the bytes received and compare in constant time. */
+export function verifySignature(secret: string, body: Buffer | string, signature: string): boolean {
+  const expected = Buffer.from(signBody(secret, body), 'utf8');
+  const given = Buffer.from(signature.trim().toLowerCase(), 'utf8');
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The one test command (README, .ci/run): installs what is missing, type-checks, provisions a real
+# local Kafka unless KAFKA_BROKERS is set, runs every test, and stops the broker again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "== npm ci"
+  npm ci --no-audit --no-fund
+fi
+
+echo "== type-check"
+npx --no-install tsc -p tsconfig.json --noEmit
+
+if [ -d clients/go ]; then
+  echo "== go test -race (clients/go)"
+  (cd clients/go && go test -race -count=1 ./...)
+fi
+
+# Node test files: every *.test.ts outside node_modules. Long drills live under test/drills-long
+# and run with `npm run test:long`.
+mapfile -t files < <(find packages services test -name '*.test.ts' -not -path '*/node_modules/*' -not -path 'test/drills-long/*' | sort)
+
+echo "== node --test (${#files[@]} files)"
+exec node --import tsx packages/local-kafka/src/cli.ts run -- \
+  node --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-reporter=spec "${files[@]}"

@@ -1,0 +1,2 @@
+export { createAudienceSync } from './service.ts';
+export type { AudienceSyncOptions, AudienceSyncService } from './service.ts';

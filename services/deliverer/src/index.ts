@@ -1,0 +1,2 @@
+export { createDeliverer } from './service.ts';
+export type { DelivererOptions, DelivererService } from './service.ts';

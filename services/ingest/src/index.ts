@@ -1,0 +1,2 @@
+export { createIngest } from './service.ts';
+export type { IngestOptions, IngestService } from './service.ts';

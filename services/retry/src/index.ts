@@ -1,0 +1,2 @@
+export { createRetry } from './service.ts';
+export type { RetryOptions, RetryService } from './service.ts';
