@@ -9,3 +9,4 @@ export { selfSignedCert } from './tls.ts';
 export type { KeyPair } from './tls.ts';
 export { loadVector } from './vectors.ts';
 export { sleep, waitUntil } from './wait.ts';
+export { testServiceContext } from './service-context.ts';
