@@ -10,3 +10,4 @@ export type { KeyPair } from './tls.ts';
 export { loadVector } from './vectors.ts';
 export { sleep, waitUntil } from './wait.ts';
 export { testServiceContext } from './service-context.ts';
+export { freePort } from './free-port.ts';
