@@ -125,7 +125,7 @@ async function cmdRun(opts: Options): Promise<number> {
   for (const s of SIGNALS) process.off(s, early);
   try {
     if (signalled) return signalExitCode(signalled);
-    const code = await runCommand(command, args, { ...process.env, KAFKA_BROKERS: kafka.brokers });
+    const code = await runCommand(command, args, { ...process.env, KAFKA_BROKERS: kafka.brokers, SLUICE_LOCAL_KAFKA_PID: String(kafka.pid) });
     if (!kafka.running) process.stderr.write(`local-kafka: note: the broker was not running when the command ended.\n`);
     return code;
   } finally {

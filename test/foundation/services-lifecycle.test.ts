@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { uniqueName } from '@sluice/testkit';
+import { ServiceProcess, writeConfigFile, type ServiceName } from '../support/service-process.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'sluice-lifecycle-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const prefix = uniqueName('life');
+const goodConfig = writeConfigFile(join(dir, 'good.yaml'), {
+  sources: [{ id: 'src', writeKeys: ['wk'] }],
+  destinations: [{ id: 'dst', type: 'webhooks', sourceIds: ['src'], settings: { webhookUrl: 'http://127.0.0.1:9/hook' } }],
+  kafka: {
+    partitions: 1,
+    replicationFactor: 1,
+    topics: Object.fromEntries(
+      ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((t) => [t, `${prefix}.${t}`]),
+    ),
+  },
+  retry: { tiers: ['1s', '2s'] },
+});
+const badConfig = writeConfigFile(join(dir, 'bad.yaml'), {
+  sources: [{ id: 'src', writeKeys: ['wk'] }],
+  destinations: [{ id: 'dst', type: 'webhooks', sourceIds: ['src'], settings: { webhooks: [{ url: 'https://x.example/', headers: { 'User-Agent': 'evil' } }] } }],
+});
+
+const services: ServiceName[] = ['ingest', 'deliverer', 'retry', 'audience-sync'];
+
+describe('every service: ops routes, readiness, SIGTERM (foundation issue)', () => {
+  for (const name of services) {
+    it(`${name} serves /healthz, /readyz, /metrics and exits 0 on SIGTERM`, async () => {
+      const svc = await new ServiceProcess(name, { SLUICE_CONFIG: goodConfig, KAFKA_BROKERS: process.env.KAFKA_BROKERS! }).start();
+      try {
+        assert.equal((await fetch(`${svc.url}/healthz`)).status, 200);
+        const ready = await fetch(`${svc.url}/readyz`);
+        assert.equal(ready.status, 200);
+        assert.equal(((await ready.json()) as { ready: boolean }).ready, true);
+        const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+        assert.match(metrics, /^sluice_process_cpu_seconds_total\{service="[a-z-]+"\}/m);
+      } finally {
+        const { code, ms } = await svc.sigterm();
+        assert.equal(code, 0, svc.output);
+        assert.ok(ms < 25_000, `stopped in ${ms} ms`);
+      }
+    });
+  }
+});
+
+describe('a bad config field stops a service with a message naming it', () => {
+  for (const name of services) {
+    it(`${name} exits 1 naming destinations[0].settings.webhooks[0].headers.User-Agent`, async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+        cwd: root,
+        env: { ...process.env, SLUICE_CONFIG: badConfig },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (c) => (stderr += c));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      assert.equal(code, 1);
+      assert.match(stderr, /destinations\[0\]\.settings\.webhooks\[0\]\.headers\.User-Agent: header name is reserved/);
+    });
+  }
+
+  it('a missing SLUICE_CONFIG is named too', async () => {
+    const env = { ...process.env };
+    delete env.SLUICE_CONFIG;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'services/deliverer/src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 1);
+    assert.match(stderr, /SLUICE_CONFIG: is required/);
+  });
+});
