@@ -1,2 +1,15 @@
 export { createDeliverer } from './service.ts';
 export type { DelivererOptions, DelivererService } from './service.ts';
+export { encodeBody, renderBody, toIsoMillis } from './domain/render-body.ts';
+export type { RenderResult } from './domain/render-body.ts';
+export { integrationEnabled, routeEvent, WEBHOOKS_INTEGRATION } from './domain/routing.ts';
+export { classifyError, classifyStatus } from './domain/classify.ts';
+export { decide } from './domain/decide.ts';
+export type { Decision } from './domain/decide.ts';
+export { AddressPolicy } from './domain/address-policy.ts';
+export { requestHeaders } from './domain/request-headers.ts';
+export { UndiciWebhookClient } from './adapters/webhook-client.ts';
+export type { WebhookClient, WebhookRequest } from './adapters/webhook-client.ts';
+export type { AttemptResult } from './domain/attempt-result.ts';
+export { DeliveryError, DeliveryTimeoutError, InvalidEndpointUrlError, SsrfBlockedError } from './errors.ts';
+export { USER_AGENT, MESSAGE_ID_HEADER } from './constants.ts';

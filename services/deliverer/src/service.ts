@@ -1,35 +1,95 @@
-import { createKafka, ensureTopics, shutdownInOrder, topicSpecs } from '@sluice/kafka';
+import { createJsonCodec, type EnvelopeCodec } from '@sluice/codec';
+import type { SluiceConfig } from '@sluice/config';
+import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, SafeProducer, shutdownInOrder, topicSpecs } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
+import { RecordBatcher } from './adapters/record-batcher.ts';
+import type { LookupFunction } from './adapters/guarded-connector.ts';
+import { UndiciWebhookClient, type WebhookClient } from './adapters/webhook-client.ts';
+import { addressPolicy, delivererGroupId, endpointOrigins, poolSettings } from './config.ts';
+import { Delivery } from './delivery.ts';
+import { createRecordHandler } from './handle-record.ts';
+import { DelivererMetrics } from './metrics.ts';
 
 export interface DelivererOptions {
   /** Port of /metrics, /healthz and /readyz (0 picks a free one). */
   port: number;
+  /** Reads `sluice.events`; default the JSON codec. */
+  codec?: EnvelopeCodec;
+  /** Injected in tests to simulate DNS answers for the SSRF guard; default `dns.lookup`. */
+  lookup?: LookupFunction;
+  /** Replaces the undici client (tests of the Kafka side only). */
+  webhookClient?: WebhookClient;
+  /** Time allowed at shutdown for in-flight deliveries; default 20 s. */
+  drainTimeoutMs?: number;
 }
 
 export interface DelivererService extends RunningService {
   port: number;
 }
 
-/** Shell of the deliverer service: topics, ops routes and graceful shutdown. */
+/**
+ * The deliverer (SPEC §5, §6): consumes `sluice.events` and `sluice.redeliver`, POSTs signed
+ * webhooks, and hands failures to the retry service or the dead-letter topic.
+ */
 export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) {
   return {
     async start(): Promise<DelivererService> {
-      const kafka = createKafka({ brokers: ctx.brokers, clientId: `${ctx.config.current.kafka.clientId}-deliverer`, logger: ctx.logger });
+      const initial = ctx.config.current;
+      const kafka = createKafka({ brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logger: ctx.logger });
       const admin = kafka.admin();
-      let kafkaReady = false;
-      admin.on(admin.events.CONNECT, () => (kafkaReady = true));
-      admin.on(admin.events.DISCONNECT, () => (kafkaReady = false));
       await admin.connect();
-      await ensureTopics(admin, topicSpecs(ctx.config.current));
+      await ensureTopics(admin, topicSpecs(initial));
+
+      const producer = new SafeProducer(kafka);
+      await producer.connect();
+      const sink = new RecordBatcher(producer);
+      const metrics = new DelivererMetrics(ctx.registry);
+
+      let policy = addressPolicy(initial);
+      const client =
+        options.webhookClient ??
+        new UndiciWebhookClient({
+          settings: () => poolSettings(ctx.config.current),
+          policy: () => policy,
+          ...(options.lookup && { lookup: options.lookup }),
+        });
+      const onChange = (config: SluiceConfig) => {
+        policy = addressPolicy(config);
+        if (client instanceof UndiciWebhookClient) void client.retain(endpointOrigins(config));
+      };
+      ctx.config.on('change', onChange);
+
+      const config = () => ctx.config.current;
+      const delivery = new Delivery({ config, client, sink, metrics, logger: ctx.logger });
+      const topics = { events: initial.kafka.topics.events, redeliver: initial.kafka.topics.redeliver };
+      const consumer = new ConcurrentConsumer({
+        kafka,
+        groupId: delivererGroupId(initial),
+        topics: [topics.events, topics.redeliver],
+        handle: createRecordHandler({ config, topics, codec: options.codec ?? createJsonCodec(), delivery, sink, metrics, logger: ctx.logger }),
+        maxInFlightPerPartition: initial.delivery.maxInFlightPerPartition,
+        logger: ctx.logger,
+        metrics: new ConsumerMetrics(ctx.registry),
+      });
+      await consumer.start();
+
       const http = await startHttpServer({
         port: options.port,
-        ops: { registry: ctx.registry, readiness: { kafka: () => kafkaReady, config: () => true } },
+        ops: { registry: ctx.registry, readiness: { kafka: () => consumer.connected && producer.connected, config: () => true } },
       });
       ctx.config.watch();
       return {
         port: http.port,
+        fatal: consumer.fatal,
         close: () =>
-          shutdownInOrder({ logger: ctx.logger, stopIntake: () => http.close(), others: [() => admin.disconnect(), () => ctx.config.close()] }),
+          shutdownInOrder({
+            logger: ctx.logger,
+            stopIntake: () => http.close(),
+            consumers: [consumer],
+            producers: [{ disconnect: async () => (await sink.flush(), await producer.disconnect()) }],
+            others: [() => client.close(), () => admin.disconnect(), () => ctx.config.off('change', onChange), () => ctx.config.close()],
+            ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
+          }),
       };
     },
   };

@@ -1,0 +1,171 @@
+/**
+ * Deliverer throughput against the raw undici ceiling (deliverer issue, "Must show").
+ *
+ *   KAFKA_BROKERS=127.0.0.1:29092 node --import tsx bench/deliverer.bench.ts
+ *
+ * Without KAFKA_BROKERS a local broker is started with `startLocalKafka()`. Both phases POST the
+ * same body to the same receiver (a separate process answering 200 at once) with the same number
+ * of keep-alive connections and the same number of requests in flight.
+ *   1. raw: an undici Pool, BENCH_RAW_REQUESTS POSTs.
+ *   2. deliverer: BENCH_EVENTS events pre-filled on `sluice.events`, delivered by the real service
+ *      (consume, decode, route, render, sign, POST, record attempts on Kafka, commit).
+ * Prints webhooks/s of both, the ratio, and p99 latency of one attempt.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { createJsonCodec } from '@sluice/codec';
+import { recordKey, type EventEnvelope } from '@sluice/envelope';
+import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
+import { testConfig, testServiceContext } from '@sluice/testkit';
+import { AddressPolicy, createDeliverer, encodeBody, renderBody, requestHeaders, UndiciWebhookClient } from '@sluice/deliverer';
+import type { AttemptResult, WebhookClient, WebhookRequest } from '@sluice/deliverer';
+import { signBody } from '@sluice/webhook-signature';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 40_000);
+const RAW_REQUESTS = Number(process.env.BENCH_RAW_REQUESTS ?? 40_000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256);
+const PARTITIONS = 6;
+
+type Stats = { count: number; firstAt: number; lastAt: number };
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+async function startBenchReceiver() {
+  const child = fork(fileURLToPath(new URL('./lib/deliverer-receiver.ts', import.meta.url)), { execArgv: ['--import', 'tsx'] });
+  const next = <T>() => new Promise<T>((resolve) => child.once('message', (m) => resolve(m as T)));
+  const { port } = await next<{ port: number }>();
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    stats: async () => (child.send({ cmd: 'stats' }), next<Stats>()),
+    reset: async () => (child.send({ cmd: 'reset' }), next<unknown>()),
+    stop: () => child.kill(),
+  };
+}
+
+async function brokers(): Promise<{ list: string[]; stop: () => Promise<void> }> {
+  if (process.env.KAFKA_BROKERS) return { list: process.env.KAFKA_BROKERS.split(','), stop: async () => undefined };
+  const { startLocalKafka } = await import('@sluice/local-kafka');
+  const kafka = await startLocalKafka();
+  // testServiceContext reads the broker from the environment.
+  process.env.KAFKA_BROKERS = kafka.brokers;
+  return { list: kafka.brokers.split(','), stop: () => kafka.dispose() };
+}
+
+const event = (i: number): EventEnvelope => ({
+  sourceId: 's-bench',
+  type: 'track',
+  messageId: `bench-${i}`,
+  userId: `user-${i % 1_000}`,
+  event: 'Order Completed',
+  properties: { total: 42.5, currency: 'EUR', sku: 'SKU-12345', quantity: 2 },
+  context: { ip: '203.0.113.7', library: { name: 'analytics-go', version: '3.3.0' } },
+  timestamp: '2026-11-21T23:34:15.123Z',
+  receivedAt: new Date().toISOString(),
+});
+
+async function rawCeiling(origin: string): Promise<{ perSecond: number; p99: number }> {
+  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
+  const rendered = renderBody(event(0));
+  if (!rendered.ok) throw new Error('render failed');
+  const body = encodeBody(rendered.body);
+  const headers = requestHeaders({ url: `${origin}/hook`, headers: {} }, 'bench-0', signBody('bench-secret', body));
+  const latencies: number[] = [];
+  let issued = 0;
+  const worker = async () => {
+    while (issued < RAW_REQUESTS) {
+      issued += 1;
+      const t0 = performance.now();
+      const res = await pool.request({ path: '/hook', method: 'POST', headers, body });
+      await res.body.dump();
+      latencies.push(performance.now() - t0);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const seconds = (performance.now() - started) / 1_000;
+  await pool.close();
+  return { perSecond: RAW_REQUESTS / seconds, p99: percentile(latencies, 99) };
+}
+
+/** The real client, with each attempt's latency noted for the p99. */
+function recordingClient(inner: UndiciWebhookClient, latencies: number[]): WebhookClient {
+  return {
+    send: async (request: WebhookRequest): Promise<AttemptResult> => {
+      const result = await inner.send(request);
+      latencies.push(result.latencyMs);
+      return result;
+    },
+    close: () => inner.close(),
+  };
+}
+
+async function main(): Promise<void> {
+  const broker = await brokers();
+  const receiver = await startBenchReceiver();
+  try {
+    // Phase 1: the raw undici ceiling (after a short warm-up).
+    await rawCeiling(receiver.origin);
+    await receiver.reset();
+    const raw = await rawCeiling(receiver.origin);
+    await receiver.reset();
+
+    // Phase 2: the deliverer from a pre-filled topic.
+    const config = testConfig({
+      sources: [{ id: 's-bench', writeKeys: ['k'] }],
+      destinations: [{ id: 'd-bench', type: 'webhooks', sourceIds: ['s-bench'], settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' } }],
+      kafka: { partitions: PARTITIONS },
+      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, connectionsPerEndpoint: CONNECTIONS, maxInFlightPerDestination: IN_FLIGHT },
+    });
+    const ctx = testServiceContext('deliverer-bench', config);
+    const kafka = createKafka({ brokers: broker.list, clientId: 'deliverer-bench', logger: ctx.logger });
+    const admin = kafka.admin();
+    await admin.connect();
+    await ensureTopics(admin, topicSpecs(config));
+    await admin.disconnect();
+    const producer = kafka.producer();
+    await producer.connect();
+    const codec = createJsonCodec();
+    for (let i = 0; i < EVENTS; i += 5_000) {
+      const batch = await Promise.all(Array.from({ length: Math.min(5_000, EVENTS - i) }, async (_, j) => {
+        const e = event(i + j);
+        return { key: recordKey(e), value: await codec.encode(e) };
+      }));
+      await producer.send({ topic: config.kafka.topics.events, messages: batch });
+    }
+    await producer.disconnect();
+
+    const latencies: number[] = [];
+    const client = recordingClient(
+      new UndiciWebhookClient({ settings: () => ({ connections: CONNECTIONS }), policy: () => new AddressPolicy(true, ['127.0.0.0/8']) }),
+      latencies,
+    );
+    const service = await createDeliverer(ctx, { port: 0, webhookClient: client }).start();
+    const deadline = Date.now() + 90_000;
+    let stats = await receiver.stats();
+    while (stats.count < EVENTS && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      stats = await receiver.stats();
+    }
+    await service.close();
+    if (stats.count < EVENTS) throw new Error(`deliverer delivered only ${stats.count} of ${EVENTS} in time`);
+    const delivered = stats.count / ((stats.lastAt - stats.firstAt) / 1_000);
+    const ratio = delivered / raw.perSecond;
+    const line = (label: string, value: string) => console.log(`${label.padEnd(34)} ${value}`);
+    console.log(`\ndeliverer benchmark — ${EVENTS} events, ${CONNECTIONS} connections, ${IN_FLIGHT} in flight, ${PARTITIONS} partitions`);
+    line('raw undici Pool POST/s', raw.perSecond.toFixed(0));
+    line('deliverer webhooks/s', delivered.toFixed(0));
+    line('ratio (goal ≥ 60 %)', `${(ratio * 100).toFixed(1)} %`);
+    line('p99 attempt latency (deliverer)', `${percentile(latencies, 99).toFixed(1)} ms`);
+    line('p99 request latency (raw)', `${raw.p99.toFixed(1)} ms`);
+  } finally {
+    receiver.stop();
+    await broker.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,35 @@
+import type { SluiceConfig } from '@sluice/config';
+import { AddressPolicy } from './domain/address-policy.ts';
+import type { PoolSettings } from './adapters/webhook-client.ts';
+
+/** The consumer group of the deliverer, shared by all its replicas. */
+export function delivererGroupId(config: SluiceConfig): string {
+  return `${config.kafka.clientId}.deliverer`;
+}
+
+/** The SSRF policy of `delivery.ssrf` (CIDRs were validated with the config). */
+export function addressPolicy(config: SluiceConfig): AddressPolicy {
+  return new AddressPolicy(config.delivery.ssrf.enabled, config.delivery.ssrf.allowCidrs);
+}
+
+export function poolSettings(config: SluiceConfig): PoolSettings {
+  return {
+    connections: config.delivery.connectionsPerEndpoint,
+    ...(config.delivery.caFile !== undefined && { caFile: config.delivery.caFile }),
+  };
+}
+
+/** Origins of every configured endpoint: pools of other origins can be closed after a reload. */
+export function endpointOrigins(config: SluiceConfig): Set<string> {
+  const origins = new Set<string>();
+  for (const d of config.destinations) {
+    for (const e of d.endpoints) {
+      try {
+        origins.add(new URL(e.url).origin);
+      } catch {
+        // validated at load; an unparsable URL has no pool anyway
+      }
+    }
+  }
+  return origins;
+}

@@ -1,0 +1,153 @@
+import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
+import { retryStateToHeaders, type AttemptEvent, type AttemptRecord, type DeadReason, type RetryState } from '@sluice/envelope';
+import type { Logger } from '@sluice/logging';
+import { signBody } from '@sluice/webhook-signature';
+import type { RecordSink } from './adapters/record-batcher.ts';
+import type { WebhookClient } from './adapters/webhook-client.ts';
+import type { AttemptResult } from './domain/attempt-result.ts';
+import { decide, type Decision } from './domain/decide.ts';
+import { attemptNumber, stateAfterAttempt, type DeliveryJob } from './domain/delivery-job.ts';
+import { requestHeaders } from './domain/request-headers.ts';
+import type { DelivererMetrics } from './metrics.ts';
+import { Semaphore } from './semaphore.ts';
+
+export interface DeliveryDeps {
+  /** The config in force; read once per job so a reload applies to deliveries that start after it. */
+  config: () => SluiceConfig;
+  client: WebhookClient;
+  sink: RecordSink;
+  metrics: DelivererMetrics;
+  logger: Logger;
+  now?: () => number;
+}
+
+/**
+ * Makes one attempt of a job: POSTs the body to every wanted endpoint of the destination at once
+ * (each request under the destination's in-flight cap), records every attempt on
+ * `sluice.attempts`, and hands the event on per SPEC §6 — done, `sluice.retry`, or
+ * `sluice.dead-letter`. Resolves only when every record it wrote is acknowledged.
+ */
+export class Delivery {
+  readonly #caps = new Map<string, Semaphore>();
+  readonly #now: () => number;
+
+  constructor(private readonly deps: DeliveryDeps) {
+    this.#now = deps.now ?? Date.now;
+  }
+
+  async run(job: DeliveryJob, destination: Destination): Promise<Decision> {
+    const config = this.deps.config();
+    const wanted = new Set(job.endpoints);
+    // Endpoints removed from the destination since the job was scheduled are dropped (SPEC §6).
+    const endpoints = destination.endpoints.filter((e) => wanted.has(e.url));
+    if (endpoints.length === 0) {
+      await this.deadLetter(job, 'no_endpoints', `no endpoint of ${destination.id} left to deliver to`);
+      return { kind: 'dead', reason: 'no_endpoints' };
+    }
+    const signature = destination.sharedSecret !== undefined ? signBody(destination.sharedSecret, job.body) : undefined;
+    const cap = this.#cap(destination.id, config.delivery.maxInFlightPerDestination);
+    const startedAt = this.#now();
+    const results = await Promise.all(
+      endpoints.map((endpoint) => this.#attempt(cap, destination.id, endpoint, job, signature, config.delivery.timeoutMs)),
+    );
+    const attempt = attemptNumber(job);
+    const records: AttemptRecord[] = results.map((r) => attemptRecord(attempt, r));
+    const decision = decide(results);
+    const writes = results.map((r) => this.#recordAttempt(job, attempt, r, config));
+    const { metrics } = this.deps;
+    switch (decision.kind) {
+      case 'delivered': {
+        metrics.delivered.inc({ destination: destination.id });
+        const receivedAt = job.receivedAt ?? job.previous?.receivedAt;
+        const since = receivedAt === undefined ? NaN : Date.parse(receivedAt);
+        if (!Number.isNaN(since)) metrics.endToEnd.observe({ destination: destination.id }, Math.max(0, this.#now() - since) / 1_000);
+        break;
+      }
+      case 'retry': {
+        const state = stateAfterAttempt(job, startedAt, records, decision);
+        writes.push(this.deps.sink.send(config.kafka.topics.retry, { key: job.key, value: job.body, headers: retryStateToHeaders(state) }));
+        metrics.retried.inc({ destination: destination.id });
+        break;
+      }
+      case 'dead': {
+        // The dead letter names every endpoint tried, so a replay retries them all.
+        const state = stateAfterAttempt(job, startedAt, records, { endpoints: results.map((r) => r.endpoint), ...(decision.lastError !== undefined && { lastError: decision.lastError }) });
+        writes.push(this.#writeDead(job, state, decision.reason, config));
+        break;
+      }
+    }
+    await Promise.all(writes);
+    return decision;
+  }
+
+  /** Dead-letters a job without attempting it (destination gone, disabled, or no endpoint left). */
+  async deadLetter(job: DeliveryJob, reason: DeadReason, lastError: string): Promise<void> {
+    const config = this.deps.config();
+    const state = stateAfterAttempt(job, this.#now(), [], { endpoints: job.endpoints, lastError });
+    // No attempt was made: the count stays where the previous attempt left it.
+    state.attempts = job.previous?.attempts ?? 0;
+    await this.#writeDead(job, state, reason, config);
+  }
+
+  async #attempt(cap: Semaphore, destinationId: string, endpoint: Endpoint, job: DeliveryJob, signature: string | undefined, timeoutMs: number): Promise<AttemptResult> {
+    await cap.acquire();
+    this.deps.metrics.inFlight.inc({ destination: destinationId });
+    try {
+      const result = await this.deps.client.send({
+        url: endpoint.url,
+        headers: requestHeaders(endpoint, job.messageId, signature),
+        body: job.body,
+        timeoutMs,
+      });
+      this.deps.metrics.attempt(destinationId, result);
+      return result;
+    } finally {
+      this.deps.metrics.inFlight.dec({ destination: destinationId });
+      cap.release();
+    }
+  }
+
+  #recordAttempt(job: DeliveryJob, attempt: number, r: AttemptResult, config: SluiceConfig): Promise<void> {
+    const event: AttemptEvent = {
+      messageId: job.messageId,
+      sourceId: job.sourceId,
+      destinationId: job.destinationId,
+      eventType: job.eventType,
+      endpoint: r.endpoint,
+      attempt,
+      outcome: r.outcome,
+      latencyMs: r.latencyMs,
+      at: new Date(r.at).toISOString(),
+      ...(r.status !== undefined && { status: r.status }),
+      ...(r.error !== undefined && { error: r.error }),
+      ...(r.responseSnippet !== undefined && { responseSnippet: r.responseSnippet }),
+    };
+    return this.deps.sink.send(config.kafka.topics.attempts, { key: job.key, value: JSON.stringify(event) });
+  }
+
+  #writeDead(job: DeliveryJob, state: RetryState, reason: DeadReason, config: SluiceConfig): Promise<void> {
+    const dead: RetryState = { ...state, deadReason: reason, deadAt: this.#now() };
+    this.deps.metrics.deadLettered.inc({ destination: job.destinationId, reason });
+    this.deps.logger.info({ messageId: job.messageId, destinationId: job.destinationId, reason }, 'event dead-lettered');
+    return this.deps.sink.send(config.kafka.topics.deadLetter, { key: job.key, value: job.body, headers: retryStateToHeaders(dead) });
+  }
+
+  #cap(destinationId: string, limit: number): Semaphore {
+    let cap = this.#caps.get(destinationId);
+    if (!cap) this.#caps.set(destinationId, (cap = new Semaphore(limit)));
+    else cap.setLimit(limit);
+    return cap;
+  }
+}
+
+function attemptRecord(attempt: number, r: AttemptResult): AttemptRecord {
+  return {
+    attempt,
+    endpoint: r.endpoint,
+    at: r.at,
+    outcome: r.outcome,
+    latencyMs: r.latencyMs,
+    ...(r.status !== undefined && { status: r.status }),
+    ...(r.error !== undefined && { error: r.error }),
+  };
+}

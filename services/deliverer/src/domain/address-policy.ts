@@ -1,0 +1,55 @@
+import ipaddr from 'ipaddr.js';
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+type Cidr = [Address, number];
+
+export type AddressVerdict = { allowed: true } | { allowed: false; range: string };
+
+/**
+ * The SSRF guard's rule for one IP address (SPEC §12): only public unicast addresses may be
+ * connected to, unless an allow-listed CIDR covers the address. Loopback, private, link-local
+ * (cloud metadata), CGNAT, multicast, unspecified, reserved and every special IPv6 range —
+ * including IPv4 embedded in 6to4/Teredo/NAT64 — are refused. IPv4-mapped IPv6 is judged as the
+ * IPv4 address it carries.
+ */
+export class AddressPolicy {
+  readonly #allow: Cidr[];
+
+  /** @param allowCidrs `delivery.ssrf.allowCidrs`; throws on an unparsable entry. */
+  constructor(
+    readonly enabled: boolean,
+    allowCidrs: readonly string[],
+  ) {
+    this.#allow = allowCidrs.map((c) => normaliseCidr(ipaddr.parseCIDR(c)));
+  }
+
+  check(address: string): AddressVerdict {
+    if (!this.enabled) return { allowed: true };
+    let parsed: Address;
+    try {
+      parsed = unmap(ipaddr.parse(stripZone(address)));
+    } catch {
+      return { allowed: false, range: 'invalid' };
+    }
+    if (this.#allow.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits))) return { allowed: true };
+    const range = parsed.range();
+    return range === 'unicast' ? { allowed: true } : { allowed: false, range };
+  }
+}
+
+function stripZone(address: string): string {
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  const zone = bare.indexOf('%');
+  return zone === -1 ? bare : bare.slice(0, zone);
+}
+
+function unmap(address: Address): Address {
+  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
+}
+
+function normaliseCidr([net, bits]: Cidr): Cidr {
+  if (net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
+    return [(net as ipaddr.IPv6).toIPv4Address(), bits - 96];
+  }
+  return [net, bits];
+}

@@ -1,0 +1,54 @@
+import type { AttemptRecord, RetryState } from '@sluice/envelope';
+
+/**
+ * One event to deliver to one destination: a fresh event from `sluice.events`, or a due retry
+ * from `sluice.redeliver`. `body` is the exact bytes to send (and sign) on this attempt.
+ */
+export interface DeliveryJob {
+  /** Kafka key of the event, carried onto retry, dead-letter and attempt records. */
+  key: string | null;
+  body: Buffer;
+  messageId: string;
+  sourceId: string;
+  destinationId: string;
+  eventType: string;
+  receivedAt?: string;
+  /** Endpoint URLs to try: all of the destination's, or those a retry names. */
+  endpoints: string[];
+  /** The state of an earlier attempt, when this is a redelivery. */
+  previous?: RetryState;
+}
+
+/** 1-based number of the attempt this job makes. */
+export function attemptNumber(job: DeliveryJob): number {
+  return (job.previous?.attempts ?? 0) + 1;
+}
+
+/**
+ * The retry state after this attempt, for `sluice.retry` or `sluice.dead-letter`: the first
+ * attempt time and any replay window are kept from the previous state, the history is appended.
+ */
+export function stateAfterAttempt(
+  job: DeliveryJob,
+  attemptStartedAt: number,
+  records: readonly AttemptRecord[],
+  extra: { endpoints: string[]; lastError?: string; retryAfterMs?: number },
+): RetryState {
+  const previous = job.previous;
+  const state: RetryState = {
+    messageId: job.messageId,
+    sourceId: job.sourceId,
+    destinationId: job.destinationId,
+    eventType: job.eventType,
+    endpoints: extra.endpoints,
+    firstAttemptAt: previous?.firstAttemptAt ?? attemptStartedAt,
+    attempts: attemptNumber(job),
+    history: [...(previous?.history ?? []), ...records],
+  };
+  if (extra.lastError !== undefined) state.lastError = extra.lastError;
+  if (extra.retryAfterMs !== undefined) state.retryAfterMs = extra.retryAfterMs;
+  const receivedAt = job.receivedAt ?? previous?.receivedAt;
+  if (receivedAt !== undefined) state.receivedAt = receivedAt;
+  if (previous?.windowMs !== undefined) state.windowMs = previous.windowMs;
+  return state;
+}

@@ -1,0 +1,47 @@
+/**
+ * Every failure of a delivery attempt has a stable `code` (written to `sluice.attempts` and the
+ * retry history) and a `retryable` flag (SPEC §6). Raw errors from the network stack are mapped
+ * onto these codes by `classifyError` in `domain/classify.ts`.
+ */
+export abstract class DeliveryError extends Error {
+  abstract readonly code: string;
+  abstract readonly retryable: boolean;
+}
+
+/** The one deadline for connect + response passed (SPEC §6: 5 s by default). */
+export class DeliveryTimeoutError extends DeliveryError {
+  readonly code = 'timeout';
+  readonly retryable = true;
+  constructor(readonly timeoutMs: number) {
+    super(`no response within ${timeoutMs} ms`);
+  }
+}
+
+/** The SSRF guard refused the address the endpoint resolved to (SPEC §12). Never retried. */
+export class SsrfBlockedError extends DeliveryError {
+  readonly code = 'ssrf_blocked';
+  readonly retryable = false;
+  constructor(
+    readonly address: string,
+    readonly range: string,
+  ) {
+    super(`refusing to connect to ${address} (${range} address; not in delivery.ssrf.allowCidrs)`);
+  }
+}
+
+/** The endpoint URL cannot be requested (not http/https, unparsable). Never retried. */
+export class InvalidEndpointUrlError extends DeliveryError {
+  readonly code = 'invalid_url';
+  readonly retryable = false;
+  constructor(url: string) {
+    super(`endpoint URL ${JSON.stringify(url)} is not a valid http or https URL`);
+  }
+}
+
+/** The configured CA bundle (`delivery.caFile`) cannot be read. */
+export class CaFileError extends Error {
+  readonly code = 'ca_file_unreadable';
+  constructor(path: string, cause: Error) {
+    super(`cannot read delivery.caFile ${path}: ${cause.message}`, { cause });
+  }
+}

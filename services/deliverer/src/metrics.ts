@@ -1,0 +1,77 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { AttemptResult } from './domain/attempt-result.ts';
+
+const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const END_TO_END_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3_600, 14_400];
+
+/** Every metric of the deliverer (SPEC §11); names are documented in docs/deliverer.md. */
+export class DelivererMetrics {
+  readonly attempts: Counter<'destination' | 'outcome' | 'status_class'>;
+  readonly attemptDuration: Histogram<'destination' | 'outcome'>;
+  readonly endToEnd: Histogram<'destination'>;
+  readonly delivered: Counter<'destination'>;
+  readonly retried: Counter<'destination'>;
+  readonly deadLettered: Counter<'destination' | 'reason'>;
+  readonly inFlight: Gauge<'destination'>;
+  readonly rejected: Counter<'topic' | 'code'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.attempts = new Counter({
+      name: 'sluice_deliverer_attempts_total',
+      help: 'Webhook requests made, by destination, outcome (success|retryable|permanent) and status class (2xx..5xx, or error)',
+      labelNames: ['destination', 'outcome', 'status_class'],
+      registers,
+    });
+    this.attemptDuration = new Histogram({
+      name: 'sluice_deliverer_attempt_duration_seconds',
+      help: 'Time from sending a webhook request to its answer (or failure)',
+      labelNames: ['destination', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.endToEnd = new Histogram({
+      name: 'sluice_deliverer_end_to_end_seconds',
+      help: 'Time from ingest receiving an event (receivedAt) to its delivery',
+      labelNames: ['destination'],
+      buckets: END_TO_END_BUCKETS,
+      registers,
+    });
+    this.delivered = new Counter({
+      name: 'sluice_deliverer_delivered_total',
+      help: 'Events delivered (an endpoint answered 2xx)',
+      labelNames: ['destination'],
+      registers,
+    });
+    this.retried = new Counter({
+      name: 'sluice_deliverer_retried_total',
+      help: 'Events handed to the retry service after a retryable failure',
+      labelNames: ['destination'],
+      registers,
+    });
+    this.deadLettered = new Counter({
+      name: 'sluice_deliverer_dead_lettered_total',
+      help: 'Events the deliverer sent to the dead-letter topic, by reason',
+      labelNames: ['destination', 'reason'],
+      registers,
+    });
+    this.inFlight = new Gauge({
+      name: 'sluice_deliverer_in_flight_requests',
+      help: 'Webhook requests in flight, by destination',
+      labelNames: ['destination'],
+      registers,
+    });
+    this.rejected = new Counter({
+      name: 'sluice_deliverer_rejected_records_total',
+      help: 'Records that could not be decoded or validated, sent to the rejected topic',
+      labelNames: ['topic', 'code'],
+      registers,
+    });
+  }
+
+  attempt(destination: string, result: AttemptResult): void {
+    const statusClass = result.status !== undefined ? `${Math.floor(result.status / 100)}xx` : 'error';
+    this.attempts.inc({ destination, outcome: result.outcome, status_class: statusClass });
+    this.attemptDuration.observe({ destination, outcome: result.outcome }, result.latencyMs / 1_000);
+  }
+}

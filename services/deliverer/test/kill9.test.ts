@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, it } from 'node:test';
+import { createKafka } from '@sluice/kafka';
+import { createLogger } from '@sluice/logging';
+import { startReceiver, testBrokers, testConfig, waitUntil } from '@sluice/testkit';
+import { produceEvents } from './kafka-helpers.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const MAIN = 'services/deliverer/src/main.ts';
+const TOTAL = 20_000;
+
+function startDeliverer(configPath: string): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    cwd: ROOT,
+    env: { ...process.env, SLUICE_CONFIG: configPath, KAFKA_BROKERS: testBrokers().join(','), DELIVERER_PORT: '0', LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'deliverer-kill9-'));
+const children: ChildProcess[] = [];
+after(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('kill -9 in the middle of 20,000 events, then restart: the receiver has every event at least once', { timeout: 90_000 }, async () => {
+  const seen = new Set<string>();
+  const receiver = await startReceiver({
+    behaviour: (req) => {
+      seen.add(String(req.headers['x-message-id']));
+      return { status: 200 };
+    },
+  });
+  const raw = {
+    sources: [{ id: 's-k9', writeKeys: ['k'] }],
+    destinations: [{ id: 'd-k9', type: 'webhooks', sourceIds: ['s-k9'], settings: { webhooks: [{ url: receiver.url }], sharedSecret: 'k9' } }],
+    delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
+  };
+  const config = testConfig({ ...raw, kafka: { partitions: 4 } });
+  const configPath = join(dir, 'sluice.yaml');
+  writeFileSync(configPath, JSON.stringify({ ...raw, kafka: config.kafka }));
+
+  const kafka = createKafka({ brokers: testBrokers(), clientId: 'kill9-test', logger: createLogger({ name: 'kill9', level: 'error' }) });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: config.kafka.topics.events, numPartitions: 4, replicationFactor: 1 }], waitForLeaders: true });
+  await admin.disconnect();
+  const events = Array.from({ length: TOTAL }, (_, i) => ({
+    sourceId: 's-k9',
+    type: 'track' as const,
+    messageId: `k9-${i}`,
+    userId: `user-${i % 500}`,
+    event: 'Killed',
+    properties: { i },
+    timestamp: '2026-11-21T10:00:00.000Z',
+    receivedAt: new Date().toISOString(),
+  }));
+  await produceEvents(kafka, config.kafka.topics.events, events);
+
+  const first = startDeliverer(configPath);
+  children.push(first);
+  await waitUntil(() => receiver.requests.length >= 3_000, 40_000, 'the first run to be mid-way');
+  first.kill('SIGKILL');
+  await new Promise((resolve) => first.once('exit', resolve));
+  const atKill = seen.size;
+  assert.ok(atKill < TOTAL, `killed mid-run (${atKill} of ${TOTAL} seen)`);
+
+  const second = startDeliverer(configPath);
+  children.push(second);
+  await waitUntil(() => seen.size >= TOTAL, 45_000, `all ${TOTAL} events (seen ${seen.size})`);
+  second.kill('SIGTERM');
+  await new Promise((resolve) => second.once('exit', resolve));
+  await receiver.close();
+
+  for (let i = 0; i < TOTAL; i += 1) assert.ok(seen.has(`k9-${i}`), `k9-${i} delivered`);
+  console.log(`kill -9 drill: ${atKill} distinct before the kill, ${receiver.requests.length} requests in all for ${TOTAL} events (${receiver.requests.length - TOTAL} duplicates)`);
+});
