@@ -1,0 +1,59 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ConfigStore } from '@sluice/config';
+import type { EnvelopeCodec } from '@sluice/codec';
+import type { Logger } from '@sluice/logging';
+import type { RequestHandler } from '@sluice/service-kit';
+import { errorBody, IngestError, MethodNotAllowedError, NotFoundError } from '../errors.ts';
+import { TRACKING_ROUTES } from '../domain/request-body.ts';
+import type { IngestMetrics } from '../metrics.ts';
+import { handleDeletion } from './deletions-route.ts';
+import type { LingeringSender } from './lingering-sender.ts';
+import { handleTracking } from './tracking-route.ts';
+import { RateLimiter } from '../domain/token-bucket.ts';
+
+/** What the HTTP API needs; injected so tests can swap the clock or id generator. */
+export interface ApiDeps {
+  config: ConfigStore;
+  sender: LingeringSender;
+  codec: EnvelopeCodec;
+  metrics: IngestMetrics;
+  logger: Logger;
+  now: () => number;
+  newId: () => string;
+  rateLimiter?: RateLimiter;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+/** The tracking API (SPEC §3) and the deletion API (SPEC §9), one handler for the service's port. */
+export function createApiHandler(deps: ApiDeps): RequestHandler {
+  const full = { ...deps, rateLimiter: deps.rateLimiter ?? new RateLimiter() };
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    const started = process.hrtime.bigint();
+    const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
+    const routeType = TRACKING_ROUTES[path];
+    const route = routeType ? path : path === '/v1/deletions' ? path : 'other';
+    let status = 500;
+    try {
+      if (route === 'other') throw new NotFoundError();
+      if (req.method !== 'POST') throw new MethodNotAllowedError();
+      const result = routeType ? await handleTracking(full, req, routeType) : await handleDeletion(full, req);
+      status = result.status;
+      sendJson(res, status, result.body);
+    } catch (err) {
+      const e = err instanceof IngestError ? err : undefined;
+      status = e?.status ?? 500;
+      if (!e) deps.logger.error({ err, route }, 'ingest request failed');
+      else if (status >= 500) deps.logger.warn({ code: e.code, cause: (e.cause as Error | undefined)?.message, route }, e.message);
+      // After a refused upload the rest of the body is discarded unread; close so it cannot linger.
+      const headers: Record<string, string> = { ...(e?.headers ?? {}), ...(req.complete ? {} : { connection: 'close' }) };
+      sendJson(res, status, e ? errorBody(e) : '{"success":false,"code":"internal","message":"internal error"}', headers);
+    } finally {
+      deps.metrics.requests.inc({ route, status: String(status) });
+      deps.metrics.requestDuration.observe({ route }, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  };
+}

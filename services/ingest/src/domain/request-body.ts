@@ -1,0 +1,47 @@
+import type { CallType, JsonObject } from '@sluice/envelope';
+import { InvalidBodyError, TooManyCallsError } from '../errors.ts';
+
+/** A request body taken apart (SPEC §3): its calls plus the batch-level fields. */
+export interface RequestBody {
+  calls: unknown[];
+  /** True when the body had a `batch` array (per-call `type` required). */
+  isBatch: boolean;
+  context?: JsonObject;
+  integrations?: JsonObject;
+  sentAt?: unknown;
+  writeKey?: string;
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Splits a parsed body into calls. Any route takes either one call or `{ batch: [...] }`; a
+ * batch-level `messageId` (Go v1) identifies the request only and is not used [decision].
+ */
+export function splitBody(body: unknown, maxCalls: number): RequestBody {
+  if (!isObject(body)) throw new InvalidBodyError('request body must be a JSON object');
+  const writeKey = typeof body.writeKey === 'string' && body.writeKey.length > 0 ? body.writeKey : undefined;
+  if (body.batch === undefined) return { calls: [body], isBatch: false, ...(writeKey && { writeKey }) };
+  if (!Array.isArray(body.batch)) throw new InvalidBodyError('batch must be an array of calls');
+  if (body.batch.length > maxCalls) throw new TooManyCallsError(body.batch.length, maxCalls);
+  return {
+    calls: body.batch,
+    isBatch: true,
+    ...(isObject(body.context) && { context: body.context }),
+    ...(isObject(body.integrations) && { integrations: body.integrations }),
+    ...(body.sentAt !== undefined && { sentAt: body.sentAt }),
+    ...(writeKey && { writeKey }),
+  };
+}
+
+/** The tracking routes and the call type of each single-call route (SPEC §3). */
+export const TRACKING_ROUTES: Record<string, CallType | 'batch'> = {
+  '/v1/identify': 'identify',
+  '/v1/track': 'track',
+  '/v1/page': 'page',
+  '/v1/screen': 'screen',
+  '/v1/group': 'group',
+  '/v1/alias': 'alias',
+  '/v1/batch': 'batch',
+  '/v1/import': 'batch',
+};

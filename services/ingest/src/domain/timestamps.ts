@@ -1,0 +1,71 @@
+/**
+ * Timestamp normalisation of SPEC §3, pure: ISO 8601 in any common form in, ISO 8601 UTC with
+ * milliseconds and `Z` out, and the clock-skew correction
+ * `timestamp = receivedAt − (sentAt − originalTimestamp)`.
+ */
+
+// Date, then optional time with optional seconds, fraction (`.` or `,`), and zone (`Z`, `±hh`,
+// `±hhmm`, `±hh:mm`). A time without a zone is read as UTC [decision].
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+/** Parses an ISO 8601 string into epoch milliseconds; undefined when it is not one. */
+export function parseTimestamp(value: unknown): number | undefined {
+  if (typeof value !== 'string' || value.length > 64) return undefined;
+  const m = ISO.exec(value.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone = 'Z'] = m;
+  const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return undefined;
+  const ms = Number(frac.slice(0, 3).padEnd(3, '0'));
+  const utc = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), ms);
+  // Reject impossible dates (Feb 30) that Date.UTC would roll over.
+  if (new Date(utc).getUTCDate() !== day) return undefined;
+  return utc - zoneOffsetMs(zone);
+}
+
+function zoneOffsetMs(zone: string): number {
+  if (zone === 'Z' || zone === 'z') return 0;
+  const sign = zone[0] === '-' ? -1 : 1;
+  const digits = zone.slice(1).replace(':', '');
+  const hours = Number(digits.slice(0, 2));
+  const minutes = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
+  return sign * (hours * 60 + minutes) * 60_000;
+}
+
+/** ISO 8601 UTC with milliseconds and `Z`. */
+export function formatTimestamp(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export interface CallTimes {
+  /** The client's `timestamp` as sent (any form). */
+  timestamp?: unknown;
+  /** The client's `sentAt` (the call's own, else the batch's). */
+  sentAt?: unknown;
+  /** Server clock when the request arrived, epoch ms. */
+  receivedAt: number;
+}
+
+export interface NormalisedTimes {
+  timestamp: string;
+  receivedAt: string;
+  /** The client's timestamp, normalised; absent when the client sent none (or an unreadable one). */
+  originalTimestamp?: string;
+  sentAt?: string;
+}
+
+/**
+ * Applies SPEC §3: corrected when both client timestamp and `sentAt` are given, the client value
+ * when only it is, else `receivedAt`. An unreadable value counts as absent [decision].
+ */
+export function normaliseTimes(times: CallTimes): NormalisedTimes {
+  const original = parseTimestamp(times.timestamp);
+  const sent = parseTimestamp(times.sentAt);
+  const out: NormalisedTimes = { timestamp: formatTimestamp(times.receivedAt), receivedAt: formatTimestamp(times.receivedAt) };
+  if (sent !== undefined) out.sentAt = formatTimestamp(sent);
+  if (original !== undefined) {
+    out.originalTimestamp = formatTimestamp(original);
+    out.timestamp = formatTimestamp(sent === undefined ? original : times.receivedAt - (sent - original));
+  }
+  return out;
+}

@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadVector } from '@sluice/testkit';
+import { normaliseTimes, parseTimestamp } from '../src/domain/timestamps.ts';
+
+interface Vector {
+  cases: { name: string; timestamp: string | null; sentAt: string | null; receivedAt: string; expect: { timestamp: string; originalTimestamp?: string } }[];
+}
+
+test('every case of vectors/timestamps.json', () => {
+  const { cases } = loadVector<Vector>('timestamps.json');
+  assert.ok(cases.length >= 5);
+  for (const c of cases) {
+    const out = normaliseTimes({ timestamp: c.timestamp ?? undefined, sentAt: c.sentAt ?? undefined, receivedAt: Date.parse(c.receivedAt) });
+    assert.equal(out.timestamp, c.expect.timestamp, c.name);
+    if (c.expect.originalTimestamp) assert.equal(out.originalTimestamp, c.expect.originalTimestamp, c.name);
+    assert.equal(out.receivedAt, new Date(c.receivedAt).toISOString(), c.name);
+    if (c.timestamp === null) assert.equal(out.originalTimestamp, undefined, c.name);
+  }
+});
+
+test('common ISO 8601 forms are read', () => {
+  const table: [string, string][] = [
+    ['2015-02-03T08:24:14-0800', '2015-02-03T16:24:14.000Z'],
+    ['2015-02-03T08:24:14-08:00', '2015-02-03T16:24:14.000Z'],
+    ['2015-02-03T08:24:14+05', '2015-02-03T03:24:14.000Z'],
+    ['2015-02-03T08:24:14.123456789Z', '2015-02-03T08:24:14.123Z'],
+    ['2015-02-03T08:24:14,5+01:00', '2015-02-03T07:24:14.500Z'],
+    ['2015-02-03 08:24:14Z', '2015-02-03T08:24:14.000Z'],
+    ['2015-02-03T08:24Z', '2015-02-03T08:24:00.000Z'],
+    ['2015-02-03T08:24:14', '2015-02-03T08:24:14.000Z'],
+    ['2015-02-03', '2015-02-03T00:00:00.000Z'],
+  ];
+  for (const [input, expected] of table) assert.equal(new Date(parseTimestamp(input)!).toISOString(), expected, input);
+});
+
+test('unreadable values are absent and fall back to receivedAt', () => {
+  for (const bad of ['yesterday', '2015-02-30T00:00:00Z', '2015-13-01T00:00:00Z', 12345, {}, '']) {
+    assert.equal(parseTimestamp(bad), undefined, String(bad));
+  }
+  const out = normaliseTimes({ timestamp: 'garbage', sentAt: '2026-01-01T00:00:00Z', receivedAt: Date.parse('2026-01-01T00:00:01.250Z') });
+  assert.deepEqual(out, { timestamp: '2026-01-01T00:00:01.250Z', receivedAt: '2026-01-01T00:00:01.250Z', sentAt: '2026-01-01T00:00:00.000Z' });
+});
