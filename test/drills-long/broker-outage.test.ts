@@ -1,0 +1,51 @@
+// Drill 3 (issue 10, long): stop the broker for 30 s under ingest load → ingest answers 503, then
+// every event that got 2xx is delivered, and no process is left wedged.
+import assert from 'node:assert/strict';
+import { after, it } from 'node:test';
+import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
+import { sleep } from '@sluice/testkit';
+import { formatSummary } from '../support/ledger.ts';
+import { Pipeline } from '../support/pipeline.ts';
+
+const OUTAGE_MS = Number(process.env.DRILL_OUTAGE_MS ?? 30_000);
+let broker: LocalKafka | undefined;
+let pipeline: Pipeline | undefined;
+after(async () => {
+  await pipeline?.close();
+  await broker?.dispose();
+});
+
+it(`broker down for ${OUTAGE_MS / 1000} s under load: 503s during, every 2xx delivered after`, async (t) => {
+  broker = await startLocalKafka();
+  pipeline = await Pipeline.start({ endpoints: [() => ({ status: 200 })], brokers: broker.brokers, partitions: 3 });
+  let stop = false;
+  const statuses = new Map<string, number>();
+  const load = (async () => {
+    while (!stop) {
+      const r = await pipeline!.send(200, { batchSize: 20, concurrency: 4 });
+      const key = r.failed > 0 ? 'failed' : 'ok';
+      statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      await sleep(100);
+    }
+  })();
+  await sleep(3_000);
+  const down = Date.now();
+  await broker.stop();
+  await sleep(OUTAGE_MS);
+  await broker.restart();
+  pipeline.ledger.disruption('broker outage', down, Date.now());
+  await sleep(10_000);
+  stop = true;
+  await load;
+  await pipeline.settle(120_000);
+  const summary = pipeline.ledger.summary(30_000);
+  t.diagnostic(`rounds ok=${statuses.get('ok') ?? 0} with failures=${statuses.get('failed') ?? 0}`);
+  t.diagnostic(formatSummary('broker-outage', summary));
+  console.log(formatSummary('broker-outage', summary));
+  assert.ok((statuses.get('failed') ?? 0) > 0, 'ingest refused requests during the outage');
+  assert.equal(summary.lost, 0);
+  for (const svc of pipeline.services.values()) {
+    const ready = await fetch(`${svc.url}/readyz`);
+    assert.equal(ready.status, 200, `${svc.name} is not wedged`);
+  }
+});

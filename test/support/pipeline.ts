@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { RETRY_HEADERS } from '@sluice/envelope';
+import { createKafka } from '@sluice/kafka';
+import { createLogger } from '@sluice/logging';
+import { readTopic, startReceiver, uniqueName, type Behaviour, type Receiver } from '@sluice/testkit';
+import { Ledger, ledgerProperties } from './ledger.ts';
+import { ServiceProcess, writeConfigFile, type ServiceName } from './service-process.ts';
+
+export const SECRET = 'ledger-secret';
+export const WRITE_KEY = 'ledger-write-key';
+
+export interface PipelineOptions {
+  /** One behaviour per endpoint (1–5 endpoints). */
+  endpoints: Behaviour[];
+  /** Config-file overrides (retry, delivery, kafka…), merged over the defaults below. */
+  config?: Record<string, unknown>;
+  services?: ServiceName[];
+  partitions?: number;
+  /** Broker list; default `KAFKA_BROKERS` (drills that stop a broker bring their own). */
+  brokers?: string;
+}
+
+/**
+ * The whole pipeline as production runs it: each service its own process, real Kafka, real
+ * receivers, every webhook logged in a ledger.
+ */
+export class Pipeline {
+  readonly ledger = new Ledger(SECRET);
+  readonly receivers: Receiver[] = [];
+  readonly services = new Map<ServiceName, ServiceProcess>();
+  readonly topics: Record<string, string>;
+  readonly configPath: string;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'sluice-pipeline-'));
+  private readonly agent = new Agent({ connections: 64 });
+  private runId = uniqueName('run');
+  private seq = 0;
+
+  readonly brokers: string;
+
+  private constructor(private readonly options: PipelineOptions, readonly raw: Record<string, unknown>) {
+    this.brokers = options.brokers ?? process.env.KAFKA_BROKERS!;
+    this.configPath = join(this.dir, 'sluice.yaml');
+    this.topics = (raw.kafka as { topics: Record<string, string> }).topics;
+  }
+
+  static async start(options: PipelineOptions): Promise<Pipeline> {
+    const prefix = uniqueName('pipe');
+    const receivers = await Promise.all(options.endpoints.map(() => startReceiver()));
+    const topics = Object.fromEntries(
+      ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((t) => [t, `${prefix}.${t}`]),
+    );
+    const extra = options.config ?? {};
+    const raw: Record<string, unknown> = {
+      ...extra,
+      sources: [{ id: 'ledger', writeKeys: [WRITE_KEY] }],
+      destinations: [{ id: 'ledger-hooks', type: 'webhooks', sourceIds: ['ledger'], settings: { webhooks: receivers.map((r) => ({ url: r.url })), sharedSecret: SECRET } }],
+      kafka: { partitions: options.partitions ?? 4, replicationFactor: 1, topics: { ...topics, delayPrefix: `${prefix}.delay.` } },
+      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, ...((extra.delivery as object) ?? {}) },
+    };
+    const pipeline = new Pipeline(options, raw);
+    pipeline.receivers.push(...receivers);
+    receivers.forEach((r, i) => r.behave(pipeline.ledger.recording(r.url, options.endpoints[i])));
+    writeConfigFile(pipeline.configPath, raw);
+    for (const name of options.services ?? ['ingest', 'deliverer', 'retry']) {
+      const svc = new ServiceProcess(name, { SLUICE_CONFIG: pipeline.configPath, KAFKA_BROKERS: pipeline.brokers });
+      pipeline.services.set(name, svc);
+    }
+    // Sequential starts: they race to create topics otherwise (harmless, but slower on 2 cores).
+    for (const svc of pipeline.services.values()) await svc.start();
+    return pipeline;
+  }
+
+  service(name: ServiceName): ServiceProcess {
+    const svc = this.services.get(name);
+    if (!svc) throw new Error(`${name} is not part of this pipeline`);
+    return svc;
+  }
+
+  /** Posts `count` ledger events through ingest's /v1/batch; records what was acknowledged. */
+  async send(count: number, options: { batchSize?: number; concurrency?: number } = {}): Promise<{ acked: number; failed: number }> {
+    const batchSize = options.batchSize ?? 50;
+    const batches: string[][] = [];
+    for (let i = 0; i < count; i += batchSize) {
+      batches.push(Array.from({ length: Math.min(batchSize, count - i) }, () => `${this.runId}-${this.seq++}`));
+    }
+    let acked = 0;
+    let failed = 0;
+    let next = 0;
+    const ingest = this.service('ingest');
+    const auth = `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`;
+    const worker = async () => {
+      while (next < batches.length) {
+        const ids = batches[next++]!;
+        ids.forEach((id) => this.ledger.sent.add(id));
+        const body = JSON.stringify({
+          batch: ids.map((messageId) => ({
+            type: 'track', messageId, userId: `user-${Number(messageId.split('-').pop()) % 97}`, event: 'Ledger Event',
+            properties: ledgerProperties(Number(messageId.split('-').pop())),
+          })),
+          sentAt: new Date().toISOString(),
+        });
+        try {
+          const res = await request(`${ingest.url}/v1/batch`, { method: 'POST', dispatcher: this.agent, headers: { 'content-type': 'application/json', authorization: auth }, body });
+          const text = await res.body.text();
+          if (res.statusCode === 200 && (JSON.parse(text) as { accepted?: number }).accepted === ids.length) {
+            ids.forEach((id) => this.ledger.acked.add(id));
+            acked += ids.length;
+          } else failed += ids.length;
+        } catch {
+          failed += ids.length;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
+    return { acked, failed };
+  }
+
+  /** Reads the dead-letter topic into the ledger; returns messageId → number of dead-letter records. */
+  async collectDeadLetters(expected: number, timeoutMs = 20_000): Promise<Map<string, number>> {
+    const kafka = createKafka({ brokers: this.brokers.split(','), clientId: 'ledger', logger: createLogger({ name: 'ledger', level: 'error' }) });
+    const records = await readTopic(kafka, this.topics.deadLetter!, { count: expected, timeoutMs, settleMs: 1_000 });
+    const counts = new Map<string, number>();
+    for (const r of records) {
+      const id = r.headers[RETRY_HEADERS.messageId]!;
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+      this.ledger.deadLettered.add(id);
+    }
+    return counts;
+  }
+
+  /** Waits until every acknowledged event was delivered or dead-lettered (or the timeout). */
+  async settle(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && this.ledger.missing().length > 0) await new Promise((r) => setTimeout(r, 200));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.services.values()].map((s) => s.sigterm()));
+    await Promise.all(this.receivers.map((r) => r.close()));
+    await this.agent.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
