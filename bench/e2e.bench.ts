@@ -1,0 +1,176 @@
+/**
+ * The headline benchmark (issue 10): end-to-end delivered events/s with Kafka, all four services
+ * (each its own process) and the receiver on this one machine; then p50/p99 latency from ingest's
+ * acknowledgement to receipt at half that rate. In the same run, the raw ceiling: undici POSTs of
+ * the same webhook body straight to the same receiver with the same connection count.
+ *
+ *   node --import tsx bench/e2e.bench.ts            # provisions a local broker unless KAFKA_BROKERS is set
+ *   BENCH_EVENTS=100000 BENCH_LATENCY_SECONDS=15 ...
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, Pool, request } from 'undici';
+import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
+import { ServiceProcess, writeConfigFile, type ServiceName } from '../test/support/service-process.ts';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
+const BATCH = 100;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const PARTITIONS = Number(process.env.BENCH_PARTITIONS ?? 6);
+const WRITE_KEY = 'bench-key';
+const SECRET = 'bench-secret';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+function ask<T>(child: ChildProcess, cmd: string, key: string): Promise<T> {
+  return new Promise((resolve) => {
+    const onMessage = (msg: Record<string, unknown>) => {
+      if (key in msg) {
+        child.off('message', onMessage);
+        resolve(msg as T);
+      }
+    };
+    child.on('message', onMessage);
+    child.send({ cmd });
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+let seq = 0;
+const runId = `e2e-${process.pid}`;
+function batchBody(): { ids: string[]; body: string } {
+  const ids: string[] = [];
+  const batch = [];
+  for (let i = 0; i < BATCH; i++) {
+    const messageId = `${runId}-${seq++}`;
+    ids.push(messageId);
+    batch.push({
+      type: 'track', messageId, userId: `user-${seq % 1000}`, event: 'Order Completed',
+      properties: { orderId: messageId, total: 42.5, currency: 'EUR', items: [{ sku: 'sku-1', qty: 2 }], note: 'x'.repeat(300) },
+      context: { ip: '203.0.113.7', library: { name: 'bench', version: '1' } },
+    });
+  }
+  return { ids, body: JSON.stringify({ batch, sentAt: new Date().toISOString() }) };
+}
+
+async function main() {
+  let broker: LocalKafka | undefined;
+  const brokers = process.env.KAFKA_BROKERS ?? (broker = await startLocalKafka()).brokers;
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-e2e-bench-'));
+  const receiver = fork(join(here, 'lib/e2e-receiver.ts'), [], { execArgv: ['--import', 'tsx'] });
+  const { port } = await new Promise<{ port: number }>((resolve) => receiver.once('message', resolve as never));
+  const hook = `http://127.0.0.1:${port}/hook`;
+  const prefix = `bench-${process.pid}-${Date.now()}`;
+  const configPath = writeConfigFile(join(dir, 'sluice.yaml'), {
+    sources: [{ id: 'bench', writeKeys: [WRITE_KEY] }],
+    destinations: [{ id: 'bench-hooks', type: 'webhooks', sourceIds: ['bench'], settings: { webhooks: [{ url: hook }], sharedSecret: SECRET } }],
+    kafka: {
+      partitions: PARTITIONS, replicationFactor: 1,
+      topics: Object.fromEntries(['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState', 'delayPrefix']
+        .map((t) => [t, t === 'delayPrefix' ? `${prefix}.delay.` : `${prefix}.${t}`])),
+    },
+    delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
+  });
+  const services: ServiceProcess[] = [];
+  for (const name of ['ingest', 'deliverer', 'retry', 'audience-sync'] as ServiceName[]) {
+    services.push(await new ServiceProcess(name, { SLUICE_CONFIG: configPath, KAFKA_BROKERS: brokers, LOG_LEVEL: 'error' }).start());
+  }
+  const ingest = services[0]!;
+  const agent = new Agent({ connections: CONNECTIONS, pipelining: 1 });
+  const auth = `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`;
+  const acks = new Map<string, number>();
+  const post = async (b: { ids: string[]; body: string }) => {
+    const res = await request(`${ingest.url}/v1/batch`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', authorization: auth }, body: b.body });
+    await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`ingest answered ${res.statusCode}`);
+    const at = performance.timeOrigin + performance.now();
+    for (const id of b.ids) acks.set(id, at);
+  };
+  const waitDelivered = async (n: number, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { count } = await ask<{ count: number }>(receiver, 'count', 'count');
+      if (count >= n || Date.now() > deadline) return count;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  // Warm-up (JIT, connections, consumer group joins).
+  await Promise.all(Array.from({ length: 20 }, () => post(batchBody())));
+  await waitDelivered(2_000, 60_000);
+  await ask(receiver, 'reset', 'reset');
+  acks.clear();
+
+  // Phase 1: throughput. Pre-build bodies so the load generator spends little CPU.
+  const bodies = Array.from({ length: Math.ceil(EVENTS / BATCH) }, batchBody);
+  let next = 0;
+  const t0 = performance.timeOrigin + performance.now();
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (next < bodies.length) await post(bodies[next++]!);
+  }));
+  const ingestDone = performance.timeOrigin + performance.now();
+  const delivered = await waitDelivered(EVENTS, 300_000);
+  const { arrivals } = await ask<{ arrivals: [string, number][] }>(receiver, 'dump', 'arrivals');
+  const times = arrivals.map(([, at]) => at).sort((a, b) => a - b);
+  const lastAt = times[times.length - 1]!;
+  const throughput = delivered / ((lastAt - t0) / 1000);
+  const ingestRate = EVENTS / ((ingestDone - t0) / 1000);
+
+  // Phase 2: latency at half the measured rate.
+  await ask(receiver, 'reset', 'reset');
+  acks.clear();
+  const rate = throughput / 2;
+  const batchesPerSecond = rate / BATCH;
+  const total = Math.round(batchesPerSecond * LATENCY_SECONDS);
+  const start = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / batchesPerSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(post(batchBody()));
+  }
+  await Promise.all(inflight);
+  await waitDelivered(total * BATCH, 60_000);
+  const dump2 = await ask<{ arrivals: [string, number][] }>(receiver, 'dump', 'arrivals');
+  const latencies = dump2.arrivals.filter(([id]) => acks.has(id)).map(([id, at]) => at - acks.get(id)!).sort((a, b) => a - b);
+
+  // Raw ceiling: the same webhook body POSTed straight to the same receiver, same connections.
+  await ask(receiver, 'reset', 'reset');
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS });
+  const rawBody = JSON.stringify({ version: 1, type: 'track', userId: 'user-1', timestamp: new Date().toISOString(), context: { ip: '203.0.113.7', library: { name: 'bench', version: '1' } }, messageId: 'raw', event: 'Order Completed', properties: { orderId: 'raw', total: 42.5, currency: 'EUR', items: [{ sku: 'sku-1', qty: 2 }], note: 'x'.repeat(300) } });
+  let rawSent = 0;
+  const r0 = performance.now();
+  await Promise.all(Array.from({ length: CONNECTIONS * 4 }, async () => {
+    while (rawSent < EVENTS) {
+      const id = `raw-${rawSent++}`;
+      const res = await pool.request({ path: '/hook', method: 'POST', headers: { 'content-type': 'application/json', 'x-message-id': id }, body: rawBody });
+      await res.body.dump();
+    }
+  }));
+  const rawRate = EVENTS / ((performance.now() - r0) / 1000);
+
+  console.log('\n== Sluice end-to-end benchmark (Kafka + ingest + deliverer + retry + audience-sync + receiver, one machine)');
+  console.log(`events: ${EVENTS} in batches of ${BATCH}, ${CONNECTIONS} connections, ${PARTITIONS} partitions`);
+  console.log(`ingest accepted:            ${ingestRate.toFixed(0)} events/s`);
+  console.log(`delivered end to end:       ${throughput.toFixed(0)} events/s (${delivered}/${EVENTS} delivered)`);
+  console.log(`raw ceiling (undici→recv):  ${rawRate.toFixed(0)} POST/s`);
+  console.log(`ratio delivered/raw:        ${((throughput / rawRate) * 100).toFixed(1)} %`);
+  console.log(`latency at ${rate.toFixed(0)} events/s (half rate), ack→receipt over ${latencies.length} events: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1]?.toFixed(1)} ms`);
+
+  await pool.close();
+  await agent.close();
+  for (const s of services) await s.sigterm();
+  receiver.kill();
+  rmSync(dir, { recursive: true, force: true });
+  await broker?.dispose();
+}
+
+await main();
