@@ -1,35 +1,84 @@
-import { createKafka, ensureTopics, shutdownInOrder, topicSpecs } from '@sluice/kafka';
+import { createJsonCodec } from '@sluice/codec';
+import { ConsumerMetrics, SafeProducer, createKafka, ensureTopics, shutdownInOrder, topicSpecs } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
+import { createSnapshotApi } from './adapters/http-api.ts';
+import { createKafkaSinks } from './adapters/kafka-sinks.ts';
+import { SnapshotConsumer } from './adapters/snapshot-consumer.ts';
+import { rebuildState } from './adapters/state-rebuild.ts';
+import { DEFAULT_EMIT_BATCH_SIZE, type AudienceSyncOptions } from './config.ts';
+import { createMetrics } from './metrics.ts';
+import { SyncProcessor } from './sync-processor.ts';
 
-export interface AudienceSyncOptions {
-  /** Port of /metrics, /healthz and /readyz (0 picks a free one). */
-  port: number;
-}
+export type { AudienceSyncOptions } from './config.ts';
 
 export interface AudienceSyncService extends RunningService {
   port: number;
+  fatal: Promise<Error>;
 }
 
-/** Shell of the audience-sync service: topics, ops routes and graceful shutdown. */
+/**
+ * The audience-sync service (SPEC §8): snapshot chunks in (topic and HTTP), identify events out.
+ * Start: topics → rebuild membership from `sluice.audience-state` → consume `sluice.audiences` →
+ * open the HTTP API.
+ */
 export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOptions) {
   return {
     async start(): Promise<AudienceSyncService> {
-      const kafka = createKafka({ brokers: ctx.brokers, clientId: `${ctx.config.current.kafka.clientId}-audience-sync`, logger: ctx.logger });
+      const config = ctx.config.current;
+      const clientId = `${config.kafka.clientId}-audience-sync`;
+      const kafka = createKafka({ brokers: ctx.brokers, clientId, logger: ctx.logger });
       const admin = kafka.admin();
-      let kafkaReady = false;
-      admin.on(admin.events.CONNECT, () => (kafkaReady = true));
-      admin.on(admin.events.DISCONNECT, () => (kafkaReady = false));
+      let adminConnected = false;
+      admin.on(admin.events.CONNECT, () => (adminConnected = true));
+      admin.on(admin.events.DISCONNECT, () => (adminConnected = false));
       await admin.connect();
-      await ensureTopics(admin, topicSpecs(ctx.config.current));
+      await ensureTopics(admin, topicSpecs(config));
+
+      const metrics = createMetrics(ctx.registry);
+      const producer = new SafeProducer(kafka);
+      await producer.connect();
+      const processor = new SyncProcessor({
+        ...createKafkaSinks(producer, createJsonCodec(), ctx.config),
+        metrics,
+        logger: ctx.logger,
+        isKnownSource: (id) => ctx.config.current.sources.some((s) => s.id === id),
+        batchSize: options.emitBatchSize ?? DEFAULT_EMIT_BATCH_SIZE,
+        now: options.now ?? Date.now,
+      });
+      await rebuildState({ kafka, admin, topic: config.kafka.topics.audienceState, clientId, logger: ctx.logger, apply: (k, v) => processor.loadState(k, v) });
+      metrics.stateIndexBytes.set(processor.indexBytes);
+
+      const consumer = new SnapshotConsumer({
+        kafka,
+        groupId: options.groupId ?? `${config.kafka.clientId}-audience-sync`,
+        topic: config.kafka.topics.audiences,
+        logger: ctx.logger,
+        metrics: new ConsumerMetrics(ctx.registry),
+        handle: (record, heartbeat) => processor.handle(record, heartbeat),
+        heldOffset: (partition) => processor.heldOffset(partition),
+      });
+      await consumer.start();
+
       const http = await startHttpServer({
         port: options.port,
-        ops: { registry: ctx.registry, readiness: { kafka: () => kafkaReady, config: () => true } },
+        ops: {
+          registry: ctx.registry,
+          readiness: { kafka: () => adminConnected && producer.connected && consumer.connected, config: () => true },
+        },
+        handler: createSnapshotApi({ producer, config: ctx.config, metrics }),
       });
       ctx.config.watch();
       return {
         port: http.port,
+        fatal: consumer.fatal,
         close: () =>
-          shutdownInOrder({ logger: ctx.logger, stopIntake: () => http.close(), others: [() => admin.disconnect(), () => ctx.config.close()] }),
+          shutdownInOrder({
+            logger: ctx.logger,
+            stopIntake: () => http.close(),
+            consumers: [consumer],
+            producers: [producer],
+            others: [() => admin.disconnect(), () => ctx.config.close()],
+          }),
       };
     },
   };

@@ -1,0 +1,96 @@
+import { watchForCrash, type ConsumerMetrics, type Drainable, type Kafka } from '@sluice/kafka';
+import type { Consumer } from 'kafkajs';
+import type { Logger } from '@sluice/logging';
+import type { SnapshotRecord } from '../sync-processor.ts';
+
+export interface SnapshotConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topic: string;
+  logger: Logger;
+  metrics?: ConsumerMetrics;
+  handle: (record: SnapshotRecord, heartbeat: () => Promise<void>) => Promise<void>;
+  /** First offset of the earliest unfinished sync on the partition, if any: commits never pass it. */
+  heldOffset: (partition: number) => number | undefined;
+}
+
+/**
+ * Reads `sluice.audiences` one record at a time (all partitions in turn, so the membership state has
+ * a single writer) and commits by hand: after each record, up to the record, but never past the
+ * first chunk of a sync that has not completed. A restart therefore re-reads every chunk of an
+ * unfinished sync, which is what lets the sync complete correctly afterwards (docs/audiences.md).
+ */
+export class SnapshotConsumer implements Drainable {
+  readonly consumer: Consumer;
+  readonly fatal: Promise<Error>;
+  #reportFatal!: (err: Error) => void;
+  #committed = new Map<number, number>();
+  #busy = 0;
+  #intakeStopped = false;
+  #connected = false;
+
+  constructor(private readonly options: SnapshotConsumerOptions) {
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      maxWaitTimeInMs: 100,
+      allowAutoTopicCreation: false,
+    });
+    this.fatal = new Promise((resolve) => (this.#reportFatal = resolve));
+    watchForCrash(this.consumer, (err) => this.#reportFatal(err));
+    this.consumer.on(this.consumer.events.CONNECT, () => (this.#connected = true));
+    this.consumer.on(this.consumer.events.DISCONNECT, () => (this.#connected = false));
+  }
+
+  get connected(): boolean {
+    return this.#connected;
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [this.options.topic], fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+        const { topic, partition } = batch;
+        for (const message of batch.messages) {
+          if (this.#intakeStopped || !isRunning() || isStale()) return;
+          this.#busy++;
+          try {
+            const offset = Number(message.offset);
+            await this.options.handle({ topic, partition, offset, key: message.key, value: message.value }, heartbeat);
+            this.options.metrics?.record(this.options.groupId, topic, partition, batch.highWatermark, message.offset);
+            const next = Math.min(this.options.heldOffset(partition) ?? offset + 1, offset + 1);
+            if (next > (this.#committed.get(partition) ?? -1)) {
+              await this.consumer.commitOffsets([{ topic, partition, offset: String(next) }]);
+              this.#committed.set(partition, next);
+            }
+          } catch (err) {
+            this.options.logger.error({ err, topic, partition, offset: message.offset }, 'snapshot handling failed; stopping');
+            this.#reportFatal(err as Error);
+            throw err;
+          } finally {
+            this.#busy--;
+          }
+        }
+      },
+    });
+  }
+
+  stopIntake(): void {
+    this.#intakeStopped = true;
+    this.consumer.pause([{ topic: this.options.topic }]);
+  }
+
+  async drain(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#busy > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return this.#busy === 0;
+  }
+
+  async close(): Promise<void> {
+    await this.consumer.disconnect();
+  }
+}

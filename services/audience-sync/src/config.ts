@@ -1,0 +1,13 @@
+/** Options of the audience-sync factory, with their defaults (STYLE §12). */
+export interface AudienceSyncOptions {
+  /** Port of the snapshot API and /metrics, /healthz, /readyz (0 picks a free one). */
+  port: number;
+  /** Identify (and state) records per `send` when a sync completes. Default 5,000. */
+  emitBatchSize?: number;
+  /** Consumer group on `sluice.audiences`. Default `<kafka.clientId>-audience-sync`. */
+  groupId?: string;
+  /** Clock, injected for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+export const DEFAULT_EMIT_BATCH_SIZE = 5_000;
