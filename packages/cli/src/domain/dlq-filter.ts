@@ -1,0 +1,35 @@
+import type { DeadLetterFilter } from '@sluice/dead-letters';
+import type { DeadReason } from '@sluice/envelope';
+import { CliError } from '../io.ts';
+
+/** The reasons a dead letter can carry (`@sluice/envelope` `DeadReason`). */
+export const DEAD_REASONS: readonly DeadReason[] = ['window_exhausted', 'permanent_failure', 'no_endpoints', 'undecodable'];
+
+export interface DlqFilterFlags {
+  destination?: string;
+  source?: string;
+  reason?: string;
+  since?: string;
+  until?: string;
+}
+
+/** ISO 8601 (`2026-11-21`, `2026-11-21T10:00:00Z`) or epoch milliseconds. */
+export function parseTime(flag: string, value: string): number {
+  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  if (!Number.isFinite(ms)) throw new CliError(`--${flag}: not a time: ${JSON.stringify(value)} (ISO 8601 or epoch ms)`);
+  return ms;
+}
+
+/** Turns the command-line flags into a dead-letter filter, rejecting unknown reasons. */
+export function filterFromFlags(flags: DlqFilterFlags): DeadLetterFilter {
+  if (flags.reason !== undefined && !DEAD_REASONS.includes(flags.reason as DeadReason)) {
+    throw new CliError(`--reason: must be one of ${DEAD_REASONS.join(', ')}`);
+  }
+  return {
+    ...(flags.destination !== undefined && { destinationId: flags.destination }),
+    ...(flags.source !== undefined && { sourceId: flags.source }),
+    ...(flags.reason !== undefined && { reason: flags.reason as DeadReason }),
+    ...(flags.since !== undefined && { since: parseTime('since', flags.since) }),
+    ...(flags.until !== undefined && { until: parseTime('until', flags.until) }),
+  };
+}

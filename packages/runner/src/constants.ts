@@ -1,0 +1,34 @@
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (the runner starts the services from their sources there). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export type PortKey = 'ingest' | 'deliverer' | 'retry' | 'audienceSync';
+
+export interface ServiceSpec {
+  /** Service name, also its folder under `services/`. */
+  name: string;
+  /** Key in `SluiceEnv.ports`. */
+  portKey: PortKey;
+  /** The environment variable carrying its port (SPEC §14). */
+  portVar: string;
+}
+
+/** The four services, in the order they are started (consumers before the producer of traffic). */
+export const SERVICES: readonly ServiceSpec[] = [
+  { name: 'deliverer', portKey: 'deliverer', portVar: 'DELIVERER_PORT' },
+  { name: 'retry', portKey: 'retry', portVar: 'RETRY_PORT' },
+  { name: 'audience-sync', portKey: 'audienceSync', portVar: 'AUDIENCE_SYNC_PORT' },
+  { name: 'ingest', portKey: 'ingest', portVar: 'INGEST_PORT' },
+];
+
+/** Services log at this level unless `LOG_LEVEL` is set, so the console shows the receiver's lines. */
+export const DEFAULT_SERVICE_LOG_LEVEL = 'warn';
+/** How long a service may take to answer 200 on `/readyz` (tsx start-up, Kafka connect, topic creation). */
+export const READY_TIMEOUT_MS = 120_000;
+export const READY_POLL_MS = 200;
+/**
+ * After SIGTERM a service gets this long before SIGKILL: longer than `runService`'s own 25 s hard
+ * limit, so a service always gets to finish its graceful shutdown first.
+ */
+export const STOP_GRACE_MS = 30_000;

@@ -1,0 +1,122 @@
+// `sluice dlq list` and `sluice dlq replay` against dead letters on a fresh dead-letter topic.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { runCli } from '@sluice/cli';
+import { loadConfigFile, type SluiceConfig } from '@sluice/config';
+import { retryStateFromHeaders, retryStateToHeaders, type RetryState } from '@sluice/envelope';
+import { createKafka, ensureTopics, SafeProducer, topicSpecs } from '@sluice/kafka';
+import { createLogger } from '@sluice/logging';
+import { readTopic, testBrokers, uniqueName } from '@sluice/testkit';
+import { memoryIo } from './cli-io.ts';
+import { writeUniqueConfig } from './fixtures.ts';
+
+const T0 = Date.parse('2026-11-20T10:00:00.000Z');
+const dir = mkdtempSync(join(tmpdir(), 'sluice-cli-dlq-'));
+const env = { ...process.env, KAFKA_BROKERS: testBrokers().join(',') };
+const kafka = createKafka({ brokers: testBrokers(), clientId: 'cli-dlq-test', logger: createLogger({ name: 'cli-dlq-test', level: 'error' }) });
+let configPath: string;
+let config: SluiceConfig;
+
+function dead(overrides: Partial<RetryState>): RetryState {
+  return {
+    messageId: uniqueName('m'),
+    sourceId: 'src-a',
+    destinationId: 'dest-a',
+    eventType: 'track',
+    endpoints: ['https://a.example/hook'],
+    firstAttemptAt: T0,
+    attempts: 9,
+    history: [{ attempt: 9, endpoint: 'https://a.example/hook', at: T0 + 14_000_000, outcome: 'retryable', status: 503, latencyMs: 3 }],
+    deadReason: 'window_exhausted',
+    deadAt: T0 + 14_400_000,
+    lastError: 'http_503',
+    ...overrides,
+  };
+}
+
+const letters = [
+  dead({ destinationId: 'dest-a', sourceId: 'src-a' }),
+  dead({ destinationId: 'dest-b', sourceId: 'src-a', deadReason: 'permanent_failure', deadAt: T0 + 1_000, lastError: 'http_410' }),
+  dead({ destinationId: 'dest-a', sourceId: 'src-b', deadAt: T0 + 86_400_000 }),
+];
+
+before(async () => {
+  ({ path: configPath } = writeUniqueConfig(dir));
+  config = loadConfigFile(configPath);
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, topicSpecs(config));
+  await admin.disconnect();
+  const producer = new SafeProducer(kafka);
+  await producer.connect();
+  await producer.send(
+    config.kafka.topics.deadLetter,
+    letters.map((s) => ({ key: `${s.sourceId}:u`, value: JSON.stringify({ type: s.eventType, messageId: s.messageId }), headers: retryStateToHeaders(s) })),
+  );
+  await producer.disconnect();
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const cli = async (...args: string[]) => {
+  const io = memoryIo('', env);
+  const code = await runCli([...args, '--config', configPath], io.io);
+  return { code, stdout: io.stdout(), stderr: io.stderr() };
+};
+
+test('dlq list: all, and each filter (destination, source, reason, since/until)', { timeout: 60_000 }, async () => {
+  const all = await cli('dlq', 'list');
+  assert.equal(all.code, 0, all.stderr);
+  for (const l of letters) assert.match(all.stdout, new RegExp(`messageId=${l.messageId}`));
+  assert.match(all.stderr, /^3 dead letters/);
+
+  const ids = async (...filter: string[]) => {
+    const r = await cli('dlq', 'list', '--json', ...filter);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout.trim().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { messageId: string }).messageId).sort();
+  };
+  const id = (i: number) => letters[i]!.messageId;
+  assert.deepEqual(await ids('--destination', 'dest-a'), [id(0), id(2)].sort());
+  assert.deepEqual(await ids('--source', 'src-b'), [id(2)]);
+  assert.deepEqual(await ids('--reason', 'permanent_failure'), [id(1)]);
+  assert.deepEqual(await ids('--since', new Date(T0 + 86_400_000).toISOString()), [id(2)]);
+  assert.deepEqual(await ids('--until', new Date(T0 + 14_400_000).toISOString()), [id(1)]);
+  assert.deepEqual(await ids('--destination', 'dest-a', '--source', 'src-a'), [id(0)]);
+
+  const json = await cli('dlq', 'list', '--json', '--reason', 'permanent_failure');
+  const row = JSON.parse(json.stdout) as Record<string, unknown>;
+  assert.equal(row.lastError, 'http_410');
+  assert.equal(row.body, JSON.stringify({ type: 'track', messageId: id(1) }));
+
+  const bad = await cli('dlq', 'list', '--reason', 'nope');
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--reason: must be one of/);
+  const badTime = await cli('dlq', 'list', '--since', 'yesterday-ish');
+  assert.equal(badTime.code, 1);
+  assert.match(badTime.stderr, /--since: not a time/);
+});
+
+test('dlq replay: --dry-run writes nothing; a filtered replay re-injects those with a fresh window, once', { timeout: 60_000 }, async () => {
+  const dry = await cli('dlq', 'replay', '--destination', 'dest-a', '--dry-run');
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, /dry run: 2 of 2 matching dead letters would be replayed/);
+  assert.equal((await readTopic(kafka, config.kafka.topics.redeliver, { count: 1, timeoutMs: 2_500 })).length, 0, 'a dry run writes nothing');
+
+  const before = Date.now();
+  const replay = await cli('dlq', 'replay', '--destination', 'dest-a');
+  assert.equal(replay.code, 0, replay.stderr);
+  assert.match(replay.stdout, /replayed 2 of 2 matching dead letters/);
+  const records = await readTopic(kafka, config.kafka.topics.redeliver, { count: 2, timeoutMs: 15_000, settleMs: 500 });
+  assert.equal(records.length, 2);
+  const states = records.map((r) => retryStateFromHeaders(r.headers));
+  assert.deepEqual(states.map((s) => s.messageId).sort(), [letters[0]!.messageId, letters[2]!.messageId].sort());
+  for (const s of states) {
+    assert.ok(s.firstAttemptAt >= before, 'fresh window from the replay');
+    assert.equal(s.deadReason, undefined);
+  }
+
+  const again = await cli('dlq', 'replay', '--destination', 'dest-a');
+  assert.match(again.stdout, /replayed 0 of 2 matching dead letters, 2 skipped \(already replayed\)/);
+});

@@ -1,0 +1,79 @@
+// What the code actually reads and exports, collected from the sources so deployment files
+// cannot drift from it.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createMetricsRegistry } from '@sluice/service-kit';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Environment variable names read in packages/config/src/env.ts (the one module that reads the environment). */
+export function envVarsReadByConfig(): Set<string> {
+  const source = readFileSync(join(ROOT, 'packages/config/src/env.ts'), 'utf8');
+  const names = new Set<string>();
+  for (const m of source.matchAll(/env\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!);
+  for (const m of source.matchAll(/port\(env, '([A-Z][A-Z0-9_]+)'/g)) names.add(m[1]!);
+  return names;
+}
+
+/** Port variables and their defaults, from env.ts + constants.ts. */
+export function portVars(): Map<string, number> {
+  const env = readFileSync(join(ROOT, 'packages/config/src/env.ts'), 'utf8');
+  const constants = readFileSync(join(ROOT, 'packages/config/src/constants.ts'), 'utf8');
+  const ports = new Map<string, number>();
+  for (const m of env.matchAll(/port\(env, '([A-Z_]+)', DEFAULT_PORTS\.(\w+)\)/g)) {
+    const value = new RegExp(`\\b${m[2]}: (\\d+)`).exec(constants);
+    if (value) ports.set(m[1]!, Number(value[1]));
+  }
+  return ports;
+}
+
+function tsFiles(dir: string): string[] {
+  let out: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) out = out.concat(tsFiles(path));
+    else if (path.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * Every series name the services can export: `name: 'sluice_…'` in services/*\/src and
+ * packages/*\/src (histograms add `_bucket`, `_sum`, `_count`), plus prom-client's default
+ * process metrics under the `sluice_` prefix.
+ */
+export async function exportedMetricNames(): Promise<Set<string>> {
+  const names = new Set<string>();
+  const files = ['services', 'packages'].flatMap((top) =>
+    readdirSync(join(ROOT, top)).flatMap((pkg) => {
+      const src = join(ROOT, top, pkg, 'src');
+      try {
+        return statSync(src).isDirectory() ? tsFiles(src) : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
+  for (const file of files) {
+    const source = readFileSync(file, 'utf8');
+    for (const m of source.matchAll(/new (Counter|Gauge|Histogram|Summary)(?:<[^>]*>)?\(\{\s*name: '(sluice_[a-z0-9_]+)'/g)) {
+      names.add(m[2]!);
+      if (m[1] === 'Histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${m[2]}${suffix}`);
+      if (m[1] === 'Summary') for (const suffix of ['_sum', '_count']) names.add(`${m[2]}${suffix}`);
+    }
+  }
+  const registry = createMetricsRegistry('probe');
+  for (const metric of await registry.getMetricsAsJSON()) {
+    names.add(metric.name);
+    if (String(metric.type) === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${metric.name}${suffix}`);
+  }
+  registry.clear();
+  return names;
+}
+
+/** Metric-like identifiers in a PromQL expression (label names, functions and keywords removed). */
+export function metricsInPromQL(expr: string): string[] {
+  const withoutLabels = expr.replace(/\{[^}]*\}/g, '').replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
+  return [...withoutLabels.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)].map((m) => m[1]!).filter((n) => n.startsWith('sluice_') || n === 'up');
+}

@@ -1,0 +1,138 @@
+// deploy/ against the code: Kubernetes manifests (probes, grace period, config, secrets,
+// autoscaling) and every metric name in the alert rules and the Grafana dashboard.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse, parseAllDocuments } from 'yaml';
+import { parseConfig } from '@sluice/config';
+import { envVarsReadByConfig, exportedMetricNames, metricsInPromQL, portVars, ROOT } from './code-facts.ts';
+
+type Doc = { kind: string; metadata: { name: string }; spec: any; data?: Record<string, string>; stringData?: Record<string, string> };
+const docs: Doc[] = readdirSync(join(ROOT, 'deploy/kubernetes'))
+  .filter((f) => f.endsWith('.yaml'))
+  .flatMap((f) => parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes', f), 'utf8')).map((d) => d.toJS() as Doc))
+  .filter(Boolean);
+const of = (kind: string) => docs.filter((d) => d.kind === kind);
+const SERVICES: Record<string, string> = { ingest: 'INGEST_PORT', deliverer: 'DELIVERER_PORT', retry: 'RETRY_PORT', 'audience-sync': 'AUDIENCE_SYNC_PORT' };
+const configMap = of('ConfigMap').find((d) => d.metadata.name === 'sluice-config')!;
+const configText = configMap.data!['sluice.yaml']!;
+
+/** `{ env: NAME }` secrets the config reads. */
+function secretEnvNames(node: unknown, out = new Set<string>()): Set<string> {
+  if (node && typeof node === 'object') {
+    const record = node as Record<string, unknown>;
+    if (Object.keys(record).length === 1 && typeof record.env === 'string') out.add(record.env);
+    for (const value of Object.values(record)) secretEnvNames(value, out);
+  }
+  return out;
+}
+
+test('the ConfigMap holds a valid config; the Secret provides every { env } it reads', () => {
+  const raw = parse(configText);
+  const secrets = secretEnvNames(raw);
+  assert.ok(secrets.size > 0);
+  const secret = of('Secret').find((d) => d.metadata.name === 'sluice-secrets')!;
+  for (const name of secrets) assert.ok(secret.stringData?.[name] !== undefined, `Secret has ${name}`);
+  parseConfig(raw, secret.stringData);
+});
+
+test('one Deployment and one Service per service: command, env, ports, probes, grace period, config mount', () => {
+  const known = envVarsReadByConfig();
+  const secrets = secretEnvNames(parse(configText));
+  const ports = portVars();
+  for (const [name, portVar] of Object.entries(SERVICES)) {
+    const deployment = of('Deployment').find((d) => d.metadata.name === `sluice-${name}`);
+    assert.ok(deployment, `Deployment sluice-${name}`);
+    const pod = deployment.spec.template.spec;
+    const [container] = pod.containers;
+    assert.deepEqual(container.command, ['node', '--import', 'tsx', `services/${name}/src/main.ts`]);
+    const env = new Map<string, any>(container.env.map((e: any) => [e.name, e]));
+    for (const envName of env.keys()) assert.ok(known.has(envName) || secrets.has(envName), `${name}: ${envName} is read by the code or the config`);
+    for (const envName of secrets) assert.equal(env.get(envName)?.valueFrom?.secretKeyRef?.name, 'sluice-secrets', `${name}: ${envName} from the Secret`);
+    const port = Number(env.get(portVar)?.value);
+    assert.equal(port, ports.get(portVar));
+    assert.deepEqual(container.ports, [{ name: 'http', containerPort: port }]);
+    assert.equal(container.livenessProbe.httpGet.path, '/healthz');
+    assert.equal(container.readinessProbe.httpGet.path, '/readyz');
+    for (const probe of [container.livenessProbe, container.readinessProbe]) assert.equal(probe.httpGet.port, 'http');
+    // Longer than the longest delivery (5 s deadline) plus runService's 25 s hard stop.
+    assert.ok(pod.terminationGracePeriodSeconds > 30, `${name} grace ${pod.terminationGracePeriodSeconds}`);
+    const mountPath = container.volumeMounts.find((m: any) => m.name === 'config').mountPath;
+    assert.equal(env.get('SLUICE_CONFIG').value, `${mountPath}/sluice.yaml`);
+    assert.equal(pod.volumes.find((v: any) => v.name === 'config').configMap.name, 'sluice-config');
+    const service = of('Service').find((d) => d.metadata.name === `sluice-${name}`);
+    assert.deepEqual(service?.spec.selector, deployment.spec.selector.matchLabels);
+    assert.equal(service?.spec.ports[0].port, port);
+  }
+});
+
+test('ingest and deliverer autoscale', () => {
+  const targets = of('HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort();
+  assert.deepEqual(targets, ['sluice-deliverer', 'sluice-ingest']);
+});
+
+test('the metric scan sees every metric the code declares', async () => {
+  const names = await exportedMetricNames();
+  const declared = new Set<string>();
+  for (const top of ['services', 'packages']) {
+    for (const pkg of readdirSync(join(ROOT, top))) {
+      const metrics = join(ROOT, top, pkg, 'src', 'metrics.ts');
+      let text = '';
+      try {
+        text = readFileSync(metrics, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const m of text.matchAll(/name: '(sluice_[a-z0-9_]+)'/g)) declared.add(m[1]!);
+    }
+  }
+  for (const name of declared) assert.ok(names.has(name), `${name} found by the scan`);
+  for (const name of ['sluice_consumer_lag', 'sluice_process_resident_memory_bytes']) assert.ok(names.has(name));
+});
+
+test('every metric in the alert rules is one the code exports; the required alerts exist', async () => {
+  const names = await exportedMetricNames();
+  const rules = parse(readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
+  const all = rules.groups.flatMap((g) => g.rules);
+  for (const rule of all) {
+    const used = metricsInPromQL(rule.expr);
+    assert.ok(used.length > 0, `${rule.alert} uses a metric`);
+    for (const metric of used) assert.ok(metric === 'up' || names.has(metric), `${rule.alert}: ${metric} is not exported by any service`);
+  }
+  const metricsOf = (alert: string) => metricsInPromQL(all.find((r) => r.alert === alert)?.expr ?? '');
+  assert.ok(metricsOf('SluiceConsumerLagHigh').includes('sluice_consumer_lag'));
+  assert.ok(metricsOf('SluiceDeadLetterRate').includes('sluice_deliverer_dead_lettered_total'));
+  assert.ok(metricsOf('SluiceDeliveryFailureRatio').includes('sluice_deliverer_attempts_total'));
+  assert.ok(metricsOf('SluiceRetryLate').includes('sluice_retry_lateness_seconds_bucket'));
+  assert.ok(metricsOf('SluiceIngest5xx').includes('sluice_ingest_requests_total'));
+});
+
+test('every metric in the Grafana dashboard is exported, and the dashboard covers the §11 metrics', async () => {
+  const names = await exportedMetricNames();
+  const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/dashboards/sluice.json'), 'utf8')) as { panels: { title: string; targets?: { expr: string }[] }[] };
+  const used = new Set<string>();
+  for (const panel of dashboard.panels) {
+    for (const target of panel.targets ?? []) {
+      for (const metric of metricsInPromQL(target.expr)) {
+        assert.ok(names.has(metric), `panel "${panel.title}": ${metric} is not exported by any service`);
+        used.add(metric.replace(/_(bucket|sum|count)$/, ''));
+      }
+    }
+  }
+  const section11 = [
+    'sluice_ingest_requests_total', // requests by route
+    'sluice_ingest_events_total', // events by source, type, outcome
+    'sluice_ingest_request_duration_seconds', // ingest latency
+    'sluice_deliverer_attempt_duration_seconds', // delivery attempt latency
+    'sluice_deliverer_end_to_end_seconds', // receivedAt → delivered
+    'sluice_retry_scheduled_total', // retries per tier
+    'sluice_retry_lateness_seconds', // retry lateness
+    'sluice_deliverer_dead_lettered_total', // dead letters by reason
+    'sluice_retry_dead_letters_total',
+    'sluice_ingest_rejected_total', // rejected calls by reason
+    'sluice_consumer_lag', // lag per partition
+    'sluice_audience_identifies_emitted_total', // audience identifies
+  ];
+  for (const metric of section11) assert.ok(used.has(metric), `the dashboard shows ${metric}`);
+});

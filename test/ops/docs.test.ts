@@ -1,0 +1,57 @@
+// docs/configuration.md cannot drift from the schema or the environment the code reads.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ConfigSchema } from '@sluice/config';
+import { envVarsReadByConfig, ROOT } from './code-facts.ts';
+
+interface SchemaNode {
+  type?: string;
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  default?: unknown;
+}
+
+/** Every key path of the schema: `destinations[].settings.webhooks[].url`, with its default. */
+function keyPaths(node: SchemaNode, path = '', out: [string, unknown][] = []): [string, unknown][] {
+  if (node.type === 'object' && node.properties) {
+    for (const [key, child] of Object.entries(node.properties)) {
+      const childPath = path ? `${path}.${key}` : key;
+      out.push([childPath, child.default]);
+      keyPaths(child, childPath, out);
+    }
+  } else if (node.type === 'array' && node.items) {
+    keyPaths(node.items, `${path}[]`, out);
+  }
+  return out;
+}
+
+const doc = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
+const rows = new Map(
+  doc
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .map((l) => {
+      const cells = l.split(' | ');
+      return [cells[0]!.slice(3, -1), cells[2] ?? ''] as const;
+    }),
+);
+
+test('docs/configuration.md has a row for every config key, with its default', () => {
+  const paths = keyPaths(ConfigSchema as SchemaNode);
+  assert.ok(paths.length > 40);
+  for (const [path, defaultValue] of paths) {
+    assert.ok(rows.has(path), `docs/configuration.md lacks ${path}`);
+    if (defaultValue !== undefined && !(typeof defaultValue === 'object' && !Array.isArray(defaultValue))) {
+      assert.ok(rows.get(path)!.includes(`\`${JSON.stringify(defaultValue)}\``), `${path}: default ${JSON.stringify(defaultValue)} in docs: ${rows.get(path)}`);
+    }
+  }
+  const known = new Set(paths.map(([p]) => p));
+  const stale = [...rows.keys()].filter((k) => !known.has(k) && !/^[A-Z_]+$/.test(k));
+  assert.deepEqual(stale, [], 'documented keys the schema does not have');
+});
+
+test('docs/configuration.md documents every environment variable the code reads', () => {
+  for (const name of envVarsReadByConfig()) assert.ok(rows.has(name), `docs lack ${name}`);
+});

@@ -1,0 +1,116 @@
+// `npm start` end to end: the runner (as `npm start` runs it) against the test broker, the printed
+// curl line, the demo receiver's verified-webhook line within 2 s, and Ctrl-C leaving nothing behind.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { promisify } from 'node:util';
+import { testBrokers, uniqueName, waitUntil } from '@sluice/testkit';
+import { freePorts } from './free-ports.ts';
+import { descendants, isAlive } from './process-tree.ts';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'sluice-runner-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A demo-shaped config on fresh topics, its receiver on a free port. */
+function writeConfig(receiverPort: number): { path: string; writeKey: string } {
+  const prefix = uniqueName('runner');
+  const writeKey = `wk-${prefix}`;
+  const topics = Object.fromEntries(
+    ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((k) => [k, `${prefix}.${k}`]),
+  );
+  const config = {
+    sources: [{ id: 'demo', name: 'Demo source', writeKeys: [writeKey] }],
+    destinations: [
+      {
+        id: 'demo-webhooks',
+        type: 'webhooks',
+        sourceIds: ['demo'],
+        settings: { webhooks: [{ url: `http://127.0.0.1:${receiverPort}/webhook` }], sharedSecret: 'runner-test-secret' },
+      },
+    ],
+    kafka: { clientId: prefix, partitions: 2, replicationFactor: 1, topics: { ...topics, delayPrefix: `${prefix}.delay.` } },
+    delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
+  };
+  const path = join(dir, `${prefix}.json`);
+  writeFileSync(path, JSON.stringify(config, null, 2));
+  return { path, writeKey };
+}
+
+test('npm start: printed curl → verified webhook at the demo receiver within 2 s; Ctrl-C leaves no process', { timeout: 150_000 }, async () => {
+  const [ingest, deliverer, retry, audienceSync, receiverPort] = await freePorts(5);
+  const { path, writeKey } = writeConfig(receiverPort!);
+  const runner = spawn(process.execPath, ['--import', 'tsx', 'packages/runner/src/main.ts'], {
+    env: {
+      ...process.env,
+      KAFKA_BROKERS: testBrokers().join(','),
+      SLUICE_CONFIG: path,
+      INGEST_PORT: String(ingest),
+      DELIVERER_PORT: String(deliverer),
+      RETRY_PORT: String(retry),
+      AUDIENCE_SYNC_PORT: String(audienceSync),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let buffered = '';
+  runner.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    const parts = buffered.split('\n');
+    buffered = parts.pop()!;
+    lines.push(...parts);
+    if (process.env.RUNNER_TEST_DEBUG) for (const p of parts) console.error(Date.now(), p.slice(0, 160));
+  });
+  let stderr = '';
+  runner.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    runner.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const output = () => `${lines.join('\n')}\n${stderr}`;
+
+  try {
+    await waitUntil(() => lines.some((l) => l.includes('Sluice is running')), 110_000, `the banner; output so far:\n${output()}`);
+    assert.ok(lines.some((l) => l.includes(`Write key (source "demo"): ${writeKey}`)), 'the banner names the write key');
+    assert.ok(lines.some((l) => l.includes(`new Analytics("${writeKey}", { endpoint: "http://localhost:${ingest}" })`)), 'TS snippet');
+    assert.ok(lines.some((l) => l.includes(`http://localhost:${deliverer}/metrics`)), 'metrics URLs');
+    const curl = lines.find((l) => l.trim().startsWith('curl '))?.trim();
+    assert.ok(curl, 'the banner prints a curl line');
+    assert.ok(curl.includes(`http://localhost:${ingest}/v1/track`) && curl.includes(`${writeKey}:`));
+
+    const pidsBefore = descendants(runner.pid!);
+    assert.ok(pidsBefore.length >= 4, `the four services run as children (found ${pidsBefore.length})`);
+
+    const sentAt = Date.now();
+    const { stdout: response } = await run('bash', ['-c', curl]);
+    assert.match(response, /"success":\s*true/, `ingest accepted the curl call: ${response}`);
+    const webhook = await waitUntil(
+      () => lines.find((l) => /^webhook track messageId=\S+ signature ok /.test(l) && l.includes('"Demo Event"')),
+      2_000,
+      `a verified webhook line; output:\n${output()}`,
+    );
+    assert.ok(Date.now() - sentAt <= 2_500, `webhook after ${Date.now() - sentAt} ms`);
+    assert.ok(!lines.some((l) => /signature BAD/.test(l)), webhook);
+
+    runner.kill('SIGINT');
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([exited, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 45_000)))]);
+    clearTimeout(timer);
+    assert.deepEqual(exit, { code: 0, signal: null }, `runner exit after SIGINT; output:\n${output()}`);
+    const survivors = pidsBefore.filter(isAlive);
+    assert.deepEqual(survivors, [], 'no child process survives Ctrl-C');
+  } finally {
+    if (runner.exitCode === null) {
+      for (const pid of descendants(runner.pid!)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      runner.kill('SIGKILL');
+    }
+  }
+});
