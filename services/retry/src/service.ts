@@ -1,35 +1,120 @@
-import { createKafka, ensureTopics, shutdownInOrder, topicSpecs } from '@sluice/kafka';
+import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, SafeProducer, shutdownInOrder, topicSpecs, type Drainable } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
+import { BatchingSink } from './adapters/batching-sink.ts';
+import { createIntakeHandler } from './adapters/intake.ts';
+import { Router } from './adapters/router.ts';
+import { TierConsumer } from './adapters/tier-consumer.ts';
+import { createFinalTierHandler, createTierStep } from './adapters/tier-handlers.ts';
+import { intakeGroupId, retrySettings, tierGroupId } from './config.ts';
+import { FINAL_TIER_MAX_HELD_PER_PARTITION, HOP_ALLOWANCE_MS, INTAKE_IN_FLIGHT_PER_PARTITION } from './constants.ts';
+import { finalHoldMs } from './domain/tiers.ts';
+import { RetryMetrics } from './metrics.ts';
 
 export interface RetryOptions {
   /** Port of /metrics, /healthz and /readyz (0 picks a free one). */
   port: number;
+  /** Injected for tests; default `Date.now`. */
+  now?: () => number;
+  /** Injected for tests; default `Math.random`. */
+  random?: () => number;
 }
 
 export interface RetryService extends RunningService {
   port: number;
 }
 
-/** Shell of the retry service: topics, ops routes and graceful shutdown. */
+/**
+ * The retry service (SPEC §7): `sluice.retry` → delay tiers → `sluice.redeliver`, or
+ * `sluice.dead-letter` once the window is spent. The tier set is fixed at start (each tier has
+ * its own consumer); window, schedule and jitter are read per record, so reloads apply.
+ */
 export function createRetry(ctx: ServiceContext, options: RetryOptions) {
   return {
     async start(): Promise<RetryService> {
-      const kafka = createKafka({ brokers: ctx.brokers, clientId: `${ctx.config.current.kafka.clientId}-retry`, logger: ctx.logger });
+      const now = options.now ?? Date.now;
+      const random = options.random ?? Math.random;
+      const initial = ctx.config.current;
+      const { tiersMs, tierTopic } = retrySettings(initial);
+      const logger = ctx.logger;
+      const kafka = createKafka({ brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-retry`, logger });
       const admin = kafka.admin();
-      let kafkaReady = false;
-      admin.on(admin.events.CONNECT, () => (kafkaReady = true));
-      admin.on(admin.events.DISCONNECT, () => (kafkaReady = false));
+      let adminConnected = false;
+      admin.on(admin.events.CONNECT, () => (adminConnected = true));
+      admin.on(admin.events.DISCONNECT, () => (adminConnected = false));
       await admin.connect();
-      await ensureTopics(admin, topicSpecs(ctx.config.current));
+      await ensureTopics(admin, topicSpecs(initial));
+
+      const metrics = new RetryMetrics(ctx.registry);
+      const consumerMetrics = new ConsumerMetrics(ctx.registry);
+      const producer = new SafeProducer(kafka);
+      await producer.connect();
+      const sink = new BatchingSink(producer);
+      const router = new Router({
+        sink, metrics, logger, tiersMs, tierTopic, now,
+        topics: () => ctx.config.current.kafka.topics,
+      });
+
+      const intake = new ConcurrentConsumer({
+        kafka, logger, metrics: consumerMetrics,
+        groupId: intakeGroupId(initial),
+        topics: [initial.kafka.topics.retry],
+        maxInFlightPerPartition: INTAKE_IN_FLIGHT_PER_PARTITION,
+        handle: createIntakeHandler({ router, now, random, backoff: () => retrySettings(ctx.config.current) }),
+      });
+
+      const [finalTierMs, ...longerTiers] = tiersMs as [number, ...number[]];
+      let stop!: () => void;
+      const stopping = new Promise<void>((resolve) => (stop = resolve));
+      const finalTier = new ConcurrentConsumer({
+        kafka, logger, metrics: consumerMetrics,
+        groupId: tierGroupId(initial, finalTierMs),
+        topics: [tierTopic(finalTierMs)],
+        maxInFlightPerPartition: FINAL_TIER_MAX_HELD_PER_PARTITION,
+        handle: createFinalTierHandler({ router, metrics, now, tierMs: finalTierMs, holdMs: finalHoldMs(tiersMs, HOP_ALLOWANCE_MS), stopping }),
+      });
+      const finalTierDrainable: Drainable = {
+        stopIntake: () => {
+          stop();
+          finalTier.stopIntake();
+        },
+        drain: (ms) => finalTier.drain(ms),
+        close: () => finalTier.close(),
+      };
+      const tiers = longerTiers.map(
+        (tierMs) =>
+          new TierConsumer({
+            kafka, logger, metrics: consumerMetrics, now,
+            groupId: tierGroupId(initial, tierMs),
+            topic: tierTopic(tierMs),
+            step: createTierStep({ router, now, tierMs }),
+          }),
+      );
+
+      await Promise.all([intake.start(), finalTier.start(), ...tiers.map((t) => t.start())]);
+      const consumers = [intake, finalTier, ...tiers];
       const http = await startHttpServer({
         port: options.port,
-        ops: { registry: ctx.registry, readiness: { kafka: () => kafkaReady, config: () => true } },
+        ops: {
+          registry: ctx.registry,
+          readiness: {
+            kafka: () => adminConnected && producer.connected && consumers.every((c) => c.connected),
+            config: () => true,
+          },
+        },
       });
       ctx.config.watch();
+      logger.info({ tiersMs, groups: consumers.length }, 'retry service consuming');
       return {
         port: http.port,
+        fatal: Promise.race(consumers.map((c) => c.fatal)),
         close: () =>
-          shutdownInOrder({ logger: ctx.logger, stopIntake: () => http.close(), others: [() => admin.disconnect(), () => ctx.config.close()] }),
+          shutdownInOrder({
+            logger,
+            stopIntake: () => http.close(),
+            consumers: [intake, finalTierDrainable, ...tiers],
+            producers: [producer],
+            others: [() => admin.disconnect(), () => ctx.config.close()],
+          }),
       };
     },
   };

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { retryStateFromHeaders, retryStateToHeaders, type RetryState } from '@sluice/envelope';
+import { createKafka, ensureTopics, SafeProducer, topicSpecs, type Kafka } from '@sluice/kafka';
+import { createLogger } from '@sluice/logging';
+import { readTopic, testBrokers, testConfig, uniqueName } from '@sluice/testkit';
+import { InvalidFilterError, listDeadLetters, matchesFilter, REPLAY_HEADERS, replayDeadLetters, replayState } from '@sluice/dead-letters';
+
+const logger = createLogger({ name: 'dead-letters-test', level: 'warn' });
+const T0 = 1_700_000_000_000;
+
+function dead(overrides: Partial<RetryState>): RetryState {
+  return {
+    messageId: uniqueName('m'), sourceId: 'src-a', destinationId: 'dest-a', eventType: 'track',
+    endpoints: ['https://a.example/hook'], firstAttemptAt: T0, attempts: 5,
+    history: [{ attempt: 5, endpoint: 'https://a.example/hook', at: T0 + 14_000_000, outcome: 'retryable', status: 500, latencyMs: 4 }],
+    deadReason: 'window_exhausted', deadAt: T0 + 14_400_000, windowMs: 7_200_000, lastError: 'http_500',
+    ...overrides,
+  };
+}
+
+describe('dead-letter filter (pure)', () => {
+  const letter = { state: dead({}) };
+  const rows: [string, Parameters<typeof matchesFilter>[1], boolean][] = [
+    ['empty filter', {}, true],
+    ['destination', { destinationId: 'dest-a' }, true],
+    ['other destination', { destinationId: 'dest-b' }, false],
+    ['source', { sourceId: 'src-a' }, true],
+    ['reason', { reason: 'window_exhausted' }, true],
+    ['other reason', { reason: 'permanent_failure' }, false],
+    ['since = deadAt (inclusive)', { since: T0 + 14_400_000 }, true],
+    ['since after', { since: T0 + 14_400_001 }, false],
+    ['until = deadAt (exclusive)', { until: T0 + 14_400_000 }, false],
+    ['until after', { until: T0 + 14_400_001 }, true],
+    ['never replayed, asked for replayed', { replayed: 'yes' }, false],
+    ['never replayed, asked for not replayed', { replayed: 'no' }, true],
+  ];
+  for (const [name, filter, expected] of rows) it(name, () => assert.equal(matchesFilter(letter, filter), expected));
+
+  it('replay state: fresh window from now, due now, schedule restarts, history kept', () => {
+    const state = dead({});
+    const fresh = replayState(state, T0 + 20_000_000);
+    assert.equal(fresh.firstAttemptAt, T0 + 20_000_000);
+    assert.equal(fresh.dueAt, T0 + 20_000_000);
+    assert.equal(fresh.attempts, 0);
+    assert.equal(fresh.deadReason, undefined);
+    assert.equal(fresh.deadAt, undefined);
+    assert.equal(fresh.windowMs, undefined, 'the old window override is dropped; the configured window applies');
+    assert.deepEqual(fresh.history, state.history);
+    assert.equal(replayState(state, 1, 60_000).windowMs, 60_000);
+  });
+});
+
+describe('listing and replaying dead letters against the real broker', () => {
+  const config = testConfig();
+  const { topics } = config.kafka;
+  let kafka: Kafka;
+  let producer: SafeProducer;
+  const letters = [
+    dead({ destinationId: 'dest-a', sourceId: 'src-a', deadAt: T0 + 1_000 }),
+    dead({ destinationId: 'dest-a', sourceId: 'src-b', deadAt: T0 + 2_000, deadReason: 'permanent_failure' }),
+    dead({ destinationId: 'dest-b', sourceId: 'src-a', deadAt: T0 + 3_000 }),
+  ];
+
+  before(async () => {
+    kafka = createKafka({ brokers: testBrokers(), clientId: uniqueName('dl'), logger });
+    const admin = kafka.admin();
+    await admin.connect();
+    await ensureTopics(admin, topicSpecs(config));
+    await admin.disconnect();
+    producer = new SafeProducer(kafka);
+    await producer.connect();
+    await producer.send(topics.deadLetter, [
+      ...letters.map((s, i) => ({ key: `${s.sourceId}:u${i}`, value: Buffer.from(`{"n":${i}}`), headers: retryStateToHeaders(s) })),
+      { key: 'x', value: 'not a dead letter', headers: { junk: '1' } },
+    ]);
+  });
+  after(() => producer?.disconnect());
+
+  it('an empty topic lists nothing, at once', async () => {
+    const empty = testConfig();
+    const admin = kafka.admin();
+    await admin.connect();
+    await ensureTopics(admin, topicSpecs(empty));
+    await admin.disconnect();
+    const started = Date.now();
+    assert.deepEqual((await listDeadLetters(kafka, empty)).letters, []);
+    assert.ok(Date.now() - started < 5_000);
+  });
+
+  it('lists with filters, counts unreadable records, and stops at the end of the topic', async () => {
+    const all = await listDeadLetters(kafka, config);
+    assert.equal(all.letters.length, 3);
+    assert.equal(all.unreadable, 1);
+    assert.deepEqual(all.letters.map((l) => l.value?.toString()).sort(), ['{"n":0}', '{"n":1}', '{"n":2}']);
+    assert.deepEqual(all.letters.find((l) => l.state.messageId === letters[0]!.messageId)!.state.history, letters[0]!.history);
+    assert.equal((await listDeadLetters(kafka, config, { destinationId: 'dest-a' })).letters.length, 2);
+    assert.equal((await listDeadLetters(kafka, config, { sourceId: 'src-a' })).letters.length, 2);
+    assert.equal((await listDeadLetters(kafka, config, { reason: 'permanent_failure' })).letters.length, 1);
+    assert.equal((await listDeadLetters(kafka, config, { since: T0 + 2_000, until: T0 + 3_000 })).letters.length, 1);
+    await assert.rejects(listDeadLetters(kafka, config, { since: 2, until: 1 }), InvalidFilterError);
+  });
+
+  it('a dry run writes nothing; a replay re-injects with a fresh window; a second replay re-injects nothing', async () => {
+    const dry = await replayDeadLetters(kafka, config, { destinationId: 'dest-a' }, { dryRun: true });
+    assert.deepEqual([dry.matched, dry.replayed, dry.dryRun], [2, 0, true]);
+    assert.equal((await readTopic(kafka, topics.redeliver, { count: 1, timeoutMs: 1_500 })).length, 0);
+
+    const before = Date.now();
+    const first = await replayDeadLetters(kafka, config, { destinationId: 'dest-a' });
+    assert.deepEqual([first.matched, first.replayed, first.skippedAlreadyReplayed], [2, 2, 0]);
+    const out = await readTopic(kafka, topics.redeliver, { count: 2, timeoutMs: 10_000, settleMs: 300 });
+    assert.equal(out.length, 2);
+    for (const r of out) {
+      const state = retryStateFromHeaders(r.headers);
+      assert.ok(state.firstAttemptAt >= before && state.dueAt === state.firstAttemptAt);
+      assert.equal(state.attempts, 0);
+      assert.equal(state.deadReason, undefined);
+      assert.equal(state.history.length, 1);
+      assert.ok(r.headers[REPLAY_HEADERS.replayedAt]);
+    }
+    assert.deepEqual(out.map((r) => r.value?.toString()).sort(), ['{"n":0}', '{"n":1}']);
+
+    const second = await replayDeadLetters(kafka, config, { destinationId: 'dest-a' });
+    assert.deepEqual([second.matched, second.replayed, second.skippedAlreadyReplayed], [2, 0, 2]);
+    const listed = await listDeadLetters(kafka, config, { replayed: 'yes' });
+    assert.equal(listed.letters.length, 2);
+    assert.equal((await listDeadLetters(kafka, config)).letters.length, 3, 'markers are not listed as dead letters');
+
+    const again = await replayDeadLetters(kafka, config, { destinationId: 'dest-a' }, { again: true });
+    assert.equal(again.replayed, 2);
+    assert.equal((await readTopic(kafka, topics.redeliver, { count: 4, timeoutMs: 10_000 })).length, 4);
+  });
+});

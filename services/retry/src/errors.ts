@@ -1,0 +1,33 @@
+/** Typed errors of the retry service, each with a stable `code` (STYLE §6). */
+export class RetryServiceError extends Error {
+  readonly code: string;
+  readonly retryable: boolean;
+
+  constructor(code: string, message: string, retryable: boolean, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = retryable;
+  }
+}
+
+/** A record on `sluice.retry` or a delay tier whose retry-state headers cannot be read. */
+export class UnreadableRetryRecordError extends RetryServiceError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('invalid_retry_headers', message, false, options);
+  }
+}
+
+/** A tier record without the due time the retry service itself writes. */
+export class MissingDueTimeError extends RetryServiceError {
+  constructor(topic: string) {
+    super('missing_due_at', `record on ${topic} has no due time`, false);
+  }
+}
+
+/** The retry settings of the config cannot work (e.g. no delay tier). */
+export class InvalidRetrySettingsError extends RetryServiceError {
+  constructor(message: string) {
+    super('invalid_retry_settings', message, false);
+  }
+}
