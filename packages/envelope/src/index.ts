@@ -11,3 +11,5 @@ export {
 export type { AttemptRecord, DeadReason, RecordHeaders, RetryState } from './retry-state.ts';
 export { REJECT_HEADERS, rejectedRecord } from './side-records.ts';
 export type { AttemptEvent, RejectedRecordInput } from './side-records.ts';
+export { snapshotJsonSchema } from './snapshot-schema.ts';
+export type { AudienceSnapshot, ComputedTraitSnapshot, Snapshot } from './snapshot-schema.ts';
