@@ -9,9 +9,16 @@
  *   1. raw: an undici Pool, BENCH_RAW_REQUESTS POSTs.
  *   2. deliverer: BENCH_EVENTS events pre-filled on `sluice.events`, delivered by the real service
  *      (consume, decode, route, render, sign, POST, record attempts on Kafka, commit).
- * Prints webhooks/s of both, the ratio, and p99 latency of one attempt.
+ * Prints webhooks/s of both (each counted at the receiver, first to last request), the ratio,
+ * p99 latency of one attempt, and the CPU time this process spent per webhook in each phase
+ * (steadier than the rates when other work shares the machine).
+ * Knobs: BENCH_EVENTS, BENCH_RAW_REQUESTS, BENCH_CONNECTIONS, BENCH_IN_FLIGHT,
+ * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 500),
+ * BENCH_CPU_PROFILE=<file> (a CPU profile of the deliverer phase only).
  */
 import { fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { createJsonCodec } from '@sluice/codec';
@@ -27,6 +34,9 @@ const RAW_REQUESTS = Number(process.env.BENCH_RAW_REQUESTS ?? 40_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256);
 const PARTITIONS = 6;
+const PER_PARTITION = process.env.BENCH_PER_PARTITION ? Number(process.env.BENCH_PER_PARTITION) : undefined;
+/** Writes a CPU profile of the deliverer phase only (open it in Chrome DevTools). */
+const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
 
 type Stats = { count: number; firstAt: number; lastAt: number };
 
@@ -34,6 +44,8 @@ function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
+
+type BenchReceiver = Awaited<ReturnType<typeof startBenchReceiver>>;
 
 async function startBenchReceiver() {
   const child = fork(fileURLToPath(new URL('./lib/deliverer-receiver.ts', import.meta.url)), { execArgv: ['--import', 'tsx'] });
@@ -68,7 +80,7 @@ const event = (i: number): EventEnvelope => ({
   receivedAt: new Date().toISOString(),
 });
 
-async function rawCeiling(origin: string): Promise<{ perSecond: number; p99: number }> {
+async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ perSecond: number; p99: number; cpuMicros: number }> {
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
   const rendered = renderBody(event(0));
   if (!rendered.ok) throw new Error('render failed');
@@ -85,21 +97,28 @@ async function rawCeiling(origin: string): Promise<{ perSecond: number; p99: num
       latencies.push(performance.now() - t0);
     }
   };
-  const started = performance.now();
+  await receiver.reset();
+  const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  const seconds = (performance.now() - started) / 1_000;
+  const used = process.cpuUsage(cpu);
   await pool.close();
-  return { perSecond: RAW_REQUESTS / seconds, p99: percentile(latencies, 99) };
+  // Measured like the deliverer: first to last request seen by the receiver.
+  const stats = await receiver.stats();
+  return {
+    perSecond: stats.count / ((stats.lastAt - stats.firstAt) / 1_000),
+    p99: percentile(latencies, 99),
+    cpuMicros: (used.user + used.system) / RAW_REQUESTS,
+  };
 }
 
 /** The real client, with each attempt's latency noted for the p99. */
 function recordingClient(inner: UndiciWebhookClient, latencies: number[]): WebhookClient {
   return {
-    send: async (request: WebhookRequest): Promise<AttemptResult> => {
-      const result = await inner.send(request);
-      latencies.push(result.latencyMs);
-      return result;
-    },
+    send: (request: WebhookRequest): Promise<AttemptResult> =>
+      inner.send(request).then((result) => {
+        latencies.push(result.latencyMs);
+        return result;
+      }),
     close: () => inner.close(),
   };
 }
@@ -109,9 +128,8 @@ async function main(): Promise<void> {
   const receiver = await startBenchReceiver();
   try {
     // Phase 1: the raw undici ceiling (after a short warm-up).
-    await rawCeiling(receiver.origin);
-    await receiver.reset();
-    const raw = await rawCeiling(receiver.origin);
+    await rawCeiling(receiver.origin, receiver);
+    const raw = await rawCeiling(receiver.origin, receiver);
     await receiver.reset();
 
     // Phase 2: the deliverer from a pre-filled topic.
@@ -119,13 +137,20 @@ async function main(): Promise<void> {
       sources: [{ id: 's-bench', writeKeys: ['k'] }],
       destinations: [{ id: 'd-bench', type: 'webhooks', sourceIds: ['s-bench'], settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' } }],
       kafka: { partitions: PARTITIONS },
-      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, connectionsPerEndpoint: CONNECTIONS, maxInFlightPerDestination: IN_FLIGHT },
+      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, connectionsPerEndpoint: CONNECTIONS, maxInFlightPerDestination: IN_FLIGHT, ...(PER_PARTITION !== undefined && { maxInFlightPerPartition: PER_PARTITION }) },
     });
     const ctx = testServiceContext('deliverer-bench', config);
     const kafka = createKafka({ brokers: broker.list, clientId: 'deliverer-bench', logger: ctx.logger });
     const admin = kafka.admin();
     await admin.connect();
     await ensureTopics(admin, topicSpecs(config));
+    // A busy shared broker can answer "unknown topic" to the first produce: wait for leaders.
+    for (let tries = 0; tries < 50; tries += 1) {
+      const meta = await admin.fetchTopicMetadata({ topics: [config.kafka.topics.events] }).catch(() => undefined);
+      const partitions = meta?.topics[0]?.partitions ?? [];
+      if (partitions.length === PARTITIONS && partitions.every((p) => p.leader >= 0)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
     await admin.disconnect();
     const producer = kafka.producer();
     await producer.connect();
@@ -144,14 +169,31 @@ async function main(): Promise<void> {
       new UndiciWebhookClient({ settings: () => ({ connections: CONNECTIONS }), policy: () => new AddressPolicy(true, ['127.0.0.0/8']) }),
       latencies,
     );
+    const profiler = CPU_PROFILE ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     const service = await createDeliverer(ctx, { port: 0, webhookClient: client }).start();
     const deadline = Date.now() + 90_000;
     let stats = await receiver.stats();
+    // CPU of this process from the first delivery seen to the last (sampled every 50 ms).
+    let cpuAtFirst: NodeJS.CpuUsage | undefined;
+    let countAtFirst = 0;
     while (stats.count < EVENTS && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 50));
       stats = await receiver.stats();
+      if (!cpuAtFirst && stats.count > 0) [cpuAtFirst, countAtFirst] = [process.cpuUsage(), stats.count];
     }
+    const cpuUsed = process.cpuUsage(cpuAtFirst);
+    const cpuMicros = (cpuUsed.user + cpuUsed.system) / (stats.count - countAtFirst);
     await service.close();
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(CPU_PROFILE!, JSON.stringify(profile));
+      profiler.disconnect();
+    }
     if (stats.count < EVENTS) throw new Error(`deliverer delivered only ${stats.count} of ${EVENTS} in time`);
     const delivered = stats.count / ((stats.lastAt - stats.firstAt) / 1_000);
     const ratio = delivered / raw.perSecond;
@@ -162,6 +204,7 @@ async function main(): Promise<void> {
     line('ratio (goal ≥ 60 %)', `${(ratio * 100).toFixed(1)} %`);
     line('p99 attempt latency (deliverer)', `${percentile(latencies, 99).toFixed(1)} ms`);
     line('p99 request latency (raw)', `${raw.p99.toFixed(1)} ms`);
+    line('CPU µs per webhook (raw / deliverer)', `${raw.cpuMicros.toFixed(0)} / ${cpuMicros.toFixed(0)}`);
   } finally {
     receiver.stop();
     await broker.stop();

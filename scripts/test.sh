@@ -21,6 +21,9 @@ fi
 # and run with `npm run test:long`.
 mapfile -t files < <(find packages services test -name '*.test.ts' -not -path '*/node_modules/*' -not -path 'test/drills-long/*' | sort)
 
+# Quiet service logs in tests unless asked for (LOG_LEVEL=info npm test).
+export LOG_LEVEL="${LOG_LEVEL:-error}"
+
 echo "== node --test (${#files[@]} files)"
 exec node --import tsx packages/local-kafka/src/cli.ts run -- \
   node --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-reporter=spec "${files[@]}"

@@ -36,7 +36,9 @@ export class ConcurrentConsumer {
   #reportFatal!: (err: Error) => void;
   #trackers = new Map<string, OffsetTracker>();
   #waiting = new Map<string, Slot[]>();
-  #running = new Set<Promise<void>>();
+  /** Handlers running now, and who waits for that to reach zero (drain). */
+  #running = 0;
+  #idle: (() => void)[] = [];
   #commitTimer: NodeJS.Timeout | undefined;
   #intakeStopped = false;
   #connected = false;
@@ -69,7 +71,7 @@ export class ConcurrentConsumer {
 
   /** Records being handled right now, across partitions. */
   get inFlight(): number {
-    return this.#running.size;
+    return this.#running;
   }
 
   async start(): Promise<void> {
@@ -89,27 +91,45 @@ export class ConcurrentConsumer {
     const key = `${topic}\u0000${partition}`;
     let tracker = this.#trackers.get(key);
     if (!tracker) this.#trackers.set(key, (tracker = new OffsetTracker()));
-    for (const message of batch.messages) {
-      if (!isRunning() || isStale() || this.#intakeStopped) return;
-      await this.#acquire(key, tracker, heartbeat);
-      if (this.#intakeStopped) return;
-      const offset = Number(message.offset);
-      tracker.begin(offset);
-      // Moves kafkajs's fetch position only; what is committed comes from the tracker.
-      resolveOffset(message.offset);
-      this.options.metrics?.record(this.options.groupId, topic, partition, batch.highWatermark, message.offset);
-      const work = this.options
-        .handle(toConsumedRecord(topic, partition, message))
-        .then(() => {
-          tracker.finish(offset);
-          this.#release(key);
-        })
-        .catch((err: Error) => {
-          this.options.logger.error({ err, topic, partition, offset }, 'record handler failed; stopping');
-          this.#reportFatal(err);
-        });
-      this.#running.add(work);
-      void work.finally(() => this.#running.delete(work));
+    const { metrics, groupId } = this.options;
+    let last: string | undefined;
+    try {
+      for (const message of batch.messages) {
+        if (!isRunning() || isStale() || this.#intakeStopped) return;
+        if (tracker.inFlight >= this.options.maxInFlightPerPartition) {
+          // About to wait for a slot: show the lag of what has been handed out so far.
+          if (last !== undefined) metrics?.record(groupId, topic, partition, batch.highWatermark, last);
+          await this.#acquire(key, tracker, heartbeat);
+          if (this.#intakeStopped) return;
+        }
+        const offset = Number(message.offset);
+        tracker.begin(offset);
+        last = message.offset;
+        void this.#run(toConsumedRecord(topic, partition, message), key, tracker, offset);
+      }
+    } finally {
+      if (last !== undefined) {
+        // Moves kafkajs's fetch position (read when this callback returns) past what was handed
+        // out; what is committed comes from the tracker. A stale batch is re-fetched anyway.
+        if (!isStale()) resolveOffset(last);
+        metrics?.record(groupId, topic, partition, batch.highWatermark, last);
+      }
+    }
+  }
+
+  /** One record's handler; a throw is fatal and leaves the record unfinished (never committed). */
+  async #run(record: ConsumedRecord, key: string, tracker: OffsetTracker, offset: number): Promise<void> {
+    this.#running += 1;
+    try {
+      await this.options.handle(record);
+      tracker.finish(offset);
+      this.#release(key);
+    } catch (err) {
+      this.options.logger.error({ err, topic: record.topic, partition: record.partition, offset }, 'record handler failed; stopping');
+      this.#reportFatal(err as Error);
+    } finally {
+      this.#running -= 1;
+      if (this.#running === 0) this.#idle.splice(0).forEach((wake) => wake());
     }
   }
 
@@ -152,10 +172,10 @@ export class ConcurrentConsumer {
   /** Waits for in-flight handlers, up to `timeoutMs`; what is unfinished is handed back uncommitted. */
   async drain(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while (this.#running.size > 0 && Date.now() < deadline) {
-      await Promise.race([Promise.allSettled([...this.#running]), new Promise((r) => setTimeout(r, 100))]);
+    while (this.#running > 0 && Date.now() < deadline) {
+      await Promise.race([new Promise<void>((resolve) => this.#idle.push(resolve)), new Promise((r) => setTimeout(r, 100))]);
     }
-    return this.#running.size === 0;
+    return this.#running === 0;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,6 @@
-import type { Kafka, Message, Producer, RecordMetadata, TopicMessages } from 'kafkajs';
+import kafkajs, { type Kafka, type Message, type Producer, type RecordMetadata, type TopicMessages } from 'kafkajs';
+
+const { Partitioners } = kafkajs;
 
 /**
  * The only producer preset in Sluice: idempotent, one request in flight, and every send
@@ -10,7 +12,13 @@ export class SafeProducer {
   #connected = false;
 
   constructor(kafka: Kafka) {
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    this.producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      // The murmur2 partitioner of the Java client, so keys land where other Kafka clients put them.
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     this.producer.on(this.producer.events.CONNECT, () => (this.#connected = true));
     this.producer.on(this.producer.events.DISCONNECT, () => (this.#connected = false));
   }

@@ -7,6 +7,6 @@ export const RESPONSE_SNIPPET_BYTES = 1_000;
 /** Origin name written on records this service sends to `sluice.rejected`. */
 export const REJECT_ORIGIN = 'deliverer';
 /** How long attempt/retry/dead-letter records are gathered before one `sendBatch`. */
-export const PRODUCE_LINGER_MS = 2;
+export const PRODUCE_LINGER_MS = 10;
 /** Most records in one `sendBatch`. */
 export const PRODUCE_MAX_BATCH = 2_000;

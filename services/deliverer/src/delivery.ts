@@ -37,9 +37,8 @@ export class Delivery {
 
   async run(job: DeliveryJob, destination: Destination): Promise<Decision> {
     const config = this.deps.config();
-    const wanted = new Set(job.endpoints);
     // Endpoints removed from the destination since the job was scheduled are dropped (SPEC §6).
-    const endpoints = destination.endpoints.filter((e) => wanted.has(e.url));
+    const endpoints = destination.endpoints.filter((e) => job.endpoints.includes(e.url));
     if (endpoints.length === 0) {
       await this.deadLetter(job, 'no_endpoints', `no endpoint of ${destination.id} left to deliver to`);
       return { kind: 'dead', reason: 'no_endpoints' };
@@ -47,11 +46,12 @@ export class Delivery {
     const signature = destination.sharedSecret !== undefined ? signBody(destination.sharedSecret, job.body) : undefined;
     const cap = this.#cap(destination.id, config.delivery.maxInFlightPerDestination);
     const startedAt = this.#now();
-    const results = await Promise.all(
-      endpoints.map((endpoint) => this.#attempt(cap, destination.id, endpoint, job, signature, config.delivery.timeoutMs)),
-    );
+    const timeoutMs = config.delivery.timeoutMs;
+    const results =
+      endpoints.length === 1
+        ? [await this.#attempt(cap, destination.id, endpoints[0]!, job, signature, timeoutMs)]
+        : await Promise.all(endpoints.map((endpoint) => this.#attempt(cap, destination.id, endpoint, job, signature, timeoutMs)));
     const attempt = attemptNumber(job);
-    const records: AttemptRecord[] = results.map((r) => attemptRecord(attempt, r));
     const decision = decide(results);
     const writes = results.map((r) => this.#recordAttempt(job, attempt, r, config));
     const { metrics } = this.deps;
@@ -64,19 +64,19 @@ export class Delivery {
         break;
       }
       case 'retry': {
-        const state = stateAfterAttempt(job, startedAt, records, decision);
+        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), decision);
         writes.push(this.deps.sink.send(config.kafka.topics.retry, { key: job.key, value: job.body, headers: retryStateToHeaders(state) }));
         metrics.retried.inc({ destination: destination.id });
         break;
       }
       case 'dead': {
         // The dead letter names every endpoint tried, so a replay retries them all.
-        const state = stateAfterAttempt(job, startedAt, records, { endpoints: results.map((r) => r.endpoint), ...(decision.lastError !== undefined && { lastError: decision.lastError }) });
+        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), { endpoints: results.map((r) => r.endpoint), ...(decision.lastError !== undefined && { lastError: decision.lastError }) });
         writes.push(this.#writeDead(job, state, decision.reason, config));
         break;
       }
     }
-    await Promise.all(writes);
+    await (writes.length === 1 ? writes[0] : Promise.all(writes));
     return decision;
   }
 
@@ -90,8 +90,7 @@ export class Delivery {
   }
 
   async #attempt(cap: Semaphore, destinationId: string, endpoint: Endpoint, job: DeliveryJob, signature: string | undefined, timeoutMs: number): Promise<AttemptResult> {
-    await cap.acquire();
-    this.deps.metrics.inFlight.inc({ destination: destinationId });
+    if (!cap.tryAcquire()) await cap.acquire();
     try {
       const result = await this.deps.client.send({
         url: endpoint.url,
@@ -102,7 +101,6 @@ export class Delivery {
       this.deps.metrics.attempt(destinationId, result);
       return result;
     } finally {
-      this.deps.metrics.inFlight.dec({ destination: destinationId });
       cap.release();
     }
   }
@@ -118,10 +116,10 @@ export class Delivery {
       outcome: r.outcome,
       latencyMs: r.latencyMs,
       at: new Date(r.at).toISOString(),
-      ...(r.status !== undefined && { status: r.status }),
-      ...(r.error !== undefined && { error: r.error }),
-      ...(r.responseSnippet !== undefined && { responseSnippet: r.responseSnippet }),
     };
+    if (r.status !== undefined) event.status = r.status;
+    if (r.error !== undefined) event.error = r.error;
+    if (r.responseSnippet !== undefined) event.responseSnippet = r.responseSnippet;
     return this.deps.sink.send(config.kafka.topics.attempts, { key: job.key, value: JSON.stringify(event) });
   }
 
@@ -132,12 +130,21 @@ export class Delivery {
     return this.deps.sink.send(config.kafka.topics.deadLetter, { key: job.key, value: job.body, headers: retryStateToHeaders(dead) });
   }
 
+  /** Requests in flight per destination (read by the metrics at scrape time). */
+  *inFlight(): Iterable<[string, number]> {
+    for (const [destinationId, cap] of this.#caps) yield [destinationId, cap.active];
+  }
+
   #cap(destinationId: string, limit: number): Semaphore {
     let cap = this.#caps.get(destinationId);
     if (!cap) this.#caps.set(destinationId, (cap = new Semaphore(limit)));
-    else cap.setLimit(limit);
+    else if (cap.limit !== limit) cap.setLimit(limit);
     return cap;
   }
+}
+
+function attemptRecords(attempt: number, results: readonly AttemptResult[]): AttemptRecord[] {
+  return results.map((r) => attemptRecord(attempt, r));
 }
 
 function attemptRecord(attempt: number, r: AttemptResult): AttemptRecord {

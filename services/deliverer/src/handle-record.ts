@@ -1,11 +1,12 @@
-import type { SluiceConfig } from '@sluice/config';
+import type { Destination, SluiceConfig } from '@sluice/config';
 import type { EnvelopeCodec } from '@sluice/codec';
-import { rejectedRecord, retryStateFromHeaders, RetryHeadersError, type RetryState } from '@sluice/envelope';
+import { rejectedRecord, retryStateFromHeaders, RetryHeadersError, type EventEnvelope, type RetryState } from '@sluice/envelope';
 import type { ConsumedRecord } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import type { RecordSink } from './adapters/record-batcher.ts';
 import { REJECT_ORIGIN } from './constants.ts';
 import type { Delivery } from './delivery.ts';
+import type { DeliveryJob } from './domain/delivery-job.ts';
 import { encodeBody, renderBody } from './domain/render-body.ts';
 import { routeEvent } from './domain/routing.ts';
 import type { DelivererMetrics } from './metrics.ts';
@@ -52,23 +53,9 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     if (!rendered.ok) return reject(record, rendered.code, rendered.message, event.sourceId);
     const body = encodeBody(rendered.body);
     const key = record.key?.toString() ?? null;
-    await Promise.all(
-      destinations.map((destination) =>
-        deps.delivery.run(
-          {
-            key,
-            body,
-            messageId: event.messageId,
-            sourceId: event.sourceId,
-            destinationId: destination.id,
-            eventType: event.type,
-            ...(event.receivedAt !== undefined && { receivedAt: event.receivedAt }),
-            endpoints: destination.endpoints.map((e) => e.url),
-          },
-          destination,
-        ),
-      ),
-    );
+    // No named closure per event: tsx wraps each named closure in a costly `__name` call.
+    if (destinations.length === 1) await deps.delivery.run(newEventJob(event, key, body, destinations[0]!), destinations[0]!);
+    else await Promise.all(destinations.map((d) => deps.delivery.run(newEventJob(event, key, body, d), d)));
   };
 
   const onRedeliver = async (record: ConsumedRecord) => {
@@ -102,4 +89,18 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     if (record.topic === deps.topics.events) return onEvent(record);
     deps.logger.warn({ topic: record.topic }, 'record from an unexpected topic ignored');
   };
+}
+
+function newEventJob(event: EventEnvelope, key: string | null, body: Buffer, destination: Destination): DeliveryJob {
+  const job: DeliveryJob = {
+    key,
+    body,
+    messageId: event.messageId,
+    sourceId: event.sourceId,
+    destinationId: destination.id,
+    eventType: event.type,
+    endpoints: destination.endpoints.map((e) => e.url),
+  };
+  if (event.receivedAt !== undefined) job.receivedAt = event.receivedAt;
+  return job;
 }

@@ -14,6 +14,7 @@ export class DelivererMetrics {
   readonly deadLettered: Counter<'destination' | 'reason'>;
   readonly inFlight: Gauge<'destination'>;
   readonly rejected: Counter<'topic' | 'code'>;
+  #inFlightSource: () => Iterable<[string, number]> = () => [];
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -55,11 +56,17 @@ export class DelivererMetrics {
       labelNames: ['destination', 'reason'],
       registers,
     });
+    const metrics = this;
     this.inFlight = new Gauge({
       name: 'sluice_deliverer_in_flight_requests',
       help: 'Webhook requests in flight, by destination',
       labelNames: ['destination'],
       registers,
+      // Read from the per-destination caps at scrape time: no gauge update per request.
+      collect() {
+        this.reset();
+        for (const [destination, n] of metrics.#inFlightSource()) this.set({ destination }, n);
+      },
     });
     this.rejected = new Counter({
       name: 'sluice_deliverer_rejected_records_total',
@@ -67,6 +74,11 @@ export class DelivererMetrics {
       labelNames: ['topic', 'code'],
       registers,
     });
+  }
+
+  /** Where `sluice_deliverer_in_flight_requests` reads its values (the delivery's caps). */
+  readInFlightFrom(source: () => Iterable<[string, number]>): void {
+    this.#inFlightSource = source;
   }
 
   attempt(destination: string, result: AttemptResult): void {

@@ -4,28 +4,40 @@
  */
 export class Semaphore {
   #active = 0;
-  #waiters: (() => void)[] = [];
+  /** FIFO of waiters; `#head` is the next to serve (no `shift()` on a long array). */
+  #waiters: ((() => void) | undefined)[] = [];
+  #head = 0;
 
-  constructor(private limit: number) {}
+  constructor(private currentLimit: number) {}
+
+  get limit(): number {
+    return this.currentLimit;
+  }
 
   get active(): number {
     return this.#active;
   }
 
   get waiting(): number {
-    return this.#waiters.length;
+    return this.#waiters.length - this.#head;
   }
 
   setLimit(limit: number): void {
-    this.limit = limit;
+    this.currentLimit = limit;
     this.#wake();
   }
 
-  async acquire(): Promise<void> {
-    if (this.#active < this.limit && this.#waiters.length === 0) {
+  /** Takes a slot if one is free and nobody waits; no promise, so the common case costs nothing. */
+  tryAcquire(): boolean {
+    if (this.#active < this.limit && this.waiting === 0) {
       this.#active += 1;
-      return;
+      return true;
     }
+    return false;
+  }
+
+  async acquire(): Promise<void> {
+    if (this.tryAcquire()) return;
     await new Promise<void>((resolve) => this.#waiters.push(resolve));
   }
 
@@ -35,9 +47,19 @@ export class Semaphore {
   }
 
   #wake(): void {
-    while (this.#active < this.limit && this.#waiters.length > 0) {
+    while (this.#active < this.limit && this.#head < this.#waiters.length) {
       this.#active += 1;
-      this.#waiters.shift()!();
+      const wake = this.#waiters[this.#head]!;
+      this.#waiters[this.#head] = undefined;
+      this.#head += 1;
+      wake();
+    }
+    if (this.#head === this.#waiters.length) {
+      this.#waiters.length = 0;
+      this.#head = 0;
+    } else if (this.#head >= 1_024 && this.#head * 2 >= this.#waiters.length) {
+      this.#waiters = this.#waiters.slice(this.#head);
+      this.#head = 0;
     }
   }
 }

@@ -1,4 +1,4 @@
-import { createJsonCodec, type EnvelopeCodec } from '@sluice/codec';
+import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
 import type { SluiceConfig } from '@sluice/config';
 import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, SafeProducer, shutdownInOrder, topicSpecs } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
@@ -61,12 +61,13 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
 
       const config = () => ctx.config.current;
       const delivery = new Delivery({ config, client, sink, metrics, logger: ctx.logger });
+      metrics.readInFlightFrom(() => delivery.inFlight());
       const topics = { events: initial.kafka.topics.events, redeliver: initial.kafka.topics.redeliver };
       const consumer = new ConcurrentConsumer({
         kafka,
         groupId: delivererGroupId(initial),
         topics: [topics.events, topics.redeliver],
-        handle: createRecordHandler({ config, topics, codec: options.codec ?? createJsonCodec(), delivery, sink, metrics, logger: ctx.logger }),
+        handle: createRecordHandler({ config, topics, codec: options.codec ?? createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: topics.events }), delivery, sink, metrics, logger: ctx.logger }),
         maxInFlightPerPartition: initial.delivery.maxInFlightPerPartition,
         logger: ctx.logger,
         metrics: new ConsumerMetrics(ctx.registry),

@@ -8,6 +8,7 @@ import { CaFileError, DeliveryTimeoutError, InvalidEndpointUrlError } from '../e
 import type { AddressPolicy } from '../domain/address-policy.ts';
 import type { AttemptResult } from '../domain/attempt-result.ts';
 import { classifyError, classifyStatus, type Classification } from '../domain/classify.ts';
+import { DeadlineQueue } from './deadline-queue.ts';
 import { guardedConnector, type LookupFunction } from './guarded-connector.ts';
 
 export interface WebhookRequest {
@@ -48,50 +49,47 @@ export interface UndiciWebhookClientOptions {
 export class UndiciWebhookClient implements WebhookClient {
   readonly #pools = new Map<string, Pool>();
   readonly #ca = new Map<string, string[]>();
+  /** Endpoint URL → its origin and request path, parsed once (endpoints are few). */
+  readonly #targets = new Map<string, Target | Error>();
+  readonly #deadlines = new DeadlineQueue();
 
   constructor(private readonly options: UndiciWebhookClientOptions) {}
 
   async send(request: WebhookRequest): Promise<AttemptResult> {
     const at = Date.now();
     const started = performance.now();
-    const done = (c: Classification, extra: Partial<AttemptResult> = {}): AttemptResult => ({
-      endpoint: request.url,
-      at,
-      latencyMs: Math.round((performance.now() - started) * 10) / 10,
-      ...c,
-      ...extra,
-    });
-    let url: URL;
+    let target: Target;
     let pool: Pool;
     try {
-      url = new URL(request.url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidEndpointUrlError(request.url);
-      pool = this.#pool(url);
+      target = this.#target(request.url);
+      pool = this.#pool(target.origin);
     } catch (err) {
-      return done(classifyError(err instanceof TypeError ? new InvalidEndpointUrlError(request.url) : err));
+      return result(request.url, at, started, classifyError(err));
     }
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new DeliveryTimeoutError(request.timeoutMs)), request.timeoutMs);
+    const { timeoutMs } = request;
+    // One deadline from here: the wait for a pooled connection, connect, TLS, the response
+    // headers and the body read (undici's own timers are set later so they never fire first).
+    const deadline = this.#deadlines.start(timeoutMs, () => new DeliveryTimeoutError(timeoutMs));
     try {
       const res = await pool.request({
-        path: `${url.pathname}${url.search}`,
+        path: target.path,
         method: 'POST',
         headers: request.headers,
         body: request.body,
-        signal: abort.signal,
-        // Our own timer is the deadline; undici's must not fire first.
-        headersTimeout: request.timeoutMs + 1_000,
-        bodyTimeout: request.timeoutMs + 1_000,
+        signal: deadline,
+        headersTimeout: timeoutMs + 1_000,
+        bodyTimeout: timeoutMs + 1_000,
       });
-      const classification = classifyStatus(res.statusCode, res.headers['retry-after'], Date.now());
       const status = res.statusCode;
-      const latency = done(classification, { status });
+      const attempt = result(request.url, at, started, classifyStatus(status, res.headers['retry-after'], Date.now()));
+      attempt.status = status;
       const snippet = await readSnippet(res.body);
-      return snippet ? { ...latency, responseSnippet: snippet } : latency;
+      if (snippet !== undefined) attempt.responseSnippet = snippet;
+      return attempt;
     } catch (err) {
-      return done(classifyError(abort.signal.aborted ? new DeliveryTimeoutError(request.timeoutMs) : err));
+      return result(request.url, at, started, classifyError(deadline.aborted ? deadline.reason : err));
     } finally {
-      clearTimeout(timer);
+      this.#deadlines.finish(deadline, timeoutMs);
     }
   }
 
@@ -108,25 +106,43 @@ export class UndiciWebhookClient implements WebhookClient {
   }
 
   async close(): Promise<void> {
+    this.#deadlines.close();
     const pools = [...this.#pools.values()];
     this.#pools.clear();
     await Promise.all(pools.map((p) => p.close().catch(() => p.destroy())));
   }
 
-  #pool(url: URL): Pool {
+  #target(url: string): Target {
+    let target = this.#targets.get(url);
+    if (!target) {
+      try {
+        const parsed = new URL(url);
+        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidEndpointUrlError(url);
+        target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      } catch (err) {
+        target = err instanceof TypeError ? new InvalidEndpointUrlError(url) : (err as Error);
+      }
+      if (this.#targets.size >= MAX_CACHED_TARGETS) this.#targets.clear();
+      this.#targets.set(url, target);
+    }
+    if (target instanceof Error) throw target;
+    return target;
+  }
+
+  #pool(origin: string): Pool {
     const settings = this.options.settings();
-    const key = `${url.origin}|${settings.connections}|${settings.caFile ?? ''}`;
+    const key = `${origin}|${settings.connections}|${settings.caFile ?? ''}`;
     let pool = this.#pools.get(key);
     if (!pool) {
       for (const [other, old] of this.#pools) {
         // Settings changed for this origin: new requests use a new pool, the old one drains.
-        if (other.startsWith(`${url.origin}|`)) {
+        if (other.startsWith(`${origin}|`)) {
           this.#pools.delete(other);
           void old.close().catch(() => undefined);
         }
       }
       const ca = settings.caFile ? this.#caBundle(settings.caFile) : undefined;
-      pool = new Pool(url.origin, {
+      pool = new Pool(origin, {
         connections: settings.connections,
         pipelining: 1,
         connect: guardedConnector({
@@ -154,24 +170,71 @@ export class UndiciWebhookClient implements WebhookClient {
   }
 }
 
-/** Reads at most 64 KB of a response body (then cancels it) and returns its first 1 KB as text. */
-async function readSnippet(body: Readable): Promise<string | undefined> {
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let total = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      if (keptBytes < RESPONSE_SNIPPET_BYTES) {
-        const part = chunk.subarray(0, RESPONSE_SNIPPET_BYTES - keptBytes);
-        kept.push(part);
-        keptBytes += part.length;
-      }
-      total += chunk.length;
-      if (total >= LIMITS.responseBodyBytes) break; // leaving the loop destroys the stream
-    }
-  } catch {
-    // The answer is already classified by its status; a body cut short changes nothing.
+interface Target {
+  origin: string;
+  path: string;
+}
+
+/** Parsed endpoint URLs kept; past this the cache starts over (URLs come from the config). */
+const MAX_CACHED_TARGETS = 10_000;
+
+function result(endpoint: string, at: number, started: number, c: Classification): AttemptResult {
+  const r: AttemptResult = { endpoint, at, latencyMs: Math.round((performance.now() - started) * 10) / 10, outcome: c.outcome };
+  if (c.error !== undefined) r.error = c.error;
+  if (c.retryAfterMs !== undefined) r.retryAfterMs = c.retryAfterMs;
+  return r;
+}
+
+/** Reads at most 64 KB of a response body (then cancels it) and resolves with its first 1 KB as text. */
+function readSnippet(body: Readable): Promise<string | undefined> {
+  if (body.destroyed || body.readableEnded) return Promise.resolve(undefined);
+  return new SnippetReader(body).read();
+}
+
+/**
+ * The body reader behind `readSnippet`: plain stream events, no async iterator, and no named
+ * closures per response (tsx/esbuild wraps every named closure in a `__name` call).
+ */
+class SnippetReader {
+  #kept: Buffer | Buffer[] | undefined;
+  #keptBytes = 0;
+  #total = 0;
+  #settled = false;
+  #resolve: ((snippet: string | undefined) => void) | undefined;
+
+  constructor(private readonly body: Readable) {}
+
+  read(): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      this.#resolve = resolve;
+      this.body
+        .on('data', (chunk: Buffer) => this.#data(chunk))
+        .on('end', () => this.#finish())
+        // The answer is already classified by its status; a body cut short changes nothing.
+        .on('error', () => this.#finish())
+        .on('close', () => this.#finish());
+    });
   }
-  if (!body.destroyed && !body.readableEnded) body.destroy();
-  return keptBytes > 0 ? Buffer.concat(kept).toString('utf8') : undefined;
+
+  #data(chunk: Buffer): void {
+    if (this.#settled) return;
+    if (this.#keptBytes < RESPONSE_SNIPPET_BYTES) {
+      const room = RESPONSE_SNIPPET_BYTES - this.#keptBytes;
+      const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
+      const kept = this.#kept;
+      this.#kept = kept === undefined ? part : Array.isArray(kept) ? [...kept, part] : [kept, part];
+      this.#keptBytes += part.length;
+    }
+    this.#total += chunk.length;
+    if (this.#total >= LIMITS.responseBodyBytes) this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const { body } = this;
+    if (!body.destroyed && !body.readableEnded) body.destroy();
+    const kept = this.#kept;
+    this.#resolve?.(kept === undefined ? undefined : (Array.isArray(kept) ? Buffer.concat(kept) : kept).toString('utf8'));
+  }
 }
