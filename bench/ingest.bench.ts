@@ -1,7 +1,11 @@
 // Ingest throughput benchmark (not a test): events/s through POST /v1/batch against the raw
-// ceiling of kafkajs sendBatch with the same payloads, acks=-1 and the same partitions.
+// ceiling of kafkajs sendBatch with the same records, acks=-1 and the same partitions.
 //   node --import tsx bench/ingest.bench.ts      (KAFKA_BROKERS set, or a local broker is started)
-// Env: BENCH_SECONDS (default 20), BENCH_CONNECTIONS (default 64), BENCH_PARTITIONS (default 6).
+// Env: BENCH_SECONDS (default 20; the raw ceiling runs half before and half after ingest),
+// BENCH_CONNECTIONS (64), BENCH_PARTITIONS (6), BENCH_PRODUCERS (raw producer instances; default
+// the same count ingest uses), BENCH_INGEST_NODE_FLAGS (extra node flags for the ingest process,
+// e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_INGEST_MAIN (path of another checkout's
+// services/ingest/src/main.ts, to compare versions).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,16 +14,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '@sluice/config';
-import { createKafka, ensureTopics, SafeProducer, topicSpecs } from '@sluice/kafka';
+import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { startLocalKafka } from '@sluice/local-kafka';
+import { INGEST_DEFAULTS } from '../services/ingest/src/constants.ts';
+import { formatCpu, startCpuWindow } from './lib/ingest-cpu.ts';
 import { percentile, runHttpLoad } from './lib/ingest-load.ts';
-import { benchBatch, benchCall } from './lib/ingest-payload.ts';
+import { benchBatch } from './lib/ingest-payload.ts';
+import { ingestRecords, rawCeiling } from './lib/ingest-raw.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const PARTITIONS = Number(process.env.BENCH_PARTITIONS ?? 6);
+const PRODUCERS = Number(process.env.BENCH_PRODUCERS ?? INGEST_DEFAULTS.producers);
 const CALLS_PER_REQUEST = 100;
+const RAW_PER_BATCH = 1_000;
+const RAW_IN_FLIGHT_PER_PRODUCER = 2;
 const WRITE_KEY = 'bench-write-key';
 
 const freePort = () =>
@@ -29,39 +39,6 @@ const freePort = () =>
       s.close(() => resolve(port));
     });
   });
-
-async function rawCeiling(brokers: string[], topic: string, seconds: number): Promise<{ events: number; seconds: number }> {
-  const logger = createLogger({ name: 'bench', level: 'error' });
-  const producer = new SafeProducer(createKafka({ brokers, clientId: 'bench-raw', logger }));
-  await producer.connect();
-  // The envelope ingest would write for each call: same bytes on the wire.
-  const envelope = (i: number) => {
-    const call = benchCall(i);
-    const now = new Date().toISOString();
-    return { key: `bench:${call.userId}`, value: JSON.stringify({ ...call, sourceId: 'bench', receivedAt: now, originalTimestamp: call.timestamp, context: { ...(call.context as object), ip: '127.0.0.1' } }) };
-  };
-  const perBatch = 1_000;
-  const inFlight = 4;
-  let events = 0;
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  // Built up front, so the ceiling measures kafkajs and the broker only.
-  const pool = Array.from({ length: 20 * perBatch }, (_, i) => envelope(i));
-  let n = 0;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (performance.now() < deadline) {
-        const start = (n++ % 20) * perBatch;
-        const messages = pool.slice(start, start + perBatch);
-        await producer.sendBatch([{ topic, messages }]);
-        events += perBatch;
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  await producer.disconnect();
-  return { events, seconds: elapsed };
-}
 
 async function main() {
   const local = process.env.KAFKA_BROKERS ? undefined : await startLocalKafka();
@@ -84,15 +61,25 @@ async function main() {
   await ensureTopics(admin, [{ topic: `${prefix}.raw`, numPartitions: PARTITIONS, replicationFactor: 1 }]);
   await admin.disconnect();
 
-  process.stdout.write(`raw kafkajs sendBatch ceiling (${SECONDS}s, ${PARTITIONS} partitions, acks=-1)...\n`);
-  const ceiling = await rawCeiling(brokers, `${prefix}.raw`, SECONDS);
+  // Pre-built request bodies (fresh messageIds per body), and the very records ingest writes for
+  // them (same normalisation and codec, built outside the timed loops) for the raw ceiling.
+  const bodies = Array.from({ length: 200 }, (_, i) => benchBatch(CALLS_PER_REQUEST, i * CALLS_PER_REQUEST));
+  const records = await ingestRecords(bodies, 'bench', '127.0.0.1');
+  const rawRun = () => rawCeiling({ brokers, topic: `${prefix}.raw`, records, seconds: SECONDS / 2, producers: PRODUCERS, perBatch: RAW_PER_BATCH, inFlightPerProducer: RAW_IN_FLIGHT_PER_PRODUCER });
+
+  process.stdout.write(`raw kafkajs sendBatch ceiling, first half (${SECONDS / 2}s, ${PRODUCERS} producer(s), ${PARTITIONS} partitions, acks=-1)...\n`);
+  const rawCpu1 = startCpuWindow();
+  const raw1 = await rawRun();
+  const rawCpuA = rawCpu1();
 
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify(raw));
   const port = await freePort();
-  const main = fileURLToPath(new URL('../services/ingest/src/main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+  // BENCH_INGEST_MAIN: another checkout's ingest main.ts, to compare versions under the same load.
+  const main = process.env.BENCH_INGEST_MAIN || fileURLToPath(new URL('../services/ingest/src/main.ts', import.meta.url));
+  const nodeFlags = (process.env.BENCH_INGEST_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', main], {
     env: { ...process.env, KAFKA_BROKERS: brokers.join(','), SLUICE_CONFIG: configPath, INGEST_PORT: String(port), LOG_LEVEL: 'error' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -104,28 +91,37 @@ async function main() {
     await new Promise((r) => setTimeout(r, 100));
   }
   const headers = { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}` };
-  // Pre-built bodies (fresh messageIds per body; rotating keeps building out of the measurement).
-  const bodies = Array.from({ length: 200 }, (_, i) => benchBatch(CALLS_PER_REQUEST, i * CALLS_PER_REQUEST));
   let next = 0;
   const body = () => bodies[next++ % bodies.length]!;
   process.stdout.write(`warm-up (3s), then ${SECONDS}s of POST /v1/batch from ${CONNECTIONS} connections...\n`);
   await runHttpLoad({ origin, path: '/v1/batch', headers, body, callsPerRequest: CALLS_PER_REQUEST, connections: CONNECTIONS, seconds: 3 });
+  const ingestCpu = startCpuWindow(child.pid);
   const load = await runHttpLoad({ origin, path: '/v1/batch', headers, body, callsPerRequest: CALLS_PER_REQUEST, connections: CONNECTIONS, seconds: SECONDS });
+  const ingestCpuSplit = ingestCpu();
 
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
+
+  process.stdout.write(`raw kafkajs sendBatch ceiling, second half (${SECONDS / 2}s)...\n`);
+  const rawCpu2 = startCpuWindow();
+  const raw2 = await rawRun();
+  const rawCpuB = rawCpu2();
   await local?.dispose();
 
-  const rawRate = ceiling.events / ceiling.seconds;
+  const rawRate = (raw1.events + raw2.events) / (raw1.seconds + raw2.seconds);
   const ingestRate = load.events / load.seconds;
+  const rate = (r: { events: number; seconds: number }) => Math.round(r.events / r.seconds).toLocaleString('en');
   const summary = [
     '',
     '== ingest benchmark ==',
-    `payload          ${CALLS_PER_REQUEST} calls/request, ~${Math.round(bodies[0]!.length / CALLS_PER_REQUEST)} B/call, ${PARTITIONS} partitions, acks=-1, ${brokers.length === 1 && local ? 'local broker' : `brokers ${brokers.join(',')}`}`,
-    `raw sendBatch    ${Math.round(rawRate).toLocaleString('en')} events/s (${ceiling.events} in ${ceiling.seconds.toFixed(1)} s)`,
+    `payload          ${CALLS_PER_REQUEST} calls/request, ~${Math.round(bodies[0]!.length / CALLS_PER_REQUEST)} B/call in, ~${Math.round(records.reduce((n, r) => n + (r.value as Buffer).length, 0) / records.length)} B/record out, ${PARTITIONS} partitions, acks=-1, ${local ? 'local broker' : `brokers ${brokers.join(',')}`}`,
+    `raw sendBatch    ${Math.round(rawRate).toLocaleString('en')} events/s (before ${rate(raw1)}, after ${rate(raw2)}; ${PRODUCERS} producer(s) x ${RAW_IN_FLIGHT_PER_PRODUCER} sendBatch of ${RAW_PER_BATCH} outstanding)`,
     `ingest /v1/batch ${Math.round(ingestRate).toLocaleString('en')} events/s (${load.requests} requests in ${load.seconds.toFixed(1)} s, ${load.failures} failed, ${CONNECTIONS} connections)`,
     `ratio            ${((ingestRate / rawRate) * 100).toFixed(1)} % of the raw ceiling`,
     `latency          p50 ${percentile(load.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(load.latenciesMs, 99).toFixed(1)} ms`,
+    `cpu raw          ${formatCpu(rawCpuA)} (before), ${formatCpu(rawCpuB)} (after)`,
+    `cpu ingest run   ${formatCpu(ingestCpuSplit)} (bench = load generator)`,
+    `cpu per event    raw producer ${((1e6 * (rawCpuA.bench * raw1.seconds + rawCpuB.bench * raw2.seconds)) / (raw1.events + raw2.events)).toFixed(1)} µs, ingest process ${ingestCpuSplit.ingest === undefined ? '?' : ((1e6 * ingestCpuSplit.ingest) / ingestRate).toFixed(1)} µs, load generator ${((1e6 * ingestCpuSplit.bench) / ingestRate).toFixed(1)} µs`,
     '',
   ];
   process.stdout.write(summary.join('\n'));

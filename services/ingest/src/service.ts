@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createJsonCodec, type EnvelopeCodec } from '@sluice/codec';
-import { createKafka, ensureTopics, SafeProducer, shutdownInOrder, topicSpecs } from '@sluice/kafka';
+import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
+import { createKafka, ensureTopics, SafeProducer, shutdownInOrder, topicSpecs, type Kafka } from '@sluice/kafka';
+import type { TopicMessages } from 'kafkajs';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createApiHandler } from './adapters/http-api.ts';
 import { LingeringSender } from './adapters/lingering-sender.ts';
+import { ProducerThread } from './adapters/producer-thread.ts';
+import { INGEST_DEFAULTS } from './constants.ts';
 import { createIngestMetrics } from './metrics.ts';
 
 export interface IngestOptions {
@@ -13,6 +16,13 @@ export interface IngestOptions {
   host?: string;
   /** Codec for `sluice.events`. Default: JSON. */
   codec?: EnvelopeCodec;
+  /**
+   * Run the Kafka producers in a worker thread (default true): kafkajs's record encoding then
+   * uses a second core instead of competing with HTTP and JSON work. False keeps them in-process.
+   */
+  producerThread?: boolean;
+  /** SafeProducer instances (batches round-robin). Default `INGEST_DEFAULTS.producers`. */
+  producers?: number;
 }
 
 export interface IngestService extends RunningService {
@@ -30,11 +40,19 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
       const kafka = createKafka({ brokers: ctx.brokers, clientId: `${config.kafka.clientId}-ingest`, logger: ctx.logger });
       const admin = kafka.admin();
       await admin.connect();
-      await ensureTopics(admin, topicSpecs(config));
-      await admin.disconnect();
+      try {
+        await ensureTopics(admin, topicSpecs(config));
+      } finally {
+        // Also on failure, so a failed start leaves no socket keeping the process alive.
+        await admin.disconnect();
+      }
 
-      const producer = new SafeProducer(kafka);
-      await producer.connect();
+      const producerCount = options.producers ?? INGEST_DEFAULTS.producers;
+      const clientId = `${config.kafka.clientId}-ingest`;
+      const producer =
+        options.producerThread === false
+          ? await connectedProducers(kafka, producerCount)
+          : await ProducerThread.start({ brokers: ctx.brokers, clientId, logLevel: ctx.logger.level, producers: producerCount });
       const metrics = createIngestMetrics(ctx.registry);
       const sender = new LingeringSender(producer, {
         lingerMs: () => ctx.config.current.ingest.lingerMs,
@@ -47,7 +65,7 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
         handler: createApiHandler({
           config: ctx.config,
           sender,
-          codec: options.codec ?? createJsonCodec(),
+          codec: options.codec ?? createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: config.kafka.topics.events }),
           metrics,
           logger: ctx.logger,
           now: Date.now,
@@ -59,6 +77,7 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
       ctx.config.watch();
       return {
         port: http.port,
+        ...('died' in producer && { fatal: producer.died }),
         close: () =>
           shutdownInOrder({
             logger: ctx.logger,
@@ -71,6 +90,22 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
             others: [() => ctx.config.close()],
           }),
       };
+    },
+  };
+}
+
+/** In-process SafeProducers behind the same `sendBatch`/`connected`/`disconnect` shape as the thread. */
+async function connectedProducers(kafka: Kafka, count: number) {
+  const producers = Array.from({ length: count }, () => new SafeProducer(kafka));
+  await Promise.all(producers.map((p) => p.connect()));
+  let next = 0;
+  return {
+    get connected() {
+      return producers.every((p) => p.connected);
+    },
+    sendBatch: (topicMessages: TopicMessages[]) => producers[next++ % producers.length]!.sendBatch(topicMessages),
+    disconnect: async () => {
+      await Promise.all(producers.map((p) => p.disconnect()));
     },
   };
 }

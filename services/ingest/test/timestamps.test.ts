@@ -41,3 +41,26 @@ test('unreadable values are absent and fall back to receivedAt', () => {
   const out = normaliseTimes({ timestamp: 'garbage', sentAt: '2026-01-01T00:00:00Z', receivedAt: Date.parse('2026-01-01T00:00:01.250Z') });
   assert.deepEqual(out, { timestamp: '2026-01-01T00:00:01.250Z', receivedAt: '2026-01-01T00:00:01.250Z', sentAt: '2026-01-01T00:00:00.000Z' });
 });
+
+test('the toISOString form (read without the regex) gives the same answers as the general reader', () => {
+  const table: [string, string | undefined][] = [
+    ['2015-02-03T08:24:14.123Z', '2015-02-03T08:24:14.123Z'],
+    ['2024-02-29T12:00:00.000Z', '2024-02-29T12:00:00.000Z'],
+    ['2000-02-29T00:00:00.000Z', '2000-02-29T00:00:00.000Z'],
+    ['2023-02-29T12:00:00.000Z', undefined],
+    ['1900-02-29T12:00:00.000Z', undefined],
+    ['2015-04-31T00:00:00.000Z', undefined],
+    ['2015-12-31T23:59:59.999Z', '2015-12-31T23:59:59.999Z'],
+    ['2015-12-31T24:00:00.000Z', undefined],
+    ['2015-1a-31T00:00:00.000Z', undefined],
+  ];
+  for (const [input, expected] of table) {
+    const ms = parseTimestamp(input);
+    assert.equal(ms === undefined ? undefined : new Date(ms).toISOString(), expected, input);
+    // The general reader (same value with a `+00:00` zone) agrees.
+    const general = parseTimestamp(input.replace('Z', '+00:00'));
+    assert.equal(general, ms, input);
+  }
+  const out = normaliseTimes({ timestamp: '2026-01-01T00:00:00.500Z', sentAt: '2026-01-01T00:00:01.000Z', receivedAt: Date.parse('2026-01-01T00:00:05.000Z') });
+  assert.deepEqual(out, { timestamp: '2026-01-01T00:00:04.500Z', receivedAt: '2026-01-01T00:00:05.000Z', sentAt: '2026-01-01T00:00:01.000Z', originalTimestamp: '2026-01-01T00:00:00.500Z' });
+});

@@ -1,5 +1,12 @@
-import type { Message, SafeProducer } from '@sluice/kafka';
+import type { Message } from '@sluice/kafka';
 import type { TopicMessages } from 'kafkajs';
+import { INGEST_DEFAULTS } from '../constants.ts';
+
+/** What the sender produces through: `SafeProducer` itself, or the producer thread (same guarantees). */
+export interface BatchProducer {
+  /** Resolves only once Kafka acknowledged every record (`acks=-1`). */
+  sendBatch(topicMessages: TopicMessages[]): Promise<unknown>;
+}
 
 /** One record to produce. */
 export interface OutgoingRecord {
@@ -10,9 +17,9 @@ export interface OutgoingRecord {
 export interface LingeringSenderOptions {
   /** How long calls wait for company before a `sendBatch` (read on each batch, so reloads apply). Default 2 ms. */
   lingerMs: () => number;
-  /** Largest `sendBatch` in value+key bytes; a request's records may span batches. Default 800 000. */
+  /** Largest `sendBatch` in value+key bytes; a request's records may span batches. Default 800 000 (`INGEST_DEFAULTS`). */
   maxBatchBytes?: number;
-  /** `sendBatch` calls in flight at once; kafkajs serialises them per broker. Default 4. */
+  /** `sendBatch` calls in flight at once; kafkajs serialises them per producer and broker. Default 4 (`INGEST_DEFAULTS`). */
   maxInFlight?: number;
   /** Called with each batch's record count (metrics). */
   onBatch?: (records: number) => void;
@@ -46,11 +53,11 @@ const sizeOf = (m: Message) => (m.value ? Buffer.byteLength(m.value as Buffer | 
  * kafkajs sends one produce request per `send()` and has no linger, so this gathers the records
  * of concurrent HTTP requests for `lingerMs` and produces them with one `sendBatch`. Each
  * caller's promise resolves only when every one of its records was acknowledged (`acks=-1`
- * via `SafeProducer`), and rejects when any batch holding one of them failed or the deadline
+ * via `SafeProducer`, directly or in the producer thread), and rejects when any batch holding one of them failed or the deadline
  * passed; records of a caller that already gave up are not sent.
  */
 export class LingeringSender {
-  readonly #producer: SafeProducer;
+  readonly #producer: BatchProducer;
   readonly #options: Required<Omit<LingeringSenderOptions, 'onBatch'>> & Pick<LingeringSenderOptions, 'onBatch'>;
   #queue: Entry[] = [];
   #timer: NodeJS.Timeout | undefined;
@@ -58,9 +65,9 @@ export class LingeringSender {
   #inFlight = 0;
   #idle: (() => void)[] = [];
 
-  constructor(producer: SafeProducer, options: LingeringSenderOptions) {
+  constructor(producer: BatchProducer, options: LingeringSenderOptions) {
     this.#producer = producer;
-    this.#options = { maxBatchBytes: 800_000, maxInFlight: 4, ...options };
+    this.#options = { maxBatchBytes: INGEST_DEFAULTS.maxBatchBytes, maxInFlight: INGEST_DEFAULTS.maxInFlight, ...options };
   }
 
   /** Resolves once all `records` are acknowledged; rejects on failure or after `timeoutMs`. */

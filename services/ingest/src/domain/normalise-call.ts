@@ -33,8 +33,14 @@ function idOf(v: unknown): string | undefined {
   return undefined;
 }
 
-const OBJECT_FIELDS = ['context', 'integrations', 'properties', 'traits'] as const;
-const STRING_FIELDS = ['event', 'name', 'category'] as const;
+/** Fields of a call never copied as sent: replaced by normalised values, or secret (`writeKey`). `__proto__` cannot be assigned as data. */
+const OMITTED = new Set(['writeKey', 'timestamp', 'sentAt', 'userId', 'anonymousId', 'messageId', '__proto__']);
+
+// `context`, `integrations`, `properties`, `traits` must be objects and `event`, `name`,
+// `category` strings when present (null counts as absent); checked by name, not in a loop over
+// key strings, which is measurably slower at ~100 calls per request.
+const notObject = (v: unknown) => v !== undefined && v !== null && !isObject(v);
+const notString = (v: unknown) => v !== undefined && v !== null && typeof v !== 'string';
 
 /**
  * Validates one call and turns it into the envelope of SPEC §4, pure (clock and id generator
@@ -50,12 +56,10 @@ export function normaliseCall(call: unknown, index: number, facts: RequestFacts)
   const type = facts.routeType ?? call.type;
   if (!isCallType(type)) return reject(REJECT_CODES.unknownType, `unknown call type ${JSON.stringify(type ?? null)}`);
 
-  for (const field of OBJECT_FIELDS) {
-    if (call[field] !== undefined && call[field] !== null && !isObject(call[field])) return reject(REJECT_CODES.invalidField, `${field} must be an object`);
-  }
-  for (const field of STRING_FIELDS) {
-    if (call[field] !== undefined && call[field] !== null && typeof call[field] !== 'string') return reject(REJECT_CODES.invalidField, `${field} must be a string`);
-  }
+  const badObject = notObject(call.context) ? 'context' : notObject(call.integrations) ? 'integrations' : notObject(call.properties) ? 'properties' : notObject(call.traits) ? 'traits' : undefined;
+  if (badObject) return reject(REJECT_CODES.invalidField, `${badObject} must be an object`);
+  const badString = notString(call.event) ? 'event' : notString(call.name) ? 'name' : notString(call.category) ? 'category' : undefined;
+  if (badString) return reject(REJECT_CODES.invalidField, `${badString} must be a string`);
 
   const userId = idOf(call.userId);
   const anonymousId = idOf(call.anonymousId);
@@ -67,24 +71,30 @@ export function normaliseCall(call: unknown, index: number, facts: RequestFacts)
   if (type === 'track' && (typeof call.event !== 'string' || call.event.length === 0)) return reject(REJECT_CODES.missingEvent, 'track needs event');
   if (type === 'group' && !idOf(call.groupId)) return reject(REJECT_CODES.missingGroupId, 'group needs groupId');
 
-  const { writeKey: _writeKey, timestamp, sentAt, userId: _u, anonymousId: _a, messageId: _m, ...rest } = call;
-  const times = normaliseTimes({ timestamp, sentAt: sentAt ?? facts.batchSentAt, receivedAt: facts.receivedAt });
-  const context: JsonObject = { ...facts.batchContext, ...(isObject(call.context) ? call.context : {}) };
+  const times = normaliseTimes({ timestamp: call.timestamp, sentAt: call.sentAt ?? facts.batchSentAt, receivedAt: facts.receivedAt });
+  const context: JsonObject = facts.batchContext ? { ...facts.batchContext, ...(call.context as JsonObject | undefined) } : { ...(call.context as JsonObject | undefined) };
   if (facts.ip !== undefined && context.ip === undefined) context.ip = facts.ip;
   const integrations = facts.batchIntegrations || isObject(call.integrations) ? { ...facts.batchIntegrations, ...(call.integrations as JsonObject | undefined) } : undefined;
 
-  const envelope: EventEnvelope = {
-    ...rest,
-    sourceId: facts.sourceId,
-    type,
-    messageId: idOf(call.messageId) ?? facts.newMessageId(),
-    userId: userId ?? null,
-    ...(anonymousId !== undefined && { anonymousId }),
-    ...times,
-    context,
-    ...(integrations && { integrations }),
-    ...(type === 'group' && { groupId: idOf(call.groupId) }),
-    ...(type === 'alias' && { previousId: idOf(call.previousId) }),
-  };
+  // The call's own fields first, in their order (minus those replaced below), then the
+  // envelope's; one object built by assignment, which is cheaper than a rest-destructure plus
+  // spreads at ~100 calls per request. Fields set below keep the position the call gave them.
+  const envelope = {} as EventEnvelope & JsonObject;
+  for (const key in call) {
+    if (!OMITTED.has(key)) envelope[key] = call[key];
+  }
+  envelope.sourceId = facts.sourceId;
+  envelope.type = type;
+  envelope.messageId = idOf(call.messageId) ?? facts.newMessageId();
+  envelope.userId = userId ?? null;
+  if (anonymousId !== undefined) envelope.anonymousId = anonymousId;
+  envelope.timestamp = times.timestamp;
+  envelope.receivedAt = times.receivedAt;
+  if (times.sentAt !== undefined) envelope.sentAt = times.sentAt;
+  if (times.originalTimestamp !== undefined) envelope.originalTimestamp = times.originalTimestamp;
+  envelope.context = context;
+  if (integrations) envelope.integrations = integrations;
+  if (type === 'group') envelope.groupId = idOf(call.groupId);
+  if (type === 'alias') envelope.previousId = idOf(call.previousId);
   return { ok: true, envelope };
 }

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+
+/** CPU seconds (user + system) of a process, from /proc (Linux); undefined elsewhere. */
+function processCpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (100/s)
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy CPU seconds of the whole machine (all cores), from /proc/stat. */
+function machineBusySeconds(): number | undefined {
+  try {
+    const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+    // user nice system idle iowait irq softirq steal: everything but idle and iowait is busy.
+    const [user, nice, system, , , irq, softirq, steal] = values.map(Number);
+    return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface CpuSplit {
+  /** Cores used on average over the window, per party. */
+  bench: number;
+  ingest?: number;
+  /** Everything else on the machine: the broker, and any other load. */
+  others?: number;
+}
+
+/** Measures how many cores the bench process, the ingest child and everything else used over a window. */
+export function startCpuWindow(childPid?: number): () => CpuSplit {
+  const t0 = performance.now();
+  const bench0 = process.cpuUsage();
+  const child0 = childPid === undefined ? undefined : processCpuSeconds(childPid);
+  const machine0 = machineBusySeconds();
+  return () => {
+    const seconds = (performance.now() - t0) / 1000;
+    const b = process.cpuUsage(bench0);
+    const bench = (b.user + b.system) / 1e6;
+    const child1 = childPid === undefined ? undefined : processCpuSeconds(childPid);
+    const ingest = child0 !== undefined && child1 !== undefined ? child1 - child0 : undefined;
+    const machine1 = machineBusySeconds();
+    const machine = machine0 !== undefined && machine1 !== undefined ? machine1 - machine0 : undefined;
+    return {
+      bench: bench / seconds,
+      ...(ingest !== undefined && { ingest: ingest / seconds }),
+      ...(machine !== undefined && { others: Math.max(0, machine - bench - (ingest ?? 0)) / seconds }),
+    };
+  };
+}
+
+export function formatCpu(split: CpuSplit): string {
+  const parts = [`bench ${split.bench.toFixed(2)}`];
+  if (split.ingest !== undefined) parts.push(`ingest ${split.ingest.toFixed(2)}`);
+  if (split.others !== undefined) parts.push(`broker+other ${split.others.toFixed(2)}`);
+  return `${parts.join(', ')} cores`;
+}

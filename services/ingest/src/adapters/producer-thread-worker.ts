@@ -1,0 +1,64 @@
+// The producer thread's entry point: owns the Kafka producers (SafeProducer: idempotent, acks=-1,
+// one request in flight each) so that kafkajs's record encoding runs beside, not inside, the HTTP
+// thread. Messages from the parent: { kind: 'send', id, packed | topicMessages } and
+// { kind: 'close' }; replies: ready, connected, sent, failed, closed.
+import { parentPort, workerData } from 'node:worker_threads';
+import { createKafka, SafeProducer } from '@sluice/kafka';
+import { createLogger } from '@sluice/logging';
+import type { TopicMessages } from 'kafkajs';
+import { reviveCloned, unpackBatch, type PackedBatch } from './record-packing.ts';
+
+export interface ProducerThreadData {
+  brokers: string[];
+  clientId: string;
+  logLevel: string;
+  producers: number;
+}
+
+export type ToProducerThread = { kind: 'send'; id: number; packed?: PackedBatch; topicMessages?: TopicMessages[] } | { kind: 'close' };
+export type FromProducerThread =
+  | { kind: 'ready' }
+  | { kind: 'start-failed'; message: string }
+  | { kind: 'connected'; connected: boolean }
+  | { kind: 'sent'; id: number }
+  | { kind: 'failed'; id: number; message: string; name: string }
+  | { kind: 'closed' };
+
+const port = parentPort!;
+const data = workerData as ProducerThreadData;
+const post = (m: FromProducerThread) => port.postMessage(m);
+const logger = createLogger({ name: 'ingest', level: data.logLevel as 'info' }).child({ component: 'producer-thread' });
+const kafka = createKafka({ brokers: data.brokers, clientId: data.clientId, logger });
+const producers = Array.from({ length: data.producers }, () => new SafeProducer(kafka));
+let next = 0;
+
+const reportConnected = () => post({ kind: 'connected', connected: producers.every((p) => p.connected) });
+for (const p of producers) {
+  p.producer.on(p.producer.events.CONNECT, reportConnected);
+  p.producer.on(p.producer.events.DISCONNECT, reportConnected);
+}
+
+port.on('message', (msg: ToProducerThread) => {
+  if (msg.kind === 'send') {
+    const topicMessages = msg.packed ? unpackBatch(msg.packed) : reviveCloned(msg.topicMessages!);
+    const producer = producers[next++ % producers.length]!;
+    producer.sendBatch(topicMessages).then(
+      () => post({ kind: 'sent', id: msg.id }),
+      (err: Error) => post({ kind: 'failed', id: msg.id, message: err?.message ?? String(err), name: err?.name ?? 'Error' }),
+    );
+  } else if (msg.kind === 'close') {
+    // kafkajs resolves in-flight sends before it disconnects.
+    void Promise.allSettled(producers.map((p) => p.disconnect())).then(() => {
+      post({ kind: 'closed' });
+      port.close();
+    });
+  }
+});
+
+try {
+  await Promise.all(producers.map((p) => p.connect()));
+  post({ kind: 'ready' });
+  reportConnected();
+} catch (err) {
+  post({ kind: 'start-failed', message: (err as Error).message });
+}

@@ -1,0 +1,119 @@
+import { Worker } from 'node:worker_threads';
+import type { TopicMessages } from 'kafkajs';
+import type { FromProducerThread, ProducerThreadData, ToProducerThread } from './producer-thread-worker.ts';
+import { packBatch } from './record-packing.ts';
+
+/** Failure of a batch in the producer thread (the kafkajs error's name and message). */
+export class ProducerThreadError extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = `ProducerThreadError(${name})`;
+  }
+}
+
+export interface ProducerThreadOptions {
+  brokers: string[];
+  clientId: string;
+  logLevel: string;
+  /** SafeProducer instances in the thread; batches go round-robin. */
+  producers: number;
+}
+
+/**
+ * `sendBatch` run in a worker thread that owns the SafeProducers (idempotent, acks=-1, one
+ * request in flight each). kafkajs's per-record encoding costs about as much CPU as all of
+ * ingest's own work, so on its own thread it runs in parallel with HTTP, JSON and
+ * normalisation. A batch's promise resolves only when the thread reports kafkajs's ack of that
+ * batch; it rejects on a kafkajs error or if the thread dies.
+ */
+export class ProducerThread {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, { resolve(): void; reject(err: unknown): void }>();
+  #nextId = 0;
+  #connected = false;
+  #closed: (() => void) | undefined;
+  #closing = false;
+  #dead: Error | undefined;
+  #onDeath!: (err: Error) => void;
+  /** Resolves if the thread ends other than through `disconnect()` (a fatal error for the service). */
+  readonly died = new Promise<Error>((resolve) => (this.#onDeath = resolve));
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+  }
+
+  /** Starts the thread and connects its producers. */
+  static async start(options: ProducerThreadOptions): Promise<ProducerThread> {
+    const data: ProducerThreadData = { brokers: options.brokers, clientId: options.clientId, logLevel: options.logLevel, producers: options.producers };
+    // Workers do not inherit the parent's `--import tsx` hooks on Node 20: register them first.
+    const entry = new URL('./producer-thread-worker.ts', import.meta.url).href;
+    const worker = new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`, { eval: true, workerData: data });
+    const thread = new ProducerThread(worker);
+    await new Promise<void>((resolve, reject) => {
+      worker.on('message', (m: FromProducerThread) => {
+        if (m.kind === 'ready') resolve();
+        else if (m.kind === 'start-failed') reject(new Error(`producer thread could not connect: ${m.message}`));
+        else thread.#onMessage(m);
+      });
+      worker.on('error', (err) => {
+        reject(err);
+        thread.#die(err);
+      });
+      worker.on('exit', (code) => {
+        const err = new Error(`producer thread exited (code ${code})`);
+        reject(err);
+        thread.#die(err);
+      });
+    });
+    return thread;
+  }
+
+  get connected(): boolean {
+    return this.#connected && !this.#dead;
+  }
+
+  sendBatch(topicMessages: TopicMessages[]): Promise<void> {
+    if (this.#dead) return Promise.reject(this.#dead);
+    const id = this.#nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      const packed = packBatch(topicMessages);
+      const msg: ToProducerThread = packed ? { kind: 'send', id, packed } : { kind: 'send', id, topicMessages };
+      this.#worker.postMessage(msg, packed ? [packed.data] : []);
+    });
+  }
+
+  /** Lets in-flight batches finish, disconnects the producers and ends the thread. */
+  async disconnect(): Promise<void> {
+    if (this.#dead) return;
+    this.#closing = true;
+    await new Promise<void>((resolve) => {
+      this.#closed = resolve;
+      this.#worker.postMessage({ kind: 'close' } satisfies ToProducerThread);
+    });
+    await this.#worker.terminate();
+  }
+
+  #onMessage(m: FromProducerThread): void {
+    if (m.kind === 'connected') this.#connected = m.connected;
+    else if (m.kind === 'sent') this.#settle(m.id)?.resolve();
+    else if (m.kind === 'failed') this.#settle(m.id)?.reject(new ProducerThreadError(m.name, m.message));
+    else if (m.kind === 'closed') this.#closed?.();
+  }
+
+  #settle(id: number) {
+    const entry = this.#pending.get(id);
+    this.#pending.delete(id);
+    return entry;
+  }
+
+  #die(err: Error): void {
+    if (this.#dead) return;
+    this.#dead = err;
+    this.#connected = false;
+    for (const entry of this.#pending.values()) entry.reject(err);
+    this.#pending.clear();
+    this.#closed?.();
+    if (!this.#closing) this.#onDeath(err);
+  }
+}

@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { packBatch, reviveCloned, unpackBatch } from '../src/adapters/record-packing.ts';
+
+test('packBatch/unpackBatch round-trip keys and values of several topics, byte for byte', () => {
+  const input = [
+    { topic: 'events', messages: [{ key: 'src:ü-user', value: Buffer.from('{"a":"é"}') }, { key: null, value: Buffer.alloc(0) }, { key: Buffer.from([0, 255]), value: '{"s":1}' }] },
+    { topic: 'other', messages: [{ key: 'k', value: Buffer.from('x'.repeat(70_000)) }] },
+  ];
+  const packed = packBatch(input)!;
+  assert.ok(packed.data instanceof ArrayBuffer);
+  // Transfer detaches the buffer in the sender, as postMessage will.
+  const moved = structuredClone(packed, { transfer: [packed.data] });
+  const out = unpackBatch(moved);
+  assert.deepEqual(out.map((t) => [t.topic, t.messages.length]), [['events', 3], ['other', 1]]);
+  assert.ok(Buffer.isBuffer(out[0]!.messages[0]!.value));
+  assert.equal((out[0]!.messages[0]!.key as Buffer).toString(), 'src:ü-user');
+  assert.equal((out[0]!.messages[0]!.value as Buffer).toString(), '{"a":"é"}');
+  assert.equal(out[0]!.messages[1]!.key, null);
+  assert.equal((out[0]!.messages[1]!.value as Buffer).length, 0);
+  assert.deepEqual([...(out[0]!.messages[2]!.key as Buffer)], [0, 255]);
+  assert.equal((out[0]!.messages[2]!.value as Buffer).toString(), '{"s":1}');
+  assert.equal((out[1]!.messages[0]!.value as Buffer).length, 70_000);
+});
+
+test('records with headers (or no value) do not pack; cloned ones get Buffers back', () => {
+  const withHeaders = [{ topic: 'rejected', messages: [{ key: null, value: Buffer.from('{"x":1}'), headers: { code: 'invalid_call', raw: Buffer.from('b') } }] }];
+  assert.equal(packBatch(withHeaders), undefined);
+  assert.equal(packBatch([{ topic: 't', messages: [{ key: 'k', value: null }] }]), undefined);
+  const cloned = reviveCloned(structuredClone(withHeaders));
+  const m = cloned[0]!.messages[0]!;
+  assert.ok(Buffer.isBuffer(m.value), 'a cloned Buffer arrives as Uint8Array; kafkajs would write String(value)');
+  assert.equal((m.value as Buffer).toString(), '{"x":1}');
+  assert.equal(m.headers!.code, 'invalid_call');
+  assert.ok(Buffer.isBuffer(m.headers!.raw));
+});
