@@ -24,62 +24,79 @@ export interface AudienceSyncService extends RunningService {
 export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOptions) {
   return {
     async start(): Promise<AudienceSyncService> {
-      const config = ctx.config.current;
-      const clientId = `${config.kafka.clientId}-audience-sync`;
-      const kafka = createKafka({ brokers: ctx.brokers, clientId, logger: ctx.logger });
-      const admin = kafka.admin();
-      let adminConnected = false;
-      admin.on(admin.events.CONNECT, () => (adminConnected = true));
-      admin.on(admin.events.DISCONNECT, () => (adminConnected = false));
-      await admin.connect();
-      await ensureTopics(admin, topicSpecs(config));
-
-      const metrics = createMetrics(ctx.registry);
-      const producer = new SafeProducer(kafka);
-      await producer.connect();
-      const processor = new SyncProcessor({
-        ...createKafkaSinks(producer, createJsonCodec(), ctx.config),
-        metrics,
-        logger: ctx.logger,
-        isKnownSource: (id) => ctx.config.current.sources.some((s) => s.id === id),
-        batchSize: options.emitBatchSize ?? DEFAULT_EMIT_BATCH_SIZE,
-        now: options.now ?? Date.now,
-      });
-      await rebuildState({ kafka, admin, topic: config.kafka.topics.audienceState, clientId, logger: ctx.logger, apply: (k, v) => processor.loadState(k, v) });
-      metrics.stateIndexBytes.set(processor.indexBytes);
-
-      const consumer = new SnapshotConsumer({
-        kafka,
-        groupId: options.groupId ?? `${config.kafka.clientId}-audience-sync`,
-        topic: config.kafka.topics.audiences,
-        logger: ctx.logger,
-        metrics: new ConsumerMetrics(ctx.registry),
-        handle: (record, heartbeat) => processor.handle(record, heartbeat),
-        heldOffset: (partition) => processor.heldOffset(partition),
-      });
-      await consumer.start();
-
-      const http = await startHttpServer({
-        port: options.port,
-        ops: {
-          registry: ctx.registry,
-          readiness: { kafka: () => adminConnected && producer.connected && consumer.connected, config: () => true },
-        },
-        handler: createSnapshotApi({ producer, config: ctx.config, metrics }),
-      });
-      ctx.config.watch();
-      return {
-        port: http.port,
-        fatal: consumer.fatal,
-        close: () =>
-          shutdownInOrder({
-            logger: ctx.logger,
-            stopIntake: () => http.close(),
-            consumers: [consumer],
-            producers: [producer],
-            others: [() => admin.disconnect(), () => ctx.config.close()],
-          }),
-      };
+      // Everything opened so far, closed newest first if a later step fails: a half-started
+      // service must not keep Kafka connections (and so the process) alive.
+      const opened: (() => Promise<void>)[] = [];
+      try {
+        return await startParts(ctx, options, opened);
+      } catch (err) {
+        for (const close of opened.reverse()) await close().catch((e) => ctx.logger.warn({ err: e }, 'close after a failed start failed'));
+        throw err;
+      }
     },
+  };
+}
+
+/** The start sequence; each step registers its close in `opened` before it can fail half-way. */
+async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, opened: (() => Promise<void>)[]): Promise<AudienceSyncService> {
+  const config = ctx.config.current;
+  const clientId = `${config.kafka.clientId}-audience-sync`;
+  const kafka = createKafka({ brokers: ctx.brokers, clientId, logger: ctx.logger });
+  const admin = kafka.admin();
+  let adminConnected = false;
+  admin.on(admin.events.CONNECT, () => (adminConnected = true));
+  admin.on(admin.events.DISCONNECT, () => (adminConnected = false));
+  opened.push(() => admin.disconnect());
+  await admin.connect();
+  await ensureTopics(admin, topicSpecs(config));
+
+  const metrics = createMetrics(ctx.registry);
+  const producer = new SafeProducer(kafka);
+  opened.push(() => producer.disconnect());
+  await producer.connect();
+  const processor = new SyncProcessor({
+    ...createKafkaSinks(producer, createJsonCodec(), ctx.config),
+    metrics,
+    logger: ctx.logger,
+    isKnownSource: (id) => ctx.config.current.sources.some((s) => s.id === id),
+    batchSize: options.emitBatchSize ?? DEFAULT_EMIT_BATCH_SIZE,
+    now: options.now ?? Date.now,
+  });
+  await rebuildState({ kafka, admin, topic: config.kafka.topics.audienceState, clientId, logger: ctx.logger, apply: (k, v) => processor.loadState(k, v) });
+  metrics.stateIndexBytes.set(processor.indexBytes);
+
+  const consumer = new SnapshotConsumer({
+    kafka,
+    groupId: options.groupId ?? `${config.kafka.clientId}-audience-sync`,
+    topic: config.kafka.topics.audiences,
+    logger: ctx.logger,
+    metrics: new ConsumerMetrics(ctx.registry),
+    handle: (record, heartbeat) => processor.handle(record, heartbeat),
+    heldOffset: (partition) => processor.heldOffset(partition),
+  });
+  opened.push(() => consumer.close());
+  await consumer.start();
+
+  const http = await startHttpServer({
+    port: options.port,
+    ops: {
+      registry: ctx.registry,
+      readiness: { kafka: () => adminConnected && producer.connected && consumer.connected, config: () => true },
+    },
+    handler: createSnapshotApi({ producer, config: ctx.config, metrics }),
+  });
+  opened.push(() => http.close());
+  ctx.config.watch();
+  return {
+    port: http.port,
+    fatal: consumer.fatal,
+    close: () =>
+      shutdownInOrder({
+        logger: ctx.logger,
+        stopIntake: () => http.close(),
+        consumers: [consumer],
+        producers: [producer],
+        others: [() => admin.disconnect(), () => ctx.config.close()],
+      }),
   };
 }

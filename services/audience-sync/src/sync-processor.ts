@@ -76,7 +76,9 @@ export class SyncProcessor {
     if (!parsed.ok) return this.#reject(record, parsed.error.code, parsed.error.message, from, (value as { sourceId?: unknown })?.sourceId);
     const { chunk } = parsed;
     const state = this.#state(chunk.target);
-    const verdict = state.applyChunk(chunk, record);
+    // Only the position travels on: the record holds the chunk's bytes, which must not outlive it.
+    const at: LogPosition = { partition: record.partition, offset: record.offset };
+    const verdict = state.applyChunk(chunk, at);
     if (verdict.action === 'ignored') {
       metrics.chunksIgnored.inc({ reason: verdict.reason });
       return;
@@ -86,7 +88,7 @@ export class SyncProcessor {
       metrics.syncsAbandoned.inc({ kind: chunk.kind });
       logger.warn({ target: chunk.target, abandoned: verdict.abandoned, syncId: chunk.syncId }, 'a newer sync started before the previous one completed; dropping the unfinished one');
     }
-    if (verdict.complete) await this.#complete(state, record, heartbeat);
+    if (verdict.complete) await this.#complete(state, at, heartbeat);
   }
 
   /**
@@ -120,7 +122,7 @@ export class SyncProcessor {
       return buildIdentify(target, change.userId, change.value, syncId, now);
     }, (batch) => this.deps.events.emit(batch));
     await this.#inBatches(state.changes(), heartbeat, (change) => memberRecord(target, change), (batch) => this.deps.state.write(batch));
-    await this.deps.state.write([syncRecord(target, { syncId, ...at })]);
+    await this.deps.state.write([syncRecord(target, { syncId, partition: at.partition, offset: at.offset })]);
     state.complete(at);
     for (const [change, n] of counts) this.deps.metrics.identifiesEmitted.inc({ kind: target.kind, change }, n);
     this.deps.metrics.syncsCompleted.inc({ kind: target.kind });

@@ -23,7 +23,8 @@ export function memberRecord(target: SyncTarget, change: Pick<MemberChange, 'use
 }
 
 export function syncRecord(target: SyncTarget, completed: CompletedSync): RawStateRecord {
-  return { key: ['s', target.kind, target.sourceId, target.name].join(SEP), value: JSON.stringify(completed) };
+  const { syncId, partition, offset } = completed;
+  return { key: ['s', target.kind, target.sourceId, target.name].join(SEP), value: JSON.stringify({ syncId, partition, offset }) };
 }
 
 /** Reads one state record; undefined for anything unrecognisable (skipped, never fatal). */

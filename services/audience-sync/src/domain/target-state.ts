@@ -54,7 +54,7 @@ export class TargetState {
       abandoned = this.current.syncId;
       this.abandon();
     }
-    this.current ??= { syncId: chunk.syncId, ...at };
+    this.current ??= { syncId: chunk.syncId, partition: at.partition, offset: at.offset };
     if (chunk.kind === 'audience') for (const userId of chunk.members) this.#markMember(userId);
     else for (const [userId, json] of chunk.values) this.#markValue(userId, json);
     return { action: 'applied', complete: chunk.final, ...(abandoned !== undefined && { abandoned }) };
@@ -95,7 +95,7 @@ export class TargetState {
     }
     index.clearPendingValues();
     index.compactIfWasteful();
-    this.completed = { syncId: this.current!.syncId, ...at };
+    this.completed = { syncId: this.current!.syncId, partition: at.partition, offset: at.offset };
     this.current = undefined;
   }
 
