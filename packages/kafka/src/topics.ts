@@ -40,26 +40,51 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
   ];
 }
 
+/** Errors a broker returns while a just-created topic's partitions are still being placed. */
+const TRANSIENT = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION', 'NOT_CONTROLLER', 'REQUEST_TIMED_OUT']);
+
+function isTransient(err: unknown): boolean {
+  const type = (err as { type?: string }).type;
+  return (type !== undefined && TRANSIENT.has(type)) || /does not host this topic-partition|leader/i.test(String((err as Error).message));
+}
+
+/** Resolves once every partition of `topics` has a leader (metadata can lag a create on a busy broker). */
+async function waitForLeaders(admin: Admin, topics: string[], deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      const meta = await admin.fetchTopicMetadata({ topics });
+      if (meta.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+    } catch (err) {
+      if (!isTransient(err) || Date.now() > deadline) throw err;
+    }
+    if (Date.now() > deadline) throw new Error(`topics have no leader yet: ${topics.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /**
- * Creates the topics that are missing; idempotent and safe when several services race to create
- * the same topic at start-up.
+ * Creates the topics that are missing and waits until each has leaders; idempotent, and safe when
+ * several services race to create the same topic at start-up or the broker is slow to place them.
  */
-export async function ensureTopics(admin: Admin, specs: TopicSpec[]): Promise<string[]> {
+export async function ensureTopics(admin: Admin, specs: TopicSpec[], timeoutMs = 30_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
   const existing = new Set(await admin.listTopics());
   const missing = specs.filter((s) => !existing.has(s.topic));
-  if (missing.length === 0) return [];
-  const toCreate: ITopicConfig[] = missing.map((s) => ({
-    topic: s.topic,
-    numPartitions: s.numPartitions,
-    replicationFactor: s.replicationFactor,
-    ...(s.configEntries && { configEntries: s.configEntries }),
-  }));
-  try {
-    await admin.createTopics({ topics: toCreate, waitForLeaders: true });
-  } catch (err) {
-    // Another service created some of them between our list and create: fine if all now exist.
-    const now = new Set(await admin.listTopics());
-    if (!missing.every((s) => now.has(s.topic))) throw err;
+  if (missing.length > 0) {
+    const toCreate: ITopicConfig[] = missing.map((s) => ({
+      topic: s.topic,
+      numPartitions: s.numPartitions,
+      replicationFactor: s.replicationFactor,
+      ...(s.configEntries && { configEntries: s.configEntries }),
+    }));
+    try {
+      await admin.createTopics({ topics: toCreate, waitForLeaders: false });
+    } catch (err) {
+      // Another service created some of them between our list and create: fine if all now exist.
+      const now = new Set(await admin.listTopics());
+      if (!missing.every((s) => now.has(s.topic))) throw err;
+    }
   }
+  await waitForLeaders(admin, specs.map((s) => s.topic), deadline);
   return missing.map((s) => s.topic);
 }
