@@ -1,0 +1,3 @@
+module github.com/sluice-oss/sluice/clients/go
+
+go 1.22

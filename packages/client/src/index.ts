@@ -1,0 +1,56 @@
+export { Analytics } from './analytics.ts';
+export type { AnalyticsEvents } from './analytics.ts';
+export type { AnalyticsOptions } from './options.ts';
+export type {
+  AliasParams,
+  CallOptions,
+  GroupParams,
+  IdentifyParams,
+  Identity,
+  Integrations,
+  MessageType,
+  PageParams,
+  Properties,
+  ScreenParams,
+  TrackParams,
+  WireMessage,
+} from './message-types.ts';
+export {
+  AnalyticsError,
+  BatchRejectedError,
+  ClientClosedError,
+  DeliveryError,
+  InvalidOptionError,
+  MessageTooLargeError,
+  QueueFullError,
+  RetriesExhaustedError,
+  ValidationError,
+} from './errors.ts';
+export type { HttpRequest, HttpResponse, HttpTransport } from './http-transport.ts';
+export { createUndiciTransport } from './undici-transport.ts';
+export type { UndiciTransportOptions } from './undici-transport.ts';
+export type { Clock } from './clock.ts';
+export { systemClock } from './clock.ts';
+export type { LogSink } from './debug-log.ts';
+export { backoffDelay } from './backoff.ts';
+export type { BackoffSettings } from './backoff.ts';
+export { nextBatchSize } from './batch-splitter.ts';
+export type { BatchLimits } from './batch-splitter.ts';
+export { renderBatchBody, BATCH_BODY_OVERHEAD_BYTES } from './wire-body.ts';
+export {
+  DEFAULT_ENDPOINT,
+  DEFAULT_FLUSH_AFTER_MS,
+  DEFAULT_FLUSH_AT,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_QUEUE_SIZE,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_RETRY_MAX_DELAY_MS,
+  DEFAULT_RETRY_MIN_DELAY_MS,
+  LIBRARY_NAME,
+  LIBRARY_VERSION,
+  MAX_BATCH_BYTES,
+  MAX_BATCH_MESSAGES,
+  MAX_MESSAGE_BYTES,
+  MAX_RETRY_AFTER_MS,
+} from './constants.ts';
