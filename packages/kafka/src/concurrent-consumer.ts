@@ -2,7 +2,7 @@ import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
 import { toConsumedRecord, type ConsumedRecord } from './consumed-record.ts';
 import type { ConsumerMetrics } from './consumer-metrics.ts';
-import { watchForCrash } from './crash-watch.ts';
+import { createGroupConsumer, type GroupConsumer } from './group-consumer.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 
 export interface ConcurrentConsumerOptions {
@@ -33,7 +33,7 @@ type Slot = () => void;
 export class ConcurrentConsumer {
   readonly consumer: Consumer;
   readonly fatal: Promise<Error>;
-  #reportFatal!: (err: Error) => void;
+  readonly #group: GroupConsumer;
   #trackers = new Map<string, OffsetTracker>();
   #waiting = new Map<string, Slot[]>();
   /** Handlers running now, and who waits for that to reach zero (drain). */
@@ -41,20 +41,11 @@ export class ConcurrentConsumer {
   #idle: (() => void)[] = [];
   #commitTimer: NodeJS.Timeout | undefined;
   #intakeStopped = false;
-  #connected = false;
 
   constructor(private readonly options: ConcurrentConsumerOptions) {
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
-      maxWaitTimeInMs: 100,
-      allowAutoTopicCreation: false,
-    });
-    this.fatal = new Promise((resolve) => (this.#reportFatal = resolve));
-    watchForCrash(this.consumer, (err) => this.#reportFatal(err));
-    this.consumer.on(this.consumer.events.CONNECT, () => (this.#connected = true));
-    this.consumer.on(this.consumer.events.DISCONNECT, () => (this.#connected = false));
+    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, maxWaitTimeInMs: 100 });
+    this.consumer = this.#group.consumer;
+    this.fatal = this.#group.fatal;
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Forget partitions we no longer own: their offsets are another member's to commit.
       const assigned = event.payload.memberAssignment;
@@ -66,7 +57,7 @@ export class ConcurrentConsumer {
   }
 
   get connected(): boolean {
-    return this.#connected;
+    return this.#group.connected;
   }
 
   /** Records being handled right now, across partitions. */
@@ -126,7 +117,7 @@ export class ConcurrentConsumer {
       this.#release(key);
     } catch (err) {
       this.options.logger.error({ err, topic: record.topic, partition: record.partition, offset }, 'record handler failed; stopping');
-      this.#reportFatal(err as Error);
+      this.#group.reportFatal(err as Error);
     } finally {
       this.#running -= 1;
       if (this.#running === 0) this.#idle.splice(0).forEach((wake) => wake());
@@ -159,7 +150,7 @@ export class ConcurrentConsumer {
       const [topic, partition] = splitKey(key);
       offsets.push({ topic, partition, offset: String(next) });
     }
-    if (offsets.length > 0 && this.#connected) await this.consumer.commitOffsets(offsets);
+    if (offsets.length > 0 && this.#group.connected) await this.consumer.commitOffsets(offsets);
   }
 
   /** Stops taking new records (SIGTERM step 1). In-flight handlers keep running. */

@@ -14,3 +14,5 @@ export type { SequentialConsumerOptions, SequentialOutcome } from './sequential-
 export { watchForCrash } from './crash-watch.ts';
 export { shutdownInOrder } from './shutdown.ts';
 export type { Drainable, ShutdownParts } from './shutdown.ts';
+export { createGroupConsumer } from './group-consumer.ts';
+export type { GroupConsumer, GroupConsumerSettings } from './group-consumer.ts';

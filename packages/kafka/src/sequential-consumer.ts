@@ -2,7 +2,7 @@ import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
 import { toConsumedRecord, type ConsumedRecord } from './consumed-record.ts';
 import type { ConsumerMetrics } from './consumer-metrics.ts';
-import { watchForCrash } from './crash-watch.ts';
+import { createGroupConsumer, type GroupConsumer } from './group-consumer.ts';
 
 /** What a sequential handler decided about one record. */
 export type SequentialOutcome =
@@ -35,28 +35,19 @@ export interface SequentialConsumerOptions {
 export class SequentialConsumer {
   readonly consumer: Consumer;
   readonly fatal: Promise<Error>;
-  #reportFatal!: (err: Error) => void;
+  readonly #group: GroupConsumer;
   #timers = new Set<NodeJS.Timeout>();
   #intakeStopped = false;
   #busy = 0;
-  #connected = false;
 
   constructor(private readonly options: SequentialConsumerOptions) {
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
-      maxWaitTimeInMs: 100,
-      allowAutoTopicCreation: false,
-    });
-    this.fatal = new Promise((resolve) => (this.#reportFatal = resolve));
-    watchForCrash(this.consumer, (err) => this.#reportFatal(err));
-    this.consumer.on(this.consumer.events.CONNECT, () => (this.#connected = true));
-    this.consumer.on(this.consumer.events.DISCONNECT, () => (this.#connected = false));
+    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, maxWaitTimeInMs: 100 });
+    this.consumer = this.#group.consumer;
+    this.fatal = this.#group.fatal;
   }
 
   get connected(): boolean {
-    return this.#connected;
+    return this.#group.connected;
   }
 
   async start(): Promise<void> {
@@ -82,7 +73,7 @@ export class SequentialConsumer {
           outcome = await this.options.handle(toConsumedRecord(batch.topic, batch.partition, message));
         } catch (err) {
           this.options.logger.error({ err, topic: batch.topic, partition: batch.partition, offset: message.offset }, 'record handler failed; stopping');
-          this.#reportFatal(err as Error);
+          this.#group.reportFatal(err as Error);
           throw err;
         }
         if (outcome.action === 'wait') {

@@ -1,4 +1,4 @@
-import { watchForCrash, type ConsumerMetrics, type Drainable, type Kafka } from '@sluice/kafka';
+import { type ConsumerMetrics, type Drainable, type Kafka, createGroupConsumer, type GroupConsumer } from '@sluice/kafka';
 import type { Consumer } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
 import type { SnapshotRecord } from '../sync-processor.ts';
@@ -23,28 +23,19 @@ export interface SnapshotConsumerOptions {
 export class SnapshotConsumer implements Drainable {
   readonly consumer: Consumer;
   readonly fatal: Promise<Error>;
-  #reportFatal!: (err: Error) => void;
+  readonly #group: GroupConsumer;
   #committed = new Map<number, number>();
   #busy = 0;
   #intakeStopped = false;
-  #connected = false;
 
   constructor(private readonly options: SnapshotConsumerOptions) {
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
-      maxWaitTimeInMs: 100,
-      allowAutoTopicCreation: false,
-    });
-    this.fatal = new Promise((resolve) => (this.#reportFatal = resolve));
-    watchForCrash(this.consumer, (err) => this.#reportFatal(err));
-    this.consumer.on(this.consumer.events.CONNECT, () => (this.#connected = true));
-    this.consumer.on(this.consumer.events.DISCONNECT, () => (this.#connected = false));
+    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, maxWaitTimeInMs: 100 });
+    this.consumer = this.#group.consumer;
+    this.fatal = this.#group.fatal;
   }
 
   get connected(): boolean {
-    return this.#connected;
+    return this.#group.connected;
   }
 
   async start(): Promise<void> {
@@ -69,7 +60,7 @@ export class SnapshotConsumer implements Drainable {
             }
           } catch (err) {
             this.options.logger.error({ err, topic, partition, offset: message.offset }, 'snapshot handling failed; stopping');
-            this.#reportFatal(err as Error);
+            this.#group.reportFatal(err as Error);
             throw err;
           } finally {
             this.#busy--;

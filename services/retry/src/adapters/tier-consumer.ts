@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { watchForCrash, type ConsumedRecord, type ConsumerMetrics, type Drainable } from '@sluice/kafka';
+import { type ConsumedRecord, type ConsumerMetrics, type Drainable, createGroupConsumer, type GroupConsumer } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 
 function toConsumedRecord(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
@@ -38,28 +38,19 @@ export interface TierConsumerOptions {
 export class TierConsumer implements Drainable {
   readonly consumer: Consumer;
   readonly fatal: Promise<Error>;
-  #reportFatal!: (err: Error) => void;
+  readonly #group: GroupConsumer;
   #timers = new Set<NodeJS.Timeout>();
   #intakeStopped = false;
   #busy = 0;
-  #connected = false;
 
   constructor(private readonly options: TierConsumerOptions) {
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
-      maxWaitTimeInMs: 50,
-      allowAutoTopicCreation: false,
-    });
-    this.fatal = new Promise((resolve) => (this.#reportFatal = resolve));
-    watchForCrash(this.consumer, (err) => this.#reportFatal(err));
-    this.consumer.on(this.consumer.events.CONNECT, () => (this.#connected = true));
-    this.consumer.on(this.consumer.events.DISCONNECT, () => (this.#connected = false));
+    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, maxWaitTimeInMs: 50 });
+    this.consumer = this.#group.consumer;
+    this.fatal = this.#group.fatal;
   }
 
   get connected(): boolean {
-    return this.#connected;
+    return this.#group.connected;
   }
 
   async start(): Promise<void> {
@@ -96,7 +87,7 @@ export class TierConsumer implements Drainable {
           await Promise.all(runs.map((run) => run()));
         } catch (err) {
           this.options.logger.error({ err, topic: batch.topic, partition: batch.partition }, 'tier step failed; stopping');
-          this.#reportFatal(err as Error);
+          this.#group.reportFatal(err as Error);
           throw err;
         }
         resolveOffset(lastOffset);
