@@ -1,5 +1,6 @@
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import { randomBytes } from 'node:crypto';
+import { retryTransient } from '@sluice/kafka';
 import { ReadTimeoutError } from './errors.ts';
 
 export interface ReadRecord {
@@ -17,7 +18,7 @@ export async function readToEnd(kafka: Kafka, topic: string, timeoutMs: number):
   await admin.connect();
   let ends: Map<number, bigint>;
   try {
-    const offsets = await admin.fetchTopicOffsets(topic);
+    const offsets = await retryTransient(() => admin.fetchTopicOffsets(topic));
     ends = new Map(offsets.filter((o) => BigInt(o.high) > BigInt(o.low)).map((o) => [o.partition, BigInt(o.high)]));
   } finally {
     await admin.disconnect();

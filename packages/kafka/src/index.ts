@@ -16,3 +16,4 @@ export { shutdownInOrder } from './shutdown.ts';
 export type { Drainable, ShutdownParts } from './shutdown.ts';
 export { createGroupConsumer } from './group-consumer.ts';
 export type { GroupConsumer, GroupConsumerSettings } from './group-consumer.ts';
+export { retryTransient } from './retry-transient.ts';

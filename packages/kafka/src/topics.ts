@@ -1,5 +1,6 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
 import { formatDuration, type SluiceConfig } from '@sluice/config';
+import { retryTransient } from './retry-transient.ts';
 
 export interface TopicSpec {
   topic: string;
@@ -86,5 +87,7 @@ export async function ensureTopics(admin: Admin, specs: TopicSpec[], timeoutMs =
     }
   }
   await waitForLeaders(admin, specs.map((s) => s.topic), deadline);
+  // Metadata can name a leader before that broker serves the partition: ask it once for offsets.
+  await Promise.all(specs.map((s) => retryTransient(() => admin.fetchTopicOffsets(s.topic))));
   return missing.map((s) => s.topic);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Admin, Kafka } from '@sluice/kafka';
+import { retryTransient, type Admin, type Kafka } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 
 /**
@@ -16,7 +16,7 @@ export async function rebuildState(options: {
   apply: (key: string, value: string | null) => void;
 }): Promise<number> {
   const { kafka, admin, topic, logger } = options;
-  const offsets = await withLeaderRetry(() => admin.fetchTopicOffsets(topic));
+  const offsets = await retryTransient(() => admin.fetchTopicOffsets(topic));
   const remaining = new Map<number, number>();
   for (const p of offsets) if (Number(p.high) > Number(p.low)) remaining.set(p.partition, Number(p.high) - 1);
   if (remaining.size === 0) return 0;
@@ -55,16 +55,4 @@ export async function rebuildState(options: {
   }
   logger.info({ records: count, ms: Date.now() - started }, 'audience state rebuilt');
   return count;
-}
-
-/** Right after topic creation a partition may briefly have no leader; that is worth a few retries. */
-async function withLeaderRetry<T>(run: () => Promise<T>, attempts = 20): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await run();
-    } catch (err) {
-      if (i >= attempts || !(err as { retriable?: boolean }).retriable) throw err;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
 }
