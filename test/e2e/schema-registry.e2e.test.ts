@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { frameConfluent, valueSubject } from '@sluice/codec';
+import { createSnapshotCodec, frameConfluent, valueSubject } from '@sluice/codec';
+import { createAudienceSync } from '@sluice/audience-sync';
 import type { SluiceConfig } from '@sluice/config';
 import { createDeliverer } from '@sluice/deliverer';
 import { recordKey, REJECT_HEADERS, type EventEnvelope } from '@sluice/envelope';
@@ -163,5 +164,31 @@ describe('schema-governed sluice.events through a real schema registry', { skip,
     assert.match(r!.headers[REJECT_HEADERS.message] ?? '', /999999/);
     assert.match(r!.headers[REJECT_HEADERS.from] ?? '', new RegExp(`^${topics.events.replace(/\./g, '\\.')}/\\d+/\\d+$`));
     assert.equal(r!.value!.readInt32BE(1), 999_999, 'the rejected bytes are the record as written');
+  });
+  it('audience-sync with the registry: a framed snapshot is read, and its identifies are framed and delivered', async () => {
+    assert.ok(on, 'the registry-on pipeline runs');
+    const ctx = testServiceContext('audience-sync', on.config);
+    ctx.env.schemaRegistryUrl = registry.url;
+    const audiences = await createAudienceSync(ctx, { port: 0 }).start();
+    on.services.push(audiences);
+    const topics = on.config.kafka.topics;
+    // An upstream team writes a snapshot through the registry (subject `<audiences topic>-value`).
+    const snapshots = createSnapshotCodec({ schemaRegistryUrl: registry.url, topic: topics.audiences });
+    const value = await snapshots.encode({ sourceId: SOURCE, audience: 'VIP Members', syncId: 'sync-1', members: ['vip-1', 'vip-2'], final: true } as never);
+    assert.equal(value[0], 0, 'snapshot framed');
+    const producer = new SafeProducer(createKafka({ brokers: ctx.brokers, clientId: 'schema-e2e-snapshots', logger: ctx.logger }));
+    await producer.connect();
+    await producer.send(topics.audiences, [{ key: `${SOURCE}:VIP Members`, value }]);
+    await producer.disconnect();
+    const before = on.receiver.requests.length;
+    await on.receiver.waitFor(before + 2, 30_000);
+    const identifies = on.receiver.requests.slice(before).map((r) => JSON.parse(r.body.toString()) as { type: string; userId: string; traits: Record<string, unknown> });
+    assert.deepEqual(identifies.map((i) => i.userId).sort(), ['vip-1', 'vip-2']);
+    assert.ok(identifies.every((i) => i.type === 'identify' && i.traits.vip_members === true));
+    const kafka = createKafka({ brokers: ctx.brokers, clientId: 'schema-e2e-reader2', logger: ctx.logger });
+    const events = await readTopic(kafka, topics.events, { count: 100, timeoutMs: 3_000 });
+    const emitted = events.filter((r) => r.key?.startsWith(`${SOURCE}:vip-`));
+    assert.equal(emitted.length, 2);
+    assert.ok(emitted.every((r) => r.value![0] === 0), 'identifies written in the wire format');
   });
 });

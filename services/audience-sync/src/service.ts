@@ -1,4 +1,4 @@
-import { createJsonCodec } from '@sluice/codec';
+import { createEnvelopeCodec, createSnapshotCodec } from '@sluice/codec';
 import { ConsumerMetrics, SafeProducer, createKafka, ensureTopics, shutdownInOrder, topicSpecs } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createSnapshotApi } from './adapters/http-api.ts';
@@ -7,6 +7,7 @@ import { SnapshotConsumer } from './adapters/snapshot-consumer.ts';
 import { rebuildState } from './adapters/state-rebuild.ts';
 import { DEFAULT_EMIT_BATCH_SIZE, type AudienceSyncOptions } from './config.ts';
 import { createMetrics } from './metrics.ts';
+import { createSnapshotReader } from './adapters/snapshot-reader.ts';
 import { SyncProcessor } from './sync-processor.ts';
 
 export type { AudienceSyncOptions } from './config.ts';
@@ -54,8 +55,11 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
   const producer = new SafeProducer(kafka);
   opened.push(() => producer.disconnect());
   await producer.connect();
+  const schemaRegistryUrl = ctx.env.schemaRegistryUrl;
+  const snapshotCodec = createSnapshotCodec({ schemaRegistryUrl, topic: config.kafka.topics.audiences });
   const processor = new SyncProcessor({
-    ...createKafkaSinks(producer, createJsonCodec(), ctx.config),
+    ...createKafkaSinks(producer, createEnvelopeCodec({ schemaRegistryUrl, topic: config.kafka.topics.events }), ctx.config),
+    readSnapshot: createSnapshotReader(snapshotCodec),
     metrics,
     logger: ctx.logger,
     isKnownSource: (id) => ctx.config.current.sources.some((s) => s.id === id),
@@ -83,7 +87,7 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
       registry: ctx.registry,
       readiness: { kafka: () => adminConnected && producer.connected && consumer.connected, config: () => true },
     },
-    handler: createSnapshotApi({ producer, config: ctx.config, metrics }),
+    handler: createSnapshotApi({ producer, config: ctx.config, metrics, codec: snapshotCodec }),
   });
   opened.push(() => http.close());
   ctx.config.watch();

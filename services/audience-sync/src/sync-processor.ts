@@ -3,6 +3,7 @@ import type { Logger } from '@sluice/logging';
 import { REJECT_ORIGIN } from './constants.ts';
 import { buildIdentify } from './domain/identify.ts';
 import { snakeCase } from './domain/snake-case.ts';
+import type { SnapshotRead } from './adapters/snapshot-reader.ts';
 import { parseSnapshot, targetId, type SyncTarget } from './domain/snapshot.ts';
 import { memberRecord, parseStateRecord, syncRecord, type RawStateRecord } from './domain/state-records.ts';
 import { TargetState, type LogPosition, type MemberChange } from './domain/target-state.ts';
@@ -30,6 +31,8 @@ export interface SyncProcessorDeps {
   metrics: AudienceSyncMetrics;
   logger: Logger;
   isKnownSource: (sourceId: string) => boolean;
+  /** Reads a record value of `sluice.audiences` (plain JSON or the Confluent wire format). */
+  readSnapshot: (value: Buffer | null) => Promise<SnapshotRead>;
   batchSize: number;
   now: () => number;
 }
@@ -66,12 +69,9 @@ export class SyncProcessor {
   async handle(record: SnapshotRecord, heartbeat: () => Promise<void>): Promise<void> {
     const { metrics, logger } = this.deps;
     const from = `${record.topic}/${record.partition}/${record.offset}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(record.value?.toString('utf8') ?? '');
-    } catch {
-      return this.#reject(record, 'not_json', 'snapshot is not JSON', from);
-    }
+    const read = await this.deps.readSnapshot(record.value ?? null);
+    if (!read.ok) return this.#reject(record, read.code, read.message, from);
+    const value = read.value;
     const parsed = parseSnapshot(value, this.deps.isKnownSource);
     if (!parsed.ok) return this.#reject(record, parsed.error.code, parsed.error.message, from, (value as { sourceId?: unknown })?.sourceId);
     const { chunk } = parsed;

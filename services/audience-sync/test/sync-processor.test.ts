@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import type { EventEnvelope } from '@sluice/envelope';
 import { createLogger } from '@sluice/logging';
 import { Registry } from 'prom-client';
+import { createSnapshotCodec } from '@sluice/codec';
+import { createSnapshotReader } from '../src/adapters/snapshot-reader.ts';
 import { createMetrics } from '../src/metrics.ts';
 import { SyncProcessor, type SnapshotRecord } from '../src/sync-processor.ts';
 import type { RawStateRecord } from '../src/domain/state-records.ts';
@@ -17,6 +19,7 @@ function processor() {
     metrics: createMetrics(new Registry()),
     logger: createLogger({ name: 'test', level: 'silent' }),
     isKnownSource: () => true,
+    readSnapshot: createSnapshotReader(createSnapshotCodec({ topic: 'audiences' })),
     batchSize: 2,
     now: () => Date.parse('2026-11-21T23:34:15.123Z'),
   });

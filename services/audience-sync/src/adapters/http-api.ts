@@ -1,3 +1,5 @@
+import type { ValueCodec } from '@sluice/codec';
+import type { Snapshot } from '@sluice/envelope';
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConfigStore } from '@sluice/config';
@@ -17,7 +19,14 @@ const KIND_BY_ROUTE: Record<string, SyncKind> = { [ROUTES.audiences]: 'audience'
  * `sluice.audiences` and answered `202` only once Kafka acknowledged it (acks = -1): the topic
  * consumer does the diffing, so HTTP and topic input share one path.
  */
-export function createSnapshotApi(deps: { producer: SafeProducer; config: ConfigStore; metrics: AudienceSyncMetrics; produceTimeoutMs?: number }): RequestHandler {
+export function createSnapshotApi(deps: {
+  producer: SafeProducer;
+  config: ConfigStore;
+  metrics: AudienceSyncMetrics;
+  /** Encodes chunks for `sluice.audiences` (JSON, or the Confluent wire format with a registry). */
+  codec: ValueCodec<Snapshot>;
+  produceTimeoutMs?: number;
+}): RequestHandler {
   return async (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const kind = KIND_BY_ROUTE[path];
@@ -36,7 +45,7 @@ export function createSnapshotApi(deps: { producer: SafeProducer; config: Config
       try {
         await deps.producer.send(
           config.kafka.topics.audiences,
-          [{ key: snapshotKey(chunk.target), value: JSON.stringify(snapshotToWire(chunk)) }],
+          [{ key: snapshotKey(chunk.target), value: await deps.codec.encode(snapshotToWire(chunk) as unknown as Snapshot) }],
           deps.produceTimeoutMs ?? config.ingest.produceTimeoutMs,
         );
       } catch (err) {
