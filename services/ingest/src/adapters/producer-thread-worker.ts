@@ -33,10 +33,7 @@ const producers = Array.from({ length: data.producers }, () => new SafeProducer(
 let next = 0;
 
 const reportConnected = () => post({ kind: 'connected', connected: producers.every((p) => p.connected) });
-for (const p of producers) {
-  p.producer.on(p.producer.events.CONNECT, reportConnected);
-  p.producer.on(p.producer.events.DISCONNECT, reportConnected);
-}
+for (const p of producers) p.onConnectionChange(reportConnected);
 
 port.on('message', (msg: ToProducerThread) => {
   if (msg.kind === 'send') {
