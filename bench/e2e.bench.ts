@@ -72,7 +72,7 @@ async function main() {
     sources: [{ id: 'bench', writeKeys: [WRITE_KEY] }],
     destinations: [{ id: 'bench-hooks', type: 'webhooks', sourceIds: ['bench'], settings: { webhooks: [{ url: hook }], sharedSecret: SECRET } }],
     kafka: {
-      partitions: PARTITIONS, replicationFactor: 1,
+      clientId: prefix, partitions: PARTITIONS, replicationFactor: 1,
       topics: Object.fromEntries(['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState', 'delayPrefix']
         .map((t) => [t, t === 'delayPrefix' ? `${prefix}.delay.` : `${prefix}.${t}`])),
     },

@@ -17,6 +17,7 @@ const goodConfig = writeConfigFile(join(dir, 'good.yaml'), {
   sources: [{ id: 'src', writeKeys: ['wk'] }],
   destinations: [{ id: 'dst', type: 'webhooks', sourceIds: ['src'], settings: { webhookUrl: 'http://127.0.0.1:9/hook' } }],
   kafka: {
+    clientId: prefix,
     partitions: 1,
     replicationFactor: 1,
     topics: Object.fromEntries(

@@ -57,7 +57,7 @@ export class Pipeline {
       ...extra,
       sources: [{ id: 'ledger', writeKeys: [WRITE_KEY] }],
       destinations: [{ id: 'ledger-hooks', type: 'webhooks', sourceIds: ['ledger'], settings: { webhooks: receivers.map((r) => ({ url: r.url })), sharedSecret: SECRET } }],
-      kafka: { partitions: options.partitions ?? 4, replicationFactor: 1, topics: { ...topics, delayPrefix: `${prefix}.delay.` } },
+      kafka: { clientId: prefix, partitions: options.partitions ?? 4, replicationFactor: 1, topics: { ...topics, delayPrefix: `${prefix}.delay.` } },
       delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, ...((extra.delivery as object) ?? {}) },
     };
     const pipeline = new Pipeline(options, raw);
