@@ -8,7 +8,7 @@
 // services/ingest/src/main.ts, to compare versions).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +101,7 @@ async function main() {
 
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
+  rmSync(dir, { recursive: true, force: true });
 
   process.stdout.write(`raw kafkajs sendBatch ceiling, second half (${SECONDS / 2}s)...\n`);
   const rawCpu2 = startCpuWindow();
