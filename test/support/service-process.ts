@@ -1,3 +1,4 @@
+import { PARENT_WATCH_PRELOAD } from '@sluice/service-kit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +36,7 @@ export class ServiceProcess {
 
   async start(): Promise<this> {
     this.port = this.port || (await freePort());
-    const child = spawn(process.execPath, ['--import', 'tsx', `services/${this.name}/src/main.ts`], {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', PARENT_WATCH_PRELOAD, `services/${this.name}/src/main.ts`], {
       cwd: root,
       env: { ...process.env, LOG_LEVEL: 'warn', ...this.env, [PORT_VAR[this.name]]: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],

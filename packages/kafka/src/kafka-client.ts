@@ -3,19 +3,23 @@ import type { Logger } from '@sluice/logging';
 
 const { Kafka: KafkaClass, logLevel } = kafkajs;
 
-const LEVEL_NAMES: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
-  [logLevel.ERROR]: 'error',
-  [logLevel.WARN]: 'warn',
-  [logLevel.INFO]: 'info',
-  [logLevel.DEBUG]: 'debug',
+/**
+ * kafkajs logs every retriable broker answer (e.g. "not the leader" right after a topic is created)
+ * at ERROR while it retries by itself; what really fails reaches Sluice's code as an error or a
+ * consumer crash and is logged there. So kafkajs's own lines go one level down.
+ */
+const LEVEL_NAMES: Record<number, 'warn' | 'info' | 'debug' | 'trace'> = {
+  [logLevel.ERROR]: 'warn',
+  [logLevel.WARN]: 'info',
+  [logLevel.INFO]: 'debug',
+  [logLevel.DEBUG]: 'trace',
 };
 
-/** Routes kafkajs's own logging into pino. kafkajs INFO is chatty, so it is logged at debug. */
+/** Routes kafkajs's own logging into pino, one level down (see LEVEL_NAMES). */
 function pinoLogCreator(logger: Logger): logCreator {
   return () => ({ namespace, level, log }) => {
     const { message, ...extra } = log;
-    const name = LEVEL_NAMES[level] ?? 'info';
-    logger[name === 'info' ? 'debug' : name]({ kafkajs: namespace, ...extra }, message);
+    logger[LEVEL_NAMES[level] ?? 'debug']({ kafkajs: namespace, ...extra }, message);
   };
 }
 

@@ -22,8 +22,11 @@ export const SERVICES: readonly ServiceSpec[] = [
   { name: 'ingest', portKey: 'ingest', portVar: 'INGEST_PORT' },
 ];
 
-/** Services log at this level unless `LOG_LEVEL` is set, so the console shows the receiver's lines. */
-export const DEFAULT_SERVICE_LOG_LEVEL = 'warn';
+/**
+ * Services log at this level unless `LOG_LEVEL` is set, so the console shows the receiver's lines
+ * (`LOG_LEVEL=warn npm start` or `info` shows more).
+ */
+export const DEFAULT_SERVICE_LOG_LEVEL = 'error';
 /** How long a service may take to answer 200 on `/readyz` (tsx start-up, Kafka connect, topic creation). */
 export const READY_TIMEOUT_MS = 120_000;
 export const READY_POLL_MS = 200;

@@ -1,10 +1,11 @@
+import { PARENT_WATCH_PRELOAD } from '@sluice/service-kit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT, STOP_GRACE_MS } from './constants.ts';
 
-const PARENT_WATCH = pathToFileURL(join(REPO_ROOT, 'packages/runner/src/parent-watch.ts')).href;
+const PARENT_WATCH = pathToFileURL(PARENT_WATCH_PRELOAD).href;
 
 export interface ServiceExit {
   code: number | null;

@@ -7,3 +7,4 @@ export { runService } from './run-service.ts';
 export type { RunningService, RunServiceOptions } from './run-service.ts';
 export { loadServiceContext } from './service-context.ts';
 export type { ServiceContext } from './service-context.ts';
+export { PARENT_WATCH_PRELOAD } from './parent-watch-path.ts';

@@ -1,3 +1,4 @@
+import { PARENT_WATCH_PRELOAD } from '@sluice/service-kit';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'sluice-retry-kill9-'));
 
 /** Starts `main.ts` as its own process and resolves once its consumers are running. */
 function startRetryProcess(configPath: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', PARENT_WATCH_PRELOAD, MAIN], {
     env: { ...process.env, SLUICE_CONFIG: configPath, KAFKA_BROKERS: testBrokers().join(','), RETRY_PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
