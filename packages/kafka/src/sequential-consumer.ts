@@ -4,21 +4,22 @@ import { toConsumedRecord, type ConsumedRecord } from './consumed-record.ts';
 import type { ConsumerMetrics } from './consumer-metrics.ts';
 import { createGroupConsumer, type GroupConsumer } from './group-consumer.ts';
 
-/** What a sequential handler decided about one record. */
-export type SequentialOutcome =
-  | { action: 'done' }
-  /** Not yet: leave this record (and everything after it) unconsumed until `untilMs`. */
-  | { action: 'wait'; untilMs: number };
-
-export const DONE: SequentialOutcome = { action: 'done' };
+/** What a sequential consumer's `step` decided about one record on this read. */
+export type SequentialStep =
+  /** Not yet: this record and everything behind it stay unread until `untilMs`. */
+  | { kind: 'wait'; untilMs: number }
+  /** Take it: `run` does the work (e.g. an acknowledged produce); a rejection is fatal. */
+  | { kind: 'go'; run: () => Promise<void> };
 
 export interface SequentialConsumerOptions {
   kafka: Kafka;
   groupId: string;
   topics: string[];
-  /** Handles records in partition order. A throw is fatal (nothing is skipped). */
-  handle: (record: ConsumedRecord) => Promise<SequentialOutcome>;
+  /** Decides from the record alone (no I/O), so a run of eligible records can be worked together. */
+  step: (record: ConsumedRecord) => SequentialStep;
   fromBeginning?: boolean;
+  /** How long a fetch waits for data; default 100 ms. */
+  maxWaitTimeInMs?: number;
   logger: Logger;
   metrics?: ConsumerMetrics;
   /** Injected for tests; default `Date.now`. */
@@ -26,11 +27,13 @@ export interface SequentialConsumerOptions {
 }
 
 /**
- * One record at a time per partition, in order, with "not yet" as a first-class answer — the
- * retry tiers' consumer (SPEC §7). A `wait` pauses the partition WITHOUT resolving the record's
- * offset (kafkajs would otherwise commit past it), returns from the callback (never sleeping inside
- * it, so heartbeats continue), and resumes on a timer; the record is then fetched again and the
- * handler re-checks it, which also covers kafkajs forgetting pauses across a consumer restart.
+ * Per partition, in order, with "not yet" as a first-class answer — the delay tiers' consumer
+ * (SPEC §7). The eligible records at the head of a fetched batch are worked together (their
+ * produces coalesce into one acknowledged request) and their offsets resolved only after that. At
+ * the first record that must wait, the partition is paused WITHOUT resolving it (kafkajs would
+ * otherwise commit past it), the callback returns (never sleeping inside it, so heartbeats
+ * continue) and a timer resumes it; the record is then fetched again and `step` re-checks it, which
+ * also covers kafkajs forgetting pauses across a consumer restart.
  */
 export class SequentialConsumer {
   readonly consumer: Consumer;
@@ -41,7 +44,7 @@ export class SequentialConsumer {
   #busy = 0;
 
   constructor(private readonly options: SequentialConsumerOptions) {
-    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, maxWaitTimeInMs: 100 });
+    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100 });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
   }
@@ -66,28 +69,38 @@ export class SequentialConsumer {
     const now = this.options.now ?? Date.now;
     this.#busy++;
     try {
+      const runs: (() => Promise<void>)[] = [];
+      let lastOffset: string | undefined;
+      let waitUntil: number | undefined;
       for (const message of batch.messages) {
-        if (!isRunning() || isStale() || this.#intakeStopped) return;
-        let outcome: SequentialOutcome;
+        if (!isRunning() || isStale() || this.#intakeStopped) break;
+        const step = this.options.step(toConsumedRecord(batch.topic, batch.partition, message));
+        if (step.kind === 'wait') {
+          waitUntil = step.untilMs;
+          break;
+        }
+        runs.push(step.run);
+        lastOffset = message.offset;
+      }
+      if (lastOffset !== undefined) {
         try {
-          outcome = await this.options.handle(toConsumedRecord(batch.topic, batch.partition, message));
+          await Promise.all(runs.map((run) => run()));
         } catch (err) {
-          this.options.logger.error({ err, topic: batch.topic, partition: batch.partition, offset: message.offset }, 'record handler failed; stopping');
+          this.options.logger.error({ err, topic: batch.topic, partition: batch.partition }, 'record step failed; stopping');
           this.#group.reportFatal(err as Error);
           throw err;
         }
-        if (outcome.action === 'wait') {
-          const resume = pause();
-          const timer = setTimeout(() => {
-            this.#timers.delete(timer);
-            if (!this.#intakeStopped) resume();
-          }, Math.max(0, outcome.untilMs - now()));
-          this.#timers.add(timer);
-          return;
-        }
-        resolveOffset(message.offset);
-        this.options.metrics?.record(this.options.groupId, batch.topic, batch.partition, batch.highWatermark, message.offset);
+        resolveOffset(lastOffset);
+        this.options.metrics?.record(this.options.groupId, batch.topic, batch.partition, batch.highWatermark, lastOffset);
         await heartbeat();
+      }
+      if (waitUntil !== undefined && !this.#intakeStopped) {
+        const resume = pause();
+        const timer = setTimeout(() => {
+          this.#timers.delete(timer);
+          if (!this.#intakeStopped) resume();
+        }, Math.max(0, waitUntil - now()));
+        this.#timers.add(timer);
       }
     } finally {
       this.#busy--;

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '@sluice/logging';
-import { ConcurrentConsumer, createKafka, DONE, ensureTopics, SafeProducer, SequentialConsumer, topicSpecs, type Kafka } from '@sluice/kafka';
+import { ConcurrentConsumer, createKafka, ensureTopics, SafeProducer, SequentialConsumer, topicSpecs, type Kafka } from '@sluice/kafka';
 import { testBrokers, testConfig, uniqueName, waitUntil } from '@sluice/testkit';
 
 const logger = createLogger({ name: 'kafka-test', level: 'warn' });
@@ -44,7 +44,7 @@ describe('producer preset and concurrent consumer against the real broker', () =
   before(async () => {
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+    await ensureTopics(admin, [{ topic, numPartitions: 1, replicationFactor: 1 }]);
     await admin.disconnect();
     producer = new SafeProducer(kafka);
     await producer.connect();
@@ -90,7 +90,7 @@ describe('producer preset and concurrent consumer against the real broker', () =
     const g = uniqueName('group');
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic: t, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+    await ensureTopics(admin, [{ topic: t, numPartitions: 1, replicationFactor: 1 }]);
     await producer.send(t, Array.from({ length: 5 }, (_, i) => ({ value: String(i) })));
     let release!: () => void;
     const blocked = new Promise<void>((r) => (release = r));
@@ -120,7 +120,7 @@ describe('sequential consumer: waiting without sleeping in the handler', () => {
     const t = uniqueName('topic');
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic: t, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+    await ensureTopics(admin, [{ topic: t, numPartitions: 1, replicationFactor: 1 }]);
     await admin.disconnect();
     const producer = new SafeProducer(kafka);
     await producer.connect();
@@ -133,11 +133,10 @@ describe('sequential consumer: waiting without sleeping in the handler', () => {
     const handled: { due: number; at: number }[] = [];
     const consumer = new SequentialConsumer({
       kafka, groupId: uniqueName('group'), topics: [t], logger,
-      handle: async (r) => {
+      step: (r) => {
         const due = Number(r.value!.toString());
-        if (Date.now() < due) return { action: 'wait', untilMs: due };
-        handled.push({ due, at: Date.now() });
-        return DONE;
+        if (Date.now() < due) return { kind: 'wait', untilMs: due };
+        return { kind: 'go', run: async () => void handled.push({ due, at: Date.now() }) };
       },
     });
     await consumer.start();

@@ -1,9 +1,8 @@
-import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, SafeProducer, shutdownInOrder, topicSpecs, type Drainable } from '@sluice/kafka';
+import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, SafeProducer, SequentialConsumer, shutdownInOrder, topicSpecs, type Drainable } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { BatchingSink } from './adapters/batching-sink.ts';
 import { createIntakeHandler } from './adapters/intake.ts';
 import { Router } from './adapters/router.ts';
-import { TierConsumer } from './adapters/tier-consumer.ts';
 import { createFinalTierHandler, createTierStep } from './adapters/tier-handlers.ts';
 import { intakeGroupId, retrySettings, tierGroupId } from './config.ts';
 import { FINAL_TIER_MAX_HELD_PER_PARTITION, HOP_ALLOWANCE_MS, INTAKE_IN_FLIGHT_PER_PARTITION } from './constants.ts';
@@ -82,10 +81,10 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       };
       const tiers = longerTiers.map(
         (tierMs) =>
-          new TierConsumer({
-            kafka, logger, metrics: consumerMetrics, now,
+          new SequentialConsumer({
+            kafka, logger, metrics: consumerMetrics, now, maxWaitTimeInMs: 50,
             groupId: tierGroupId(initial, tierMs),
-            topic: tierTopic(tierMs),
+            topics: [tierTopic(tierMs)],
             step: createTierStep({ router, now, tierMs }),
           }),
       );

@@ -1,8 +1,7 @@
-import type { ConsumedRecord } from '@sluice/kafka';
+import type { ConsumedRecord, SequentialStep } from '@sluice/kafka';
 import { eligibleAt } from '../domain/tiers.ts';
 import type { RetryMetrics } from '../metrics.ts';
 import { readScheduled, type Router } from './router.ts';
-import type { TierStep } from './tier-consumer.ts';
 
 export interface TierDeps {
   router: Router;
@@ -15,7 +14,7 @@ export interface TierDeps {
  * until its span is over, or move it on. The exact due time is checked on every read — a restarted
  * consumer forgot its pauses, so the check never relies on them.
  */
-export function createTierStep(deps: TierDeps): (record: ConsumedRecord) => TierStep {
+export function createTierStep(deps: TierDeps): (record: ConsumedRecord) => SequentialStep {
   return (record) => {
     const read = readScheduled(record);
     if (!read.ok) return { kind: 'go', run: () => deps.router.reject(record, read.error) };
