@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKafka } from '@sluice/kafka';
+import { createKafka, ensureTopics } from '@sluice/kafka';
 import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
 import { createLogger } from '@sluice/logging';
 import { ServiceProcess, writeConfigFile } from '../test/support/service-process.ts';
@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     await service.sigterm();
 
     const rawTopic = topic('raw');
-    await admin.createTopics({ topics: [{ topic: rawTopic, numPartitions: PARTITIONS, replicationFactor: 1 }], waitForLeaders: true });
+    await ensureTopics(admin, [{ topic: rawTopic, numPartitions: PARTITIONS, replicationFactor: 1 }]);
     const raw = await rawIdentifyCeiling(kafka, rawTopic, MEMBERS, EMIT_BATCH, userId);
     console.log(`raw ceiling: ${raw.records} identify records with sendBatch in ${secs(raw.ms)}`);
 

@@ -81,7 +81,7 @@ async function rawCeiling(): Promise<number[]> {
   const plain = topic('raw');
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: plain, numPartitions: PARTITIONS, replicationFactor: 1 }], waitForLeaders: true });
+  await ensureTopics(admin, [{ topic: plain, numPartitions: PARTITIONS, replicationFactor: 1 }]);
   await admin.disconnect();
   const lateness: number[] = [];
   const stop = await watchArrivals(kafka, plain, `${run}-raw`, (h, readAt) => lateness.push(readAt - Number(h.due)));

@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { it } from 'node:test';
 import kafkajs from 'kafkajs';
 import { createLogger } from '@sluice/logging';
-import { SafeProducer } from '@sluice/kafka';
+import { createKafka, ensureTopics, SafeProducer } from '@sluice/kafka';
 import { readTopic, testBrokers, uniqueName } from '@sluice/testkit';
 
 it('after an ambiguous failure (written, answer lost) the next batch is really written', async () => {
@@ -33,7 +33,7 @@ it('after an ambiguous failure (written, answer lost) the next batch is really w
   const topic = uniqueName('ambiguous');
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+  await ensureTopics(admin, [{ topic, numPartitions: 1, replicationFactor: 1 }]);
   await admin.disconnect();
 
   const producer = new SafeProducer(kafka);
@@ -48,7 +48,7 @@ it('after an ambiguous failure (written, answer lost) the next batch is really w
   await producer.disconnect();
 
   const logger = createLogger({ name: 'ambiguous-test', level: 'silent' });
-  const reader = (await import('@sluice/kafka')).createKafka({ brokers: testBrokers(), clientId: 'ambiguous-reader', logger });
+  const reader = createKafka({ brokers: testBrokers(), clientId: 'ambiguous-reader', logger });
   const values = (await readTopic(reader, topic, { count: 15, timeoutMs: 10_000, settleMs: 500 })).map((r) => r.value!.toString());
   const b = values.filter((v) => v.startsWith('b-'));
   assert.deepEqual(b, ['b-0', 'b-1', 'b-2', 'b-3', 'b-4'], `acknowledged batch b must be on the topic; topic has: ${values.join(', ')}`);

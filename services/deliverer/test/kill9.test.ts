@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, it } from 'node:test';
-import { createKafka } from '@sluice/kafka';
+import { createKafka, ensureTopics } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { startReceiver, testBrokers, testConfig, waitUntil } from '@sluice/testkit';
 import { produceEvents } from './kafka-helpers.ts';
@@ -50,7 +50,7 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
   const kafka = createKafka({ brokers: testBrokers(), clientId: 'kill9-test', logger: createLogger({ name: 'kill9', level: 'error' }) });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: config.kafka.topics.events, numPartitions: 4, replicationFactor: 1 }], waitForLeaders: true });
+  await ensureTopics(admin, [{ topic: config.kafka.topics.events, numPartitions: 4, replicationFactor: 1 }]);
   await admin.disconnect();
   const events = Array.from({ length: TOTAL }, (_, i) => ({
     sourceId: 's-k9',
