@@ -1,6 +1,9 @@
-import { createJsonCodec, type EnvelopeCodec } from './codec.ts';
+import type { EventEnvelope } from '@sluice/envelope';
+import type { EnvelopeCodec } from './codec.ts';
 import { valueSubject } from './constants.ts';
-import { createRegistryCodec } from './registry-codec.ts';
+import { asEnvelopeCodec, createRegistryCodec } from './registry-codec.ts';
+import { envelopeProblem } from './validate-envelope.ts';
+import { createJsonValueCodec } from './value-codec.ts';
 import type { RegistryClientOptions } from './registry-client.ts';
 
 export interface EnvelopeCodecOptions extends Omit<RegistryClientOptions, 'url'> {
@@ -8,6 +11,11 @@ export interface EnvelopeCodecOptions extends Omit<RegistryClientOptions, 'url'>
   schemaRegistryUrl?: string | undefined;
   /** The events topic (from config); the subject is `<topic>-value`. */
   topic: string;
+}
+
+/** The default codec: JSON on the wire, validated like every other read. A Confluent-framed record needs a registry to be read. */
+export function createJsonCodec(): EnvelopeCodec {
+  return asEnvelopeCodec(createJsonValueCodec<EventEnvelope>(envelopeProblem));
 }
 
 /**

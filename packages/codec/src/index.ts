@@ -1,8 +1,8 @@
-export { CONFLUENT_MAGIC_BYTE, createJsonCodec, decodeJsonPayload, isConfluentFramed } from './codec.ts';
+export { CONFLUENT_MAGIC_BYTE, isConfluentFramed } from './codec.ts';
 export type { DecodeResult, EnvelopeCodec } from './codec.ts';
 export { envelopeProblem } from './validate-envelope.ts';
 export { REGISTRY_DEFAULTS, valueSubject } from './constants.ts';
-export { createEnvelopeCodec } from './create-envelope-codec.ts';
+export { createEnvelopeCodec, createJsonCodec } from './create-envelope-codec.ts';
 export type { EnvelopeCodecOptions } from './create-envelope-codec.ts';
 export { CodecError, InvalidValueError, SchemaRegistrationError, SchemaRegistryUnavailableError } from './errors.ts';
 export { createRegistryCodec } from './registry-codec.ts';
