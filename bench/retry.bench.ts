@@ -1,7 +1,7 @@
 /**
  * Retry-service lateness benchmark (SPEC §7 "never early; within 2 s"; goal: 0 early, p99 ≤ 250 ms).
  *
- *   KAFKA_BROKERS=127.0.0.1:29092 node --import tsx bench/retry.bench.ts
+ *   node --import tsx bench/retry.bench.ts   # starts a local broker unless KAFKA_BROKERS is set
  *
  * 10,000 retry records, each with an exact due time (`Retry-After`) spread uniformly 5–20 s ahead,
  * go through the real retry service (in-process) and a real broker: `sluice.retry` → delay tiers
@@ -10,9 +10,10 @@
  * produces each record when due to one plain topic: the lateness of produce → consume alone.
  */
 import { randomBytes } from 'node:crypto';
-import { ConfigStore, parseConfig, readEnv, requireBrokers, type SluiceConfig } from '@sluice/config';
+import { ConfigStore, parseConfig, readEnv, type SluiceConfig } from '@sluice/config';
 import { retryStateToHeaders, RETRY_HEADERS, type RetryState } from '@sluice/envelope';
 import { createKafka, ensureTopics, SafeProducer, topicSpecs, type Kafka } from '@sluice/kafka';
+import { startLocalKafka } from '@sluice/local-kafka';
 import { createLogger } from '@sluice/logging';
 import { createMetricsRegistry } from '@sluice/service-kit';
 import { createRetry } from '@sluice/retry';
@@ -24,7 +25,8 @@ const MAX_AHEAD_MS = 20_000;
 const PARTITIONS = 6;
 
 const env = readEnv();
-const brokers = requireBrokers(env);
+const localBroker = env.kafkaBrokers ? undefined : await startLocalKafka();
+const brokers = env.kafkaBrokers ?? [localBroker!.brokers];
 const logger = createLogger({ name: 'retry-bench', level: env.logLevel === 'info' ? 'error' : env.logLevel });
 const run = `bench-retry-${randomBytes(3).toString('hex')}`;
 const topic = (name: string) => `${run}.${name}`;
@@ -117,4 +119,5 @@ for (const scenario of scenarios) {
 const raw = summarise(await rawCeiling());
 console.log(formatSummary('raw ceiling (timer → produce → read)', raw));
 console.log(ok ? 'GOAL MET: 0 early, p99 ≤ 250 ms, none missing' : 'GOAL NOT MET');
+await localBroker?.dispose();
 process.exit(ok ? 0 : 1);
