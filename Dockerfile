@@ -11,4 +11,4 @@ RUN npm ci --include=dev --no-audit --no-fund --ignore-scripts && npm cache clea
 ENV NODE_ENV=production
 USER node
 # SIGTERM goes straight to node (no shell in between), so each service shuts down gracefully.
-CMD ["node", "--import", "tsx", "services/ingest/src/main.ts"]
+CMD ["node", "--max-semi-space-size=64", "--import", "tsx", "services/ingest/src/main.ts"]

@@ -1,6 +1,7 @@
 // Ingest throughput benchmark (not a test): events/s through POST /v1/batch against the raw
 // ceiling of kafkajs sendBatch with the same records, acks=-1 and the same partitions.
 //   node --import tsx bench/ingest.bench.ts      (KAFKA_BROKERS set, or a local broker is started)
+// Both ingest and this process (raw ceiling, load generator) run with ingest's SERVICE_NODE_FLAGS.
 // Env: BENCH_SECONDS (default 20; the raw ceiling runs half before and half after ingest),
 // BENCH_CONNECTIONS (64), BENCH_PARTITIONS (6), BENCH_PRODUCERS (raw producer instances; default
 // the same count ingest uses), BENCH_INGEST_NODE_FLAGS (extra node flags for the ingest process,
@@ -17,11 +18,16 @@ import { parseConfig } from '@sluice/config';
 import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { startLocalKafka } from '@sluice/local-kafka';
+import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { INGEST_DEFAULTS } from '../services/ingest/src/constants.ts';
 import { formatCpu, startCpuWindow } from './lib/ingest-cpu.ts';
 import { percentile, runHttpLoad } from './lib/ingest-load.ts';
 import { benchBatch } from './lib/ingest-payload.ts';
 import { ingestRecords, rawCeiling } from './lib/ingest-raw.ts';
+import { rerunWithNodeFlags } from './lib/node-flags.ts';
+
+// The raw ceiling runs in this process: give it the V8 flags ingest runs with (SERVICE_NODE_FLAGS).
+rerunWithNodeFlags(SERVICE_NODE_FLAGS.ingest);
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -79,7 +85,7 @@ async function main() {
   // BENCH_INGEST_MAIN: another checkout's ingest main.ts, to compare versions under the same load.
   const main = process.env.BENCH_INGEST_MAIN || fileURLToPath(new URL('../services/ingest/src/main.ts', import.meta.url));
   const nodeFlags = (process.env.BENCH_INGEST_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', main], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS.ingest, ...nodeFlags, '--import', 'tsx', main], {
     env: { ...process.env, KAFKA_BROKERS: brokers.join(','), SLUICE_CONFIG: configPath, INGEST_PORT: String(port), LOG_LEVEL: 'error' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { serviceNodeArgs } from '@sluice/service-kit';
 import { uniqueName } from '@sluice/testkit';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../support/service-process.ts';
 
@@ -56,7 +57,7 @@ describe('every service: ops routes, readiness, SIGTERM (foundation issue)', () 
 describe('a bad config field stops a service with a message naming it', () => {
   for (const name of services) {
     it(`${name} exits 1 naming destinations[0].settings.webhooks[0].headers.User-Agent`, async () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+      const child = spawn(process.execPath, serviceNodeArgs(name), {
         cwd: root,
         env: { ...process.env, SLUICE_CONFIG: badConfig },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -72,7 +73,7 @@ describe('a bad config field stops a service with a message naming it', () => {
   it('a missing SLUICE_CONFIG is named too', async () => {
     const env = { ...process.env };
     delete env.SLUICE_CONFIG;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/deliverer/src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, serviceNodeArgs('deliverer'), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 1);

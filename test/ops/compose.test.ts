@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { loadConfigFile } from '@sluice/config';
 import { findDemoTarget } from '@sluice/demo-receiver';
+import { serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
 import { envVarsReadByConfig, portVars, ROOT } from './code-facts.ts';
 
 interface ComposeService {
@@ -55,7 +56,7 @@ test('every Sluice service: its command, published port and /healthz check agree
   for (const [name, portVar] of Object.entries(SERVICES)) {
     const service = compose.services[name]!;
     const port = Number(service.environment?.[portVar]);
-    assert.deepEqual(service.command, ['node', '--import', 'tsx', `services/${name}/src/main.ts`]);
+    assert.deepEqual(service.command, ['node', ...serviceNodeArgs(name as ServiceName)]);
     assert.ok(existsSync(join(ROOT, 'services', name, 'src', 'main.ts')));
     assert.ok(service.ports?.includes(`${port}:${port}`), `${name} publishes ${port}: ${service.ports}`);
     const check = (service.healthcheck?.test ?? []).join(' ');

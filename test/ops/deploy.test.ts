@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseConfig } from '@sluice/config';
+import { SERVICE_NODE_FLAGS, serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
 import { envVarsReadByConfig, exportedMetricNames, metricsInPromQL, portVars, ROOT } from './code-facts.ts';
 
 type Doc = { kind: string; metadata: { name: string }; spec: any; data?: Record<string, string>; stringData?: Record<string, string> };
@@ -46,7 +47,7 @@ test('one Deployment and one Service per service: command, env, ports, probes, g
     assert.ok(deployment, `Deployment sluice-${name}`);
     const pod = deployment.spec.template.spec;
     const [container] = pod.containers;
-    assert.deepEqual(container.command, ['node', '--import', 'tsx', `services/${name}/src/main.ts`]);
+    assert.deepEqual(container.command, ['node', ...serviceNodeArgs(name as ServiceName)]);
     const env = new Map<string, any>(container.env.map((e: any) => [e.name, e]));
     for (const envName of env.keys()) assert.ok(known.has(envName) || secrets.has(envName), `${name}: ${envName} is read by the code or the config`);
     for (const envName of secrets) assert.equal(env.get(envName)?.valueFrom?.secretKeyRef?.name, 'sluice-secrets', `${name}: ${envName} from the Secret`);
@@ -65,6 +66,15 @@ test('one Deployment and one Service per service: command, env, ports, probes, g
     assert.deepEqual(service?.spec.selector, deployment.spec.selector.matchLabels);
     assert.equal(service?.spec.ports[0].port, port);
   }
+});
+
+test("each service's own `npm start` and the image's default command start it with SERVICE_NODE_FLAGS", () => {
+  for (const name of Object.keys(SERVICES) as ServiceName[]) {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'services', name, 'package.json'), 'utf8'));
+    assert.equal(pkg.scripts.start, ['node', ...SERVICE_NODE_FLAGS[name], '--import', 'tsx', 'src/main.ts'].join(' '), `services/${name} npm start`);
+  }
+  const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
+  assert.deepEqual(JSON.parse(cmd ?? 'null'), ['node', ...serviceNodeArgs('ingest')]);
 });
 
 test('ingest and deliverer autoscale', () => {

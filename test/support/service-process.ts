@@ -1,11 +1,11 @@
-import { PARENT_WATCH_PRELOAD } from '@sluice/service-kit';
+import { PARENT_WATCH_PRELOAD, serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { freePort, waitUntil } from '@sluice/testkit';
 
-export type ServiceName = 'ingest' | 'deliverer' | 'retry' | 'audience-sync';
+export type { ServiceName };
 
 const PORT_VAR: Record<ServiceName, string> = {
   ingest: 'INGEST_PORT',
@@ -36,7 +36,7 @@ export class ServiceProcess {
 
   async start(): Promise<this> {
     this.port = this.port || (await freePort());
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', PARENT_WATCH_PRELOAD, `services/${this.name}/src/main.ts`], {
+    const child = spawn(process.execPath, serviceNodeArgs(this.name, [PARENT_WATCH_PRELOAD]), {
       cwd: root,
       env: { ...process.env, LOG_LEVEL: 'warn', ...this.env, [PORT_VAR[this.name]]: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],

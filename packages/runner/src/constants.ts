@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { ServiceName } from '@sluice/service-kit';
 
 /** The repository root (the runner starts the services from their sources there). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -7,7 +8,7 @@ export type PortKey = 'ingest' | 'deliverer' | 'retry' | 'audienceSync';
 
 export interface ServiceSpec {
   /** Service name, also its folder under `services/`. */
-  name: string;
+  name: ServiceName;
   /** Key in `SluiceEnv.ports`. */
   portKey: PortKey;
   /** The environment variable carrying its port (SPEC §14). */

@@ -1,6 +1,5 @@
-import { PARENT_WATCH_PRELOAD } from '@sluice/service-kit';
+import { PARENT_WATCH_PRELOAD, serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT, STOP_GRACE_MS } from './constants.ts';
@@ -13,13 +12,13 @@ export interface ServiceExit {
 }
 
 export interface ServiceProcessOptions {
-  name: string;
+  name: ServiceName;
   env: NodeJS.ProcessEnv;
   /** Each line the service writes (stdout and stderr), prefixed with its name. */
   print: (line: string) => void;
 }
 
-/** One service as a child process: `node --import tsx services/<name>/src/main.ts`. */
+/** One service as a child process: `node <its flags> --import tsx services/<name>/src/main.ts`. */
 export class ServiceProcess {
   readonly name: string;
   readonly exited: Promise<ServiceExit>;
@@ -28,7 +27,7 @@ export class ServiceProcess {
 
   constructor(options: ServiceProcessOptions) {
     this.name = options.name;
-    this.child = spawn(process.execPath, ['--import', 'tsx', '--import', PARENT_WATCH, join('services', options.name, 'src', 'main.ts')], {
+    this.child = spawn(process.execPath, serviceNodeArgs(options.name, [PARENT_WATCH]), {
       cwd: REPO_ROOT,
       env: options.env,
       // Own process group: a Ctrl-C in the terminal reaches the runner only; it stops the services.

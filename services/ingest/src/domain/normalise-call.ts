@@ -42,34 +42,36 @@ const OMITTED = new Set(['writeKey', 'timestamp', 'sentAt', 'userId', 'anonymous
 const notObject = (v: unknown) => v !== undefined && v !== null && !isObject(v);
 const notString = (v: unknown) => v !== undefined && v !== null && typeof v !== 'string';
 
+// A module-level function, not a closure made per call: tsx wraps each named closure in a costly `__name` call.
+const rejection = (index: number, code: CallRejection['code'], message: string): NormaliseResult => ({ ok: false, rejection: { index, code, message } });
+
 /**
  * Validates one call and turns it into the envelope of SPEC §4, pure (clock and id generator
  * come in `facts`). Unknown fields are kept; `writeKey` never is.
  */
 export function normaliseCall(call: unknown, index: number, facts: RequestFacts): NormaliseResult {
-  const reject = (code: CallRejection['code'], message: string): NormaliseResult => ({ ok: false, rejection: { index, code, message } });
-  if (!isObject(call)) return reject(REJECT_CODES.notAnObject, 'call is not a JSON object');
+  if (!isObject(call)) return rejection(index, REJECT_CODES.notAnObject, 'call is not a JSON object');
   if (!facts.skipSizeCheck) {
     const bytes = Buffer.byteLength(JSON.stringify(call));
-    if (bytes > facts.maxCallBytes) return reject(REJECT_CODES.tooLarge, `call is ${bytes} bytes; at most ${facts.maxCallBytes} are allowed`);
+    if (bytes > facts.maxCallBytes) return rejection(index, REJECT_CODES.tooLarge, `call is ${bytes} bytes; at most ${facts.maxCallBytes} are allowed`);
   }
   const type = facts.routeType ?? call.type;
-  if (!isCallType(type)) return reject(REJECT_CODES.unknownType, `unknown call type ${JSON.stringify(type ?? null)}`);
+  if (!isCallType(type)) return rejection(index, REJECT_CODES.unknownType, `unknown call type ${JSON.stringify(type ?? null)}`);
 
   const badObject = notObject(call.context) ? 'context' : notObject(call.integrations) ? 'integrations' : notObject(call.properties) ? 'properties' : notObject(call.traits) ? 'traits' : undefined;
-  if (badObject) return reject(REJECT_CODES.invalidField, `${badObject} must be an object`);
+  if (badObject) return rejection(index, REJECT_CODES.invalidField, `${badObject} must be an object`);
   const badString = notString(call.event) ? 'event' : notString(call.name) ? 'name' : notString(call.category) ? 'category' : undefined;
-  if (badString) return reject(REJECT_CODES.invalidField, `${badString} must be a string`);
+  if (badString) return rejection(index, REJECT_CODES.invalidField, `${badString} must be a string`);
 
   const userId = idOf(call.userId);
   const anonymousId = idOf(call.anonymousId);
   if (type === 'alias') {
-    if (!userId || !idOf(call.previousId)) return reject(REJECT_CODES.missingAliasIds, 'alias needs userId and previousId');
+    if (!userId || !idOf(call.previousId)) return rejection(index, REJECT_CODES.missingAliasIds, 'alias needs userId and previousId');
   } else if (!userId && !anonymousId) {
-    return reject(REJECT_CODES.missingIdentity, `${type} needs userId or anonymousId`);
+    return rejection(index, REJECT_CODES.missingIdentity, `${type} needs userId or anonymousId`);
   }
-  if (type === 'track' && (typeof call.event !== 'string' || call.event.length === 0)) return reject(REJECT_CODES.missingEvent, 'track needs event');
-  if (type === 'group' && !idOf(call.groupId)) return reject(REJECT_CODES.missingGroupId, 'group needs groupId');
+  if (type === 'track' && (typeof call.event !== 'string' || call.event.length === 0)) return rejection(index, REJECT_CODES.missingEvent, 'track needs event');
+  if (type === 'group' && !idOf(call.groupId)) return rejection(index, REJECT_CODES.missingGroupId, 'group needs groupId');
 
   const times = normaliseTimes({ timestamp: call.timestamp, sentAt: call.sentAt ?? facts.batchSentAt, receivedAt: facts.receivedAt });
   const context: JsonObject = facts.batchContext ? { ...facts.batchContext, ...(call.context as JsonObject | undefined) } : { ...(call.context as JsonObject | undefined) };
