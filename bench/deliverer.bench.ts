@@ -12,6 +12,7 @@
  * Prints webhooks/s of both (each counted at the receiver, first to last request), the ratio,
  * p99 latency of one attempt, and the CPU time this process spent per webhook in each phase
  * (steadier than the rates when other work shares the machine).
+ * This process runs with the deliverer's SERVICE_NODE_FLAGS (it re-runs itself under them).
  * Knobs: BENCH_EVENTS, BENCH_RAW_REQUESTS, BENCH_CONNECTIONS, BENCH_IN_FLIGHT,
  * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 500),
  * BENCH_CPU_PROFILE=<file> (a CPU profile of the deliverer phase only).
@@ -27,7 +28,12 @@ import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
 import { testConfig, testServiceContext } from '@sluice/testkit';
 import { AddressPolicy, createDeliverer, encodeBody, renderBody, requestHeaders, UndiciWebhookClient } from '@sluice/deliverer';
 import type { AttemptResult, WebhookClient, WebhookRequest } from '@sluice/deliverer';
+import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { signBody } from '@sluice/webhook-signature';
+import { rerunWithNodeFlags } from './lib/node-flags.ts';
+
+// The deliverer runs in this process: give it (and the raw phase) the flags it runs with in production.
+rerunWithNodeFlags(SERVICE_NODE_FLAGS.deliverer);
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 40_000);
 const RAW_REQUESTS = Number(process.env.BENCH_RAW_REQUESTS ?? 40_000);

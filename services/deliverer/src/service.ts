@@ -1,6 +1,6 @@
 import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
 import type { SluiceConfig } from '@sluice/config';
-import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, SafeProducer, shutdownInOrder, topicSpecs } from '@sluice/kafka';
+import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, ProducerThread, shutdownInOrder, topicSpecs } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { RecordBatcher } from './adapters/record-batcher.ts';
 import type { LookupFunction } from './adapters/guarded-connector.ts';
@@ -40,8 +40,9 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       await admin.connect();
       await ensureTopics(admin, topicSpecs(initial));
 
-      const producer = new SafeProducer(kafka);
-      await producer.connect();
+      // Side records (one attempt record per request, retries, dead letters) are encoded by kafkajs
+      // in a producer thread: the largest Kafka cost of a delivery then runs beside the HTTP work.
+      const producer = await ProducerThread.start({ brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logLevel: ctx.logger.level, producers: 1 });
       const sink = new RecordBatcher(producer);
       const metrics = new DelivererMetrics(ctx.registry);
 
@@ -81,7 +82,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       ctx.config.watch();
       return {
         port: http.port,
-        fatal: consumer.fatal,
+        fatal: Promise.race([consumer.fatal, producer.died]),
         close: () =>
           shutdownInOrder({
             logger: ctx.logger,

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
-import { createKafka, ensureTopics, SafeProducer, shutdownInOrder, topicSpecs, type Kafka } from '@sluice/kafka';
+import { createKafka, ensureTopics, ProducerThread, SafeProducer, shutdownInOrder, topicSpecs, type Kafka } from '@sluice/kafka';
 import type { TopicMessages } from 'kafkajs';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createApiHandler } from './adapters/http-api.ts';
 import { LingeringSender } from './adapters/lingering-sender.ts';
-import { ProducerThread } from './adapters/producer-thread.ts';
 import { INGEST_DEFAULTS } from './constants.ts';
 import { createIngestMetrics } from './metrics.ts';
 

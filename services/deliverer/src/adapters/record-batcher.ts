@@ -1,5 +1,5 @@
 import type { Message } from 'kafkajs';
-import type { SafeProducer } from '@sluice/kafka';
+import type { BatchProducer } from '@sluice/kafka';
 import { PRODUCE_LINGER_MS, PRODUCE_MAX_BATCH } from '../constants.ts';
 
 /** Where the deliverer writes its side records (attempts, retries, dead letters, rejects). */
@@ -17,7 +17,7 @@ interface Pending {
 
 /**
  * Gathers records from many concurrent handlers for a couple of milliseconds and writes them in
- * one `sendBatch` on the `SafeProducer` (idempotent, one request in flight), so thousands of
+ * one `sendBatch` (idempotent `SafeProducer`, one request in flight), so thousands of
  * deliveries a second do not each pay a Kafka round trip. Each caller still waits for its own
  * record's acknowledgement before its offset can be committed.
  */
@@ -27,7 +27,7 @@ export class RecordBatcher implements RecordSink {
   #sending = false;
 
   constructor(
-    private readonly producer: SafeProducer,
+    private readonly producer: BatchProducer,
     private readonly lingerMs = PRODUCE_LINGER_MS,
     private readonly maxBatch = PRODUCE_MAX_BATCH,
   ) {}

@@ -1,12 +1,6 @@
-import type { Message } from '@sluice/kafka';
+import type { BatchProducer, Message } from '@sluice/kafka';
 import type { TopicMessages } from 'kafkajs';
 import { INGEST_DEFAULTS } from '../constants.ts';
-
-/** What the sender produces through: `SafeProducer` itself, or the producer thread (same guarantees). */
-export interface BatchProducer {
-  /** Resolves only once Kafka acknowledged every record (`acks=-1`). */
-  sendBatch(topicMessages: TopicMessages[]): Promise<unknown>;
-}
 
 /** One record to produce. */
 export interface OutgoingRecord {

@@ -21,10 +21,11 @@ export interface ProducerThreadOptions {
 
 /**
  * `sendBatch` run in a worker thread that owns the SafeProducers (idempotent, acks=-1, one
- * request in flight each). kafkajs's per-record encoding costs about as much CPU as all of
- * ingest's own work, so on its own thread it runs in parallel with HTTP, JSON and
- * normalisation. A batch's promise resolves only when the thread reports kafkajs's ack of that
- * batch; it rejects on a kafkajs error or if the thread dies.
+ * request in flight each). kafkajs's per-record encoding is CPU-heavy (about as much as all of
+ * ingest's own work per event; the largest Kafka cost of the deliverer, whose attempt records
+ * it writes): on its own thread it runs in parallel with the service's HTTP and JSON work.
+ * A batch's promise resolves only when the thread reports kafkajs's ack of that batch; it
+ * rejects on a kafkajs error or if the thread dies.
  */
 export class ProducerThread {
   readonly #worker: Worker;

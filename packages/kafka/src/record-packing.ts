@@ -1,5 +1,4 @@
-import type { Message } from '@sluice/kafka';
-import type { TopicMessages } from 'kafkajs';
+import type { Message, TopicMessages } from 'kafkajs';
 
 /**
  * A `sendBatch` argument as one transferable buffer plus a small index, so handing a batch to the

@@ -1,9 +1,10 @@
 // The producer thread's entry point: owns the Kafka producers (SafeProducer: idempotent, acks=-1,
-// one request in flight each) so that kafkajs's record encoding runs beside, not inside, the HTTP
-// thread. Messages from the parent: { kind: 'send', id, packed | topicMessages } and
+// one request in flight each) so that kafkajs's record encoding runs beside, not inside, the
+// service's main thread. Messages from the parent: { kind: 'send', id, packed | topicMessages } and
 // { kind: 'close' }; replies: ready, connected, sent, failed, closed.
 import { parentPort, workerData } from 'node:worker_threads';
-import { createKafka, SafeProducer } from '@sluice/kafka';
+import { createKafka } from './kafka-client.ts';
+import { SafeProducer } from './producer.ts';
 import { createLogger } from '@sluice/logging';
 import type { TopicMessages } from 'kafkajs';
 import { reviveCloned, unpackBatch, type PackedBatch } from './record-packing.ts';

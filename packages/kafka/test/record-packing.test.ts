@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { packBatch, reviveCloned, unpackBatch } from '../src/adapters/record-packing.ts';
+import { packBatch, reviveCloned, unpackBatch } from '../src/record-packing.ts';
 
 test('packBatch/unpackBatch round-trip keys and values of several topics, byte for byte', () => {
   const input = [
