@@ -19,6 +19,7 @@
  */
 import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
@@ -30,6 +31,7 @@ import { AddressPolicy, createDeliverer, encodeBody, renderBody, requestHeaders,
 import type { AttemptResult, WebhookClient, WebhookRequest } from '@sluice/deliverer';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { signBody } from '@sluice/webhook-signature';
+import { startCpuWindow, type CpuSplit } from './lib/cpu-window.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
 
 // The deliverer runs in this process: give it (and the raw phase) the flags it runs with in production.
@@ -59,6 +61,7 @@ async function startBenchReceiver() {
   const { port } = await next<{ port: number }>();
   return {
     origin: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     stats: async () => (child.send({ cmd: 'stats' }), next<Stats>()),
     reset: async () => (child.send({ cmd: 'reset' }), next<unknown>()),
     stop: () => child.kill(),
@@ -86,7 +89,7 @@ const event = (i: number): EventEnvelope => ({
   receivedAt: new Date().toISOString(),
 });
 
-async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ perSecond: number; p99: number; cpuMicros: number }> {
+async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ perSecond: number; p99: number; cpuMicros: number; machine: CpuSplit }> {
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
   const rendered = renderBody(event(0));
   if (!rendered.ok) throw new Error('render failed');
@@ -105,8 +108,10 @@ async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ pe
   };
   await receiver.reset();
   const cpu = process.cpuUsage();
+  const machine = startCpuWindow(receiver.pid);
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   const used = process.cpuUsage(cpu);
+  const split = machine();
   await pool.close();
   // Measured like the deliverer: first to last request seen by the receiver.
   const stats = await receiver.stats();
@@ -114,6 +119,7 @@ async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ pe
     perSecond: stats.count / ((stats.lastAt - stats.firstAt) / 1_000),
     p99: percentile(latencies, 99),
     cpuMicros: (used.user + used.system) / RAW_REQUESTS,
+    machine: split,
   };
 }
 
@@ -127,6 +133,11 @@ function recordingClient(inner: UndiciWebhookClient, latencies: number[]): Webho
       }),
     close: () => inner.close(),
   };
+}
+
+function formatSplit(split: CpuSplit, bench: string): string {
+  const total = split.bench + (split.child ?? 0) + (split.others ?? 0);
+  return `${total.toFixed(2)} of ${availableParallelism()} (${bench} ${split.bench.toFixed(2)}, receiver ${split.child?.toFixed(2) ?? '?'}, broker+other ${split.others?.toFixed(2) ?? '?'})`;
 }
 
 async function main(): Promise<void> {
@@ -186,13 +197,15 @@ async function main(): Promise<void> {
     let stats = await receiver.stats();
     // CPU of this process from the first delivery seen to the last (sampled every 50 ms).
     let cpuAtFirst: NodeJS.CpuUsage | undefined;
+    let machineAtFirst: (() => CpuSplit) | undefined;
     let countAtFirst = 0;
     while (stats.count < EVENTS && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
       stats = await receiver.stats();
-      if (!cpuAtFirst && stats.count > 0) [cpuAtFirst, countAtFirst] = [process.cpuUsage(), stats.count];
+      if (!cpuAtFirst && stats.count > 0) [cpuAtFirst, machineAtFirst, countAtFirst] = [process.cpuUsage(), startCpuWindow(receiver.pid), stats.count];
     }
     const cpuUsed = process.cpuUsage(cpuAtFirst);
+    const machine = machineAtFirst?.();
     const cpuMicros = (cpuUsed.user + cpuUsed.system) / (stats.count - countAtFirst);
     await service.close();
     if (profiler) {
@@ -211,6 +224,10 @@ async function main(): Promise<void> {
     line('p99 attempt latency (deliverer)', `${percentile(latencies, 99).toFixed(1)} ms`);
     line('p99 request latency (raw)', `${raw.p99.toFixed(1)} ms`);
     line('CPU µs per webhook (raw / deliverer)', `${raw.cpuMicros.toFixed(0)} / ${cpuMicros.toFixed(0)}`);
+    // Where the machine's cores went in each phase: when the raw phase already keeps them all busy,
+    // the ratio is bounded by the extra CPU a delivery needs over a bare POST.
+    line('cores busy, raw phase', formatSplit(raw.machine, 'client'));
+    if (machine) line('cores busy, deliverer phase', formatSplit(machine, 'deliverer'));
   } finally {
     receiver.stop();
     await broker.stop();

@@ -20,7 +20,7 @@ import { createLogger } from '@sluice/logging';
 import { startLocalKafka } from '@sluice/local-kafka';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { INGEST_DEFAULTS } from '../services/ingest/src/constants.ts';
-import { formatCpu, startCpuWindow } from './lib/ingest-cpu.ts';
+import { formatCpu, startCpuWindow } from './lib/cpu-window.ts';
 import { percentile, runHttpLoad } from './lib/ingest-load.ts';
 import { benchBatch } from './lib/ingest-payload.ts';
 import { ingestRecords, rawCeiling } from './lib/ingest-raw.ts';
@@ -128,7 +128,7 @@ async function main() {
     `latency          p50 ${percentile(load.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(load.latenciesMs, 99).toFixed(1)} ms`,
     `cpu raw          ${formatCpu(rawCpuA)} (before), ${formatCpu(rawCpuB)} (after)`,
     `cpu ingest run   ${formatCpu(ingestCpuSplit)} (bench = load generator)`,
-    `cpu per event    raw producer ${((1e6 * (rawCpuA.bench * raw1.seconds + rawCpuB.bench * raw2.seconds)) / (raw1.events + raw2.events)).toFixed(1)} µs, ingest process ${ingestCpuSplit.ingest === undefined ? '?' : ((1e6 * ingestCpuSplit.ingest) / ingestRate).toFixed(1)} µs, load generator ${((1e6 * ingestCpuSplit.bench) / ingestRate).toFixed(1)} µs`,
+    `cpu per event    raw producer ${((1e6 * (rawCpuA.bench * raw1.seconds + rawCpuB.bench * raw2.seconds)) / (raw1.events + raw2.events)).toFixed(1)} µs, ingest process ${ingestCpuSplit.child === undefined ? '?' : ((1e6 * ingestCpuSplit.child) / ingestRate).toFixed(1)} µs, load generator ${((1e6 * ingestCpuSplit.bench) / ingestRate).toFixed(1)} µs`,
     '',
   ];
   process.stdout.write(summary.join('\n'));

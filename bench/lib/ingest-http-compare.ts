@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { formatCpu, startCpuWindow } from './ingest-cpu.ts';
+import { formatCpu, startCpuWindow } from './cpu-window.ts';
 import { percentile, runHttpLoad } from './ingest-load.ts';
 import { benchBatch } from './ingest-payload.ts';
 
@@ -58,7 +58,7 @@ async function measure(kind: string, seconds: number, connections: number, bodie
   const split = cpu();
   child.kill();
   const rps = load.requests / load.seconds;
-  return { kind, rps, failures: load.failures, p50: percentile(load.latenciesMs, 50), p99: percentile(load.latenciesMs, 99), serverUsPerRequest: ((split.ingest ?? NaN) * 1e6) / rps, split };
+  return { kind, rps, failures: load.failures, p50: percentile(load.latenciesMs, 50), p99: percentile(load.latenciesMs, 99), serverUsPerRequest: ((split.child ?? NaN) * 1e6) / rps, split };
 }
 
 if (process.argv[2] === '--serve') await serve(process.argv[3]!);
@@ -71,7 +71,7 @@ else {
   for (let r = 0; r < rounds; r++) {
     for (const kind of r % 2 === 0 ? ['node', 'fastify'] : ['fastify', 'node']) {
       const m = await measure(kind, seconds, connections, bodies);
-      process.stdout.write(`${m.kind.padEnd(8)} ${Math.round(m.rps).toLocaleString('en')} req/s, server ${m.serverUsPerRequest.toFixed(0)} µs CPU/request, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, ${m.failures} failed (${formatCpu(m.split).replace('ingest', 'server')})\n`);
+      process.stdout.write(`${m.kind.padEnd(8)} ${Math.round(m.rps).toLocaleString('en')} req/s, server ${m.serverUsPerRequest.toFixed(0)} µs CPU/request, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, ${m.failures} failed (${formatCpu(m.split, 'server')})\n`);
     }
   }
 }

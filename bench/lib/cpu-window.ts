@@ -26,12 +26,13 @@ function machineBusySeconds(): number | undefined {
 export interface CpuSplit {
   /** Cores used on average over the window, per party. */
   bench: number;
-  ingest?: number;
+  /** The child process watched (the service under test, or the receiver). */
+  child?: number;
   /** Everything else on the machine: the broker, and any other load. */
   others?: number;
 }
 
-/** Measures how many cores the bench process, the ingest child and everything else used over a window. */
+/** Measures how many cores the bench process, one child process and everything else used over a window. */
 export function startCpuWindow(childPid?: number): () => CpuSplit {
   const t0 = performance.now();
   const bench0 = process.cpuUsage();
@@ -42,20 +43,20 @@ export function startCpuWindow(childPid?: number): () => CpuSplit {
     const b = process.cpuUsage(bench0);
     const bench = (b.user + b.system) / 1e6;
     const child1 = childPid === undefined ? undefined : processCpuSeconds(childPid);
-    const ingest = child0 !== undefined && child1 !== undefined ? child1 - child0 : undefined;
+    const child = child0 !== undefined && child1 !== undefined ? child1 - child0 : undefined;
     const machine1 = machineBusySeconds();
     const machine = machine0 !== undefined && machine1 !== undefined ? machine1 - machine0 : undefined;
     return {
       bench: bench / seconds,
-      ...(ingest !== undefined && { ingest: ingest / seconds }),
-      ...(machine !== undefined && { others: Math.max(0, machine - bench - (ingest ?? 0)) / seconds }),
+      ...(child !== undefined && { child: child / seconds }),
+      ...(machine !== undefined && { others: Math.max(0, machine - bench - (child ?? 0)) / seconds }),
     };
   };
 }
 
-export function formatCpu(split: CpuSplit): string {
+export function formatCpu(split: CpuSplit, childLabel = 'ingest'): string {
   const parts = [`bench ${split.bench.toFixed(2)}`];
-  if (split.ingest !== undefined) parts.push(`ingest ${split.ingest.toFixed(2)}`);
+  if (split.child !== undefined) parts.push(`${childLabel} ${split.child.toFixed(2)}`);
   if (split.others !== undefined) parts.push(`broker+other ${split.others.toFixed(2)}`);
   return `${parts.join(', ')} cores`;
 }
