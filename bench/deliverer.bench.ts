@@ -14,7 +14,7 @@
  * (steadier than the rates when other work shares the machine).
  * This process runs with the deliverer's SERVICE_NODE_FLAGS (it re-runs itself under them).
  * Knobs: BENCH_EVENTS, BENCH_RAW_REQUESTS, BENCH_CONNECTIONS, BENCH_IN_FLIGHT,
- * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 500),
+ * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 128),
  * BENCH_CPU_PROFILE=<file> (a CPU profile of the deliverer phase only).
  */
 import { fork } from 'node:child_process';

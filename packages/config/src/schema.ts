@@ -99,7 +99,7 @@ export const ConfigSchema = Type.Object(
         /** One deadline for connect + response of each webhook request (SPEC §6). */
         timeout: Duration('5s'),
         /** Events handled at once per partition. */
-        maxInFlightPerPartition: Type.Integer({ minimum: 1, default: 500 }),
+        maxInFlightPerPartition: Type.Integer({ minimum: 1, default: 128 }),
         /** Requests in flight at once per destination, across its endpoints. */
         maxInFlightPerDestination: Type.Integer({ minimum: 1, default: 256 }),
         /** Keep-alive connections per endpoint origin. */
