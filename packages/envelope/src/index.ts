@@ -1,6 +1,7 @@
 export { CALL_TYPES, EVENT_TYPES, isCallType, isEventType } from './envelope.ts';
 export type { CallType, EventType, EventEnvelope, JsonObject } from './envelope.ts';
 export { envelopeJsonSchema } from './envelope-schema.ts';
+export { parseCanonicalTimestamp } from './canonical-timestamp.ts';
 export { recordKey } from './record-key.ts';
 export {
   RETRY_HEADERS,

@@ -38,6 +38,11 @@ describe('renderBody (SPEC §6 golden vectors)', () => {
     assert.equal(toIsoMillis('not a date'), undefined);
   });
 
+  it('keeps a value already in that form, and reads an impossible date as before (Date.parse rolls it over)', () => {
+    assert.equal(toIsoMillis('2026-11-21T23:34:15.123Z'), '2026-11-21T23:34:15.123Z');
+    assert.equal(toIsoMillis('2026-02-30T10:00:00.000Z'), '2026-03-02T10:00:00.000Z');
+  });
+
   it('reports an unreadable timestamp instead of throwing', () => {
     const rendered = renderBody({ sourceId: 's', type: 'track', messageId: 'm', userId: 'u', event: 'E', timestamp: 'yesterday-ish' });
     assert.equal(rendered.ok, false);

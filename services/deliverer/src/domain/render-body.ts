@@ -1,9 +1,11 @@
-import type { EventEnvelope, JsonObject } from '@sluice/envelope';
+import { parseCanonicalTimestamp, type EventEnvelope, type JsonObject } from '@sluice/envelope';
 
 export type RenderResult = { ok: true; body: JsonObject } | { ok: false; code: 'invalid_timestamp'; message: string };
 
 /** ISO 8601 UTC with milliseconds and `Z` (SPEC §6), or undefined when `value` is not a date. */
 export function toIsoMillis(value: string): string | undefined {
+  // What ingest writes is already in the output form (a real date, milliseconds, `Z`): itself.
+  if (parseCanonicalTimestamp(value) !== undefined) return value;
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) return undefined;
   const date = new Date(ms);
