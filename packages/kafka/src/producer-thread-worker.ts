@@ -10,6 +10,8 @@ import type { TopicMessages } from 'kafkajs';
 import { reviveCloned, unpackBatch, type PackedBatch } from './record-packing.ts';
 
 export interface ProducerThreadData {
+  /** The owning service's name, for the thread's logs. */
+  service: string;
   brokers: string[];
   clientId: string;
   logLevel: string;
@@ -28,7 +30,7 @@ export type FromProducerThread =
 const port = parentPort!;
 const data = workerData as ProducerThreadData;
 const post = (m: FromProducerThread) => port.postMessage(m);
-const logger = createLogger({ name: 'ingest', level: data.logLevel as 'info' }).child({ component: 'producer-thread' });
+const logger = createLogger({ name: data.service, level: data.logLevel as 'info' }).child({ component: 'producer-thread' });
 const kafka = createKafka({ brokers: data.brokers, clientId: data.clientId, logger });
 const producers = Array.from({ length: data.producers }, () => new SafeProducer(kafka));
 let next = 0;

@@ -12,6 +12,8 @@ export class ProducerThreadError extends Error {
 }
 
 export interface ProducerThreadOptions {
+  /** The owning service's name, for the thread's logs. */
+  service: string;
   brokers: string[];
   clientId: string;
   logLevel: string;
@@ -45,7 +47,7 @@ export class ProducerThread {
 
   /** Starts the thread and connects its producers. */
   static async start(options: ProducerThreadOptions): Promise<ProducerThread> {
-    const data: ProducerThreadData = { brokers: options.brokers, clientId: options.clientId, logLevel: options.logLevel, producers: options.producers };
+    const data: ProducerThreadData = { service: options.service, brokers: options.brokers, clientId: options.clientId, logLevel: options.logLevel, producers: options.producers };
     // Workers do not inherit the parent's `--import tsx` hooks on Node 20: register them first.
     const entry = new URL('./producer-thread-worker.ts', import.meta.url).href;
     const worker = new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`, { eval: true, workerData: data });

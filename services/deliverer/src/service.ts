@@ -42,7 +42,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
 
       // Side records (one attempt record per request, retries, dead letters) are encoded by kafkajs
       // in a producer thread: the largest Kafka cost of a delivery then runs beside the HTTP work.
-      const producer = await ProducerThread.start({ brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logLevel: ctx.logger.level, producers: 1 });
+      const producer = await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logLevel: ctx.logger.level, producers: 1 });
       const sink = new RecordBatcher(producer);
       const metrics = new DelivererMetrics(ctx.registry);
 

@@ -51,7 +51,7 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
       const producer =
         options.producerThread === false
           ? await connectedProducers(kafka, producerCount)
-          : await ProducerThread.start({ brokers: ctx.brokers, clientId, logLevel: ctx.logger.level, producers: producerCount });
+          : await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId, logLevel: ctx.logger.level, producers: producerCount });
       const metrics = createIngestMetrics(ctx.registry);
       const sender = new LingeringSender(producer, {
         lingerMs: () => ctx.config.current.ingest.lingerMs,
