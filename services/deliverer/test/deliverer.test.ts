@@ -144,6 +144,7 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     await produceEvents(kafka, topics().events, [event]);
     const requests = await r.all500.waitFor(5);
     await waitUntil(() => withMessageId(topics().retry, 'all500-1').length > 0, 10_000, 'retry record');
+    await waitUntil(() => attemptsOf('all500-1').length === 5, 10_000, '5 attempt records');
     await sleep(1_500);
     const retries = withMessageId(topics().retry, 'all500-1');
     assert.equal(retries.length, 1);
@@ -181,6 +182,8 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
   it('an endpoint that sleeps 6 s is aborted at 5 s ± 0.3 s and retried', async () => {
     await produceEvents(kafka, topics().events, [ev('s-slow', 'slow-1')]);
     await waitUntil(() => withMessageId(topics().retry, 'slow-1').length > 0, 15_000, 'retry record');
+    // Written in the same batch as the retry record, but read back from another topic: wait for it too.
+    await waitUntil(() => attemptsOf('slow-1').length > 0, 10_000, 'attempt record');
     const [attempt] = attemptsOf('slow-1');
     assert.equal(attempt!.outcome, 'retryable');
     assert.equal(attempt!.error, 'timeout');
