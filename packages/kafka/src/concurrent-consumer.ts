@@ -141,16 +141,23 @@ export class ConcurrentConsumer {
     this.#waiting.get(key)?.shift()?.();
   }
 
-  /** Commits, per partition, the offset below which every record has been handled. */
+  /**
+   * Commits, per partition, the offset below which every record has been handled. A position
+   * counts as committed only once Kafka confirmed it; until then every call offers it again.
+   */
   async commit(): Promise<void> {
     const offsets: { topic: string; partition: number; offset: string }[] = [];
+    const trackers: OffsetTracker[] = [];
     for (const [key, tracker] of this.#trackers) {
-      const next = tracker.takeCommit();
+      const next = tracker.uncommitted();
       if (next === undefined) continue;
       const [topic, partition] = splitKey(key);
       offsets.push({ topic, partition, offset: String(next) });
+      trackers.push(tracker);
     }
-    if (offsets.length > 0 && this.#group.connected) await this.consumer.commitOffsets(offsets);
+    if (offsets.length === 0 || !this.#group.connected) return;
+    await this.consumer.commitOffsets(offsets);
+    for (let i = 0; i < trackers.length; i++) trackers[i]!.committed(Number(offsets[i]!.offset));
   }
 
   /** Stops taking new records (SIGTERM step 1). In-flight handlers keep running. */

@@ -33,11 +33,18 @@ export class OffsetTracker {
     return lowest;
   }
 
-  /** The committable offset if it moved since the last call that returned one. */
-  takeCommit(): number | undefined {
+  /** The committable offset if it is past the last one Kafka confirmed, else undefined. */
+  uncommitted(): number | undefined {
     const next = this.committable();
-    if (next === undefined || next <= this.#lastCommitted) return undefined;
-    this.#lastCommitted = next;
-    return next;
+    return next === undefined || next <= this.#lastCommitted ? undefined : next;
+  }
+
+  /**
+   * Kafka confirmed a commit of `offset`. Only then does the position count as committed: a commit
+   * that failed (broker away, group rebalancing) is offered again by `uncommitted()`, even when
+   * the partition has no new record to finish.
+   */
+  committed(offset: number): void {
+    if (offset > this.#lastCommitted) this.#lastCommitted = offset;
   }
 }

@@ -115,6 +115,44 @@ describe('producer preset and concurrent consumer against the real broker', () =
   });
 });
 
+describe('concurrent consumer: a failed commit is not forgotten', () => {
+  it('commits the position after a failed commit even when no further record finishes', async () => {
+    const t = uniqueName('topic');
+    const g = uniqueName('group');
+    const admin = kafka.admin();
+    await admin.connect();
+    await ensureTopics(admin, [{ topic: t, numPartitions: 1, replicationFactor: 1 }]);
+    const producer = new SafeProducer(kafka);
+    await producer.connect();
+    await producer.send(t, Array.from({ length: 3 }, (_, i) => ({ value: String(i) })));
+    await producer.disconnect();
+    const done: number[] = [];
+    const consumer = new ConcurrentConsumer({
+      kafka, groupId: g, topics: [t], logger, maxInFlightPerPartition: 10, commitIntervalMs: 50,
+      handle: async (r) => void done.push(Number(r.value!.toString())),
+    });
+    // The broker refuses commits for a while (as during an outage or a rebalance).
+    const realCommit = consumer.consumer.commitOffsets.bind(consumer.consumer);
+    let refused = 0;
+    let refuse = true;
+    consumer.consumer.commitOffsets = async (offsets) => {
+      if (refuse) {
+        refused += 1;
+        throw new Error('commit refused by the test');
+      }
+      return realCommit(offsets);
+    };
+    await consumer.start();
+    await waitUntil(() => done.length === 3 && refused >= 2, 15_000, 'all records handled, commits refused');
+    refuse = false;
+    // No new record arrives: the earlier position must still reach Kafka.
+    await waitUntil(async () => (await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset === '3', 10_000, 'commit to 3');
+    consumer.stopIntake();
+    await consumer.close();
+    await admin.disconnect();
+  });
+});
+
 describe('sequential consumer: waiting without sleeping in the handler', () => {
   it('holds a record until its due time, then takes it and the ones behind it', async () => {
     const t = uniqueName('topic');
