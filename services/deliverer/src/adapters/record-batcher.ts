@@ -1,6 +1,6 @@
 import type { Message } from 'kafkajs';
 import type { BatchProducer } from '@sluice/kafka';
-import { PRODUCE_LINGER_MS, PRODUCE_MAX_BATCH } from '../constants.ts';
+import { PRODUCE_LINGER_MS, PRODUCE_MAX_BATCH, SIDE_RECORD_RETRY_MAX_MS, SIDE_RECORD_RETRY_MIN_MS } from '../constants.ts';
 
 /** Where the deliverer writes its side records (attempts, retries, dead letters, rejects). */
 export interface RecordSink {
@@ -15,24 +15,59 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+export interface RecordBatcherOptions {
+  lingerMs?: number;
+  maxBatch?: number;
+  /** First and longest wait between tries of a batch Kafka did not take. */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+  /** Told about each failed try (logging). */
+  onSendFailure?: (err: Error, tries: number, retryInMs: number) => void;
+}
+
+/** The batcher was closed while a batch was still waiting for Kafka. */
+export class RecordBatcherClosedError extends Error {
+  constructor(cause: unknown) {
+    super(`side records not written before shutdown: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'RecordBatcherClosedError';
+  }
+}
+
 /**
  * Gathers records from many concurrent handlers for a couple of milliseconds and writes them in
  * one `sendBatch` (idempotent `SafeProducer`, one request in flight), so thousands of
  * deliveries a second do not each pay a Kafka round trip. Each caller still waits for its own
  * record's acknowledgement before its offset can be committed.
+ *
+ * A batch Kafka does not take (broker away longer than kafkajs's own retries) is tried again,
+ * with backoff, until it is written: the handlers waiting for it simply wait, their offsets stay
+ * uncommitted, and the deliverer rides out a broker outage instead of exiting. A batch that failed
+ * ambiguously may then be written twice (at-least-once, like every Sluice record). Only `close()`
+ * ends the tries: what is still unwritten then is rejected.
  */
 export class RecordBatcher implements RecordSink {
   #pending: Pending[] = [];
   #timer: NodeJS.Timeout | undefined;
   #sending = false;
+  #closed = false;
+  #wakeBackoff: (() => void) | undefined;
+  readonly #options: Required<Omit<RecordBatcherOptions, 'onSendFailure'>> & Pick<RecordBatcherOptions, 'onSendFailure'>;
 
   constructor(
     private readonly producer: BatchProducer,
-    private readonly lingerMs = PRODUCE_LINGER_MS,
-    private readonly maxBatch = PRODUCE_MAX_BATCH,
-  ) {}
+    options: RecordBatcherOptions = {},
+  ) {
+    this.#options = {
+      lingerMs: PRODUCE_LINGER_MS,
+      maxBatch: PRODUCE_MAX_BATCH,
+      retryMinMs: SIDE_RECORD_RETRY_MIN_MS,
+      retryMaxMs: SIDE_RECORD_RETRY_MAX_MS,
+      ...options,
+    };
+  }
 
   send(topic: string, message: Message): Promise<void> {
+    if (this.#closed) return Promise.reject(new RecordBatcherClosedError('closed'));
     return new Promise<void>((resolve, reject) => {
       this.#pending.push({ topic, message, resolve, reject });
       this.#schedule();
@@ -41,20 +76,20 @@ export class RecordBatcher implements RecordSink {
 
   #schedule(): void {
     if (this.#sending || this.#timer) return;
-    if (this.#pending.length >= this.maxBatch) {
+    if (this.#pending.length >= this.#options.maxBatch) {
       void this.#flush();
       return;
     }
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.#flush();
-    }, this.lingerMs);
+    }, this.#options.lingerMs);
   }
 
   async #flush(): Promise<void> {
     if (this.#sending || this.#pending.length === 0) return;
     this.#sending = true;
-    const batch = this.#pending.splice(0, this.maxBatch);
+    const batch = this.#pending.splice(0, this.#options.maxBatch);
     const byTopic = new Map<string, Message[]>();
     for (const p of batch) {
       const list = byTopic.get(p.topic) ?? [];
@@ -62,7 +97,7 @@ export class RecordBatcher implements RecordSink {
       byTopic.set(p.topic, list);
     }
     try {
-      await this.producer.sendBatch([...byTopic].map(([topic, messages]) => ({ topic, messages })));
+      await this.#sendUntilWritten([...byTopic].map(([topic, messages]) => ({ topic, messages })));
       batch.forEach((p) => p.resolve());
     } catch (err) {
       batch.forEach((p) => p.reject(err as Error));
@@ -77,9 +112,28 @@ export class RecordBatcher implements RecordSink {
     }
   }
 
-  /** Waits until everything handed in so far is written (used at shutdown). */
+  async #sendUntilWritten(topicMessages: { topic: string; messages: Message[] }[]): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.producer.sendBatch(topicMessages);
+        return;
+      } catch (err) {
+        if (this.#closed) throw new RecordBatcherClosedError(err);
+        const waitMs = Math.min(this.#options.retryMaxMs, this.#options.retryMinMs * 2 ** (tries - 1));
+        this.#options.onSendFailure?.(err as Error, tries, waitMs);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, waitMs);
+          this.#wakeBackoff = () => (clearTimeout(timer), resolve());
+        });
+        this.#wakeBackoff = undefined;
+        if (this.#closed) throw new RecordBatcherClosedError(err);
+      }
+    }
+  }
+
+  /** Waits until everything handed in so far is written (used at shutdown, before `close`). */
   async flush(): Promise<void> {
-    while (this.#pending.length > 0 || this.#sending) {
+    while ((this.#pending.length > 0 || this.#sending) && !this.#closed) {
       if (!this.#sending) {
         if (this.#timer) clearTimeout(this.#timer);
         this.#timer = undefined;
@@ -87,5 +141,19 @@ export class RecordBatcher implements RecordSink {
       }
       await new Promise((r) => setTimeout(r, 5));
     }
+  }
+
+  /**
+   * Stops trying: a batch waiting between tries is rejected at once, one in flight when kafkajs
+   * gives up on it, and whatever was not yet sent at once. Their handlers fail, so their offsets
+   * are never committed and the events are delivered again after a restart.
+   */
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#wakeBackoff?.();
+    const unsent = this.#pending.splice(0);
+    unsent.forEach((p) => p.reject(new RecordBatcherClosedError('closed')));
   }
 }
