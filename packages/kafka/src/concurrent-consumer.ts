@@ -25,6 +25,8 @@ type Slot = () => void;
 /**
  * Many records in flight per partition, with the classic kafkajs traps closed:
  * - offsets are committed only below the lowest unfinished record (an `OffsetTracker` per partition);
+ * - a record this consumer already handed out is not handed out again when kafkajs re-fetches from
+ *   the committed offset (the group re-joined and the partition stayed ours);
  * - handlers run outside kafkajs's callback, so heartbeats keep flowing while they work, and the
  *   callback heartbeats while it waits for a free slot;
  * - a crash that kafkajs will not restart, or a handler that throws, is reported through `fatal`
@@ -87,13 +89,21 @@ export class ConcurrentConsumer {
     try {
       for (const message of batch.messages) {
         if (!isRunning() || isStale() || this.#intakeStopped) return;
+        const offset = Number(message.offset);
+        if (offset <= tracker.highestStarted) {
+          // Already handed to a handler by this consumer: kafkajs fetches from the committed offset
+          // again after the group re-joined with this partition still ours (a broker outage, a
+          // rebalance elsewhere in the group). That handler finishes it; another would only
+          // deliver it twice.
+          last = message.offset;
+          continue;
+        }
         if (tracker.inFlight >= this.options.maxInFlightPerPartition) {
           // About to wait for a slot: show the lag of what has been handed out so far.
           if (last !== undefined) metrics?.record(groupId, topic, partition, batch.highWatermark, last);
           await this.#acquire(key, tracker, heartbeat);
           if (this.#intakeStopped) return;
         }
-        const offset = Number(message.offset);
         tracker.begin(offset);
         last = message.offset;
         void this.#run(toConsumedRecord(topic, partition, message), key, tracker, offset);

@@ -25,6 +25,11 @@ export class OffsetTracker {
     return this.#inFlight.size;
   }
 
+  /** The highest offset handed to a handler so far (-1: none). */
+  get highestStarted(): number {
+    return this.#highestStarted;
+  }
+
   /** The offset to commit (the next record to read after a restart), or undefined if none started. */
   committable(): number | undefined {
     if (this.#highestStarted < 0) return undefined;

@@ -153,6 +153,34 @@ describe('concurrent consumer: a failed commit is not forgotten', () => {
   });
 });
 
+describe('concurrent consumer: no second hand-out after a re-fetch', () => {
+  it('records already handed out are not handled again when kafkajs fetches from an older offset', async () => {
+    const t = uniqueName('topic');
+    const admin = kafka.admin();
+    await admin.connect();
+    await ensureTopics(admin, [{ topic: t, numPartitions: 1, replicationFactor: 1 }]);
+    await admin.disconnect();
+    const producer = new SafeProducer(kafka);
+    await producer.connect();
+    await producer.send(t, Array.from({ length: 5 }, (_, i) => ({ value: String(i) })));
+    const handled: number[] = [];
+    const consumer = new ConcurrentConsumer({
+      kafka, groupId: uniqueName('group'), topics: [t], logger, maxInFlightPerPartition: 10,
+      handle: async (r) => void handled.push(Number(r.value!.toString())),
+    });
+    await consumer.start();
+    await waitUntil(() => handled.length === 5, 15_000, 'first five');
+    // What a re-join does to the fetch position (kafkajs resumes from the committed offset): back to 0.
+    consumer.consumer.seek({ topic: t, partition: 0, offset: '0' });
+    await producer.send(t, [{ value: '5' }, { value: '6' }]);
+    await waitUntil(() => handled.includes(6), 15_000, 'the two new records');
+    await producer.disconnect();
+    consumer.stopIntake();
+    await consumer.close();
+    assert.deepEqual(handled, [0, 1, 2, 3, 4, 5, 6]);
+  });
+});
+
 describe('sequential consumer: waiting without sleeping in the handler', () => {
   it('holds a record until its due time, then takes it and the ones behind it', async () => {
     const t = uniqueName('topic');
