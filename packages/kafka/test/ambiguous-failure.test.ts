@@ -5,8 +5,9 @@ import { connect, type Socket } from 'node:net';
 import { it } from 'node:test';
 import kafkajs from 'kafkajs';
 import { createLogger } from '@sluice/logging';
-import { createKafka, ensureTopics, SafeProducer } from '@sluice/kafka';
-import { readTopic, testBrokers, uniqueName } from '@sluice/testkit';
+import { createKafka } from '@sluice/kafka';
+import { readTopic, testBrokers } from '@sluice/testkit';
+import { onePartitionTopic } from './fixtures/one-partition-topic.ts';
 
 it('after an ambiguous failure (written, answer lost) the next batch is really written', async () => {
   let cutAnswers = false;
@@ -30,14 +31,7 @@ it('after an ambiguous failure (written, answer lost) the next batch is really w
       return socket;
     },
   });
-  const topic = uniqueName('ambiguous');
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, [{ topic, numPartitions: 1, replicationFactor: 1 }]);
-  await admin.disconnect();
-
-  const producer = new SafeProducer(kafka);
-  await producer.connect();
+  const { topic, producer } = await onePartitionTopic(kafka, 'ambiguous');
   const batch = (name: string) => Array.from({ length: 5 }, (_, i) => ({ key: 'k', value: `${name}-${i}` }));
   await producer.send(topic, batch('warm-up'));
 

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { createLogger } from '@sluice/logging';
 import { ConcurrentConsumer, createKafka, ensureTopics, SafeProducer, SequentialConsumer, topicSpecs, type Kafka } from '@sluice/kafka';
 import { testBrokers, testConfig, uniqueName, waitUntil } from '@sluice/testkit';
+import { onePartitionTopic } from './fixtures/one-partition-topic.ts';
 
 const logger = createLogger({ name: 'kafka-test', level: 'warn' });
 let kafka: Kafka;
@@ -115,17 +116,20 @@ describe('producer preset and concurrent consumer against the real broker', () =
   });
 });
 
+/** A new one-partition topic holding records "0".."count-1", and a connected producer for more. */
+async function numberedTopic(count: number): Promise<{ topic: string; producer: SafeProducer }> {
+  const made = await onePartitionTopic(kafka, 'topic');
+  await made.producer.send(made.topic, Array.from({ length: count }, (_, i) => ({ value: String(i) })));
+  return made;
+}
+
 describe('concurrent consumer: a failed commit is not forgotten', () => {
   it('commits the position after a failed commit even when no further record finishes', async () => {
-    const t = uniqueName('topic');
+    const { topic: t, producer } = await numberedTopic(3);
+    await producer.disconnect();
     const g = uniqueName('group');
     const admin = kafka.admin();
     await admin.connect();
-    await ensureTopics(admin, [{ topic: t, numPartitions: 1, replicationFactor: 1 }]);
-    const producer = new SafeProducer(kafka);
-    await producer.connect();
-    await producer.send(t, Array.from({ length: 3 }, (_, i) => ({ value: String(i) })));
-    await producer.disconnect();
     const done: number[] = [];
     const consumer = new ConcurrentConsumer({
       kafka, groupId: g, topics: [t], logger, maxInFlightPerPartition: 10, commitIntervalMs: 50,
@@ -155,14 +159,7 @@ describe('concurrent consumer: a failed commit is not forgotten', () => {
 
 describe('concurrent consumer: no second hand-out after a re-fetch', () => {
   it('records already handed out are not handled again when kafkajs fetches from an older offset', async () => {
-    const t = uniqueName('topic');
-    const admin = kafka.admin();
-    await admin.connect();
-    await ensureTopics(admin, [{ topic: t, numPartitions: 1, replicationFactor: 1 }]);
-    await admin.disconnect();
-    const producer = new SafeProducer(kafka);
-    await producer.connect();
-    await producer.send(t, Array.from({ length: 5 }, (_, i) => ({ value: String(i) })));
+    const { topic: t, producer } = await numberedTopic(5);
     const handled: number[] = [];
     const consumer = new ConcurrentConsumer({
       kafka, groupId: uniqueName('group'), topics: [t], logger, maxInFlightPerPartition: 10,
