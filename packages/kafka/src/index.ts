@@ -5,6 +5,8 @@ export { delayTopicName, ensureTopics, topicSpecs } from './topics.ts';
 export type { TopicSpec } from './topics.ts';
 export { SafeProducer } from './producer.ts';
 export type { BatchProducer } from './batch-producer.ts';
+export { RecordBatcher, RecordBatcherClosedError } from './record-batcher.ts';
+export type { RecordBatcherOptions, RecordSink } from './record-batcher.ts';
 export { ProducerThread, ProducerThreadError } from './producer-thread.ts';
 export type { ProducerThreadOptions } from './producer-thread.ts';
 export { OffsetTracker } from './offset-tracker.ts';

@@ -8,10 +8,5 @@ export const RESPONSE_SNIPPET_BYTES = 1_000;
 export const REJECT_ORIGIN = 'deliverer';
 /** How long attempt/retry/dead-letter records are gathered before one `sendBatch`. */
 export const PRODUCE_LINGER_MS = 10;
-/** Most records in one `sendBatch`. */
-export const PRODUCE_MAX_BATCH = 2_000;
-/** Waits between tries of a side-record batch Kafka did not take (doubling from min to max). */
-export const SIDE_RECORD_RETRY_MIN_MS = 500;
-export const SIDE_RECORD_RETRY_MAX_MS = 10_000;
 /** At shutdown, how long side records still unwritten may take before they are given up (their events stay uncommitted). */
 export const SIDE_RECORD_FLUSH_AT_SHUTDOWN_MS = 5_000;

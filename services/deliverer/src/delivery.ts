@@ -2,7 +2,7 @@ import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
 import { retryStateToHeaders, type AttemptEvent, type AttemptRecord, type DeadReason, type RetryState } from '@sluice/envelope';
 import type { Logger } from '@sluice/logging';
 import { signBody } from '@sluice/webhook-signature';
-import type { RecordSink } from './adapters/record-batcher.ts';
+import type { RecordSink } from '@sluice/kafka';
 import type { WebhookClient } from './adapters/webhook-client.ts';
 import type { AttemptResult } from './domain/attempt-result.ts';
 import { decide, type Decision } from './domain/decide.ts';

@@ -1,9 +1,8 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
 import type { EnvelopeCodec } from '@sluice/codec';
 import { rejectedRecord, retryStateFromHeaders, RetryHeadersError, type EventEnvelope, type RetryState } from '@sluice/envelope';
-import type { ConsumedRecord } from '@sluice/kafka';
+import type { ConsumedRecord, RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import type { RecordSink } from './adapters/record-batcher.ts';
 import { REJECT_ORIGIN } from './constants.ts';
 import type { Delivery } from './delivery.ts';
 import type { DeliveryJob } from './domain/delivery-job.ts';

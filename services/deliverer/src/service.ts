@@ -1,9 +1,8 @@
 import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
 import type { SluiceConfig } from '@sluice/config';
-import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, ProducerThread, shutdownInOrder, topicSpecs } from '@sluice/kafka';
+import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, ProducerThread, RecordBatcher, shutdownInOrder, topicSpecs } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
-import { RecordBatcher } from './adapters/record-batcher.ts';
-import { SIDE_RECORD_FLUSH_AT_SHUTDOWN_MS } from './constants.ts';
+import { PRODUCE_LINGER_MS, SIDE_RECORD_FLUSH_AT_SHUTDOWN_MS } from './constants.ts';
 import type { LookupFunction } from './adapters/guarded-connector.ts';
 import { UndiciWebhookClient, type WebhookClient } from './adapters/webhook-client.ts';
 import { addressPolicy, delivererGroupId, endpointOrigins, poolSettings } from './config.ts';
@@ -45,6 +44,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       // in a producer thread: the largest Kafka cost of a delivery then runs beside the HTTP work.
       const producer = await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logLevel: ctx.logger.level, producers: 1 });
       const sink = new RecordBatcher(producer, {
+        lingerMs: PRODUCE_LINGER_MS,
         onSendFailure: (err, tries, retryInMs) => ctx.logger.warn({ err, tries, retryInMs }, 'side records not written (Kafka unavailable?); trying again'),
       });
       const metrics = new DelivererMetrics(ctx.registry);
@@ -94,8 +94,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
             producers: [
               {
                 disconnect: async () => {
-                  await Promise.race([sink.flush(), new Promise((r) => setTimeout(r, SIDE_RECORD_FLUSH_AT_SHUTDOWN_MS).unref())]);
-                  sink.close();
+                  await sink.flushThenClose(SIDE_RECORD_FLUSH_AT_SHUTDOWN_MS);
                   await producer.disconnect();
                 },
               },

@@ -7,10 +7,10 @@ import { deadLetterMessage, scheduledMessage, type RetryRecordParts } from '../d
 import { place } from '../domain/tiers.ts';
 import { MissingDueTimeError, UnreadableRetryRecordError, type RetryServiceError } from '../errors.ts';
 import type { RetryMetrics } from '../metrics.ts';
-import type { BatchingSink } from './batching-sink.ts';
+import type { RecordSink } from '@sluice/kafka';
 
 export interface RouterDeps {
-  sink: BatchingSink;
+  sink: RecordSink;
   metrics: RetryMetrics;
   logger: Logger;
   /** Tiers the service consumes (fixed at start: a tier needs its own consumer). */

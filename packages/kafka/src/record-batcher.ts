@@ -1,8 +1,13 @@
 import type { Message } from 'kafkajs';
-import type { BatchProducer } from '@sluice/kafka';
-import { PRODUCE_LINGER_MS, PRODUCE_MAX_BATCH, SIDE_RECORD_RETRY_MAX_MS, SIDE_RECORD_RETRY_MIN_MS } from '../constants.ts';
+import type { BatchProducer } from './batch-producer.ts';
 
-/** Where the deliverer writes its side records (attempts, retries, dead letters, rejects). */
+/** Most records in one `sendBatch`. */
+const MAX_BATCH = 2_000;
+/** Waits between tries of a batch Kafka did not take (doubling from min to max). */
+const RETRY_MIN_MS = 500;
+const RETRY_MAX_MS = 10_000;
+
+/** Where a service writes records one at a time while they leave in batches. */
 export interface RecordSink {
   /** Resolves once the record is acknowledged by Kafka (acks = -1). */
   send(topic: string, message: Message): Promise<void>;
@@ -16,9 +21,11 @@ interface Pending {
 }
 
 export interface RecordBatcherOptions {
-  lingerMs?: number;
+  /** How long records wait for company before a `sendBatch` (0: the next tick). */
+  lingerMs: number;
+  /** Most records in one `sendBatch`; default 2,000. */
   maxBatch?: number;
-  /** First and longest wait between tries of a batch Kafka did not take. */
+  /** First and longest wait between tries of a batch Kafka did not take; default 0.5 s and 10 s. */
   retryMinMs?: number;
   retryMaxMs?: number;
   /** Told about each failed try (logging). */
@@ -34,14 +41,16 @@ export class RecordBatcherClosedError extends Error {
 }
 
 /**
- * Gathers records from many concurrent handlers for a couple of milliseconds and writes them in
- * one `sendBatch` (idempotent `SafeProducer`, one request in flight), so thousands of
- * deliveries a second do not each pay a Kafka round trip. Each caller still waits for its own
- * record's acknowledgement before its offset can be committed.
+ * Gathers records from many concurrent handlers for `lingerMs` and writes them in one `sendBatch`
+ * (idempotent `SafeProducer`, one request in flight; records that arrive while a batch is in
+ * flight leave together right after it), so thousands of records a second do not each pay a
+ * Kafka round trip. Each caller still waits for its own record's acknowledgement before its
+ * offset can be committed. The deliverer writes its attempt, retry and dead-letter records
+ * through one; the retry service its forwards and dead letters.
  *
  * A batch Kafka does not take (broker away longer than kafkajs's own retries) is tried again,
  * with backoff, until it is written: the handlers waiting for it simply wait, their offsets stay
- * uncommitted, and the deliverer rides out a broker outage instead of exiting. A batch that failed
+ * uncommitted, and the service rides out a broker outage instead of exiting. A batch that failed
  * ambiguously may then be written twice (at-least-once, like every Sluice record). Only `close()`
  * ends the tries: what is still unwritten then is rejected.
  */
@@ -55,15 +64,9 @@ export class RecordBatcher implements RecordSink {
 
   constructor(
     private readonly producer: BatchProducer,
-    options: RecordBatcherOptions = {},
+    options: RecordBatcherOptions,
   ) {
-    this.#options = {
-      lingerMs: PRODUCE_LINGER_MS,
-      maxBatch: PRODUCE_MAX_BATCH,
-      retryMinMs: SIDE_RECORD_RETRY_MIN_MS,
-      retryMaxMs: SIDE_RECORD_RETRY_MAX_MS,
-      ...options,
-    };
+    this.#options = { maxBatch: MAX_BATCH, retryMinMs: RETRY_MIN_MS, retryMaxMs: RETRY_MAX_MS, ...options };
   }
 
   send(topic: string, message: Message): Promise<void> {
@@ -141,6 +144,14 @@ export class RecordBatcher implements RecordSink {
       }
       await new Promise((r) => setTimeout(r, 5));
     }
+  }
+
+  /** Shutdown: lets what was handed in be written for up to `graceMs`, then `close()`s. */
+  async flushThenClose(graceMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    this.close();
   }
 
   /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TopicMessages } from 'kafkajs';
-import { RecordBatcher, RecordBatcherClosedError } from '../src/adapters/record-batcher.ts';
+import { RecordBatcher, RecordBatcherClosedError } from '../src/record-batcher.ts';
 
 /** A producer that refuses the first `failures` batches (as during a broker outage), then takes them. */
 function flakyProducer(failures: number) {
