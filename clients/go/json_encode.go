@@ -79,22 +79,12 @@ func appendContext(b []byte, ctx map[string]interface{}) ([]byte, error) {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
-	b = append(b, '{')
-	var err error
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, k)
-		b = append(b, ':')
+	return appendSortedObject(b, keys, func(b []byte, k string) ([]byte, error) {
 		if k == "library" {
-			b = append(b, libraryJSON...)
-		} else if b, err = appendValue(b, ctx[k]); err != nil {
-			return b, err
+			return append(b, libraryJSON...), nil
 		}
-	}
-	return append(b, '}'), nil
+		return appendValue(b, ctx[k])
+	})
 }
 
 func appendMap(b []byte, m map[string]interface{}) ([]byte, error) {
@@ -105,6 +95,12 @@ func appendMap(b []byte, m map[string]interface{}) ([]byte, error) {
 	for k := range m {
 		keys = append(keys, k)
 	}
+	return appendSortedObject(b, keys, func(b []byte, k string) ([]byte, error) { return appendValue(b, m[k]) })
+}
+
+// appendSortedObject writes a JSON object of keys in sorted order (as encoding/json does for
+// maps), each value written by value.
+func appendSortedObject(b []byte, keys []string, value func(b []byte, k string) ([]byte, error)) ([]byte, error) {
 	sort.Strings(keys)
 	b = append(b, '{')
 	var err error
@@ -114,7 +110,7 @@ func appendMap(b []byte, m map[string]interface{}) ([]byte, error) {
 		}
 		b = appendString(b, k)
 		b = append(b, ':')
-		if b, err = appendValue(b, m[k]); err != nil {
+		if b, err = value(b, k); err != nil {
 			return b, err
 		}
 	}
