@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { processExists } from '../src/index.ts';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -16,15 +17,6 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 test('run: with KAFKA_BROKERS set, provisions nothing and passes the exit code through', async () => {
@@ -49,7 +41,7 @@ test('run: starts a broker, hands it to the command, removes it afterwards', { t
   assert.ok(line, `no start-up line in stderr:\n${r.stderr}`);
   assert.equal(r.stdout, `connected ${line[2]}`);
   assert.equal(r.code, 5, r.stderr);
-  assert.equal(alive(Number(line[1])), false, 'the broker JVM is gone');
+  assert.equal(processExists(Number(line[1])), false, 'the broker JVM is gone');
 });
 
 test('usage errors exit with 2', async () => {

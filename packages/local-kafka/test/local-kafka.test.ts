@@ -5,18 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { KAFKA_VERSION, startLocalKafka, type LocalKafka } from '../src/index.ts';
+import { KAFKA_VERSION, processExists, startLocalKafka, type LocalKafka } from '../src/index.ts';
 
 const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function consumeAll(kafka: Kafka, topic: string, groupId: string, expected: number): Promise<string[]> {
   const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
@@ -71,7 +62,7 @@ describe(`local Kafka ${KAFKA_VERSION}`, { timeout: 180_000 }, () => {
   test('is a KRaft broker on 127.0.0.1 that refuses to auto-create topics', async () => {
     assert.match(broker.brokers, /^127\.0\.0\.1:\d+$/);
     assert.equal(broker.brokers, `127.0.0.1:${broker.port}`);
-    assert.ok(alive(broker.pid), 'JVM is running');
+    assert.ok(processExists(broker.pid), 'JVM is running');
     assert.ok(broker.startupMs > 0 && broker.startupMs < 60_000);
     const admin = kafka.admin();
     await admin.connect();
@@ -97,7 +88,7 @@ describe(`local Kafka ${KAFKA_VERSION}`, { timeout: 180_000 }, () => {
     const before = { pid: broker.pid, brokers: broker.brokers, clusterId: broker.clusterId };
     await broker.stop();
     assert.equal(broker.running, false);
-    assert.equal(alive(before.pid), false, 'old JVM is gone after stop()');
+    assert.equal(processExists(before.pid), false, 'old JVM is gone after stop()');
 
     await broker.restart();
     assert.equal(broker.running, true);
@@ -131,7 +122,7 @@ describe(`local Kafka ${KAFKA_VERSION}`, { timeout: 180_000 }, () => {
     const pid = broker.pid;
     assert.ok(existsSync(broker.dir));
     await broker.stop();
-    assert.equal(alive(pid), false, `JVM ${pid} still exists after stop()`);
+    assert.equal(processExists(pid), false, `JVM ${pid} still exists after stop()`);
     assert.ok(existsSync(broker.dir), 'stop() keeps the temp dir (for restart)');
     await broker.dispose();
     assert.equal(existsSync(broker.dir), false, 'dispose() removes the temp dir');

@@ -15,7 +15,6 @@ export {
   installSchemaRegistry,
   isSchemaRegistryInstalled,
   schemaRegistryInstallDir,
-  sluiceCacheDir,
   type Installation,
   type Log,
 } from './install.ts';

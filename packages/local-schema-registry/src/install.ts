@@ -2,9 +2,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir, hostname } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processExists, sluiceCacheDir } from '@sluice/local-kafka';
 
 /** Apicurio Registry release used. 3.0.x is the newest line whose build targets Java 17. */
 export const APICURIO_VERSION = '3.0.9';
@@ -29,14 +30,6 @@ export interface Installation {
   runnerJar: string;
   /** True when this call downloaded it, false when it was already in the cache. */
   installedNow: boolean;
-}
-
-/** `$SLUICE_CACHE_DIR`, else `$XDG_CACHE_HOME/sluice`, else `~/.cache/sluice`. */
-export function sluiceCacheDir(): string {
-  const explicit = process.env.SLUICE_CACHE_DIR;
-  if (explicit) return explicit;
-  const xdg = process.env.XDG_CACHE_HOME;
-  return join(xdg ? xdg : join(homedir(), '.cache'), 'sluice');
 }
 
 export function schemaRegistryInstallDir(): string {
@@ -68,15 +61,6 @@ export function findJava(): string {
   return java;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** A cross-process lock: an exclusive mkdir, stolen when its owner (same host) is gone. */
 async function withLock<T>(lockDir: string, log: Log, fn: () => Promise<T>): Promise<T> {
   const owner = join(lockDir, 'owner.json');
@@ -93,7 +77,7 @@ async function withLock<T>(lockDir: string, log: Log, fn: () => Promise<T>): Pro
     let stale = false;
     try {
       const info = JSON.parse(readFileSync(owner, 'utf8')) as { pid: number; host: string };
-      stale = info.host === hostname() && !pidAlive(info.pid);
+      stale = info.host === hostname() && !processExists(info.pid);
     } catch {
       // owner.json not written yet (or unreadable): stale only if the lock dir is old
       try {

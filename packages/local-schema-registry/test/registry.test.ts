@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalSchemaRegistry, type LocalSchemaRegistry } from '../src/index.ts';
+import { processExists } from '@sluice/local-kafka';
 
 const skip = process.env.SLUICE_SKIP_REGISTRY === '1' ? 'SLUICE_SKIP_REGISTRY=1: not starting a schema registry' : false;
 
@@ -26,15 +27,6 @@ const envelopeSchema = {
   },
   required: ['messageId', 'sourceId', 'receivedAt', 'type'],
 };
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -137,7 +129,7 @@ describe('local schema registry (Apicurio, Confluent-compatible API)', { skip, t
     assert.notEqual(other.url, registry.url);
     assert.ok(existsSync(dirname(other.logFile)));
     await other.stop();
-    assert.equal(pidAlive(other.pid), false);
+    assert.equal(processExists(other.pid), false);
     assert.equal(existsSync(dirname(other.logFile)), false);
     await other.stop(); // idempotent
   });
@@ -149,9 +141,9 @@ describe('local schema registry (Apicurio, Confluent-compatible API)', { skip, t
     parent.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     assert.ok(await waitUntil(() => out.includes('\n'), 90_000), 'the fixture reported its registry');
     const { pid, tmpDirs } = JSON.parse(out.split('\n')[0] ?? '{}') as { pid: number; tmpDirs: string[] };
-    assert.ok(pidAlive(pid));
+    assert.ok(processExists(pid));
     parent.kill('SIGKILL');
-    assert.ok(await waitUntil(() => !pidAlive(pid), 15_000), 'the registry JVM is gone');
+    assert.ok(await waitUntil(() => !processExists(pid), 15_000), 'the registry JVM is gone');
     assert.ok(await waitUntil(() => tmpDirs.every((d) => !existsSync(d)), 5_000), 'its temp dir is gone');
   });
 });
