@@ -157,17 +157,17 @@ export class ConcurrentConsumer {
    */
   async commit(): Promise<void> {
     const offsets: { topic: string; partition: number; offset: string }[] = [];
-    const trackers: OffsetTracker[] = [];
+    const positions: [OffsetTracker, number][] = [];
     for (const [key, tracker] of this.#trackers) {
       const next = tracker.uncommitted();
       if (next === undefined) continue;
       const [topic, partition] = splitKey(key);
       offsets.push({ topic, partition, offset: String(next) });
-      trackers.push(tracker);
+      positions.push([tracker, next]);
     }
     if (offsets.length === 0 || !this.#group.connected) return;
     await this.consumer.commitOffsets(offsets);
-    for (let i = 0; i < trackers.length; i++) trackers[i]!.committed(Number(offsets[i]!.offset));
+    for (const [tracker, next] of positions) tracker.committed(next);
   }
 
   /** Stops taking new records (SIGTERM step 1). In-flight handlers keep running. */

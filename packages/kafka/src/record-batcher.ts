@@ -1,4 +1,5 @@
 import type { Message } from 'kafkajs';
+import type { Logger } from '@sluice/logging';
 import type { BatchProducer } from './batch-producer.ts';
 
 /** Most records in one `sendBatch`. */
@@ -6,6 +7,8 @@ const MAX_BATCH = 2_000;
 /** Waits between tries of a batch Kafka did not take (doubling from min to max). */
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 10_000;
+/** At shutdown, how long records still unwritten may take before they are given up (their offsets stay uncommitted). */
+const SHUTDOWN_GRACE_MS = 5_000;
 
 /** Where a service writes records one at a time while they leave in batches. */
 export interface RecordSink {
@@ -28,8 +31,10 @@ export interface RecordBatcherOptions {
   /** First and longest wait between tries of a batch Kafka did not take; default 0.5 s and 10 s. */
   retryMinMs?: number;
   retryMaxMs?: number;
-  /** Told about each failed try (logging). */
-  onSendFailure?: (err: Error, tries: number, retryInMs: number) => void;
+  /** `flushThenClose`'s wait for unwritten records; default 5 s. */
+  shutdownGraceMs?: number;
+  /** Each failed try is logged here as a warning. */
+  logger: Logger;
 }
 
 /** The batcher was closed while a batch was still waiting for Kafka. */
@@ -60,13 +65,13 @@ export class RecordBatcher implements RecordSink {
   #sending = false;
   #closed = false;
   #wakeBackoff: (() => void) | undefined;
-  readonly #options: Required<Omit<RecordBatcherOptions, 'onSendFailure'>> & Pick<RecordBatcherOptions, 'onSendFailure'>;
+  readonly #options: Required<RecordBatcherOptions>;
 
   constructor(
     private readonly producer: BatchProducer,
     options: RecordBatcherOptions,
   ) {
-    this.#options = { maxBatch: MAX_BATCH, retryMinMs: RETRY_MIN_MS, retryMaxMs: RETRY_MAX_MS, ...options };
+    this.#options = { maxBatch: MAX_BATCH, retryMinMs: RETRY_MIN_MS, retryMaxMs: RETRY_MAX_MS, shutdownGraceMs: SHUTDOWN_GRACE_MS, ...options };
   }
 
   send(topic: string, message: Message): Promise<void> {
@@ -123,7 +128,7 @@ export class RecordBatcher implements RecordSink {
       } catch (err) {
         if (this.#closed) throw new RecordBatcherClosedError(err);
         const waitMs = Math.min(this.#options.retryMaxMs, this.#options.retryMinMs * 2 ** (tries - 1));
-        this.#options.onSendFailure?.(err as Error, tries, waitMs);
+        this.#options.logger.warn({ err, tries, retryInMs: waitMs }, 'records not written (Kafka unavailable?); trying again');
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, waitMs);
           this.#wakeBackoff = () => (clearTimeout(timer), resolve());
@@ -146,10 +151,10 @@ export class RecordBatcher implements RecordSink {
     }
   }
 
-  /** Shutdown: lets what was handed in be written for up to `graceMs`, then `close()`s. */
-  async flushThenClose(graceMs: number): Promise<void> {
+  /** Shutdown: lets what was handed in be written for up to `shutdownGraceMs`, then `close()`s. */
+  async flushThenClose(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    await Promise.race([this.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#options.shutdownGraceMs)))]);
     clearTimeout(timer);
     this.close();
   }

@@ -8,5 +8,5 @@ export type { RunningService, RunServiceOptions } from './run-service.ts';
 export { loadServiceContext } from './service-context.ts';
 export type { ServiceContext } from './service-context.ts';
 export { PARENT_WATCH_PRELOAD } from './parent-watch-path.ts';
-export { SERVICE_NODE_FLAGS, serviceMain, serviceNodeArgs } from './launch.ts';
+export { SERVICE_NODE_FLAGS, serviceNodeArgs } from './launch.ts';
 export type { ServiceName } from './launch.ts';

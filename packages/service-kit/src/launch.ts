@@ -21,13 +21,10 @@ export const SERVICE_NODE_FLAGS: Readonly<Record<ServiceName, readonly string[]>
   'audience-sync': [],
 };
 
-/** Relative to the repository root, the service's entry point. */
-export const serviceMain = (name: ServiceName): string => `services/${name}/src/main.ts`;
-
 /**
  * The arguments after `node` that start `name` from the repository root: its flags, tsx, any
  * extra `--import` preloads, then its entry point.
  */
 export function serviceNodeArgs(name: ServiceName, preloads: readonly string[] = []): string[] {
-  return [...SERVICE_NODE_FLAGS[name], '--import', 'tsx', ...preloads.flatMap((p) => ['--import', p]), serviceMain(name)];
+  return [...SERVICE_NODE_FLAGS[name], '--import', 'tsx', ...preloads.flatMap((p) => ['--import', p]), `services/${name}/src/main.ts`];
 }

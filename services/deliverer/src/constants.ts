@@ -8,5 +8,3 @@ export const RESPONSE_SNIPPET_BYTES = 1_000;
 export const REJECT_ORIGIN = 'deliverer';
 /** How long attempt/retry/dead-letter records are gathered before one `sendBatch`. */
 export const PRODUCE_LINGER_MS = 10;
-/** At shutdown, how long side records still unwritten may take before they are given up (their events stay uncommitted). */
-export const SIDE_RECORD_FLUSH_AT_SHUTDOWN_MS = 5_000;

@@ -2,7 +2,7 @@ import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
 import type { SluiceConfig } from '@sluice/config';
 import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, ProducerThread, RecordBatcher, shutdownInOrder, topicSpecs } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
-import { PRODUCE_LINGER_MS, SIDE_RECORD_FLUSH_AT_SHUTDOWN_MS } from './constants.ts';
+import { PRODUCE_LINGER_MS } from './constants.ts';
 import type { LookupFunction } from './adapters/guarded-connector.ts';
 import { UndiciWebhookClient, type WebhookClient } from './adapters/webhook-client.ts';
 import { addressPolicy, delivererGroupId, endpointOrigins, poolSettings } from './config.ts';
@@ -43,10 +43,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       // Side records (one attempt record per request, retries, dead letters) are encoded by kafkajs
       // in a producer thread: the largest Kafka cost of a delivery then runs beside the HTTP work.
       const producer = await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logLevel: ctx.logger.level, producers: 1 });
-      const sink = new RecordBatcher(producer, {
-        lingerMs: PRODUCE_LINGER_MS,
-        onSendFailure: (err, tries, retryInMs) => ctx.logger.warn({ err, tries, retryInMs }, 'side records not written (Kafka unavailable?); trying again'),
-      });
+      const sink = new RecordBatcher(producer, { lingerMs: PRODUCE_LINGER_MS, logger: ctx.logger });
       const metrics = new DelivererMetrics(ctx.registry);
 
       let policy = addressPolicy(initial);
@@ -91,14 +88,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
             logger: ctx.logger,
             stopIntake: () => http.close(),
             consumers: [consumer],
-            producers: [
-              {
-                disconnect: async () => {
-                  await sink.flushThenClose(SIDE_RECORD_FLUSH_AT_SHUTDOWN_MS);
-                  await producer.disconnect();
-                },
-              },
-            ],
+            producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
             others: [() => client.close(), () => admin.disconnect(), () => ctx.config.off('change', onChange), () => ctx.config.close()],
             ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
           }),

@@ -23,6 +23,3 @@ export const REJECT_ORIGIN = 'retry';
  * reaches its final tier with too little time left to be forwarded on time.
  */
 export const HOP_ALLOWANCE_MS = 500;
-
-/** At shutdown, how long records still unwritten may take after the consumers drained (their offsets stay uncommitted). */
-export const SINK_FLUSH_AT_SHUTDOWN_MS = 5_000;

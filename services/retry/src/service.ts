@@ -4,7 +4,7 @@ import { createIntakeHandler } from './adapters/intake.ts';
 import { Router } from './adapters/router.ts';
 import { createFinalTierHandler, createTierStep } from './adapters/tier-handlers.ts';
 import { intakeGroupId, retrySettings, tierGroupId } from './config.ts';
-import { FINAL_TIER_MAX_HELD_PER_PARTITION, HOP_ALLOWANCE_MS, INTAKE_IN_FLIGHT_PER_PARTITION, SINK_FLUSH_AT_SHUTDOWN_MS } from './constants.ts';
+import { FINAL_TIER_MAX_HELD_PER_PARTITION, HOP_ALLOWANCE_MS, INTAKE_IN_FLIGHT_PER_PARTITION } from './constants.ts';
 import { finalHoldMs } from './domain/tiers.ts';
 import { RetryMetrics } from './metrics.ts';
 
@@ -48,10 +48,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       await producer.connect();
       // Forwards and dead letters leave in batches; one Kafka does not take is tried again until
       // written, so a broker outage is waited out (offsets stay uncommitted meanwhile).
-      const sink = new RecordBatcher(producer, {
-        lingerMs: 0,
-        onSendFailure: (err, tries, retryInMs) => logger.warn({ err, tries, retryInMs }, 'records not written (Kafka unavailable?); trying again'),
-      });
+      const sink = new RecordBatcher(producer, { lingerMs: 0, logger });
       const router = new Router({
         sink, metrics, logger, tiersMs, tierTopic, now,
         topics: () => ctx.config.current.kafka.topics,
@@ -115,7 +112,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
             logger,
             stopIntake: () => http.close(),
             consumers: [intake, finalTierDrainable, ...tiers],
-            producers: [{ disconnect: async () => (await sink.flushThenClose(SINK_FLUSH_AT_SHUTDOWN_MS), await producer.disconnect()) }],
+            producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
             others: [() => admin.disconnect(), () => ctx.config.close()],
           }),
       };
