@@ -9,7 +9,11 @@
  *   1. raw: an undici Pool, BENCH_RAW_REQUESTS POSTs.
  *   2. deliverer: BENCH_EVENTS events pre-filled on `sluice.events`, delivered by the real service
  *      (consume, decode, route, render, sign, POST, record attempts on Kafka, commit).
- * Prints webhooks/s of both (each counted at the receiver, first to last request), the ratio,
+ *   3. floor: the least any kafkajs + undici deliverer does — a plain kafkajs consumer (own group,
+ *      same topic, `partitionsConsumedConcurrently` = partitions) POSTing each record's value with
+ *      the same Pool settings and in-flight cap; no decode, render, signing, attempt records or
+ *      per-record bookkeeping. Its rate bounds what the deliverer can reach on this machine.
+ * Prints webhooks/s of all three (each counted at the receiver, first to last request), the ratios,
  * p99 latency of one attempt, and the CPU time this process spent per webhook in each phase
  * (steadier than the rates when other work shares the machine).
  * This process runs with the deliverer's SERVICE_NODE_FLAGS (it re-runs itself under them).
@@ -25,9 +29,9 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { createJsonCodec } from '@sluice/codec';
 import { recordKey, type EventEnvelope } from '@sluice/envelope';
-import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
+import { createKafka, ensureTopics, topicSpecs, type Kafka } from '@sluice/kafka';
 import { testConfig, testServiceContext } from '@sluice/testkit';
-import { AddressPolicy, createDeliverer, encodeBody, renderBody, requestHeaders, UndiciWebhookClient } from '@sluice/deliverer';
+import { AddressPolicy, createDeliverer, encodeBody, renderBody, requestHeaders, UndiciWebhookClient, WebhookThread, webhookThreadSettings } from '@sluice/deliverer';
 import type { AttemptResult, WebhookClient, WebhookRequest } from '@sluice/deliverer';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { signBody } from '@sluice/webhook-signature';
@@ -42,6 +46,8 @@ const RAW_REQUESTS = Number(process.env.BENCH_RAW_REQUESTS ?? 40_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256);
 const PARTITIONS = 6;
+/** BENCH_IN_PROCESS_HTTP=1: the deliverer's requests on its main thread (`webhookThread: false`), for comparison. */
+const IN_PROCESS_HTTP = process.env.BENCH_IN_PROCESS_HTTP === '1';
 const PER_PARTITION = process.env.BENCH_PER_PARTITION ? Number(process.env.BENCH_PER_PARTITION) : undefined;
 /** Writes a CPU profile of the deliverer phase only (open it in Chrome DevTools). */
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
@@ -123,8 +129,50 @@ async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ pe
   };
 }
 
+/** Phase 3 (see the header): kafkajs consume + undici POST of each record, and nothing else. */
+async function floorRate(kafka: Kafka, topic: string, headers: Record<string, string>, origin: string, receiver: BenchReceiver): Promise<{ perSecond: number; cpuMicros: number; machine: CpuSplit }> {
+  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
+  const consumer = kafka.consumer({ groupId: `bench-floor-${process.pid}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  const post = async (body: Buffer) => {
+    if (active >= IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
+    active += 1;
+    try {
+      const res = await pool.request({ path: '/hook', method: 'POST', headers, body });
+      await res.body.dump();
+    } finally {
+      active -= 1;
+      waiting.shift()?.();
+    }
+  };
+  await receiver.reset();
+  let cpu: NodeJS.CpuUsage | undefined;
+  let machine: (() => CpuSplit) | undefined;
+  let posted = 0;
+  await consumer.run({
+    partitionsConsumedConcurrently: PARTITIONS,
+    eachBatch: async ({ batch }) => {
+      if (!cpu) [cpu, machine] = [process.cpuUsage(), startCpuWindow(receiver.pid)];
+      await Promise.all(batch.messages.map((m) => post(m.value!)));
+      posted += batch.messages.length;
+    },
+  });
+  const deadline = Date.now() + 90_000;
+  while (posted < EVENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const used = process.cpuUsage(cpu);
+  const split = machine!();
+  await consumer.disconnect();
+  await pool.close();
+  const stats = await receiver.stats();
+  if (stats.count < EVENTS) throw new Error(`floor phase posted only ${stats.count} of ${EVENTS} in time`);
+  return { perSecond: stats.count / ((stats.lastAt - stats.firstAt) / 1_000), cpuMicros: (used.user + used.system) / posted, machine: split };
+}
+
 /** The real client, with each attempt's latency noted for the p99. */
-function recordingClient(inner: UndiciWebhookClient, latencies: number[]): WebhookClient {
+function recordingClient(inner: WebhookClient, latencies: number[]): WebhookClient {
   return {
     send: (request: WebhookRequest): Promise<AttemptResult> =>
       inner.send(request).then((result) => {
@@ -137,7 +185,8 @@ function recordingClient(inner: UndiciWebhookClient, latencies: number[]): Webho
 
 function formatSplit(split: CpuSplit, bench: string): string {
   const total = split.bench + (split.child ?? 0) + (split.others ?? 0);
-  return `${total.toFixed(2)} of ${availableParallelism()} (${bench} ${split.bench.toFixed(2)}, receiver ${split.child?.toFixed(2) ?? '?'}, broker+other ${split.others?.toFixed(2) ?? '?'})`;
+  const main = split.benchMainThread === undefined ? '' : ` [main thread ${split.benchMainThread.toFixed(2)}]`;
+  return `${total.toFixed(2)} of ${availableParallelism()} (${bench} ${split.bench.toFixed(2)}${main}, receiver ${split.child?.toFixed(2) ?? '?'}, broker+other ${split.others?.toFixed(2) ?? '?'})`;
 }
 
 async function main(): Promise<void> {
@@ -182,10 +231,8 @@ async function main(): Promise<void> {
     await producer.disconnect();
 
     const latencies: number[] = [];
-    const client = recordingClient(
-      new UndiciWebhookClient({ settings: () => ({ connections: CONNECTIONS }), policy: () => new AddressPolicy(true, ['127.0.0.0/8']) }),
-      latencies,
-    );
+    // The client the service makes itself (see createDeliverer), wrapped to note latencies.
+    const client = recordingClient(IN_PROCESS_HTTP ? new UndiciWebhookClient({ settings: () => ({ connections: CONNECTIONS }), policy: () => new AddressPolicy(true, ['127.0.0.0/8']) }) : new WebhookThread(webhookThreadSettings(config)), latencies);
     const profiler = CPU_PROFILE ? new Session() : undefined;
     if (profiler) {
       profiler.connect();
@@ -208,6 +255,7 @@ async function main(): Promise<void> {
     const machine = machineAtFirst?.();
     const cpuMicros = (cpuUsed.user + cpuUsed.system) / (stats.count - countAtFirst);
     await service.close();
+    const floor = await floorRate(kafka, config.kafka.topics.events, requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', signBody('bench-secret', Buffer.from('floor'))), receiver.origin, receiver);
     if (profiler) {
       const { profile } = await profiler.post('Profiler.stop');
       writeFileSync(CPU_PROFILE!, JSON.stringify(profile));
@@ -221,13 +269,15 @@ async function main(): Promise<void> {
     line('raw undici Pool POST/s', raw.perSecond.toFixed(0));
     line('deliverer webhooks/s', delivered.toFixed(0));
     line('ratio (goal ≥ 60 %)', `${(ratio * 100).toFixed(1)} %`);
+    line('floor: kafkajs consume + POST/s', `${floor.perSecond.toFixed(0)} (${((floor.perSecond / raw.perSecond) * 100).toFixed(1)} % of raw)`);
     line('p99 attempt latency (deliverer)', `${percentile(latencies, 99).toFixed(1)} ms`);
     line('p99 request latency (raw)', `${raw.p99.toFixed(1)} ms`);
-    line('CPU µs per webhook (raw / deliverer)', `${raw.cpuMicros.toFixed(0)} / ${cpuMicros.toFixed(0)}`);
+    line('CPU µs per webhook (raw / floor / deliverer)', `${raw.cpuMicros.toFixed(0)} / ${floor.cpuMicros.toFixed(0)} / ${cpuMicros.toFixed(0)}`);
     // Where the machine's cores went in each phase: when the raw phase already keeps them all busy,
     // the ratio is bounded by the extra CPU a delivery needs over a bare POST.
     line('cores busy, raw phase', formatSplit(raw.machine, 'client'));
     if (machine) line('cores busy, deliverer phase', formatSplit(machine, 'deliverer'));
+    line('cores busy, floor phase', formatSplit(floor.machine, 'consumer'));
   } finally {
     receiver.stop();
     await broker.stop();

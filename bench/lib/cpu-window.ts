@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 
-/** CPU seconds (user + system) of a process, from /proc (Linux); undefined elsewhere. */
-function processCpuSeconds(pid: number): number | undefined {
+/** CPU seconds (user + system) of a process, or of its main thread only, from /proc (Linux); undefined elsewhere. */
+function processCpuSeconds(pid: number, mainThreadOnly = false): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (100/s)
   } catch {
@@ -26,6 +26,8 @@ function machineBusySeconds(): number | undefined {
 export interface CpuSplit {
   /** Cores used on average over the window, per party. */
   bench: number;
+  /** The bench process's main thread alone (its event loop; the rest is workers and V8's helpers). */
+  benchMainThread?: number;
   /** The child process watched (the service under test, or the receiver). */
   child?: number;
   /** Everything else on the machine: the broker, and any other load. */
@@ -36,18 +38,21 @@ export interface CpuSplit {
 export function startCpuWindow(childPid?: number): () => CpuSplit {
   const t0 = performance.now();
   const bench0 = process.cpuUsage();
+  const benchMain0 = processCpuSeconds(process.pid, true);
   const child0 = childPid === undefined ? undefined : processCpuSeconds(childPid);
   const machine0 = machineBusySeconds();
   return () => {
     const seconds = (performance.now() - t0) / 1000;
     const b = process.cpuUsage(bench0);
     const bench = (b.user + b.system) / 1e6;
+    const benchMain1 = processCpuSeconds(process.pid, true);
     const child1 = childPid === undefined ? undefined : processCpuSeconds(childPid);
     const child = child0 !== undefined && child1 !== undefined ? child1 - child0 : undefined;
     const machine1 = machineBusySeconds();
     const machine = machine0 !== undefined && machine1 !== undefined ? machine1 - machine0 : undefined;
     return {
       bench: bench / seconds,
+      ...(benchMain0 !== undefined && benchMain1 !== undefined && { benchMainThread: (benchMain1 - benchMain0) / seconds }),
       ...(child !== undefined && { child: child / seconds }),
       ...(machine !== undefined && { others: Math.max(0, machine - bench - (child ?? 0)) / seconds }),
     };

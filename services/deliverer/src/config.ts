@@ -1,6 +1,7 @@
 import type { SluiceConfig } from '@sluice/config';
 import { AddressPolicy } from './domain/address-policy.ts';
 import type { PoolSettings } from './adapters/webhook-client.ts';
+import type { WebhookThreadSettings } from './adapters/webhook-thread.ts';
 
 /** The consumer group of the deliverer, shared by all its replicas. */
 export function delivererGroupId(config: SluiceConfig): string {
@@ -32,4 +33,13 @@ export function endpointOrigins(config: SluiceConfig): Set<string> {
     }
   }
   return origins;
+}
+
+/** What the webhook thread needs of the config (sent at start and after every reload). */
+export function webhookThreadSettings(config: SluiceConfig): WebhookThreadSettings {
+  return {
+    pool: poolSettings(config),
+    ssrf: { enabled: config.delivery.ssrf.enabled, allowCidrs: [...config.delivery.ssrf.allowCidrs] },
+    origins: [...endpointOrigins(config)],
+  };
 }

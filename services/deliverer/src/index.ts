@@ -9,6 +9,8 @@ export type { Decision } from './domain/decide.ts';
 export { AddressPolicy } from './domain/address-policy.ts';
 export { requestHeaders } from './domain/request-headers.ts';
 export { UndiciWebhookClient } from './adapters/webhook-client.ts';
+export { WebhookThread, WebhookThreadError } from './adapters/webhook-thread.ts';
+export { webhookThreadSettings } from './config.ts';
 export type { WebhookClient, WebhookRequest } from './adapters/webhook-client.ts';
 export type { AttemptResult } from './domain/attempt-result.ts';
 export { DeliveryError, DeliveryTimeoutError, InvalidEndpointUrlError, SsrfBlockedError } from './errors.ts';

@@ -5,7 +5,8 @@ import { startHttpServer, type RunningService, type ServiceContext } from '@slui
 import { PRODUCE_LINGER_MS } from './constants.ts';
 import type { LookupFunction } from './adapters/guarded-connector.ts';
 import { UndiciWebhookClient, type WebhookClient } from './adapters/webhook-client.ts';
-import { addressPolicy, delivererGroupId, endpointOrigins, poolSettings } from './config.ts';
+import { WebhookThread } from './adapters/webhook-thread.ts';
+import { addressPolicy, delivererGroupId, endpointOrigins, poolSettings, webhookThreadSettings } from './config.ts';
 import { Delivery } from './delivery.ts';
 import { createRecordHandler } from './handle-record.ts';
 import { DelivererMetrics } from './metrics.ts';
@@ -17,8 +18,14 @@ export interface DelivererOptions {
   codec?: EnvelopeCodec;
   /** Injected in tests to simulate DNS answers for the SSRF guard; default `dns.lookup`. */
   lookup?: LookupFunction;
-  /** Replaces the undici client (tests of the Kafka side only). */
+  /** Replaces the undici client (tests of the Kafka side, benchmarks). */
   webhookClient?: WebhookClient;
+  /**
+   * Run the webhook requests in a worker thread (default true): undici's request writing and
+   * response parsing then run beside the main thread's Kafka and rendering work. Off (or a
+   * `lookup` given, which cannot cross threads) → the same client on the main thread.
+   */
+  webhookThread?: boolean;
   /** Time allowed at shutdown for in-flight deliveries; default 20 s. */
   drainTimeoutMs?: number;
 }
@@ -49,14 +56,17 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       let policy = addressPolicy(initial);
       const client =
         options.webhookClient ??
-        new UndiciWebhookClient({
-          settings: () => poolSettings(ctx.config.current),
-          policy: () => policy,
-          ...(options.lookup && { lookup: options.lookup }),
-        });
+        (options.webhookThread !== false && !options.lookup
+          ? new WebhookThread(webhookThreadSettings(initial))
+          : new UndiciWebhookClient({
+              settings: () => poolSettings(ctx.config.current),
+              policy: () => policy,
+              ...(options.lookup && { lookup: options.lookup }),
+            }));
       const onChange = (config: SluiceConfig) => {
         policy = addressPolicy(config);
         if (client instanceof UndiciWebhookClient) void client.retain(endpointOrigins(config));
+        if (client instanceof WebhookThread) client.update(webhookThreadSettings(config));
       };
       ctx.config.on('change', onChange);
 
@@ -82,7 +92,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       ctx.config.watch();
       return {
         port: http.port,
-        fatal: Promise.race([consumer.fatal, producer.died]),
+        fatal: Promise.race([consumer.fatal, producer.died, ...(client instanceof WebhookThread ? [client.died] : [])]),
         close: () =>
           shutdownInOrder({
             logger: ctx.logger,

@@ -1,0 +1,69 @@
+// The webhook thread's entry point: owns the undici pools (an `UndiciWebhookClient`) so that
+// writing requests and parsing responses run beside, not inside, the deliverer's main thread.
+// Messages from the parent: settings, send (a batch of requests), close; replies: results
+// (a batch), closed. Requests and results travel in batches, one message per event-loop turn.
+import { parentPort } from 'node:worker_threads';
+import { AddressPolicy } from '../domain/address-policy.ts';
+import type { AttemptResult } from '../domain/attempt-result.ts';
+import { UndiciWebhookClient, type PoolSettings, type WebhookRequest } from './webhook-client.ts';
+
+/** What the thread needs of the config; sent at start and again after every reload. */
+export interface WebhookThreadSettings {
+  pool: PoolSettings;
+  ssrf: { enabled: boolean; allowCidrs: string[] };
+  /** Origins of every configured endpoint: pools of other origins are closed. */
+  origins: string[];
+}
+
+export interface ThreadRequest extends WebhookRequest {
+  id: number;
+}
+
+export type ToWebhookThread = { kind: 'settings'; settings: WebhookThreadSettings } | { kind: 'send'; requests: ThreadRequest[] } | { kind: 'close' };
+/** A result, or (never expected: the client classifies every fault) the error that escaped it. */
+export type ThreadResult = [id: number, result: AttemptResult] | [id: number, result: null, error: string];
+export type FromWebhookThread = { kind: 'results'; results: ThreadResult[] } | { kind: 'closed' };
+
+const port = parentPort!;
+let settings: WebhookThreadSettings | undefined;
+let policy: AddressPolicy | undefined;
+const client = new UndiciWebhookClient({ settings: () => settings!.pool, policy: () => policy! });
+
+let done: ThreadResult[] = [];
+let flushScheduled = false;
+const flush = () => {
+  flushScheduled = false;
+  const results = done;
+  done = [];
+  port.postMessage({ kind: 'results', results } satisfies FromWebhookThread);
+};
+const finished = (entry: ThreadResult) => {
+  done.push(entry);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flush);
+  }
+};
+
+port.on('message', (msg: ToWebhookThread) => {
+  if (msg.kind === 'send') {
+    for (const r of msg.requests) {
+      // Structured clone turned the body into a plain Uint8Array.
+      const body = Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength);
+      client.send({ url: r.url, headers: r.headers, body, timeoutMs: r.timeoutMs }).then(
+        (result) => finished([r.id, result]),
+        (err: unknown) => finished([r.id, null, (err as Error)?.stack ?? String(err)]),
+      );
+    }
+  } else if (msg.kind === 'settings') {
+    settings = msg.settings;
+    policy = new AddressPolicy(msg.settings.ssrf.enabled, msg.settings.ssrf.allowCidrs);
+    void client.retain(new Set(msg.settings.origins));
+  } else if (msg.kind === 'close') {
+    void client.close().then(() => {
+      if (done.length > 0) flush();
+      port.postMessage({ kind: 'closed' } satisfies FromWebhookThread);
+      port.close();
+    });
+  }
+});

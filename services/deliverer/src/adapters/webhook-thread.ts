@@ -1,0 +1,119 @@
+import { Worker } from 'node:worker_threads';
+import type { AttemptResult } from '../domain/attempt-result.ts';
+import type { WebhookClient, WebhookRequest } from './webhook-client.ts';
+import type { FromWebhookThread, ThreadRequest, ToWebhookThread, WebhookThreadSettings } from './webhook-thread-worker.ts';
+
+export type { WebhookThreadSettings } from './webhook-thread-worker.ts';
+
+/** The webhook thread ended, or a request failed in a way the client does not classify. */
+export class WebhookThreadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookThreadError';
+  }
+}
+
+interface Pending {
+  resolve(result: AttemptResult): void;
+  reject(err: Error): void;
+}
+
+/**
+ * A `WebhookClient` whose requests run in a worker thread that owns the undici pools (the same
+ * `UndiciWebhookClient`: TLS, SSRF guard, deadlines, 64 KB body cap). Writing a request and
+ * parsing its response is about a third of a delivery's CPU; on its own thread it runs beside
+ * the consuming, decoding, rendering, signing and attempt records of the main thread, whose
+ * event-loop turns (each connection completes at most one request per turn) get shorter.
+ * Requests and results cross in batches, one message per event-loop turn each way. If the
+ * thread dies, every pending request rejects and `died` resolves (fatal for the service).
+ */
+export class WebhookThread implements WebhookClient {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 0;
+  #outbox: ThreadRequest[] = [];
+  #flushScheduled = false;
+  #dead: Error | undefined;
+  #closing = false;
+  #closed: (() => void) | undefined;
+  #onDeath!: (err: Error) => void;
+  /** Resolves if the thread ends other than through `close()`. */
+  readonly died = new Promise<Error>((resolve) => (this.#onDeath = resolve));
+
+  constructor(settings: WebhookThreadSettings) {
+    // Workers do not inherit the parent's `--import tsx` hooks on Node 20: register them first.
+    const entry = new URL('./webhook-thread-worker.ts', import.meta.url).href;
+    this.#worker = new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`, { eval: true });
+    this.#worker.on('message', (m: FromWebhookThread) => this.#onMessage(m));
+    this.#worker.on('error', (err) => this.#die(err));
+    this.#worker.on('exit', (code) => this.#die(new WebhookThreadError(`webhook thread exited (code ${code})`)));
+    this.update(settings);
+  }
+
+  /** New settings (a config reload): they apply to requests sent after this call. */
+  update(settings: WebhookThreadSettings): void {
+    // Requests already handed in leave first, under the settings they were sent with.
+    this.#flush();
+    this.#post({ kind: 'settings', settings });
+  }
+
+  send(request: WebhookRequest): Promise<AttemptResult> {
+    if (this.#dead) return Promise.reject(this.#dead);
+    const id = this.#nextId++;
+    return new Promise<AttemptResult>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#outbox.push({ id, url: request.url, headers: request.headers, body: request.body, timeoutMs: request.timeoutMs });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Lets requests in flight finish (each has its deadline), closes the pools and ends the thread. */
+  async close(): Promise<void> {
+    if (this.#dead || this.#closing) return;
+    this.#closing = true;
+    this.#flush();
+    await new Promise<void>((resolve) => {
+      this.#closed = resolve;
+      this.#post({ kind: 'close' });
+    });
+    await this.#worker.terminate();
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#outbox.length === 0) return;
+    const requests = this.#outbox;
+    this.#outbox = [];
+    this.#post({ kind: 'send', requests });
+  }
+
+  #post(msg: ToWebhookThread): void {
+    if (!this.#dead) this.#worker.postMessage(msg);
+  }
+
+  #onMessage(m: FromWebhookThread): void {
+    if (m.kind === 'closed') {
+      this.#closed?.();
+      return;
+    }
+    for (const [id, result, error] of m.results) {
+      const entry = this.#pending.get(id);
+      this.#pending.delete(id);
+      if (!entry) continue;
+      if (result) entry.resolve(result);
+      else entry.reject(new WebhookThreadError(`request failed in the webhook thread: ${error}`));
+    }
+  }
+
+  #die(err: Error): void {
+    if (this.#dead) return;
+    this.#dead = err;
+    for (const entry of this.#pending.values()) entry.reject(err);
+    this.#pending.clear();
+    this.#closed?.();
+    if (!this.#closing) this.#onDeath(err);
+  }
+}
