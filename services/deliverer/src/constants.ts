@@ -7,4 +7,4 @@ export const RESPONSE_SNIPPET_BYTES = 1_000;
 /** Origin name written on records this service sends to `sluice.rejected`. */
 export const REJECT_ORIGIN = 'deliverer';
 /** How long attempt/retry/dead-letter records are gathered before one `sendBatch`. */
-export const PRODUCE_LINGER_MS = 10;
+export const PRODUCE_LINGER_MS = 2;
