@@ -255,12 +255,12 @@ async function main(): Promise<void> {
     const machine = machineAtFirst?.();
     const cpuMicros = (cpuUsed.user + cpuUsed.system) / (stats.count - countAtFirst);
     await service.close();
-    const floor = await floorRate(kafka, config.kafka.topics.events, requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', signBody('bench-secret', Buffer.from('floor'))), receiver.origin, receiver);
     if (profiler) {
       const { profile } = await profiler.post('Profiler.stop');
       writeFileSync(CPU_PROFILE!, JSON.stringify(profile));
       profiler.disconnect();
     }
+    const floor = await floorRate(kafka, config.kafka.topics.events, requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', signBody('bench-secret', Buffer.from('floor'))), receiver.origin, receiver);
     if (stats.count < EVENTS) throw new Error(`deliverer delivered only ${stats.count} of ${EVENTS} in time`);
     const delivered = stats.count / ((stats.lastAt - stats.firstAt) / 1_000);
     const ratio = delivered / raw.perSecond;
