@@ -1,6 +1,6 @@
 import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
 import type { SluiceConfig } from '@sluice/config';
-import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, RecordBatcher, SafeProducer, shutdownInOrder, topicSpecs } from '@sluice/kafka';
+import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, ProducerThread, RecordBatcher, shutdownInOrder, topicSpecs } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { PRODUCE_LINGER_MS } from './constants.ts';
 import type { LookupFunction } from './adapters/guarded-connector.ts';
@@ -47,11 +47,9 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       await admin.connect();
       await ensureTopics(admin, topicSpecs(initial));
 
-      // Side records (one attempt record per request, retries, dead letters) are produced on this
-      // thread: the webhook requests have a thread of their own (below), so the main thread has
-      // room for kafkajs's encoding, and a producer thread's hand-over cost more than it saved.
-      const producer = new SafeProducer(kafka);
-      await producer.connect();
+      // Side records (one attempt record per request, retries, dead letters) are encoded by kafkajs
+      // in a producer thread: the largest Kafka cost of a delivery then runs beside the HTTP work.
+      const producer = await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logLevel: ctx.logger.level, producers: 1 });
       const sink = new RecordBatcher(producer, { lingerMs: PRODUCE_LINGER_MS, logger: ctx.logger });
       const metrics = new DelivererMetrics(ctx.registry);
 
@@ -94,7 +92,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       ctx.config.watch();
       return {
         port: http.port,
-        fatal: Promise.race([consumer.fatal, ...(client instanceof WebhookThread ? [client.died] : [])]),
+        fatal: Promise.race([consumer.fatal, producer.died, ...(client instanceof WebhookThread ? [client.died] : [])]),
         close: () =>
           shutdownInOrder({
             logger: ctx.logger,
