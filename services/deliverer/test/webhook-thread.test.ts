@@ -43,11 +43,13 @@ describe('WebhookThread: the undici client in a worker thread, against a real se
     assert.equal(allowed.outcome, 'success');
   });
 
-  it('close lets a request in flight finish, then sends reject at once', async () => {
+  it('close lets a request in flight finish; sends during and after it reject at once', async () => {
     const thread = new WebhookThread(settings(['127.0.0.0/8']));
     http.behave(() => ({ status: 204, delayMs: 300 }));
     const inFlight = thread.send({ url: http.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 5_000 });
-    await thread.close();
+    const closed = thread.close();
+    await assert.rejects(thread.send({ url: http.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 5_000 }), /closing/);
+    await closed;
     assert.equal((await inFlight).status, 204);
     await assert.rejects(thread.send({ url: http.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 5_000 }), /webhook thread exited/);
     const settled = await Promise.race([thread.died.then(() => 'died'), new Promise((r) => setTimeout(() => r('pending'), 200))]);

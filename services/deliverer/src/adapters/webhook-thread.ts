@@ -59,6 +59,7 @@ export class WebhookThread implements WebhookClient {
 
   send(request: WebhookRequest): Promise<AttemptResult> {
     if (this.#dead) return Promise.reject(this.#dead);
+    if (this.#closing) return Promise.reject(new WebhookThreadError('webhook thread is closing'));
     const id = this.#nextId++;
     return new Promise<AttemptResult>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
