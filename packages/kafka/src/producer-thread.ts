@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startTsWorker } from '@sluice/service-kit';
 import type { TopicMessages } from 'kafkajs';
 import type { FromProducerThread, ProducerThreadData, ToProducerThread } from './producer-thread-worker.ts';
 import { packBatch } from './record-packing.ts';
@@ -48,9 +49,7 @@ export class ProducerThread {
   /** Starts the thread and connects its producers. */
   static async start(options: ProducerThreadOptions): Promise<ProducerThread> {
     const data: ProducerThreadData = { service: options.service, brokers: options.brokers, clientId: options.clientId, logLevel: options.logLevel, producers: options.producers };
-    // Workers do not inherit the parent's `--import tsx` hooks on Node 20: register them first.
-    const entry = new URL('./producer-thread-worker.ts', import.meta.url).href;
-    const worker = new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`, { eval: true, workerData: data });
+    const worker = startTsWorker(new URL('./producer-thread-worker.ts', import.meta.url), { workerData: data });
     const thread = new ProducerThread(worker);
     await new Promise<void>((resolve, reject) => {
       worker.on('message', (m: FromProducerThread) => {

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startTsWorker } from '@sluice/service-kit';
 import type { AttemptResult } from '../domain/attempt-result.ts';
 import type { WebhookClient, WebhookRequest } from './webhook-client.ts';
 import type { FromWebhookThread, ThreadRequest, ToWebhookThread, WebhookThreadSettings } from './webhook-thread-worker.ts';
@@ -41,9 +42,7 @@ export class WebhookThread implements WebhookClient {
   readonly died = new Promise<Error>((resolve) => (this.#onDeath = resolve));
 
   constructor(settings: WebhookThreadSettings) {
-    // Workers do not inherit the parent's `--import tsx` hooks on Node 20: register them first.
-    const entry = new URL('./webhook-thread-worker.ts', import.meta.url).href;
-    this.#worker = new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`, { eval: true });
+    this.#worker = startTsWorker(new URL('./webhook-thread-worker.ts', import.meta.url));
     this.#worker.on('message', (m: FromWebhookThread) => this.#onMessage(m));
     this.#worker.on('error', (err) => this.#die(err));
     this.#worker.on('exit', (code) => this.#die(new WebhookThreadError(`webhook thread exited (code ${code})`)));
