@@ -5,6 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { AddressPolicy } from '../domain/address-policy.ts';
 import type { AttemptResult } from '../domain/attempt-result.ts';
+import { TurnBatch } from './turn-batch.ts';
 import { UndiciWebhookClient, type PoolSettings, type WebhookRequest } from './webhook-client.ts';
 
 /** What the thread needs of the config; sent at start and again after every reload. */
@@ -29,21 +30,7 @@ let settings: WebhookThreadSettings | undefined;
 let policy: AddressPolicy | undefined;
 const client = new UndiciWebhookClient({ settings: () => settings!.pool, policy: () => policy! });
 
-let done: ThreadResult[] = [];
-let flushScheduled = false;
-const flush = () => {
-  flushScheduled = false;
-  const results = done;
-  done = [];
-  port.postMessage({ kind: 'results', results } satisfies FromWebhookThread);
-};
-const finished = (entry: ThreadResult) => {
-  done.push(entry);
-  if (!flushScheduled) {
-    flushScheduled = true;
-    setImmediate(flush);
-  }
-};
+const done = new TurnBatch<ThreadResult>((results) => port.postMessage({ kind: 'results', results } satisfies FromWebhookThread));
 
 port.on('message', (msg: ToWebhookThread) => {
   if (msg.kind === 'send') {
@@ -51,8 +38,8 @@ port.on('message', (msg: ToWebhookThread) => {
       // Structured clone turned the body into a plain Uint8Array.
       const body = Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength);
       client.send({ url: r.url, headers: r.headers, body, timeoutMs: r.timeoutMs }).then(
-        (result) => finished([r.id, result]),
-        (err: unknown) => finished([r.id, null, (err as Error)?.stack ?? String(err)]),
+        (result) => done.push([r.id, result]),
+        (err: unknown) => done.push([r.id, null, (err as Error)?.stack ?? String(err)]),
       );
     }
   } else if (msg.kind === 'settings') {
@@ -61,7 +48,7 @@ port.on('message', (msg: ToWebhookThread) => {
     void client.retain(new Set(msg.settings.origins));
   } else if (msg.kind === 'close') {
     void client.close().then(() => {
-      if (done.length > 0) flush();
+      done.flush();
       port.postMessage({ kind: 'closed' } satisfies FromWebhookThread);
       port.close();
     });

@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startTsWorker } from '@sluice/service-kit';
 import type { AttemptResult } from '../domain/attempt-result.ts';
+import { TurnBatch } from './turn-batch.ts';
 import type { WebhookClient, WebhookRequest } from './webhook-client.ts';
 import type { FromWebhookThread, ThreadRequest, ToWebhookThread, WebhookThreadSettings } from './webhook-thread-worker.ts';
 
@@ -32,8 +33,7 @@ export class WebhookThread implements WebhookClient {
   readonly #worker: Worker;
   readonly #pending = new Map<number, Pending>();
   #nextId = 0;
-  #outbox: ThreadRequest[] = [];
-  #flushScheduled = false;
+  readonly #outbox = new TurnBatch<ThreadRequest>((requests) => this.#post({ kind: 'send', requests }));
   #dead: Error | undefined;
   #closing = false;
   #closed: (() => void) | undefined;
@@ -52,7 +52,7 @@ export class WebhookThread implements WebhookClient {
   /** New settings (a config reload): they apply to requests sent after this call. */
   update(settings: WebhookThreadSettings): void {
     // Requests already handed in leave first, under the settings they were sent with.
-    this.#flush();
+    this.#outbox.flush();
     this.#post({ kind: 'settings', settings });
   }
 
@@ -63,10 +63,6 @@ export class WebhookThread implements WebhookClient {
     return new Promise<AttemptResult>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#outbox.push({ id, url: request.url, headers: request.headers, body: request.body, timeoutMs: request.timeoutMs });
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => this.#flush());
-      }
     });
   }
 
@@ -74,20 +70,12 @@ export class WebhookThread implements WebhookClient {
   async close(): Promise<void> {
     if (this.#dead || this.#closing) return;
     this.#closing = true;
-    this.#flush();
+    this.#outbox.flush();
     await new Promise<void>((resolve) => {
       this.#closed = resolve;
       this.#post({ kind: 'close' });
     });
     await this.#worker.terminate();
-  }
-
-  #flush(): void {
-    this.#flushScheduled = false;
-    if (this.#outbox.length === 0) return;
-    const requests = this.#outbox;
-    this.#outbox = [];
-    this.#post({ kind: 'send', requests });
   }
 
   #post(msg: ToWebhookThread): void {
