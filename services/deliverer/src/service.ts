@@ -64,9 +64,10 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
               ...(options.lookup && { lookup: options.lookup }),
             }));
       const onChange = (config: SluiceConfig) => {
-        policy = addressPolicy(config);
-        if (client instanceof UndiciWebhookClient) void client.retain(endpointOrigins(config));
-        if (client instanceof WebhookThread) client.update(webhookThreadSettings(config));
+        if (client instanceof UndiciWebhookClient) {
+          policy = addressPolicy(config);
+          void client.retain(endpointOrigins(config));
+        } else if (client instanceof WebhookThread) client.update(webhookThreadSettings(config));
       };
       ctx.config.on('change', onChange);
 
