@@ -31,7 +31,7 @@ import { createJsonCodec } from '@sluice/codec';
 import { recordKey, type EventEnvelope } from '@sluice/envelope';
 import { createKafka, ensureTopics, topicSpecs, type Kafka } from '@sluice/kafka';
 import { testConfig, testServiceContext } from '@sluice/testkit';
-import { AddressPolicy, createDeliverer, encodeBody, renderBody, requestHeaders, UndiciWebhookClient, WebhookThread, webhookThreadSettings } from '@sluice/deliverer';
+import { AddressPolicy, createDeliverer, encodeBody, renderBody, requestHeaders, Semaphore, UndiciWebhookClient, WebhookThread, webhookThreadSettings } from '@sluice/deliverer';
 import type { AttemptResult, WebhookClient, WebhookRequest } from '@sluice/deliverer';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { signBody } from '@sluice/webhook-signature';
@@ -135,17 +135,14 @@ async function floorRate(kafka: Kafka, topic: string, headers: Record<string, st
   const consumer = kafka.consumer({ groupId: `bench-floor-${process.pid}` });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
-  let active = 0;
-  const waiting: (() => void)[] = [];
+  const cap = new Semaphore(IN_FLIGHT);
   const post = async (body: Buffer) => {
-    if (active >= IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
-    active += 1;
+    await cap.acquire();
     try {
       const res = await pool.request({ path: '/hook', method: 'POST', headers, body });
       await res.body.dump();
     } finally {
-      active -= 1;
-      waiting.shift()?.();
+      cap.release();
     }
   };
   await receiver.reset();
