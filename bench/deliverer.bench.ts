@@ -3,7 +3,7 @@
  *
  *   KAFKA_BROKERS=127.0.0.1:29092 node --import tsx bench/deliverer.bench.ts
  *
- * Without KAFKA_BROKERS a local broker is started with `startLocalKafka()`. Both phases POST the
+ * Without KAFKA_BROKERS a local broker is started with `startLocalKafka()`. All phases POST the
  * same body to the same receiver (a separate process answering 200 at once) with the same number
  * of keep-alive connections and the same number of requests in flight.
  *   1. raw: an undici Pool, BENCH_RAW_REQUESTS POSTs.
@@ -12,13 +12,18 @@
  *   3. floor: the least any kafkajs + undici deliverer does — a plain kafkajs consumer (own group,
  *      same topic, `partitionsConsumedConcurrently` = partitions) POSTing each record's value with
  *      the same Pool settings and in-flight cap; no decode, render, signing, attempt records or
- *      per-record bookkeeping. Its rate bounds what the deliverer can reach on this machine.
- * Prints webhooks/s of all three (each counted at the receiver, first to last request), the ratios,
+ *      per-record bookkeeping. Its rate bounds what any deliverer can reach on this machine.
+ *   4. minimal deliverer: the least a deliverer that meets SPEC §6 does — phase 3 with many records
+ *      in flight per partition (`ConcurrentConsumer`) plus the one attempt record per POST the spec
+ *      requires on `sluice.attempts` (in-process idempotent producer, acks=-1, gathered for
+ *      BENCH_ATTEMPT_LINGER ms, default 10, the cheapest per record), acknowledged before the
+ *      offset is committed. Its rate and CPU per webhook bound what a conforming deliverer reaches.
+ * Prints webhooks/s of all four (each counted at the receiver, first to last request), the ratios,
  * p99 latency of one attempt, and the CPU time this process spent per webhook in each phase
  * (steadier than the rates when other work shares the machine).
  * This process runs with the deliverer's SERVICE_NODE_FLAGS (it re-runs itself under them).
  * Knobs: BENCH_EVENTS, BENCH_RAW_REQUESTS, BENCH_CONNECTIONS, BENCH_IN_FLIGHT,
- * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 128),
+ * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 128), BENCH_ATTEMPT_LINGER,
  * BENCH_CPU_PROFILE=<file> (a CPU profile of the deliverer phase only).
  */
 import { fork } from 'node:child_process';
@@ -29,7 +34,9 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { createJsonCodec } from '@sluice/codec';
 import { recordKey, type EventEnvelope } from '@sluice/envelope';
-import { createKafka, ensureTopics, topicSpecs, type Kafka } from '@sluice/kafka';
+import type { SluiceConfig } from '@sluice/config';
+import { ConcurrentConsumer, createKafka, ensureTopics, RecordBatcher, SafeProducer, topicSpecs, type ConsumedRecord, type Kafka } from '@sluice/kafka';
+import { createLogger } from '@sluice/logging';
 import { testConfig, testServiceContext } from '@sluice/testkit';
 import { AddressPolicy, createDeliverer, encodeBody, renderBody, requestHeaders, Semaphore, UndiciWebhookClient, WebhookThread, webhookThreadSettings } from '@sluice/deliverer';
 import type { AttemptResult, WebhookClient, WebhookRequest } from '@sluice/deliverer';
@@ -51,6 +58,8 @@ const IN_PROCESS_HTTP = process.env.BENCH_IN_PROCESS_HTTP === '1';
 const PER_PARTITION = process.env.BENCH_PER_PARTITION ? Number(process.env.BENCH_PER_PARTITION) : undefined;
 /** Writes a CPU profile of the deliverer phase only (open it in Chrome DevTools). */
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
+/** Linger of the minimal deliverer's attempt records (phase 4). */
+const ATTEMPT_LINGER_MS = Number(process.env.BENCH_ATTEMPT_LINGER ?? 10);
 
 type Stats = { count: number; firstAt: number; lastAt: number };
 
@@ -130,7 +139,7 @@ async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ pe
 }
 
 /** Phase 3 (see the header): kafkajs consume + undici POST of each record, and nothing else. */
-async function floorRate(kafka: Kafka, topic: string, headers: Record<string, string>, origin: string, receiver: BenchReceiver): Promise<{ perSecond: number; cpuMicros: number; machine: CpuSplit }> {
+async function floorRate(kafka: Kafka, topic: string, headers: Record<string, string>, origin: string, receiver: BenchReceiver): Promise<PhaseResult> {
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
   const consumer = kafka.consumer({ groupId: `bench-floor-${process.pid}` });
   await consumer.connect();
@@ -157,15 +166,75 @@ async function floorRate(kafka: Kafka, topic: string, headers: Record<string, st
       posted += batch.messages.length;
     },
   });
-  const deadline = Date.now() + 90_000;
-  while (posted < EVENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await waitForPosts(() => posted, 'floor');
   const used = process.cpuUsage(cpu);
   const split = machine!();
   await consumer.disconnect();
   await pool.close();
+  return phaseResult(receiver, used, posted, split, 'floor');
+}
+
+/**
+ * Phase 4 (see the header): the least a deliverer that meets SPEC §6 does — the floor's consume +
+ * POST with many records in flight per partition (`ConcurrentConsumer`, the deliverer's
+ * `maxInFlightPerPartition`), plus the one attempt record per POST on `sluice.attempts` that the
+ * spec requires, written the cheapest way Sluice knows (in-process idempotent producer, acks=-1,
+ * records gathered for BENCH_ATTEMPT_LINGER ms, default 10), each record acknowledged before its
+ * offset can be committed. No decode, render, signing, webhook thread, producer thread or metrics.
+ */
+async function minimalDelivererRate(kafka: Kafka, config: SluiceConfig, headers: Record<string, string>, origin: string, receiver: BenchReceiver): Promise<PhaseResult> {
+  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
+  const logger = createLogger({ name: 'deliverer-bench', level: 'error' });
+  const producer = new SafeProducer(kafka);
+  await producer.connect();
+  const attempts = new RecordBatcher(producer, { lingerMs: ATTEMPT_LINGER_MS, logger });
+  const cap = new Semaphore(IN_FLIGHT);
+  const endpoint = `${origin}/hook`;
+  let cpu: NodeJS.CpuUsage | undefined;
+  let machine: (() => CpuSplit) | undefined;
+  let posted = 0;
+  const handle = async (record: ConsumedRecord) => {
+    if (!cpu) [cpu, machine] = [process.cpuUsage(), startCpuWindow(receiver.pid)];
+    if (!cap.tryAcquire()) await cap.acquire();
+    const at = Date.now();
+    let status: number;
+    try {
+      const res = await pool.request({ path: '/hook', method: 'POST', headers, body: record.value! });
+      await res.body.dump();
+      status = res.statusCode;
+    } finally {
+      cap.release();
+    }
+    // The fields of the deliverer's attempt record (SPEC §6), so the record has the same size.
+    const value = JSON.stringify({ messageId: `${record.partition}-${record.offset}`, sourceId: 's-bench', destinationId: 'd-bench', eventType: 'track', endpoint, attempt: 1, outcome: 'delivered', latencyMs: Date.now() - at, at: new Date(at).toISOString(), status });
+    await attempts.send(config.kafka.topics.attempts, { key: record.key, value });
+    posted += 1;
+  };
+  await receiver.reset();
+  const consumer = new ConcurrentConsumer({ kafka, groupId: `bench-minimal-${process.pid}`, topics: [config.kafka.topics.events], handle, maxInFlightPerPartition: config.delivery.maxInFlightPerPartition, fromBeginning: true, logger });
+  await consumer.start();
+  await waitForPosts(() => posted, 'minimal deliverer');
+  const used = process.cpuUsage(cpu);
+  const split = machine!();
+  await consumer.close();
+  await attempts.flushThenClose();
+  await producer.disconnect();
+  await pool.close();
+  return phaseResult(receiver, used, posted, split, 'minimal deliverer');
+}
+
+type PhaseResult = { perSecond: number; cpuMicros: number; machine: CpuSplit };
+
+async function waitForPosts(posted: () => number, phase: string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (posted() < EVENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  if (posted() < EVENTS) throw new Error(`${phase} phase handled only ${posted()} of ${EVENTS} in time`);
+}
+
+async function phaseResult(receiver: BenchReceiver, used: NodeJS.CpuUsage, posted: number, machine: CpuSplit, phase: string): Promise<PhaseResult> {
   const stats = await receiver.stats();
-  if (stats.count < EVENTS) throw new Error(`floor phase posted only ${stats.count} of ${EVENTS} in time`);
-  return { perSecond: stats.count / ((stats.lastAt - stats.firstAt) / 1_000), cpuMicros: (used.user + used.system) / posted, machine: split };
+  if (stats.count < EVENTS) throw new Error(`${phase} phase posted only ${stats.count} of ${EVENTS}`);
+  return { perSecond: stats.count / ((stats.lastAt - stats.firstAt) / 1_000), cpuMicros: (used.user + used.system) / posted, machine };
 }
 
 /** The real client, with each attempt's latency noted for the p99. */
@@ -257,7 +326,9 @@ async function main(): Promise<void> {
       writeFileSync(CPU_PROFILE!, JSON.stringify(profile));
       profiler.disconnect();
     }
-    const floor = await floorRate(kafka, config.kafka.topics.events, requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', signBody('bench-secret', Buffer.from('floor'))), receiver.origin, receiver);
+    const floorHeaders = requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', signBody('bench-secret', Buffer.from('floor')));
+    const floor = await floorRate(kafka, config.kafka.topics.events, floorHeaders, receiver.origin, receiver);
+    const minimal = await minimalDelivererRate(kafka, config, floorHeaders, receiver.origin, receiver);
     if (stats.count < EVENTS) throw new Error(`deliverer delivered only ${stats.count} of ${EVENTS} in time`);
     const delivered = stats.count / ((stats.lastAt - stats.firstAt) / 1_000);
     const ratio = delivered / raw.perSecond;
@@ -267,14 +338,16 @@ async function main(): Promise<void> {
     line('deliverer webhooks/s', delivered.toFixed(0));
     line('ratio (goal ≥ 60 %)', `${(ratio * 100).toFixed(1)} %`);
     line('floor: kafkajs consume + POST/s', `${floor.perSecond.toFixed(0)} (${((floor.perSecond / raw.perSecond) * 100).toFixed(1)} % of raw)`);
+    line('minimal deliverer (+ attempts)/s', `${minimal.perSecond.toFixed(0)} (${((minimal.perSecond / raw.perSecond) * 100).toFixed(1)} % of raw)`);
     line('p99 attempt latency (deliverer)', `${percentile(latencies, 99).toFixed(1)} ms`);
     line('p99 request latency (raw)', `${raw.p99.toFixed(1)} ms`);
-    line('CPU µs per webhook (raw / floor / deliverer)', `${raw.cpuMicros.toFixed(0)} / ${floor.cpuMicros.toFixed(0)} / ${cpuMicros.toFixed(0)}`);
+    line('CPU µs per webhook (raw / floor / minimal / deliverer)', `${raw.cpuMicros.toFixed(0)} / ${floor.cpuMicros.toFixed(0)} / ${minimal.cpuMicros.toFixed(0)} / ${cpuMicros.toFixed(0)}`);
     // Where the machine's cores went in each phase: when the raw phase already keeps them all busy,
     // the ratio is bounded by the extra CPU a delivery needs over a bare POST.
     line('cores busy, raw phase', formatSplit(raw.machine, 'client'));
     if (machine) line('cores busy, deliverer phase', formatSplit(machine, 'deliverer'));
     line('cores busy, floor phase', formatSplit(floor.machine, 'consumer'));
+    line('cores busy, minimal deliverer', formatSplit(minimal.machine, 'consumer'));
   } finally {
     receiver.stop();
     await broker.stop();
