@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, Pool, request } from 'undici';
 import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
+import { startProcessCpuWindow } from './lib/cpu-window.ts';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../test/support/service-process.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
@@ -111,12 +112,15 @@ async function main() {
   // Phase 1: throughput. Pre-build bodies so the load generator spends little CPU.
   const bodies = Array.from({ length: Math.ceil(EVENTS / BATCH) }, batchBody);
   let next = 0;
+  // CPU per process over phase 1 (from the first request to the last delivery), for the budget.
+  const cpuWindow = startProcessCpuWindow({ ...Object.fromEntries(services.map((s) => [s.name, s.child!.pid!])), receiver: receiver.pid!, 'load generator': process.pid });
   const t0 = performance.timeOrigin + performance.now();
   await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
     while (next < bodies.length) await post(bodies[next++]!);
   }));
   const ingestDone = performance.timeOrigin + performance.now();
   const delivered = await waitDelivered(EVENTS, 300_000);
+  const phase1Cpu = cpuWindow();
   const { arrivals } = await ask<{ arrivals: [string, number][] }>(receiver, 'dump', 'arrivals');
   const times = arrivals.map(([, at]) => at).sort((a, b) => a - b);
   const lastAt = times[times.length - 1]!;
@@ -163,6 +167,10 @@ async function main() {
   console.log(`delivered end to end:       ${throughput.toFixed(0)} events/s (${delivered}/${EVENTS} delivered)`);
   console.log(`raw ceiling (undici→recv):  ${rawRate.toFixed(0)} POST/s`);
   console.log(`ratio delivered/raw:        ${((throughput / rawRate) * 100).toFixed(1)} %`);
+  // The window ends up to 100 ms after the last delivery (the receiver is polled): a slight overcount.
+  const perEvent = Object.entries(phase1Cpu.cpu).map(([name, seconds]) => `${name} ${((seconds * 1e6) / delivered).toFixed(0)}`);
+  const busy = Object.values(phase1Cpu.cpu).reduce((a, b) => a + b, 0);
+  console.log(`CPU µs per delivered event: ${perEvent.join(', ')} (total ${((busy * 1e6) / delivered).toFixed(0)}; ${(busy / phase1Cpu.seconds).toFixed(2)} cores busy; 'other' = broker + rest of the machine)`);
   console.log(`latency at ${rate.toFixed(0)} events/s (half rate), ack→receipt over ${latencies.length} events: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1]?.toFixed(1)} ms`);
 
   await pool.close();

@@ -65,3 +65,25 @@ export function formatCpu(split: CpuSplit, childLabel = 'ingest'): string {
   if (split.others !== undefined) parts.push(`broker+other ${split.others.toFixed(2)}`);
   return `${parts.join(', ')} cores`;
 }
+
+/**
+ * CPU seconds each named process used over a window, plus `other`: the rest of the machine's busy
+ * time (the broker, the kernel, anything else). For splitting an end-to-end run by process.
+ */
+export function startProcessCpuWindow(pids: Record<string, number>): () => { seconds: number; cpu: Record<string, number> } {
+  const t0 = performance.now();
+  const at0 = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuSeconds(pid)]));
+  const machine0 = machineBusySeconds();
+  return () => {
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu: Record<string, number> = {};
+    for (const [name, pid] of Object.entries(pids)) {
+      const a = at0[name];
+      const b = processCpuSeconds(pid);
+      if (a !== undefined && b !== undefined) cpu[name] = b - a;
+    }
+    const machine1 = machineBusySeconds();
+    if (machine0 !== undefined && machine1 !== undefined) cpu.other = Math.max(0, machine1 - machine0 - Object.values(cpu).reduce((x, y) => x + y, 0));
+    return { seconds, cpu };
+  };
+}
