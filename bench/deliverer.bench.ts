@@ -206,7 +206,7 @@ async function minimalDelivererRate(kafka: Kafka, config: SluiceConfig, headers:
       cap.release();
     }
     // The fields of the deliverer's attempt record (SPEC §6), so the record has the same size.
-    const value = JSON.stringify({ messageId: `${record.partition}-${record.offset}`, sourceId: 's-bench', destinationId: 'd-bench', eventType: 'track', endpoint, attempt: 1, outcome: 'delivered', latencyMs: Date.now() - at, at: new Date(at).toISOString(), status });
+    const value = JSON.stringify({ messageId: `${record.partition}-${record.offset}`, sourceId: 's-bench', destinationId: 'd-bench', eventType: 'track', endpoint, attempt: 1, outcome: 'success', latencyMs: Date.now() - at, at: new Date(at).toISOString(), status });
     await attempts.send(config.kafka.topics.attempts, { key: record.key, value });
     posted += 1;
   };
