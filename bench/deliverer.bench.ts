@@ -140,20 +140,10 @@ async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ pe
 
 /** Phase 3 (see the header): kafkajs consume + undici POST of each record, and nothing else. */
 async function floorRate(kafka: Kafka, topic: string, headers: Record<string, string>, origin: string, receiver: BenchReceiver): Promise<PhaseResult> {
-  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
+  const poster = cappedPoster(origin, headers);
   const consumer = kafka.consumer({ groupId: `bench-floor-${process.pid}` });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
-  const cap = new Semaphore(IN_FLIGHT);
-  const post = async (body: Buffer) => {
-    await cap.acquire();
-    try {
-      const res = await pool.request({ path: '/hook', method: 'POST', headers, body });
-      await res.body.dump();
-    } finally {
-      cap.release();
-    }
-  };
   await receiver.reset();
   let cpu: NodeJS.CpuUsage | undefined;
   let machine: (() => CpuSplit) | undefined;
@@ -162,7 +152,7 @@ async function floorRate(kafka: Kafka, topic: string, headers: Record<string, st
     partitionsConsumedConcurrently: PARTITIONS,
     eachBatch: async ({ batch }) => {
       if (!cpu) [cpu, machine] = [process.cpuUsage(), startCpuWindow(receiver.pid)];
-      await Promise.all(batch.messages.map((m) => post(m.value!)));
+      await Promise.all(batch.messages.map((m) => poster.post(m.value!)));
       posted += batch.messages.length;
     },
   });
@@ -170,7 +160,7 @@ async function floorRate(kafka: Kafka, topic: string, headers: Record<string, st
   const used = process.cpuUsage(cpu);
   const split = machine!();
   await consumer.disconnect();
-  await pool.close();
+  await poster.close();
   return phaseResult(receiver, used, posted, split, 'floor');
 }
 
@@ -183,28 +173,19 @@ async function floorRate(kafka: Kafka, topic: string, headers: Record<string, st
  * offset can be committed. No decode, render, signing, webhook thread, producer thread or metrics.
  */
 async function minimalDelivererRate(kafka: Kafka, config: SluiceConfig, headers: Record<string, string>, origin: string, receiver: BenchReceiver): Promise<PhaseResult> {
-  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
+  const poster = cappedPoster(origin, headers);
   const logger = createLogger({ name: 'deliverer-bench', level: 'error' });
   const producer = new SafeProducer(kafka);
   await producer.connect();
   const attempts = new RecordBatcher(producer, { lingerMs: ATTEMPT_LINGER_MS, logger });
-  const cap = new Semaphore(IN_FLIGHT);
   const endpoint = `${origin}/hook`;
   let cpu: NodeJS.CpuUsage | undefined;
   let machine: (() => CpuSplit) | undefined;
   let posted = 0;
   const handle = async (record: ConsumedRecord) => {
     if (!cpu) [cpu, machine] = [process.cpuUsage(), startCpuWindow(receiver.pid)];
-    if (!cap.tryAcquire()) await cap.acquire();
     const at = Date.now();
-    let status: number;
-    try {
-      const res = await pool.request({ path: '/hook', method: 'POST', headers, body: record.value! });
-      await res.body.dump();
-      status = res.statusCode;
-    } finally {
-      cap.release();
-    }
+    const status = await poster.post(record.value!);
     // The fields of the deliverer's attempt record (SPEC §6), so the record has the same size.
     const value = JSON.stringify({ messageId: `${record.partition}-${record.offset}`, sourceId: 's-bench', destinationId: 'd-bench', eventType: 'track', endpoint, attempt: 1, outcome: 'success', latencyMs: Date.now() - at, at: new Date(at).toISOString(), status });
     await attempts.send(config.kafka.topics.attempts, { key: record.key, value });
@@ -219,8 +200,27 @@ async function minimalDelivererRate(kafka: Kafka, config: SluiceConfig, headers:
   await consumer.close();
   await attempts.flushThenClose();
   await producer.disconnect();
-  await pool.close();
+  await poster.close();
   return phaseResult(receiver, used, posted, split, 'minimal deliverer');
+}
+
+/** Phases 3 and 4 POST alike: one undici Pool with the raw phase's settings, at most IN_FLIGHT requests at once. */
+function cappedPoster(origin: string, headers: Record<string, string>): { post(body: Buffer): Promise<number>; close(): Promise<void> } {
+  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
+  const cap = new Semaphore(IN_FLIGHT);
+  return {
+    async post(body) {
+      if (!cap.tryAcquire()) await cap.acquire();
+      try {
+        const res = await pool.request({ path: '/hook', method: 'POST', headers, body });
+        await res.body.dump();
+        return res.statusCode;
+      } finally {
+        cap.release();
+      }
+    },
+    close: () => pool.close(),
+  };
 }
 
 type PhaseResult = { perSecond: number; cpuMicros: number; machine: CpuSplit };

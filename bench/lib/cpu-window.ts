@@ -36,25 +36,19 @@ export interface CpuSplit {
 
 /** Measures how many cores the bench process, one child process and everything else used over a window. */
 export function startCpuWindow(childPid?: number): () => CpuSplit {
-  const t0 = performance.now();
+  const window = startProcessCpuWindow({ bench: process.pid, ...(childPid !== undefined && { child: childPid }) });
+  // process.cpuUsage also works where /proc does not (the bench share is then all there is).
   const bench0 = process.cpuUsage();
   const benchMain0 = processCpuSeconds(process.pid, true);
-  const child0 = childPid === undefined ? undefined : processCpuSeconds(childPid);
-  const machine0 = machineBusySeconds();
   return () => {
-    const seconds = (performance.now() - t0) / 1000;
+    const { seconds, cpu } = window();
     const b = process.cpuUsage(bench0);
-    const bench = (b.user + b.system) / 1e6;
     const benchMain1 = processCpuSeconds(process.pid, true);
-    const child1 = childPid === undefined ? undefined : processCpuSeconds(childPid);
-    const child = child0 !== undefined && child1 !== undefined ? child1 - child0 : undefined;
-    const machine1 = machineBusySeconds();
-    const machine = machine0 !== undefined && machine1 !== undefined ? machine1 - machine0 : undefined;
     return {
-      bench: bench / seconds,
+      bench: (b.user + b.system) / 1e6 / seconds,
       ...(benchMain0 !== undefined && benchMain1 !== undefined && { benchMainThread: (benchMain1 - benchMain0) / seconds }),
-      ...(child !== undefined && { child: child / seconds }),
-      ...(machine !== undefined && { others: Math.max(0, machine - bench - (child ?? 0)) / seconds }),
+      ...(cpu.child !== undefined && { child: cpu.child / seconds }),
+      ...(cpu.other !== undefined && { others: cpu.other / seconds }),
     };
   };
 }
