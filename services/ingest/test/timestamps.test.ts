@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadVector } from '@sluice/testkit';
-import { normaliseTimes, parseTimestamp } from '../src/domain/timestamps.ts';
+import fc from 'fast-check';
+import { formatTimestamp, normaliseTimes, parseTimestamp } from '../src/domain/timestamps.ts';
 
 interface Vector {
   cases: { name: string; timestamp: string | null; sentAt: string | null; receivedAt: string; expect: { timestamp: string; originalTimestamp?: string } }[];
@@ -63,4 +64,15 @@ test('the toISOString form (read without the regex) gives the same answers as th
   }
   const out = normaliseTimes({ timestamp: '2026-01-01T00:00:00.500Z', sentAt: '2026-01-01T00:00:01.000Z', receivedAt: Date.parse('2026-01-01T00:00:05.000Z') });
   assert.deepEqual(out, { timestamp: '2026-01-01T00:00:04.500Z', receivedAt: '2026-01-01T00:00:05.000Z', sentAt: '2026-01-01T00:00:01.000Z', originalTimestamp: '2026-01-01T00:00:00.500Z' });
+});
+
+test('formatTimestamp writes what Date#toISOString writes, day cache or not', () => {
+  const near = Date.parse('2026-11-21T23:59:59.000Z');
+  fc.assert(
+    fc.property(fc.oneof(fc.integer({ min: near - 2 * 86_400_000, max: near + 2 * 86_400_000 }), fc.integer({ min: -62_198_755_200_000, max: 253_402_300_799_999 }), fc.double({ min: -1e13, max: 1e13, noNaN: true })), (ms) => {
+      assert.equal(formatTimestamp(ms), new Date(ms).toISOString());
+    }),
+    { numRuns: 20_000, seed: 20261122 },
+  );
+  for (const ms of [0, -1, 86_399_999, 86_400_000, -86_400_000, 253_402_300_800_000, -62_198_755_200_001]) assert.equal(formatTimestamp(ms), new Date(ms).toISOString());
 });

@@ -15,14 +15,23 @@ const UNICODE_ESCAPE = Buffer.from('\\u');
  * to `JSON.parse`; any other body goes through secure-json-parse.
  */
 export function parseJsonBody(body: Buffer): unknown {
+  return parseJsonWithText(body).value;
+}
+
+/**
+ * `parseJsonBody`, plus the text that was parsed when plain `JSON.parse` read it (nothing
+ * removed, so the text and the value agree member for member); undefined otherwise.
+ */
+export function parseJsonWithText(body: Buffer): { value: unknown; text: string | undefined } {
   if (body.length === 0) throw new InvalidJsonError('body is empty');
   try {
     if (body.indexOf(PROTO) === -1 && body.indexOf(CONSTRUCTOR) === -1 && body.indexOf(UNICODE_ESCAPE) === -1) {
       // Same BOM handling as secure-json-parse.
-      const text = body.toString('utf8');
-      return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      const decoded = body.toString('utf8');
+      const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+      return { value: JSON.parse(text), text };
     }
-    return sjson.parse(body, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+    return { value: sjson.parse(body, undefined, { protoAction: 'remove', constructorAction: 'remove' }), text: undefined };
   } catch (err) {
     throw new InvalidJsonError((err as Error).message);
   }

@@ -1,15 +1,17 @@
 import type { IncomingMessage } from 'node:http';
-import { recordKey, rejectedRecord, type CallType } from '@sluice/envelope';
+import { recordKey, rejectedRecord, type CallType, type JsonObject } from '@sluice/envelope';
 import type { SluiceConfig } from '@sluice/config';
 import { ingestSettings } from '../config.ts';
 import type { CallRejection } from '../domain/call-rejection.ts';
-import { normaliseCall } from '../domain/normalise-call.ts';
-import { splitBody } from '../domain/request-body.ts';
+import { buildEnvelope, checkCall, envelopeFields, type RequestFacts } from '../domain/normalise-call.ts';
+import { spliceEnvelope } from '../domain/envelope-splice.ts';
+import { keyCount, locateCalls, type ObjectMembers } from '../domain/json-members.ts';
+import { splitBody, type RequestBody } from '../domain/request-body.ts';
 import { writeKeyFromAuthorization, WriteKeyIndex } from '../domain/write-keys.ts';
 import { KafkaUnavailableError, RateLimitedError, UnauthorizedError } from '../errors.ts';
 import type { ApiDeps } from './http-api.ts';
 import { clientIp } from './client-ip.ts';
-import { parseJsonBody } from './json.ts';
+import { parseJsonWithText } from './json.ts';
 import type { OutgoingRecord } from './lingering-sender.ts';
 import { checkContentType, readBody } from './read-body.ts';
 import type { RateLimiter } from '../domain/token-bucket.ts';
@@ -30,6 +32,27 @@ export async function handleTracking(
   req: IncomingMessage,
   route: CallType | 'batch',
 ): Promise<{ status: number; body: string }> {
+  // Two frames: nothing of the body is held while the request waits for the ack.
+  const { sourceId, queued } = await acceptRequest(deps, req, route);
+  try {
+    await queued.acked;
+  } catch (err) {
+    deps.metrics.produceFailures.inc();
+    throw new KafkaUnavailableError(err);
+  }
+  const { outcome } = queued;
+  for (const [type, n] of outcome.acceptedByType) deps.metrics.events.inc({ source: sourceId, type, outcome: 'accepted' }, n);
+  for (const { type, code } of outcome.rejectedTypes) {
+    deps.metrics.events.inc({ source: sourceId, type, outcome: 'rejected' });
+    deps.metrics.rejected.inc({ reason: code });
+  }
+  const { accepted, rejections } = outcome;
+  const response = rejections.length > 0 ? { success: true, accepted, rejected: rejections } : { success: true, accepted };
+  return { status: 200, body: JSON.stringify(response) };
+}
+
+/** Authenticates, reads, splits and checks a request, then queues its records. */
+async function acceptRequest(deps: ApiDeps & { rateLimiter: RateLimiter }, req: IncomingMessage, route: CallType | 'batch') {
   const config = deps.config.current;
   const settings = ingestSettings(config);
   const receivedAt = deps.now();
@@ -43,7 +66,8 @@ export async function handleTracking(
   }
   checkContentType(req);
   const raw = await readBody(req, settings.maxBodyBytes);
-  const body = splitBody(parseJsonBody(raw), settings.maxCalls);
+  const parsed = parseJsonWithText(raw);
+  const body = splitBody(parsed.value, settings.maxCalls);
   sourceId ??= keys.sourceFor(body.writeKey);
   if (!sourceId) throw new UnauthorizedError();
 
@@ -51,8 +75,24 @@ export async function handleTracking(
   const allowed = deps.rateLimiter.take(sourceId, source?.rateLimit, body.calls.length, receivedAt);
   if (!allowed.ok) throw new RateLimitedError(allowed.retryAfterSeconds);
 
+  const facts = requestFacts(req, settings, body, sourceId, receivedAt, route, raw.length, deps.newId);
+  const layout = deps.codec.format === 'json' && parsed.text !== undefined ? callLayout(parsed.text, parsed.value as JsonObject, body.calls) : undefined;
+  const queued = await queueRecords(deps, settings, facts, body.calls, route, layout);
+  return { sourceId, queued };
+}
+
+/** What the response and the metrics need once Kafka acknowledged a request's records. */
+interface RequestOutcome {
+  accepted: number;
+  rejections: CallRejection[];
+  acceptedByType: Map<string, number>;
+  /** Per rejected call: the type label for the metrics and the reason code. */
+  rejectedTypes: { type: string; code: string }[];
+}
+
+function requestFacts(req: IncomingMessage, settings: ReturnType<typeof ingestSettings>, body: RequestBody, sourceId: string, receivedAt: number, route: CallType | 'batch', bodyBytes: number, newMessageId: () => string): RequestFacts {
   const ip = clientIp(req, settings.trustProxy);
-  const facts = {
+  return {
     sourceId,
     receivedAt,
     ...(ip !== undefined && { ip }),
@@ -61,44 +101,83 @@ export async function handleTracking(
     ...(body.sentAt !== undefined && { batchSentAt: body.sentAt }),
     ...(route !== 'batch' && !body.isBatch && { routeType: route }),
     maxCallBytes: settings.maxCallBytes,
-    skipSizeCheck: raw.length <= settings.maxCallBytes,
-    newMessageId: deps.newId,
+    skipSizeCheck: bodyBytes <= settings.maxCallBytes,
+    newMessageId,
   };
+}
+
+/**
+ * Normalises every call, encodes the records and hands them to the sender. Returns the
+ * sender's promise wrapped (not awaited) with the outcome, so that the parsed body and the
+ * records are garbage as soon as they are queued: a request waits ~100 ms for its ack under
+ * load, and anything it still held then would be copied by every young-generation GC.
+ */
+async function queueRecords(
+  deps: ApiDeps,
+  settings: ReturnType<typeof ingestSettings>,
+  facts: RequestFacts,
+  calls: unknown[],
+  route: CallType | 'batch',
+  layout: CallLayout | undefined,
+): Promise<{ acked: Promise<void>; outcome: RequestOutcome }> {
   const records: OutgoingRecord[] = [];
-  const rejections: CallRejection[] = [];
-  const counts = new Map<string, number>();
-  for (let index = 0; index < body.calls.length; index++) {
-    const call = body.calls[index];
-    const result = normaliseCall(call, index, facts);
+  const outcome: RequestOutcome = { accepted: 0, rejections: [], acceptedByType: new Map(), rejectedTypes: [] };
+  for (let index = 0; index < calls.length; index++) {
+    const call = calls[index];
+    const members = layout?.calls[index];
+    const result = checkCall(call, index, facts, members && members.end - members.start);
     if (result.ok) {
-      const envelope = result.envelope;
-      records.push({ topic: settings.topics.events, message: { key: recordKey(envelope), value: await deps.codec.encode(envelope) } });
-      counts.set(envelope.type, (counts.get(envelope.type) ?? 0) + 1);
+      const { checked } = result;
+      const key = recordKey({ sourceId: facts.sourceId, userId: checked.userId ?? null, anonymousId: checked.anonymousId });
+      // The spliced text goes to the producer thread as it is (packed there once, as UTF-8).
+      let value: Buffer | string;
+      if (members) {
+        const contextAsSent = !facts.batchContext && isObject(checked.call.context);
+        value = spliceEnvelope(layout!.text, members, checked.call, envelopeFields(checked, facts, contextAsSent), facts.ip);
+      } else {
+        value = await deps.codec.encode(buildEnvelope(checked, facts));
+      }
+      records.push({ topic: settings.topics.events, message: { key, value } });
+      outcome.accepted += 1;
+      outcome.acceptedByType.set(checked.type, (outcome.acceptedByType.get(checked.type) ?? 0) + 1);
     } else {
       const { code, message } = result.rejection;
-      rejections.push(result.rejection);
+      outcome.rejections.push(result.rejection);
+      const type = (call as { type?: unknown } | null)?.type;
+      outcome.rejectedTypes.push({ type: typeof type === 'string' && type.length <= 20 ? type : route === 'batch' ? 'unknown' : route, code });
       records.push({
         topic: settings.topics.rejected,
-        message: rejectedRecord({ origin: 'ingest', code, message, value: JSON.stringify(call ?? null), sourceId, index }),
+        message: rejectedRecord({ origin: 'ingest', code, message, value: JSON.stringify(call ?? null), sourceId: facts.sourceId, index }),
       });
     }
   }
-
-  try {
-    await deps.sender.send(records, settings.produceTimeoutMs);
-  } catch (err) {
-    deps.metrics.produceFailures.inc();
-    throw new KafkaUnavailableError(err);
-  }
-
-  for (const [type, n] of counts) deps.metrics.events.inc({ source: sourceId, type, outcome: 'accepted' }, n);
-  for (const r of rejections) {
-    const call = body.calls[r.index] as { type?: unknown } | null;
-    const type = typeof call?.type === 'string' && call.type.length <= 20 ? call.type : route === 'batch' ? 'unknown' : route;
-    deps.metrics.events.inc({ source: sourceId, type, outcome: 'rejected' });
-    deps.metrics.rejected.inc({ reason: r.code });
-  }
-  const accepted = records.length - rejections.length;
-  const response = rejections.length > 0 ? { success: true, accepted, rejected: rejections } : { success: true, accepted };
-  return { status: 200, body: JSON.stringify(response) };
+  // Caught by the caller's await; marked handled here so a failure cannot surface before it.
+  const acked = deps.sender.send(records, settings.produceTimeoutMs);
+  acked.catch(() => {});
+  return { acked, outcome };
 }
+
+/** A body's text with the place of each call in it, for `spliceEnvelope`. */
+interface CallLayout {
+  text: string;
+  /** Per call: its members in `text`; undefined where the envelope has to be serialised from the parsed call. */
+  calls: (ObjectMembers | undefined)[];
+}
+
+/**
+ * Finds each call in the body's text. A body or call whose text repeats a key is left to the
+ * parsed value (JSON.parse keeps the last value at the first key's place; the text has both).
+ */
+function callLayout(text: string, body: JsonObject, calls: unknown[]): CallLayout | undefined {
+  const located = locateCalls(text);
+  if (!located || located.calls.length !== calls.length || located.body.at.length / 4 !== keyCount(body)) return undefined;
+  return {
+    text,
+    calls: located.calls.map((members, i) => {
+      const call = calls[i];
+      return members && isObject(call) && members.at.length / 4 === keyCount(call) ? members : undefined;
+    }),
+  };
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -33,9 +33,6 @@ function idOf(v: unknown): string | undefined {
   return undefined;
 }
 
-/** Fields of a call never copied as sent: replaced by normalised values, or secret (`writeKey`). `__proto__` cannot be assigned as data. */
-const OMITTED = new Set(['writeKey', 'timestamp', 'sentAt', 'userId', 'anonymousId', 'messageId', '__proto__']);
-
 // `context`, `integrations`, `properties`, `traits` must be objects and `event`, `name`,
 // `category` strings when present (null counts as absent); checked by name, not in a loop over
 // key strings, which is measurably slower at ~100 calls per request.
@@ -43,15 +40,25 @@ const notObject = (v: unknown) => v !== undefined && v !== null && !isObject(v);
 const notString = (v: unknown) => v !== undefined && v !== null && typeof v !== 'string';
 
 // A module-level function, not a closure made per call: tsx wraps each named closure in a costly `__name` call.
-const rejection = (index: number, code: CallRejection['code'], message: string): NormaliseResult => ({ ok: false, rejection: { index, code, message } });
+const rejection = (index: number, code: CallRejection['code'], message: string): { ok: false; rejection: CallRejection } => ({ ok: false, rejection: { index, code, message } });
+
+/** A call that passed the checks of SPEC §3, with what the checks worked out. */
+export interface CheckedCall {
+  call: JsonObject;
+  type: CallType;
+  userId: string | undefined;
+  anonymousId: string | undefined;
+}
+
+export type CheckResult = { ok: true; checked: CheckedCall } | { ok: false; rejection: CallRejection };
 
 /**
- * Validates one call and turns it into the envelope of SPEC §4, pure (clock and id generator
- * come in `facts`). Unknown fields are kept; `writeKey` never is.
+ * The checks of SPEC §3 for one call. `sentChars`, the length of the call's text as sent when
+ * known, spares the size check's serialisation when the call cannot be near the limit.
  */
-export function normaliseCall(call: unknown, index: number, facts: RequestFacts): NormaliseResult {
+export function checkCall(call: unknown, index: number, facts: RequestFacts, sentChars?: number): CheckResult {
   if (!isObject(call)) return rejection(index, REJECT_CODES.notAnObject, 'call is not a JSON object');
-  if (!facts.skipSizeCheck) {
+  if (!facts.skipSizeCheck && !(sentChars !== undefined && sentChars * MAX_SERIALISED_PER_CHAR <= facts.maxCallBytes)) {
     const bytes = Buffer.byteLength(JSON.stringify(call));
     if (bytes > facts.maxCallBytes) return rejection(index, REJECT_CODES.tooLarge, `call is ${bytes} bytes; at most ${facts.maxCallBytes} are allowed`);
   }
@@ -72,31 +79,76 @@ export function normaliseCall(call: unknown, index: number, facts: RequestFacts)
   }
   if (type === 'track' && (typeof call.event !== 'string' || call.event.length === 0)) return rejection(index, REJECT_CODES.missingEvent, 'track needs event');
   if (type === 'group' && !idOf(call.groupId)) return rejection(index, REJECT_CODES.missingGroupId, 'group needs groupId');
+  return { ok: true, checked: { call, type, userId, anonymousId } };
+}
 
+/**
+ * JSON.stringify writes at most this many bytes per character of JSON text as sent: 3 for a
+ * character of a string (UTF-8), 5.25 for a number (`9e20` is written `900000000000000000000`).
+ */
+const MAX_SERIALISED_PER_CHAR = 6;
+
+/** One field the envelope sets, with its value. */
+export type EnvelopeField = [key: string, value: unknown];
+
+/** Stands for `context` taken from the call's text as sent, plus `ip` when it needs one (`envelope-splice.ts`). */
+export const CONTEXT_AS_SENT = Symbol('context as sent');
+
+/**
+ * The fields the envelope of SPEC §4 sets on top of the call's own (minus `OMITTED_FIELDS`), in
+ * the order they are set: a field the call has keeps the call's position, the others follow in
+ * this order. With `contextAsSent` (no batch context, the call's context is an object), context
+ * is `CONTEXT_AS_SENT` instead of a merged copy.
+ */
+export function envelopeFields({ call, type, userId, anonymousId }: CheckedCall, facts: RequestFacts, contextAsSent = false): EnvelopeField[] {
   const times = normaliseTimes({ timestamp: call.timestamp, sentAt: call.sentAt ?? facts.batchSentAt, receivedAt: facts.receivedAt });
+  const fields: EnvelopeField[] = [
+    ['sourceId', facts.sourceId],
+    ['type', type],
+    ['messageId', idOf(call.messageId) ?? facts.newMessageId()],
+    ['userId', userId ?? null],
+  ];
+  if (anonymousId !== undefined) fields.push(['anonymousId', anonymousId]);
+  fields.push(['timestamp', times.timestamp], ['receivedAt', times.receivedAt]);
+  if (times.sentAt !== undefined) fields.push(['sentAt', times.sentAt]);
+  if (times.originalTimestamp !== undefined) fields.push(['originalTimestamp', times.originalTimestamp]);
+  fields.push(['context', contextAsSent ? CONTEXT_AS_SENT : mergedContext(call, facts)]);
+  if (facts.batchIntegrations || isObject(call.integrations)) fields.push(['integrations', { ...facts.batchIntegrations, ...(call.integrations as JsonObject | undefined) }]);
+  if (type === 'group') fields.push(['groupId', idOf(call.groupId)]);
+  if (type === 'alias') fields.push(['previousId', idOf(call.previousId)]);
+  return fields;
+}
+
+/** The batch context under the call's own, plus the client address when the call gives none. */
+function mergedContext(call: JsonObject, facts: RequestFacts): JsonObject {
   const context: JsonObject = facts.batchContext ? { ...facts.batchContext, ...(call.context as JsonObject | undefined) } : { ...(call.context as JsonObject | undefined) };
   if (facts.ip !== undefined && context.ip === undefined) context.ip = facts.ip;
-  const integrations = facts.batchIntegrations || isObject(call.integrations) ? { ...facts.batchIntegrations, ...(call.integrations as JsonObject | undefined) } : undefined;
+  return context;
+}
 
-  // The call's own fields first, in their order (minus those replaced below), then the
-  // envelope's; one object built by assignment, which is cheaper than a rest-destructure plus
-  // spreads at ~100 calls per request. Fields set below keep the position the call gave them.
+/** Fields of a call never copied as sent: replaced by normalised values, or secret (`writeKey`). `__proto__` cannot be assigned as data. */
+export const OMITTED_FIELDS: ReadonlySet<string> = new Set(['writeKey', 'timestamp', 'sentAt', 'userId', 'anonymousId', 'messageId', '__proto__']);
+
+/**
+ * Validates one call and turns it into the envelope of SPEC §4, pure (clock and id generator
+ * come in `facts`). Unknown fields are kept; `writeKey` never is.
+ */
+export function normaliseCall(call: unknown, index: number, facts: RequestFacts): NormaliseResult {
+  const result = checkCall(call, index, facts);
+  return result.ok ? { ok: true, envelope: buildEnvelope(result.checked, facts) } : result;
+}
+
+/**
+ * The envelope object of a checked call: the call's own fields first, in their order (minus
+ * `OMITTED_FIELDS`), then `envelopeFields` assigned (a field the call has keeps its position).
+ * One object built by assignment, cheaper than a rest-destructure plus spreads.
+ */
+export function buildEnvelope(checked: CheckedCall, facts: RequestFacts): EventEnvelope {
+  const source = checked.call;
   const envelope = {} as EventEnvelope & JsonObject;
-  for (const key in call) {
-    if (!OMITTED.has(key)) envelope[key] = call[key];
+  for (const key in source) {
+    if (!OMITTED_FIELDS.has(key)) envelope[key] = source[key];
   }
-  envelope.sourceId = facts.sourceId;
-  envelope.type = type;
-  envelope.messageId = idOf(call.messageId) ?? facts.newMessageId();
-  envelope.userId = userId ?? null;
-  if (anonymousId !== undefined) envelope.anonymousId = anonymousId;
-  envelope.timestamp = times.timestamp;
-  envelope.receivedAt = times.receivedAt;
-  if (times.sentAt !== undefined) envelope.sentAt = times.sentAt;
-  if (times.originalTimestamp !== undefined) envelope.originalTimestamp = times.originalTimestamp;
-  envelope.context = context;
-  if (integrations) envelope.integrations = integrations;
-  if (type === 'group') envelope.groupId = idOf(call.groupId);
-  if (type === 'alias') envelope.previousId = idOf(call.previousId);
-  return { ok: true, envelope };
+  for (const [key, value] of envelopeFields(checked, facts)) envelope[key] = value;
+  return envelope;
 }

@@ -36,9 +36,24 @@ function zoneOffsetMs(zone: string): number {
   return sign * (hours * 60 + minutes) * 60_000;
 }
 
-/** ISO 8601 UTC with milliseconds and `Z`. */
+const DAY_MS = 86_400_000;
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+// The date part of the last day formatted: the calls of a request fall on one or two days.
+let cachedDay = { start: NaN, prefix: '' };
+
+/** ISO 8601 UTC with milliseconds and `Z`: `Date#toISOString`, with the date part of the last day used kept. */
 export function formatTimestamp(ms: number): string {
-  return new Date(ms).toISOString();
+  const inDay = ms - cachedDay.start;
+  if (inDay >= 0 && inDay < DAY_MS && Number.isInteger(inDay)) {
+    const seconds = Math.floor(inDay / 1000);
+    const minutes = Math.floor(seconds / 60);
+    return `${cachedDay.prefix}${TWO_DIGITS[Math.floor(minutes / 60)]}:${TWO_DIGITS[minutes % 60]}:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[inDay % 1000]}Z`;
+  }
+  const iso = new Date(ms).toISOString();
+  // Only four-digit years have the fixed layout the fast path writes.
+  if (iso.length === 24 && Number.isInteger(ms)) cachedDay = { start: ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS), prefix: iso.slice(0, 11) };
+  return iso;
 }
 
 export interface CallTimes {
