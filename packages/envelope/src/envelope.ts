@@ -8,6 +8,9 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export type JsonObject = { [key: string]: unknown };
 
+/** A JSON object: not null, not an array. */
+export const isJsonObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /**
  * The normalised event as it sits on `sluice.events` (SPEC §4): the call as ingest normalised
  * it, plus `sourceId`, `receivedAt` and `messageId`. Upstream producers write the same shape.

@@ -1,5 +1,6 @@
 export { CALL_TYPES, EVENT_TYPES, isCallType, isEventType } from './envelope.ts';
 export type { CallType, EventType, EventEnvelope, JsonObject } from './envelope.ts';
+export { isJsonObject } from './envelope.ts';
 export { envelopeJsonSchema } from './envelope-schema.ts';
 export { parseCanonicalTimestamp } from './canonical-timestamp.ts';
 export { recordKey } from './record-key.ts';

@@ -1,3 +1,4 @@
+import { isJsonObject } from '@sluice/envelope';
 import { MAX_USER_ID_CHARS } from '../constants.ts';
 import { InvalidSnapshotError } from '../errors.ts';
 import { snakeCase } from './snake-case.ts';
@@ -41,7 +42,6 @@ const fail = (code: string, field: string, message: string): ParseResult => ({
   error: new InvalidSnapshotError(code, field, message),
 });
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const badUserId = (id: unknown) => typeof id !== 'string' || id.length === 0 || id.length > MAX_USER_ID_CHARS;
 
 /**
@@ -49,7 +49,7 @@ const badUserId = (id: unknown) => typeof id !== 'string' || id.length === 0 || 
  * without it (records on `sluice.audiences`) the kind is told by the `audience` or `trait` field.
  */
 export function parseSnapshot(value: unknown, isKnownSource: (id: string) => boolean, expected?: SyncKind): ParseResult {
-  if (!isObject(value)) return fail('invalid_snapshot', '(snapshot)', 'must be a JSON object');
+  if (!isJsonObject(value)) return fail('invalid_snapshot', '(snapshot)', 'must be a JSON object');
   const kind: SyncKind | undefined = expected ?? ('audience' in value ? 'audience' : 'trait' in value ? 'trait' : undefined);
   if (!kind) return fail('missing_field', 'audience', 'is required (or `trait` for a computed trait)');
   if ('audience' in value && 'trait' in value) return fail('invalid_snapshot', 'trait', 'a snapshot is either an audience or a computed trait, not both');
@@ -76,7 +76,7 @@ export function parseSnapshot(value: unknown, isKnownSource: (id: string) => boo
     return { ok: true, chunk: { kind, target, syncId, final, members: members as string[] } };
   }
   const { values } = value;
-  if (!isObject(values)) return fail('missing_field', 'values', 'must be an object of userId → value');
+  if (!isJsonObject(values)) return fail('missing_field', 'values', 'must be an object of userId → value');
   const pairs: [string, string][] = [];
   for (const [userId, v] of Object.entries(values)) {
     if (badUserId(userId)) return fail('invalid_member', 'values', `keys must be user ids of 1–${MAX_USER_ID_CHARS} characters`);

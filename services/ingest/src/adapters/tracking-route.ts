@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { recordKey, rejectedRecord, type CallType, type JsonObject } from '@sluice/envelope';
+import { recordKey, rejectedRecord, type CallType, type JsonObject, isJsonObject } from '@sluice/envelope';
 import type { SluiceConfig } from '@sluice/config';
 import { ingestSettings } from '../config.ts';
 import type { CallRejection } from '../domain/call-rejection.ts';
@@ -132,7 +132,7 @@ async function queueRecords(
       // The spliced text goes to the producer thread as it is (packed there once, as UTF-8).
       let value: Buffer | string;
       if (members) {
-        const contextAsSent = !facts.batchContext && isObject(checked.call.context);
+        const contextAsSent = !facts.batchContext && isJsonObject(checked.call.context);
         value = spliceEnvelope(layout!.text, members, checked.call, envelopeFields(checked, facts, contextAsSent), facts.ip);
       } else {
         value = await deps.codec.encode(buildEnvelope(checked, facts));
@@ -175,9 +175,8 @@ function callLayout(text: string, body: JsonObject, calls: unknown[]): CallLayou
     text,
     calls: located.calls.map((members, i) => {
       const call = calls[i];
-      return members && isObject(call) && members.at.length / 4 === keyCount(call) ? members : undefined;
+      return members && isJsonObject(call) && members.at.length / 4 === keyCount(call) ? members : undefined;
     }),
   };
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);

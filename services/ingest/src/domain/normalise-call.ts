@@ -1,4 +1,4 @@
-import { isCallType, type CallType, type EventEnvelope, type JsonObject } from '@sluice/envelope';
+import { isCallType, type CallType, type EventEnvelope, type JsonObject, isJsonObject } from '@sluice/envelope';
 import { REJECT_CODES, type CallRejection } from './call-rejection.ts';
 import { normaliseTimes } from './timestamps.ts';
 
@@ -24,7 +24,6 @@ export interface RequestFacts {
 
 export type NormaliseResult = { ok: true; envelope: EventEnvelope } | { ok: false; rejection: CallRejection };
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A Segment id: a non-empty string, or a number (sent by some clients) as a string. */
 function idOf(v: unknown): string | undefined {
@@ -36,7 +35,7 @@ function idOf(v: unknown): string | undefined {
 // `context`, `integrations`, `properties`, `traits` must be objects and `event`, `name`,
 // `category` strings when present (null counts as absent); checked by name, not in a loop over
 // key strings, which is measurably slower at ~100 calls per request.
-const notObject = (v: unknown) => v !== undefined && v !== null && !isObject(v);
+const notObject = (v: unknown) => v !== undefined && v !== null && !isJsonObject(v);
 const notString = (v: unknown) => v !== undefined && v !== null && typeof v !== 'string';
 
 // A module-level function, not a closure made per call: tsx wraps each named closure in a costly `__name` call.
@@ -57,7 +56,7 @@ export type CheckResult = { ok: true; checked: CheckedCall } | { ok: false; reje
  * known, spares the size check's serialisation when the call cannot be near the limit.
  */
 export function checkCall(call: unknown, index: number, facts: RequestFacts, sentChars?: number): CheckResult {
-  if (!isObject(call)) return rejection(index, REJECT_CODES.notAnObject, 'call is not a JSON object');
+  if (!isJsonObject(call)) return rejection(index, REJECT_CODES.notAnObject, 'call is not a JSON object');
   if (!facts.skipSizeCheck && !(sentChars !== undefined && sentChars * MAX_SERIALISED_PER_CHAR <= facts.maxCallBytes)) {
     const bytes = Buffer.byteLength(JSON.stringify(call));
     if (bytes > facts.maxCallBytes) return rejection(index, REJECT_CODES.tooLarge, `call is ${bytes} bytes; at most ${facts.maxCallBytes} are allowed`);
@@ -113,7 +112,7 @@ export function envelopeFields({ call, type, userId, anonymousId }: CheckedCall,
   if (times.sentAt !== undefined) fields.push(['sentAt', times.sentAt]);
   if (times.originalTimestamp !== undefined) fields.push(['originalTimestamp', times.originalTimestamp]);
   fields.push(['context', contextAsSent ? CONTEXT_AS_SENT : mergedContext(call, facts)]);
-  if (facts.batchIntegrations || isObject(call.integrations)) fields.push(['integrations', { ...facts.batchIntegrations, ...(call.integrations as JsonObject | undefined) }]);
+  if (facts.batchIntegrations || isJsonObject(call.integrations)) fields.push(['integrations', { ...facts.batchIntegrations, ...(call.integrations as JsonObject | undefined) }]);
   if (type === 'group') fields.push(['groupId', idOf(call.groupId)]);
   if (type === 'alias') fields.push(['previousId', idOf(call.previousId)]);
   return fields;

@@ -1,4 +1,4 @@
-import type { CallType, JsonObject } from '@sluice/envelope';
+import { isJsonObject, type CallType, type JsonObject } from '@sluice/envelope';
 import { InvalidBodyError, TooManyCallsError } from '../errors.ts';
 
 /** A request body taken apart (SPEC §3): its calls plus the batch-level fields. */
@@ -12,14 +12,13 @@ export interface RequestBody {
   writeKey?: string;
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Splits a parsed body into calls. Any route takes either one call or `{ batch: [...] }`; a
  * batch-level `messageId` (Go v1) identifies the request only and is not used [decision].
  */
 export function splitBody(body: unknown, maxCalls: number): RequestBody {
-  if (!isObject(body)) throw new InvalidBodyError('request body must be a JSON object');
+  if (!isJsonObject(body)) throw new InvalidBodyError('request body must be a JSON object');
   const writeKey = typeof body.writeKey === 'string' && body.writeKey.length > 0 ? body.writeKey : undefined;
   if (body.batch === undefined) return { calls: [body], isBatch: false, ...(writeKey && { writeKey }) };
   if (!Array.isArray(body.batch)) throw new InvalidBodyError('batch must be an array of calls');
@@ -27,8 +26,8 @@ export function splitBody(body: unknown, maxCalls: number): RequestBody {
   return {
     calls: body.batch,
     isBatch: true,
-    ...(isObject(body.context) && { context: body.context }),
-    ...(isObject(body.integrations) && { integrations: body.integrations }),
+    ...(isJsonObject(body.context) && { context: body.context }),
+    ...(isJsonObject(body.integrations) && { integrations: body.integrations }),
     ...(body.sentAt !== undefined && { sentAt: body.sentAt }),
     ...(writeKey && { writeKey }),
   };
