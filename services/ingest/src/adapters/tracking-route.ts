@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import { recordKey, rejectedRecord, type CallType, type JsonObject, isJsonObject } from '@sluice/envelope';
+import { recordKey, rejectedRecord, type CallType, type JsonObject } from '@sluice/envelope';
 import type { SluiceConfig } from '@sluice/config';
 import { ingestSettings } from '../config.ts';
 import type { CallRejection } from '../domain/call-rejection.ts';
-import { buildEnvelope, checkCall, envelopeFields, type RequestFacts } from '../domain/normalise-call.ts';
+import { buildEnvelope, checkCall, type RequestFacts } from '../domain/normalise-call.ts';
 import { spliceEnvelope } from '../domain/envelope-splice.ts';
-import { keyCount, locateCalls, type ObjectMembers } from '../domain/json-members.ts';
+import { callLayout, type CallLayout } from '../domain/json-members.ts';
 import { splitBody, type RequestBody } from '../domain/request-body.ts';
 import { writeKeyFromAuthorization, WriteKeyIndex } from '../domain/write-keys.ts';
 import { KafkaUnavailableError, RateLimitedError, UnauthorizedError } from '../errors.ts';
@@ -132,8 +132,7 @@ async function queueRecords(
       // The spliced text goes to the producer thread as it is (packed there once, as UTF-8).
       let value: Buffer | string;
       if (members) {
-        const contextAsSent = !facts.batchContext && isJsonObject(checked.call.context);
-        value = spliceEnvelope(layout!.text, members, checked.call, envelopeFields(checked, facts, contextAsSent), facts.ip);
+        value = spliceEnvelope(layout!.text, members, checked, facts);
       } else {
         value = await deps.codec.encode(buildEnvelope(checked, facts));
       }
@@ -156,27 +155,3 @@ async function queueRecords(
   acked.catch(() => {});
   return { acked, outcome };
 }
-
-/** A body's text with the place of each call in it, for `spliceEnvelope`. */
-interface CallLayout {
-  text: string;
-  /** Per call: its members in `text`; undefined where the envelope has to be serialised from the parsed call. */
-  calls: (ObjectMembers | undefined)[];
-}
-
-/**
- * Finds each call in the body's text. A body or call whose text repeats a key is left to the
- * parsed value (JSON.parse keeps the last value at the first key's place; the text has both).
- */
-function callLayout(text: string, body: JsonObject, calls: unknown[]): CallLayout | undefined {
-  const located = locateCalls(text);
-  if (!located || located.calls.length !== calls.length || located.body.at.length / 4 !== keyCount(body)) return undefined;
-  return {
-    text,
-    calls: located.calls.map((members, i) => {
-      const call = calls[i];
-      return members && isJsonObject(call) && members.at.length / 4 === keyCount(call) ? members : undefined;
-    }),
-  };
-}
-

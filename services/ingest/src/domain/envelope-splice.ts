@@ -1,6 +1,6 @@
-import type { JsonObject } from '@sluice/envelope';
-import { memberKey, type ObjectMembers } from './json-members.ts';
-import { CONTEXT_AS_SENT, OMITTED_FIELDS, type EnvelopeField } from './normalise-call.ts';
+import { isJsonObject, type JsonObject } from '@sluice/envelope';
+import { keyCount, memberKey, type ObjectMembers } from './json-members.ts';
+import { CONTEXT_AS_SENT, envelopeFields, OMITTED_FIELDS, type CheckedCall, type RequestFacts } from './normalise-call.ts';
 
 /**
  * The JSON text of a call's envelope (SPEC §4) built from the call's text as sent: the call's
@@ -10,9 +10,12 @@ import { CONTEXT_AS_SENT, OMITTED_FIELDS, type EnvelopeField } from './normalise
  * serialising again what `JSON.parse` just read. For text that plain `JSON.parse` accepted
  * without dropping anything (`parseJsonBody`) and a call without repeated keys.
  *
- * `call` is the parsed call (its context decides whether `ip` is added to the context as sent).
+ * Without a batch context, the call's context is copied as sent (plus `ip` when it has none);
+ * with one, the merged context is serialised.
  */
-export function spliceEnvelope(text: string, members: ObjectMembers, call: JsonObject, fields: EnvelopeField[], ip: string | undefined): string {
+export function spliceEnvelope(text: string, members: ObjectMembers, checked: CheckedCall, facts: RequestFacts): string {
+  const { call } = checked;
+  const fields = envelopeFields(checked, facts, !facts.batchContext && isJsonObject(call.context));
   const at = members.at;
   let used = 0; // bit f: fields[f] was written in place (at most 13 fields)
   let out = '{';
@@ -27,7 +30,7 @@ export function spliceEnvelope(text: string, members: ObjectMembers, call: JsonO
     } else {
       used |= 1 << f;
       const value = fields[f]![1];
-      out += text.slice(at[m], at[m + 1]) + ':' + (value === CONTEXT_AS_SENT ? contextAsSent(text, at[m + 2]!, at[m + 3]!, call.context as JsonObject, ip) : JSON.stringify(value));
+      out += text.slice(at[m], at[m + 1]) + ':' + (value === CONTEXT_AS_SENT ? contextAsSent(text, at[m + 2]!, at[m + 3]!, call.context as JsonObject, facts.ip) : JSON.stringify(value));
     }
   }
   for (let f = 0; f < fields.length; f++) {
@@ -42,11 +45,6 @@ export function spliceEnvelope(text: string, members: ObjectMembers, call: JsonO
 /** The context object's text as sent, with `ip` added as its last key when it has none. */
 function contextAsSent(text: string, start: number, end: number, context: JsonObject, ip: string | undefined): string {
   if (ip === undefined || context.ip !== undefined) return text.slice(start, end);
-  let empty = true;
-  for (const _ in context) {
-    empty = false;
-    break;
-  }
   // `end - 1` is the object's closing brace.
-  return text.slice(start, end - 1) + (empty ? '' : ',') + '"ip":' + JSON.stringify(ip) + '}';
+  return text.slice(start, end - 1) + (keyCount(context) === 0 ? '' : ',') + '"ip":' + JSON.stringify(ip) + '}';
 }

@@ -1,3 +1,5 @@
+import { isJsonObject, type JsonObject } from '@sluice/envelope';
+
 /**
  * Where the members of a JSON object sit in its text, for text that `JSON.parse` has already
  * accepted (so the scan need not validate anything): lets ingest copy a call's own members
@@ -122,4 +124,27 @@ export function keyCount(value: object): number {
   let n = 0;
   for (const _ in value) n++;
   return n;
+}
+
+/** A body's text with the place of each call in it, for `spliceEnvelope`. */
+export interface CallLayout {
+  text: string;
+  /** Per call: its members in `text`; undefined where the envelope has to be serialised from the parsed call. */
+  calls: (ObjectMembers | undefined)[];
+}
+
+/**
+ * Finds each call in the body's text. A body or call whose text repeats a key is left to the
+ * parsed value (JSON.parse keeps the last value at the first key's place; the text has both).
+ */
+export function callLayout(text: string, body: JsonObject, calls: unknown[]): CallLayout | undefined {
+  const located = locateCalls(text);
+  if (!located || located.calls.length !== calls.length || located.body.at.length / 4 !== keyCount(body)) return undefined;
+  return {
+    text,
+    calls: located.calls.map((members, i) => {
+      const call = calls[i];
+      return members && isJsonObject(call) && members.at.length / 4 === keyCount(call) ? members : undefined;
+    }),
+  };
 }

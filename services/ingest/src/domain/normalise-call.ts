@@ -24,7 +24,6 @@ export interface RequestFacts {
 
 export type NormaliseResult = { ok: true; envelope: EventEnvelope } | { ok: false; rejection: CallRejection };
 
-
 /** A Segment id: a non-empty string, or a number (sent by some clients) as a string. */
 function idOf(v: unknown): string | undefined {
   if (typeof v === 'string') return v.length > 0 ? v : undefined;

@@ -12,7 +12,6 @@ export interface RequestBody {
   writeKey?: string;
 }
 
-
 /**
  * Splits a parsed body into calls. Any route takes either one call or `{ batch: [...] }`; a
  * batch-level `messageId` (Go v1) identifies the request only and is not used [decision].
