@@ -1,4 +1,4 @@
-// Drill 1 (issue 10, long): kill -9 the deliverer 5 times during a 100,000-event run → 0 lost.
+// Long drill: kill -9 the deliverer 5 times during a 100,000-event run → 0 lost.
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { sleep } from '@sluice/testkit';
@@ -7,7 +7,10 @@ import { Pipeline } from '../support/pipeline.ts';
 
 const EVENTS = Number(process.env.DRILL_EVENTS ?? 100_000);
 let pipeline: Pipeline | undefined;
-after(() => pipeline?.close());
+after(async () => {
+  await pipeline?.close();
+  pipeline = undefined;
+});
 
 it(`kill -9 the deliverer 5 times during ${EVENTS} events: lost = 0, duplicates only around the kills`, async (t) => {
   pipeline = await Pipeline.start({ endpoints: [() => ({ status: 200 })], partitions: 6 });
@@ -28,6 +31,8 @@ it(`kill -9 the deliverer 5 times during ${EVENTS} events: lost = 0, duplicates 
   const summary = pipeline.ledger.summary(35_000);
   t.diagnostic(formatSummary('kill9-deliverer', summary));
   console.log(formatSummary('kill9-deliverer', summary));
+  // Only the kills may end a process: a service that exited by itself explains what follows.
+  assert.deepEqual(pipeline.unexpectedExits(), [], 'no service exited by itself');
   assert.equal(summary.lost, 0);
   assert.equal(summary.delivered, EVENTS);
   assert.equal(summary.badSignatures, 0);

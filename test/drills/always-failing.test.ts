@@ -22,6 +22,7 @@ it('every event is dead-lettered exactly once, and no attempt starts after the w
   console.log(formatSummary('always-failing', summary));
   assert.equal(dead.size, 100, 'every event dead-lettered');
   assert.ok([...dead.values()].every((n) => n === 1), 'exactly once each');
+  assert.deepEqual(pipeline.unexpectedExits(), [], 'no service exited by itself');
   assert.equal(summary.lost, 0);
   // No attempt after the window: per event, last arrival − first arrival ≤ window (+ scheduling slack).
   const byId = new Map<string, number[]>();

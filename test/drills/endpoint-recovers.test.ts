@@ -22,6 +22,7 @@ it('an endpoint failing with 503 for 4 s then recovering gets every event; nothi
   const summary = pipeline.ledger.summary();
   t.diagnostic(formatSummary('endpoint-recovers', summary));
   console.log(formatSummary('endpoint-recovers', summary));
+  assert.deepEqual(pipeline.unexpectedExits(), [], 'no service exited by itself');
   assert.equal(summary.lost, 0);
   assert.equal(summary.delivered, 1_000);
   assert.equal(summary.deadLettered, 0);

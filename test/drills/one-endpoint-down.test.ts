@@ -19,6 +19,7 @@ it('four healthy endpoints each get every event exactly once; nothing is retried
   const summary = pipeline.ledger.summary();
   t.diagnostic(formatSummary('one-endpoint-down', summary));
   console.log(formatSummary('one-endpoint-down', summary));
+  assert.deepEqual(pipeline.unexpectedExits(), [], 'no service exited by itself');
   assert.equal(summary.lost, 0);
   for (const r of pipeline.receivers.slice(0, 4)) {
     const ids: string[] = pipeline.ledger.arrivals.filter((a) => a.endpoint === r.url).map((a) => a.messageId);

@@ -29,6 +29,7 @@ it('SIGTERM mid-delivery: exit 0 within 25 s, then a new deliverer finishes the 
   const summary = pipeline.ledger.summary();
   t.diagnostic(formatSummary('sigterm-under-load', summary));
   console.log(formatSummary('sigterm-under-load', summary));
+  assert.deepEqual(pipeline.unexpectedExits(), [], 'no service exited by itself');
   assert.equal(summary.lost, 0);
   assert.equal(summary.delivered, 5_000);
   assert.equal(summary.badSignatures, 0);

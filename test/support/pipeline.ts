@@ -137,6 +137,13 @@ export class Pipeline {
     while (Date.now() < deadline && this.ledger.missing().length > 0) await new Promise((r) => setTimeout(r, 200));
   }
 
+  /** Services that exited without being asked to, each with its last output: a drill checks this first. */
+  unexpectedExits(): string[] {
+    return [...this.services.values()].flatMap((svc) =>
+      svc.unexpectedExits.map((e) => `${svc.name} exited (code ${e.code}, signal ${e.signal}):\n${e.output}`),
+    );
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.services.values()].map((s) => s.sigterm()));
     await Promise.all(this.receivers.map((r) => r.close()));

@@ -27,7 +27,10 @@ export class ServiceProcess {
   child: ChildProcess | undefined;
   port = 0;
   exits: (number | null)[] = [];
+  /** Exits nobody asked for (not by `kill9()` or `sigterm()`), with the output before each. */
+  unexpectedExits: { code: number | null; signal: NodeJS.Signals | null; output: string }[] = [];
   output = '';
+  #stopping = false;
 
   constructor(
     readonly name: ServiceName,
@@ -45,7 +48,11 @@ export class ServiceProcess {
     const keep = (chunk: Buffer) => (this.output = (this.output + chunk.toString()).slice(-20_000));
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    child.on('exit', (code) => this.exits.push(code));
+    this.#stopping = false;
+    child.on('exit', (code, signal) => {
+      this.exits.push(code);
+      if (!this.#stopping) this.unexpectedExits.push({ code, signal, output: this.output.slice(-4_000) });
+    });
     await waitUntil(async () => {
       if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
       try {
@@ -76,6 +83,7 @@ export class ServiceProcess {
   private signal(sig: NodeJS.Signals): Promise<number | null> {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child?.exitCode ?? null);
+    this.#stopping = true;
     return new Promise((resolve) => {
       child.once('exit', (code) => resolve(code));
       child.kill(sig);

@@ -29,8 +29,8 @@ type Slot = () => void;
  *   the committed offset (the group re-joined and the partition stayed ours);
  * - handlers run outside kafkajs's callback, so heartbeats keep flowing while they work, and the
  *   callback heartbeats while it waits for a free slot;
- * - a crash that kafkajs will not restart, or a handler that throws, is reported through `fatal`
- *   so the process exits instead of idling with a healthy face.
+ * - a handler that throws is reported through `fatal` so the process exits instead of idling with
+ *   a healthy face; a crash caused by Kafka runs the consumer again (crash-watch.ts).
  */
 export class ConcurrentConsumer {
   readonly consumer: Consumer;
@@ -45,9 +45,12 @@ export class ConcurrentConsumer {
   #intakeStopped = false;
 
   constructor(private readonly options: ConcurrentConsumerOptions) {
-    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, maxWaitTimeInMs: 100 });
+    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, logger: options.logger, maxWaitTimeInMs: 100 });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
+    // Only a commit Kafka confirmed moves the committed position: kafkajs's commitOffsets returns
+    // without committing while the consumer is not running (e.g. waiting to run again after a crash).
+    this.#group.onCommitted((topic, partition, offset) => this.#trackers.get(partitionKey(topic, partition))?.committed(offset));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Forget partitions we no longer own: their offsets are another member's to commit.
       const assigned = event.payload.memberAssignment;
@@ -68,9 +71,7 @@ export class ConcurrentConsumer {
   }
 
   async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true });
-    await this.consumer.run({
+    await this.#group.run({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true }, {
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 16,
@@ -81,7 +82,7 @@ export class ConcurrentConsumer {
 
   async #onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
     const { topic, partition } = batch;
-    const key = `${topic}\u0000${partition}`;
+    const key = partitionKey(topic, partition);
     let tracker = this.#trackers.get(key);
     if (!tracker) this.#trackers.set(key, (tracker = new OffsetTracker()));
     const { metrics, groupId } = this.options;
@@ -153,21 +154,19 @@ export class ConcurrentConsumer {
 
   /**
    * Commits, per partition, the offset below which every record has been handled. A position
-   * counts as committed only once Kafka confirmed it; until then every call offers it again.
+   * counts as committed only once Kafka confirmed it (`onCommitted`); until then every call offers
+   * it again.
    */
   async commit(): Promise<void> {
     const offsets: { topic: string; partition: number; offset: string }[] = [];
-    const positions: [OffsetTracker, number][] = [];
     for (const [key, tracker] of this.#trackers) {
       const next = tracker.uncommitted();
       if (next === undefined) continue;
       const [topic, partition] = splitKey(key);
       offsets.push({ topic, partition, offset: String(next) });
-      positions.push([tracker, next]);
     }
     if (offsets.length === 0 || !this.#group.connected) return;
     await this.consumer.commitOffsets(offsets);
-    for (const [tracker, next] of positions) tracker.committed(next);
   }
 
   /** Stops taking new records (SIGTERM step 1). In-flight handlers keep running. */
@@ -189,8 +188,12 @@ export class ConcurrentConsumer {
   async close(): Promise<void> {
     if (this.#commitTimer) clearInterval(this.#commitTimer);
     await this.commit().catch((err) => this.options.logger.warn({ err }, 'final commit failed'));
-    await this.consumer.disconnect();
+    await this.#group.disconnect();
   }
+}
+
+function partitionKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
 }
 
 function splitKey(key: string): [string, number] {

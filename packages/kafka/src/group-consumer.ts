@@ -1,42 +1,136 @@
-import type { Consumer, Kafka } from 'kafkajs';
-import { watchForCrash } from './crash-watch.ts';
+import type { Consumer, ConsumerRunConfig, Kafka } from 'kafkajs';
+import type { Logger } from '@sluice/logging';
+import { crashVerdict, DEFAULT_RERUN_BACKOFF, rerunDelayMs, type RerunBackoff } from './crash-watch.ts';
 
 export interface GroupConsumerSettings {
   groupId: string;
+  logger: Logger;
   /** How long a fetch waits for data; lower = lower latency, more requests. Default 100 ms. */
   maxWaitTimeInMs?: number;
+  /** Delay between re-runs after a crash caused by Kafka; default 1 s doubling to 10 s. */
+  rerunBackoff?: RerunBackoff;
 }
+
+export interface Subscription {
+  topics: string[];
+  fromBeginning: boolean;
+}
+
+/** An offset Kafka confirmed as committed for the group. */
+export type CommittedListener = (topic: string, partition: number, offset: number) => void;
 
 /** A kafkajs group consumer with the settings and safety nets every Sluice consumer shares. */
 export interface GroupConsumer {
   readonly consumer: Consumer;
-  /** Resolves when the consumer cannot go on (a crash kafkajs will not restart, or a handler bug). */
+  /** Resolves when the consumer cannot go on (a record handler failed). */
   readonly fatal: Promise<Error>;
+  /** A record handler failed: the process must stop (see crash-watch.ts). */
   reportFatal(err: Error): void;
-  /** Whether the consumer is connected, for `/readyz`. */
+  /** Joined to its group and consuming, for `/readyz` (false while waiting to run again). */
   readonly connected: boolean;
+  /** Times the consumer was run again after a crash. */
+  readonly reruns: number;
+  /** Connects, subscribes and runs; after a crash caused by Kafka, does the same again. */
+  run(subscription: Subscription, config: ConsumerRunConfig): Promise<void>;
+  /** Called for every offset Kafka confirmed (a commit call can return without committing). */
+  onCommitted(listener: CommittedListener): void;
+  /** Stops re-running and disconnects (commits of an autoCommit consumer are flushed by kafkajs). */
+  disconnect(): Promise<void>;
 }
 
 export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSettings): GroupConsumer {
+  const { groupId, logger } = settings;
+  const backoff = settings.rerunBackoff ?? DEFAULT_RERUN_BACKOFF;
   const consumer = kafka.consumer({
-    groupId: settings.groupId,
+    groupId,
     sessionTimeout: 30_000,
     heartbeatInterval: 3_000,
     maxWaitTimeInMs: settings.maxWaitTimeInMs ?? 100,
     allowAutoTopicCreation: false,
+    // kafkajs's default consumer retries, and never its own restart: crash-watch.ts decides.
+    retry: { retries: 5, restartOnFailure: async () => false },
   });
   let reportFatal!: (err: Error) => void;
   const fatal = new Promise<Error>((resolve) => (reportFatal = resolve));
-  let connected = false;
-  watchForCrash(consumer, (err) => reportFatal(err));
-  consumer.on(consumer.events.CONNECT, () => (connected = true));
-  consumer.on(consumer.events.DISCONNECT, () => (connected = false));
+  let handlerFailed = false;
+  let joined = false;
+  let closing = false;
+  let reruns = 0;
+  let failedAttempts = 0;
+  let rerunTimer: NodeJS.Timeout | undefined;
+  let runArgs: [Subscription, ConsumerRunConfig] | undefined;
+  const committedListeners: CommittedListener[] = [];
+
+  const scheduleRerun = (cause: Error) => {
+    if (closing || handlerFailed || rerunTimer || !runArgs) return;
+    failedAttempts += 1;
+    const delayMs = rerunDelayMs(failedAttempts, backoff);
+    logger.warn({ err: cause, groupId, delayMs, attempt: failedAttempts }, 'consumer stopped by a Kafka error; running it again');
+    rerunTimer = setTimeout(() => void rerun(), delayMs);
+  };
+
+  const start = async (subscription: Subscription, config: ConsumerRunConfig) => {
+    await consumer.connect();
+    await consumer.subscribe(subscription);
+    await consumer.run(config);
+  };
+
+  const rerun = async () => {
+    rerunTimer = undefined;
+    if (closing || handlerFailed || !runArgs) return;
+    reruns += 1;
+    try {
+      // A crash left the consumer disconnected; kafkajs keeps the subscription, so run() re-joins.
+      await start(...runArgs);
+    } catch (err) {
+      await consumer.disconnect().catch(() => undefined);
+      scheduleRerun(err as Error);
+    }
+  };
+
+  consumer.on(consumer.events.CRASH, (event) => {
+    joined = false;
+    const { error } = event.payload as { error: Error };
+    if (crashVerdict({ handlerFailed }) === 'run-again') scheduleRerun(error);
+  });
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    joined = true;
+    if (failedAttempts > 0) logger.info({ groupId, reruns }, 'consumer joined its group again');
+    failedAttempts = 0;
+  });
+  consumer.on(consumer.events.DISCONNECT, () => (joined = false));
+  consumer.on(consumer.events.STOP, () => (joined = false));
+  consumer.on(consumer.events.COMMIT_OFFSETS, (event) => {
+    for (const { topic, partitions } of event.payload.topics) {
+      for (const { partition, offset } of partitions) {
+        for (const listener of committedListeners) listener(topic, Number(partition), Number(String(offset)));
+      }
+    }
+  });
+
   return {
     consumer,
     fatal,
-    reportFatal: (err) => reportFatal(err),
+    reportFatal: (err) => {
+      handlerFailed = true;
+      reportFatal(err);
+    },
     get connected() {
-      return connected;
+      return joined;
+    },
+    get reruns() {
+      return reruns;
+    },
+    run: async (subscription, config) => {
+      runArgs = [subscription, config];
+      await start(subscription, config);
+    },
+    onCommitted: (listener) => void committedListeners.push(listener),
+    disconnect: async () => {
+      closing = true;
+      if (rerunTimer) clearTimeout(rerunTimer);
+      rerunTimer = undefined;
+      await consumer.disconnect();
     },
   };
 }

@@ -44,7 +44,11 @@ export class SequentialConsumer {
   #busy = 0;
 
   constructor(private readonly options: SequentialConsumerOptions) {
-    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100 });
+    this.#group = createGroupConsumer(options.kafka, {
+      groupId: options.groupId,
+      logger: options.logger,
+      maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
+    });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
   }
@@ -54,9 +58,7 @@ export class SequentialConsumer {
   }
 
   async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true });
-    await this.consumer.run({
+    await this.#group.run({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true }, {
       autoCommit: true,
       autoCommitInterval: 500,
       eachBatchAutoResolve: false,
@@ -122,6 +124,6 @@ export class SequentialConsumer {
 
   /** Disconnecting commits the resolved offsets (autoCommit). */
   async close(): Promise<void> {
-    await this.consumer.disconnect();
+    await this.#group.disconnect();
   }
 }

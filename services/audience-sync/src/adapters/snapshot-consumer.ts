@@ -29,9 +29,13 @@ export class SnapshotConsumer implements Drainable {
   #intakeStopped = false;
 
   constructor(private readonly options: SnapshotConsumerOptions) {
-    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, maxWaitTimeInMs: 100 });
+    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, logger: options.logger, maxWaitTimeInMs: 100 });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
+    // A commit counts once Kafka confirmed it: kafkajs returns without committing while not running.
+    this.#group.onCommitted((topic, partition, offset) => {
+      if (topic === options.topic && offset > (this.#committed.get(partition) ?? -1)) this.#committed.set(partition, offset);
+    });
   }
 
   get connected(): boolean {
@@ -39,9 +43,7 @@ export class SnapshotConsumer implements Drainable {
   }
 
   async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [this.options.topic], fromBeginning: true });
-    await this.consumer.run({
+    await this.#group.run({ topics: [this.options.topic], fromBeginning: true }, {
       autoCommit: false,
       partitionsConsumedConcurrently: 1,
       eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
@@ -56,7 +58,6 @@ export class SnapshotConsumer implements Drainable {
             const next = Math.min(this.options.heldOffset(partition) ?? offset + 1, offset + 1);
             if (next > (this.#committed.get(partition) ?? -1)) {
               await this.consumer.commitOffsets([{ topic, partition, offset: String(next) }]);
-              this.#committed.set(partition, next);
             }
           } catch (err) {
             this.options.logger.error({ err, topic, partition, offset: message.offset }, 'snapshot handling failed; stopping');
@@ -82,6 +83,6 @@ export class SnapshotConsumer implements Drainable {
   }
 
   async close(): Promise<void> {
-    await this.consumer.disconnect();
+    await this.#group.disconnect();
   }
 }
