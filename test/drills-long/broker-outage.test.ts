@@ -1,4 +1,4 @@
-// Drill 3 (issue 10, long): stop the broker for 30 s under ingest load → ingest answers 503, then
+// Drill 3 (long): stop the broker for 30 s under ingest load → ingest answers 503, then
 // every event that got 2xx is delivered, and no process is left wedged or gone. Twice: with a
 // healthy endpoint (deliverer in the middle of deliveries), and with an endpoint that fails until
 // after the outage (retry service in the middle of forwarding). The outage outlasts kafkajs's own

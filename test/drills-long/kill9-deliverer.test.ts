@@ -1,4 +1,4 @@
-// Drill 1 (issue 10, long): kill -9 the deliverer 5 times during a 100,000-event run → 0 lost.
+// Drill 1 (long): kill -9 the deliverer 5 times during a 100,000-event run → 0 lost.
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { sleep } from '@sluice/testkit';
