@@ -10,7 +10,7 @@ import { ROOT } from './code-facts.ts';
 
 /** Written in pieces so that this file does not contain what it looks for. */
 const OUTSIDE_PATH = ['..', 'shared'].join('/');
-const OUTSIDE_CITATION = ['SPEC', '§'].join(' ');
+const OUTSIDE_CITATION = ['SPE', 'C §'].join('');
 
 /** Byte-identical copies of the contract's published vectors; their `about` texts keep its wording. */
 const VERBATIM_VECTORS = /^test\/vectors\/[^/]+\.json$/;
