@@ -1,5 +1,5 @@
 /**
- * Audience-sync benchmark (SPEC §8, issue "Must show": members/s diffed and peak RSS for a
+ * Audience-sync benchmark (docs/reference/audiences.md: members/s diffed and peak RSS for a
  * 1,000,000-member audience).
  *
  *   KAFKA_BROKERS=127.0.0.1:29092 node --import tsx bench/audience.bench.ts

@@ -1,5 +1,5 @@
 /**
- * Deliverer throughput against the raw undici ceiling (deliverer issue, "Must show").
+ * Deliverer throughput against the raw undici ceiling.
  *
  *   KAFKA_BROKERS=127.0.0.1:29092 node --import tsx bench/deliverer.bench.ts
  *
@@ -13,7 +13,7 @@
  *      same topic, `partitionsConsumedConcurrently` = partitions) POSTing each record's value with
  *      the same Pool settings and in-flight cap; no decode, render, signing, attempt records or
  *      per-record bookkeeping. Its rate bounds what any deliverer can reach on this machine.
- *   4. minimal deliverer: the least a deliverer that meets SPEC §6 does — phase 3 with many records
+ *   4. minimal deliverer: the least a deliverer that meets docs/reference/delivery.md does — phase 3 with many records
  *      in flight per partition (`ConcurrentConsumer`) plus the one attempt record per POST the spec
  *      requires on `sluice.attempts` (in-process idempotent producer, acks=-1, gathered for
  *      BENCH_ATTEMPT_LINGER ms, default 10, the cheapest per record), acknowledged before the
@@ -165,7 +165,7 @@ async function floorRate(kafka: Kafka, topic: string, headers: Record<string, st
 }
 
 /**
- * Phase 4 (see the header): the least a deliverer that meets SPEC §6 does — the floor's consume +
+ * Phase 4 (see the header): the least a deliverer that meets docs/reference/delivery.md does — the floor's consume +
  * POST with many records in flight per partition (`ConcurrentConsumer`, the deliverer's
  * `maxInFlightPerPartition`), plus the one attempt record per POST on `sluice.attempts` that the
  * spec requires, written the cheapest way Sluice knows (in-process idempotent producer, acks=-1,
@@ -186,7 +186,7 @@ async function minimalDelivererRate(kafka: Kafka, config: SluiceConfig, headers:
     if (!cpu) [cpu, machine] = [process.cpuUsage(), startCpuWindow(receiver.pid)];
     const at = Date.now();
     const status = await poster.post(record.value!);
-    // The fields of the deliverer's attempt record (SPEC §6), so the record has the same size.
+    // The fields of the deliverer's attempt record (docs/reference/delivery.md), so the record has the same size.
     const value = JSON.stringify({ messageId: `${record.partition}-${record.offset}`, sourceId: 's-bench', destinationId: 'd-bench', eventType: 'track', endpoint, attempt: 1, outcome: 'success', latencyMs: Date.now() - at, at: new Date(at).toISOString(), status });
     await attempts.send(config.kafka.topics.attempts, { key: record.key, value });
     posted += 1;

@@ -1,5 +1,5 @@
 /**
- * The headline benchmark (issue 10): end-to-end delivered events/s with Kafka, all four services
+ * The headline benchmark: end-to-end delivered events/s with Kafka, all four services
  * (each its own process) and the receiver on this one machine; then p50/p99 latency from ingest's
  * acknowledgement to receipt at half that rate. In the same run, the raw ceiling: undici POSTs of
  * the same webhook body straight to the same receiver with the same connection count.

@@ -1,5 +1,5 @@
 /**
- * Retry-service lateness benchmark (SPEC §7 "never early; within 2 s"; goal: 0 early, p99 ≤ 250 ms).
+ * Retry-service lateness benchmark (docs/reference/retries.md "never early; within 2 s"; goal: 0 early, p99 ≤ 250 ms).
  *
  *   node --import tsx bench/retry.bench.ts   # starts a local broker unless KAFKA_BROKERS is set
  *
@@ -106,7 +106,7 @@ async function rawCeiling(): Promise<number[]> {
 }
 
 const scenarios = [
-  { name: 'SPEC default tiers (10s…60m)', config: configFor('default') },
+  { name: 'default tiers (10s…60m)', config: configFor('default') },
   { name: 'tiers 1s/2s/4s/8s (paused tiers)', config: configFor('short', ['1s', '2s', '4s', '8s']) },
 ];
 console.log(`${RECORDS} retries due ${MIN_AHEAD_MS / 1000}-${MAX_AHEAD_MS / 1000} s ahead, produced as one burst, ${PARTITIONS} partitions, broker ${brokers.join(',')}`);

@@ -16,7 +16,7 @@ var libraryInfo = map[string]interface{}{"name": LibraryName, "version": Version
 
 var encodeBuffers = sync.Pool{New: func() interface{} { b := make([]byte, 0, 1024); return &b }}
 
-// buildMessage validates a call and serialises it (SPEC §10). Pure apart from now and newID.
+// buildMessage validates a call and serialises it (docs/reference/clients.md). Pure apart from now and newID.
 // It returns a *ValidationError or *MessageTooLargeError; nothing is queued then.
 func buildMessage(m Message, now time.Time, newID func() string) (builtMessage, error) {
 	if m == nil || isNilPointer(m) {

@@ -21,7 +21,7 @@ const (
 	DefaultMaxQueueSize = 100000
 )
 
-// Limits of the wire format (SPEC §13; KB = 1,000 bytes).
+// Limits of the wire format (docs/reference/limits.md; KB = 1,000 bytes).
 const (
 	MaxMessageBytes   = 32000  // one serialised message
 	MaxBatchBytes     = 500000 // one request body

@@ -7,10 +7,10 @@ type Message interface {
 	wire() (wireMessage, error)
 }
 
-// Fields common to every message (SPEC §10):
+// Fields common to every message (docs/reference/clients.md):
 //   - Context: extra context (ip, userAgent, app, device, ...); context.library is always set
 //     by the client. The map is copied at the call, never modified.
-//   - Integrations: per-destination switches (SPEC §5), e.g. {"All": false, "Webhooks": true}.
+//   - Integrations: per-destination switches (docs/reference/routing.md), e.g. {"All": false, "Webhooks": true}.
 //     Default: none (every destination enabled).
 //   - Timestamp: ISO 8601, for historical import; sent as UTC with milliseconds
 //     (2026-11-21T23:34:15.123Z). Default: the time of the call.

@@ -15,7 +15,7 @@ const (
 	verdictFail
 )
 
-// classifyAttempt decides what follows one attempt (SPEC §10): 2xx succeeds; a network error
+// classifyAttempt decides what follows one attempt (docs/reference/clients.md): 2xx succeeds; a network error
 // (status 0), 5xx and 429 are retried, honouring Retry-After when present (wait ≥ 0, ok
 // true); every other status fails at once.
 func classifyAttempt(status int, retryAfter string, now time.Time) (v verdict, wait time.Duration, ok bool) {

@@ -1,4 +1,4 @@
-// Drill 5 (issue 10): an always-5xx endpoint → each event dead-lettered exactly once at the end of the window.
+// Drill 5: an always-5xx endpoint → each event dead-lettered exactly once at the end of the window.
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { formatSummary } from '../support/ledger.ts';

@@ -1,4 +1,4 @@
-// Drill 4 (issue 10): an endpoint answers 5xx for a while, then recovers → 100 % delivered.
+// Drill 4: an endpoint answers 5xx for a while, then recovers → 100 % delivered.
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { formatSummary } from '../support/ledger.ts';

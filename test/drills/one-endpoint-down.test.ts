@@ -1,4 +1,4 @@
-// Drill 6 (issue 10): one of five URLs down → the others get each event exactly once.
+// Drill 6: one of five URLs down → the others get each event exactly once.
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { sleep } from '@sluice/testkit';

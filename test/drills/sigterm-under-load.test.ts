@@ -1,4 +1,4 @@
-// Drill 2 (issue 10): SIGTERM under load → the deliverer exits within 25 s and nothing is lost.
+// Drill 2: SIGTERM under load → the deliverer exits within 25 s and nothing is lost.
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { sleep, waitUntil } from '@sluice/testkit';

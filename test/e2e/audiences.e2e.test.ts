@@ -1,5 +1,5 @@
 /**
- * Audiences end to end (SPEC §8, issue "Must show"): audience-sync → `sluice.events` → deliverer →
+ * Audiences end to end (docs/reference/audiences.md): audience-sync → `sluice.events` → deliverer →
  * a real webhook receiver, on the real broker.
  * 1. In-process: first sync of 3 users → 3 identifies (true); one left, one joined → exactly 2
  *    (false, true); an identical third sync → none.

@@ -1,4 +1,4 @@
-// Issue 7, end to end: both client libraries against the real ingest; their events are on
+// End to end: both client libraries against the real ingest; their events are on
 // sluice.events with the right fields.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Deletion requests end to end (SPEC §9, issue "Must show"): ingest's `POST /v1/deletions` →
+ * Deletion requests end to end (docs/reference/deletions.md): ingest's `POST /v1/deletions` →
  * `sluice.events` → deliverer → real webhook receivers. A user is deleted across 3 sources, 2 of
  * which have an enabled webhooks destination (the third only a disabled one): exactly 2 delete
  * notifications, each body exactly `{ type, userId, timestamp }`.

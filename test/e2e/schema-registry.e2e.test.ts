@@ -1,5 +1,5 @@
 /**
- * Schema-governed `sluice.events` (SPEC §4) end to end: a real schema registry (Apicurio, Confluent
+ * Schema-governed `sluice.events` (docs/reference/envelope.md) end to end: a real schema registry (Apicurio, Confluent
  * API), the real broker, ingest and deliverer in-process, a real webhook receiver.
  */
 import assert from 'node:assert/strict';

@@ -34,7 +34,7 @@ const badConfig = writeConfigFile(join(dir, 'bad.yaml'), {
 
 const services: ServiceName[] = ['ingest', 'deliverer', 'retry', 'audience-sync'];
 
-describe('every service: ops routes, readiness, SIGTERM (foundation issue)', () => {
+describe('every service: ops routes, readiness, SIGTERM', () => {
   for (const name of services) {
     it(`${name} serves /healthz, /readyz, /metrics and exits 0 on SIGTERM`, async () => {
       const svc = await new ServiceProcess(name, { SLUICE_CONFIG: goodConfig, KAFKA_BROKERS: process.env.KAFKA_BROKERS! }).start();

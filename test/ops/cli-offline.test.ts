@@ -46,7 +46,7 @@ test('config validate: exit 1 with the error naming the field', async () => {
   assert.match(stderr(), /cannot read/);
 });
 
-test('verify: every shared signature vector is valid; a wrong secret, signature or byte is invalid', async () => {
+test('verify: every signature vector is valid; a wrong secret, signature or byte is invalid', async () => {
   for (const v of loadVector<SignatureVector[]>('signatures.json')) {
     const body = Buffer.from(v.bodyBase64, 'base64');
     const ok = memoryIo(body);

@@ -118,7 +118,7 @@ test('every metric in the alert rules is one the code exports; the required aler
   assert.ok(metricsOf('SluiceIngest5xx').includes('sluice_ingest_requests_total'));
 });
 
-test('every metric in the Grafana dashboard is exported, and the dashboard covers the §11 metrics', async () => {
+test('every metric in the Grafana dashboard is exported, and the dashboard covers the reference metrics', async () => {
   const names = await exportedMetricNames();
   const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/dashboards/sluice.json'), 'utf8')) as { panels: { title: string; targets?: { expr: string }[] }[] };
   const used = new Set<string>();

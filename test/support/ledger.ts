@@ -37,7 +37,7 @@ export function ledgerProperties(seq: number): { seq: number; payload: string; h
 }
 
 /**
- * The end-to-end ledger (issue 10): what was sent and acknowledged, what every receiver got,
+ * The end-to-end ledger: what was sent and acknowledged, what every receiver got,
  * what was dead-lettered; `summary()` says what was lost and explains duplicates.
  */
 export class Ledger {

@@ -30,7 +30,7 @@ function withDlqFilters(command: Command): Command {
     .option('--until <time>', 'only dead letters that died before this ISO 8601 time');
 }
 
-/** The `sluice` command tree (SPEC §14). */
+/** The `sluice` command tree (docs/reference/operating-interface.md). */
 export function buildProgram(io: CliIo): Command {
   const program = new Command('sluice')
     .description('Sluice operator tool: validate a config, send a test event, dead letters, signatures, topics.')

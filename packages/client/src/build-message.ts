@@ -40,7 +40,7 @@ export interface BuildEnv {
 const LIBRARY = { name: LIBRARY_NAME, version: LIBRARY_VERSION };
 
 /**
- * Validates a call and builds its wire message (SPEC §10). Pure apart from `env`.
+ * Validates a call and builds its wire message (docs/reference/clients.md). Pure apart from `env`.
  * Throws `ValidationError` or `MessageTooLargeError`; nothing is queued then.
  */
 export function buildMessage<T extends MessageType>(type: T, params: ParamsByType[T], env: BuildEnv): BuiltMessage {

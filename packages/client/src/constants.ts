@@ -7,16 +7,16 @@ export const LIBRARY_VERSION = '0.1.0';
 export const DEFAULT_ENDPOINT = 'http://localhost:8080';
 export const BATCH_PATH = '/v1/batch';
 
-/** Flush when this many messages are queued (SPEC §10). */
+/** Flush when this many messages are queued (docs/reference/clients.md). */
 export const DEFAULT_FLUSH_AT = 20;
-/** A queued message waits at most this long before it is sent (SPEC §10). */
+/** A queued message waits at most this long before it is sent (docs/reference/clients.md). */
 export const DEFAULT_FLUSH_AFTER_MS = 5_000;
 
-/** One serialised message may be at most this many bytes (SPEC §13: 32 KB). */
+/** One serialised message may be at most this many bytes (docs/reference/limits.md: 32 KB). */
 export const MAX_MESSAGE_BYTES = 32_000;
-/** One request body may be at most this many bytes (SPEC §13: 500 KB). */
+/** One request body may be at most this many bytes (docs/reference/limits.md: 500 KB). */
 export const MAX_BATCH_BYTES = 500_000;
-/** One request may carry at most this many messages (SPEC §3). */
+/** One request may carry at most this many messages (docs/reference/tracking-api.md). */
 export const MAX_BATCH_MESSAGES = 2_500;
 
 export const DEFAULT_MAX_RETRIES = 10;

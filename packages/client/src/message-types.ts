@@ -1,7 +1,7 @@
 /** Free-form key/value data: traits, properties, context. */
 export type Properties = Record<string, unknown>;
 
-/** Per-destination switches (SPEC §5): `{ All: false, Webhooks: true }`. */
+/** Per-destination switches (docs/reference/routing.md): `{ All: false, Webhooks: true }`. */
 export type Integrations = Record<string, boolean | Properties>;
 
 /** Options accepted by every call. */

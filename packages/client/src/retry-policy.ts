@@ -7,7 +7,7 @@ export type AttemptVerdict =
   | { kind: 'fail' };
 
 /**
- * Classifies one attempt (SPEC §10): 2xx succeeds; network errors (`status` undefined), 5xx
+ * Classifies one attempt (docs/reference/clients.md): 2xx succeeds; network errors (`status` undefined), 5xx
  * and 429 are retried, honouring `Retry-After` when present; every other status fails at once.
  */
 export function classifyAttempt(status: number | undefined, retryAfter: string | undefined, nowMs: number): AttemptVerdict {

@@ -6,7 +6,10 @@ export type DecodeResult =
   | { ok: true; envelope: EventEnvelope; format: 'json' | 'confluent' }
   | { ok: false; code: RejectCode; message: string };
 
-/** Encodes envelopes for `sluice.events` and reads both plain JSON and the Confluent wire format (SPEC §4). */
+/**
+ * Encodes envelopes for `sluice.events` and reads both plain JSON and the Confluent wire format
+ * (docs/reference/envelope.md).
+ */
 export interface EnvelopeCodec {
   readonly format: 'json' | 'confluent';
   encode(envelope: EventEnvelope): Promise<Buffer>;

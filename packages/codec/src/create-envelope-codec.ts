@@ -19,7 +19,7 @@ export function createJsonCodec(): EnvelopeCodec {
 }
 
 /**
- * The codec every service uses for `sluice.events` (SPEC §4): the JSON codec when no registry is
+ * The codec every service uses for `sluice.events` (docs/reference/envelope.md): the JSON codec when no registry is
  * configured, else the Confluent wire format with the envelope schema under `<topic>-value`.
  * Both read both formats (the JSON codec rejects framed records: it has no registry to ask).
  * The registry codec starts registering the envelope schema at once, so `<topic>-value` exists as

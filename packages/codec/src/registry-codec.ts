@@ -32,7 +32,7 @@ function toDecodeResult(result: ValueDecodeResult<EventEnvelope>): DecodeResult 
 }
 
 /**
- * The envelope in the Confluent wire format (SPEC §4): `envelopeJsonSchema` registered under
+ * The envelope in the Confluent wire format (docs/reference/envelope.md): `envelopeJsonSchema` registered under
  * `subject`; reads framed and plain JSON records; validates with the same `envelopeProblem` as
  * the JSON codec. See `createRegistryValueCodec` for the failure behaviour.
  */

@@ -7,7 +7,7 @@ import { createJsonValueCodec, createRegistryValueCodec, type ValueCodec } from 
 const ajv = new Ajv({ allErrors: false, strict: false });
 const validate = ajv.compile<Snapshot>(snapshotJsonSchema as object);
 
-/** Checks a parsed value against the snapshot schema (SPEC §8); returns a reason or undefined. */
+/** Checks a parsed value against the snapshot schema (docs/reference/audiences.md); returns a reason or undefined. */
 export function snapshotProblem(value: unknown): string | undefined {
   if (validate(value)) return undefined;
   const e = validate.errors?.[0];

@@ -9,7 +9,7 @@ export interface ConfigStoreEvents {
 }
 
 /**
- * Holds the current configuration and reloads it when the file changes (SPEC §2). An invalid
+ * Holds the current configuration and reloads it when the file changes (docs/configuration.md). An invalid
  * new file is reported through `invalid` and the previous config stays in force. Readers call
  * `current` at the start of each unit of work, so a reload applies to work that starts after it.
  */

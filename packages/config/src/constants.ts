@@ -1,4 +1,4 @@
-/** Default topic names (SPEC §1). All configurable under `kafka.topics`. */
+/** Default topic names (docs/reference/overview.md). All configurable under `kafka.topics`. */
 export const DEFAULT_TOPICS = {
   events: 'sluice.events',
   rejected: 'sluice.rejected',
@@ -11,12 +11,12 @@ export const DEFAULT_TOPICS = {
   delayPrefix: 'sluice.delay.',
 } as const;
 
-/** SPEC §7 backoff schedule. */
+/** Backoff schedule (docs/reference/retries.md). */
 export const DEFAULT_BACKOFF = ['10s', '30s', '1m', '2m', '5m', '10m', '20m', '30m', '60m'] as const;
-/** SPEC §7 delay tiers: one topic each, `<delayPrefix><tier>`. */
+/** Delay tiers (docs/reference/retries.md): one topic each, `<delayPrefix><tier>`. */
 export const DEFAULT_DELAY_TIERS = ['10s', '30s', '1m', '2m', '5m', '10m', '20m', '30m', '60m'] as const;
 
-/** SPEC §13 limits that are fixed by the contract (not configurable). */
+/** Limits that are fixed by the contract (not configurable) (docs/reference/limits.md). */
 export const LIMITS = {
   endpointsPerDestination: 5,
   headersPerEndpoint: 20,
@@ -26,10 +26,10 @@ export const LIMITS = {
   responseBodyBytes: 64 * 1024,
 } as const;
 
-/** Header names a customer may not set on an endpoint (SPEC §2). Compared case-insensitively. */
+/** Header names a customer may not set on an endpoint (docs/configuration.md). Compared case-insensitively. */
 export const RESERVED_HEADERS = ['content-type', 'content-length', 'host', 'user-agent', 'x-signature'] as const;
 
-/** Default ports (SPEC §14), each overridable by its environment variable. */
+/** Default ports (docs/reference/operating-interface.md), each overridable by its environment variable. */
 export const DEFAULT_PORTS = {
   ingest: 8080,
   deliverer: 8081,

@@ -2,10 +2,16 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_PORTS } from './constants.ts';
 import { ConfigError } from './errors.ts';
 
-/** The bundled local demo config used by `npm start` when `SLUICE_CONFIG` is not set (SPEC §14). */
+/**
+ * The bundled local demo config used by `npm start` when `SLUICE_CONFIG` is not set
+ * (docs/reference/operating-interface.md).
+ */
 export const DEMO_CONFIG_PATH = fileURLToPath(new URL('../../../config/local.yaml', import.meta.url));
 
-/** Everything Sluice reads from the environment (SPEC §14). No other module reads `process.env`. */
+/**
+ * Everything Sluice reads from the environment (docs/reference/operating-interface.md). No other module reads
+ * `process.env`.
+ */
 export interface SluiceEnv {
   /** `KAFKA_BROKERS`, comma-separated; undefined means "provision a local broker" where that applies. */
   kafkaBrokers?: string[];

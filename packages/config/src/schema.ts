@@ -96,7 +96,7 @@ export const ConfigSchema = Type.Object(
     ),
     delivery: Type.Object(
       {
-        /** One deadline for connect + response of each webhook request (SPEC §6). */
+        /** One deadline for connect + response of each webhook request (docs/reference/delivery.md). */
         timeout: Duration('5s'),
         /** Events handled at once per partition. */
         maxInFlightPerPartition: Type.Integer({ minimum: 1, default: 128 }),
@@ -119,7 +119,7 @@ export const ConfigSchema = Type.Object(
     ),
     retry: Type.Object(
       {
-        /** Retries stop this long after the first attempt (SPEC §7). */
+        /** Retries stop this long after the first attempt (docs/reference/retries.md). */
         window: Duration('4h'),
         /** Wait before each retry; the last entry repeats. */
         schedule: Type.Array(Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: DURATION_PATTERN })]), {

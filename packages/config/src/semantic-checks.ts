@@ -40,7 +40,7 @@ function checkUnique(field: string, ids: string[]): void {
   });
 }
 
-/** Rules the JSON Schema cannot express (SPEC §2). Throws the first `ConfigError` found. */
+/** Rules the JSON Schema cannot express (docs/configuration.md). Throws the first `ConfigError` found. */
 export function checkSemantics(raw: RawConfig): void {
   checkUnique('sources', raw.sources.map((s) => s.id));
   checkUnique('destinations', raw.destinations.map((d) => d.id));

@@ -19,7 +19,7 @@ export interface Destination {
   type: 'webhooks';
   enabled: boolean;
   sourceIds: string[];
-  /** The legacy `webhookUrl` first, then `webhooks[]` (SPEC §2); 1–5 entries. */
+  /** The legacy `webhookUrl` first, then `webhooks[]` (docs/configuration.md); 1–5 entries. */
   endpoints: Endpoint[];
   sharedSecret?: string;
 }

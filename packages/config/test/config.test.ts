@@ -12,7 +12,7 @@ const destination = (settings: Record<string, unknown>, extra: Record<string, un
 });
 
 describe('config: valid files', () => {
-  it('fills every default of SPEC §7/§13/§14', () => {
+  it('fills every default of docs/reference/retries.md, limits.md, operating-interface.md', () => {
     const config = parseConfig({});
     assert.equal(config.delivery.timeoutMs, 5_000);
     assert.equal(config.retry.windowMs, 4 * 3_600_000);

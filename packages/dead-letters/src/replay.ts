@@ -63,7 +63,7 @@ function markerMessage(letter: DeadLetter, now: number): Message {
 
 /**
  * Re-injects the dead letters matching `filter` onto `sluice.redeliver` with a fresh window
- * (SPEC §7), then records one replay marker per letter on the dead-letter topic so a repeated
+ * (docs/reference/retries.md), then records one replay marker per letter on the dead-letter topic so a repeated
  * replay skips them (unless `again`). The markers are written after the re-injection is
  * acknowledged: a crash in between can replay those letters once more on the next run.
  */

@@ -11,7 +11,7 @@ interface SignatureVector {
   xSignature: string;
 }
 
-test('checkWebhook: the shared signature vectors verify; a changed byte or secret does not', () => {
+test('checkWebhook: the signature vectors verify; a changed byte or secret does not', () => {
   for (const v of loadVector<SignatureVector[]>('signatures.json')) {
     const body = Buffer.from(v.bodyBase64, 'base64');
     assert.equal(checkWebhook(body, v.xSignature, v.secret).signature, 'ok');

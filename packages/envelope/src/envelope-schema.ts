@@ -1,5 +1,5 @@
 /**
- * JSON Schema (draft-07) of the event envelope (SPEC §4). Registered under `<topic>-value` when a
+ * JSON Schema (draft-07) of the event envelope (docs/reference/envelope.md). Registered under `<topic>-value` when a
  * schema registry is configured, and used by every consumer to validate what it reads, so an
  * upstream producer writing straight onto `sluice.events` is held to the same contract as ingest.
  */

@@ -1,8 +1,11 @@
-/** The six analytics call types accepted by ingest (SPEC §3). */
+/** The six analytics call types accepted by ingest (docs/reference/tracking-api.md). */
 export const CALL_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
 
-/** Every event type that travels on `sluice.events`: the calls plus deletion notifications (§9). */
+/**
+ * Every event type that travels on `sluice.events`: the calls plus deletion notifications
+ * (docs/reference/deletions.md).
+ */
 export const EVENT_TYPES = [...CALL_TYPES, 'delete'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -12,7 +15,7 @@ export type JsonObject = { [key: string]: unknown };
 export const isJsonObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The normalised event as it sits on `sluice.events` (SPEC §4): the call as ingest normalised
+ * The normalised event as it sits on `sluice.events` (docs/reference/envelope.md): the call as ingest normalised
  * it, plus `sourceId`, `receivedAt` and `messageId`. Upstream producers write the same shape.
  */
 export interface EventEnvelope {

@@ -1,6 +1,6 @@
 /**
  * Retry state that travels in Kafka record headers between the deliverer, the retry service and
- * the dead-letter topic (SPEC §7). The record value is always the exact webhook body bytes, so a
+ * the dead-letter topic (docs/reference/retries.md). The record value is always the exact webhook body bytes, so a
  * retry sends byte-for-byte what the first attempt sent.
  */
 export const RETRY_HEADERS = {

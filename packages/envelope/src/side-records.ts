@@ -1,6 +1,6 @@
 /**
  * Records Sluice writes beside the main flow: rejected input on `sluice.rejected` and one record
- * per delivery attempt on `sluice.attempts` (SPEC §3, §4, §6).
+ * per delivery attempt on `sluice.attempts` (docs/reference/tracking-api.md, envelope.md, delivery.md).
  */
 export const REJECT_HEADERS = {
   code: 'sluice-reject-code',
@@ -50,6 +50,6 @@ export interface AttemptEvent {
   latencyMs: number;
   /** ISO time the attempt started. */
   at: string;
-  /** First 1 KB of the response body (SPEC §6). */
+  /** First 1 KB of the response body (docs/reference/delivery.md). */
   responseSnippet?: string;
 }

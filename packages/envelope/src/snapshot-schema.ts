@@ -1,5 +1,5 @@
 /**
- * Audience and computed-trait snapshots (SPEC §8), the value of `sluice.audiences`. Registered
+ * Audience and computed-trait snapshots (docs/reference/audiences.md), the value of `sluice.audiences`. Registered
  * under `<audiences topic>-value` when a schema registry is configured, and used by audience-sync
  * to validate what it reads, whichever way a snapshot arrived.
  */

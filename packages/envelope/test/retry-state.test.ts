@@ -26,7 +26,7 @@ describe('retry state headers', () => {
     assert.throws(() => retryStateFromHeaders({ 'sluice-message-id': 'm' }), (e: unknown) => e instanceof RetryHeadersError && /sluice-first-attempt-at/.test(e.message));
   });
 
-  it('keys records by source and user (SPEC §1)', () => {
+  it('keys records by source and user (docs/reference/overview.md)', () => {
     assert.equal(recordKey({ sourceId: 's', userId: 'u' }), 's:u');
     assert.equal(recordKey({ sourceId: 's', userId: null, anonymousId: 'a' }), 's:a');
   });

@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 
-/** Consumer lag per partition (SPEC §11), shared by every consumer of a process. */
+/** Consumer lag per partition (docs/reference/observability.md), shared by every consumer of a process. */
 export class ConsumerMetrics {
   readonly lag: Gauge<'topic' | 'partition' | 'group'>;
 

@@ -5,7 +5,7 @@ const { Partitioners } = kafkajs;
 /**
  * The only producer preset in Sluice: idempotent, one request in flight, and every send
  * acknowledged by all in-sync replicas (`acks = -1`), so a resolved send means the records are
- * durably in Kafka (SPEC §3).
+ * durably in Kafka (docs/reference/tracking-api.md).
  *
  * Two rules close a data-loss hole in kafkajs's idempotent producer. When a produce request fails
  * ambiguously (the broker may have written the batch, e.g. it stopped before answering), kafkajs

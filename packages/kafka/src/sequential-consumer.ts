@@ -28,7 +28,7 @@ export interface SequentialConsumerOptions {
 
 /**
  * Per partition, in order, with "not yet" as a first-class answer — the delay tiers' consumer
- * (SPEC §7). The eligible records at the head of a fetched batch are worked together (their
+ * (docs/reference/retries.md). The eligible records at the head of a fetched batch are worked together (their
  * produces coalesce into one acknowledged request) and their offsets resolved only after that. At
  * the first record that must wait, the partition is paused WITHOUT resolving it (kafkajs would
  * otherwise commit past it), the callback returns (never sleeping inside it, so heartbeats

@@ -21,7 +21,7 @@ export interface ShutdownParts {
 }
 
 /**
- * The one shutdown order of every Sluice service (SPEC §11): stop intake, let in-flight work
+ * The one shutdown order of every Sluice service (docs/reference/observability.md): stop intake, let in-flight work
  * finish (or hand it back uncommitted), commit, flush producers, then disconnect the rest.
  */
 export async function shutdownInOrder(parts: ShutdownParts): Promise<void> {

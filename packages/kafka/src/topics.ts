@@ -9,7 +9,7 @@ export interface TopicSpec {
   configEntries?: { name: string; value: string }[];
 }
 
-/** The delay-tier topic for a tier of `ms` (SPEC §7): `sluice.delay.10s`, `sluice.delay.60m`. */
+/** The delay-tier topic for a tier of `ms` (docs/reference/retries.md): `sluice.delay.10s`, `sluice.delay.60m`. */
 export function delayTopicName(config: SluiceConfig, ms: number): string {
   return `${config.kafka.topics.delayPrefix}${formatDuration(ms)}`;
 }

@@ -12,7 +12,7 @@ export interface LoggerSettings {
   destination?: NodeJS.WritableStream;
 }
 
-/** JSON logger with secrets redacted (SPEC §11). */
+/** JSON logger with secrets redacted (docs/reference/observability.md). */
 export function createLogger(settings: LoggerSettings): Logger {
   const options: LoggerOptions = {
     level: settings.level ?? 'info',

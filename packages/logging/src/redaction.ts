@@ -1,5 +1,5 @@
 /**
- * Paths pino censors (SPEC §11, §12): secrets, write keys, the admin token and every
+ * Paths pino censors (docs/reference/observability.md, security.md): secrets, write keys, the admin token and every
  * Authorization header never reach a log line, wherever they sit one or two levels deep.
  */
 const SECRET_KEYS = ['authorization', 'Authorization', 'sharedSecret', 'writeKey', 'writeKeys', 'adminToken', 'password', 'secret', 'x-signature', 'X-Signature', 'cookie'];

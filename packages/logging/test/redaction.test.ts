@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { it } from 'node:test';
 import { createLogger } from '@sluice/logging';
 
-it('never writes secrets or Authorization headers (SPEC §11, §12)', () => {
+it('never writes secrets or Authorization headers (docs/reference/observability.md, security.md)', () => {
   const lines: string[] = [];
   const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
   const logger = createLogger({ name: 't', destination: sink });

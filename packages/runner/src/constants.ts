@@ -11,7 +11,7 @@ export interface ServiceSpec {
   name: ServiceName;
   /** Key in `SluiceEnv.ports`. */
   portKey: PortKey;
-  /** The environment variable carrying its port (SPEC §14). */
+  /** The environment variable carrying its port (docs/reference/operating-interface.md). */
   portVar: string;
 }
 

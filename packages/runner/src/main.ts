@@ -1,4 +1,4 @@
-// `npm start`: the whole pipeline in one terminal (SPEC §14). Wiring and signals only.
+// `npm start`: the whole pipeline in one terminal (docs/reference/operating-interface.md). Wiring and signals only.
 import { ConfigError } from '@sluice/config';
 import { createPipeline } from './pipeline.ts';
 

@@ -30,7 +30,7 @@ export interface Pipeline {
   readonly pids: number[];
 }
 
-/** The whole local pipeline of `npm start` (SPEC §14). */
+/** The whole local pipeline of `npm start` (docs/reference/operating-interface.md). */
 export function createPipeline(options: PipelineOptions): Pipeline {
   const { print } = options;
   const env = readEnv(options.env);

@@ -23,7 +23,7 @@ export interface HttpServerOptions {
   keepAliveTimeoutMs?: number;
 }
 
-/** One HTTP server per service: ops routes plus the service's own API (SPEC §14). */
+/** One HTTP server per service: ops routes plus the service's own API (docs/reference/operating-interface.md). */
 export async function startHttpServer(options: HttpServerOptions): Promise<ServiceHttpServer> {
   const server = createServer({
     requestTimeout: options.requestTimeoutMs ?? 30_000,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 
-/** A readiness check: resolves true when that dependency is usable (SPEC §11 `/readyz`). */
+/** A readiness check: resolves true when that dependency is usable (docs/reference/observability.md `/readyz`). */
 export type ReadinessCheck = () => boolean | Promise<boolean>;
 
 export interface OpsRoutes {

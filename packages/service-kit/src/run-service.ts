@@ -1,6 +1,6 @@
 import type { Logger } from '@sluice/logging';
 
-/** What every service factory returns (STYLE §3). */
+/** What every service factory returns (docs/CONVENTIONS.md). */
 export interface RunningService {
   /** Graceful stop: stop intake, finish or hand back in-flight work, commit, flush. */
   close(): Promise<void>;

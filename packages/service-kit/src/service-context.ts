@@ -15,7 +15,7 @@ export interface ServiceContext {
 
 /**
  * Reads the environment and the config file once, at start. A bad value makes the process print
- * one line naming the field and exit 1 (foundation issue: "a clear error naming the bad field").
+ * one line naming the field and exit 1.
  */
 export function loadServiceContext(name: string, rawEnv: NodeJS.ProcessEnv = process.env): ServiceContext {
   try {

@@ -7,7 +7,7 @@ export type { Behaviour, Receiver, ReceivedRequest, Reply } from './receiver.ts'
 export { testConfig } from './test-config.ts';
 export { selfSignedCert } from './tls.ts';
 export type { KeyPair } from './tls.ts';
-export { loadVector } from './vectors.ts';
+export { loadVector, VECTORS_DIR } from './vectors.ts';
 export { sleep, waitUntil } from './wait.ts';
 export { testServiceContext } from './service-context.ts';
 export { freePort } from './free-port.ts';

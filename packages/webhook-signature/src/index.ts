@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** The signature header (SPEC §6). */
+/** The signature header (docs/reference/delivery.md). */
 export const SIGNATURE_HEADER = 'X-Signature';
 
-/** Lowercase hex HMAC-SHA1 of the exact body bytes, keyed with the shared secret (SPEC §6). */
+/** Lowercase hex HMAC-SHA1 of the exact body bytes, keyed with the shared secret (docs/reference/delivery.md). */
 export function signBody(secret: string, body: Buffer | string): string {
   return createHmac('sha1', secret).update(body).digest('hex');
 }

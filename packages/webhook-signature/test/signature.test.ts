@@ -6,7 +6,7 @@ import { loadVector } from '@sluice/testkit';
 interface SignatureCase { secret: string; body: string; bodyBase64: string; xSignature: string }
 const cases = loadVector<SignatureCase[]>('signatures.json');
 
-describe('X-Signature: hex HMAC-SHA1 of the exact body bytes (vectors/signatures.json)', () => {
+describe('X-Signature: hex HMAC-SHA1 of the exact body bytes (test/vectors/signatures.json)', () => {
   for (const c of cases) {
     it(c.body.slice(0, 40), () => {
       const bytes = Buffer.from(c.bodyBase64, 'base64');

@@ -1,4 +1,4 @@
-/** Options of the audience-sync factory, with their defaults (STYLE §12). */
+/** Options of the audience-sync factory, with their defaults (docs/CONVENTIONS.md). */
 export interface AudienceSyncOptions {
   /** Port of the snapshot API and /metrics, /healthz, /readyz (0 picks a free one). */
   port: number;

@@ -1,4 +1,4 @@
-/** HTTP routes of the snapshot API (SPEC §8), served beside /metrics, /healthz and /readyz. */
+/** HTTP routes of the snapshot API (docs/reference/audiences.md), served beside /metrics, /healthz and /readyz. */
 export const ROUTES = {
   audiences: '/v1/audiences/snapshots',
   traits: '/v1/traits/snapshots',

@@ -1,4 +1,4 @@
-/** Base of every audience-sync error: a stable `code` and whether retrying may help (STYLE §6). */
+/** Base of every audience-sync error: a stable `code` and whether retrying may help (docs/CONVENTIONS.md). */
 export class AudienceSyncError extends Error {
   readonly code: string;
   readonly retryable: boolean;
@@ -10,7 +10,7 @@ export class AudienceSyncError extends Error {
   }
 }
 
-/** A snapshot chunk that breaks the §8 contract; `field` names what is wrong. */
+/** A snapshot chunk that breaks the contract of docs/reference/audiences.md; `field` names what is wrong. */
 export class InvalidSnapshotError extends AudienceSyncError {
   readonly field: string;
   constructor(code: string, field: string, message: string) {

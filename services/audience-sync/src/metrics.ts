@@ -1,6 +1,9 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-/** Every metric of audience-sync (SPEC §11 "audience identifies emitted"), on the service's registry. */
+/**
+ * Every metric of audience-sync (docs/reference/observability.md "audience identifies emitted"), on the service's
+ * registry.
+ */
 export interface AudienceSyncMetrics {
   identifiesEmitted: Counter<'kind' | 'change'>;
   syncsCompleted: Counter<'kind'>;

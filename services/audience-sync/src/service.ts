@@ -18,7 +18,7 @@ export interface AudienceSyncService extends RunningService {
 }
 
 /**
- * The audience-sync service (SPEC §8): snapshot chunks in (topic and HTTP), identify events out.
+ * The audience-sync service (docs/reference/audiences.md): snapshot chunks in (topic and HTTP), identify events out.
  * Start: topics → rebuild membership from `sluice.audience-state` → consume `sluice.audiences` →
  * open the HTTP API.
  */

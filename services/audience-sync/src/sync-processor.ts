@@ -45,7 +45,7 @@ export interface SnapshotRecord extends LogPosition {
 }
 
 /**
- * Turns snapshot chunks into identify events (SPEC §8). The order at `final` is what makes a crash
+ * Turns snapshot chunks into identify events (docs/reference/audiences.md). The order at `final` is what makes a crash
  * harmless (docs/audiences.md): 1) every identify of the sync is acknowledged on the events topic,
  * 2) then the new membership and the sync marker are written to the state topic, 3) only then may
  * the consumer commit past the sync's chunks (`heldOffset`). A crash before 3 replays the sync from

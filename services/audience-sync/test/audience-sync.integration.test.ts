@@ -27,7 +27,7 @@ const seen = (ids: { userId: string; traits: Record<string, unknown> }[]) =>
 test('three syncs over HTTP: all members, then only changes, then nothing; traits; restart; validation', async (t) => {
   let service = await start();
 
-  await t.test('first sync → one identify per member, with the §8 shape', async () => {
+  await t.test('first sync → one identify per member, with the shape of docs/reference/audiences.md', async () => {
     assert.equal((await postChunk(service.port, ROUTES.audiences, audience('s1', ['u1', 'u2'], false))).status, 202);
     assert.equal((await postChunk(service.port, ROUTES.audiences, audience('s1', ['u3'], true))).status, 202);
     const ids = await readIdentifies(topics.events, 3);

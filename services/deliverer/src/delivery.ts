@@ -24,7 +24,7 @@ export interface DeliveryDeps {
 /**
  * Makes one attempt of a job: POSTs the body to every wanted endpoint of the destination at once
  * (each request under the destination's in-flight cap), records every attempt on
- * `sluice.attempts`, and hands the event on per SPEC §6 — done, `sluice.retry`, or
+ * `sluice.attempts`, and hands the event on per docs/reference/delivery.md — done, `sluice.retry`, or
  * `sluice.dead-letter`. Resolves only when every record it wrote is acknowledged.
  */
 export class Delivery {
@@ -37,7 +37,7 @@ export class Delivery {
 
   async run(job: DeliveryJob, destination: Destination): Promise<Decision> {
     const config = this.deps.config();
-    // Endpoints removed from the destination since the job was scheduled are dropped (SPEC §6).
+    // Endpoints removed from the destination since the job was scheduled are dropped (docs/reference/delivery.md).
     const endpoints = destination.endpoints.filter((e) => job.endpoints.includes(e.url));
     if (endpoints.length === 0) {
       await this.deadLetter(job, 'no_endpoints', `no endpoint of ${destination.id} left to deliver to`);

@@ -1,6 +1,6 @@
 /**
  * Every failure of a delivery attempt has a stable `code` (written to `sluice.attempts` and the
- * retry history) and a `retryable` flag (SPEC §6). Raw errors from the network stack are mapped
+ * retry history) and a `retryable` flag (docs/reference/delivery.md). Raw errors from the network stack are mapped
  * onto these codes by `classifyError` in `domain/classify.ts`.
  */
 export abstract class DeliveryError extends Error {
@@ -8,7 +8,7 @@ export abstract class DeliveryError extends Error {
   abstract readonly retryable: boolean;
 }
 
-/** The one deadline for connect + response passed (SPEC §6: 5 s by default). */
+/** The one deadline for connect + response passed (docs/reference/delivery.md: 5 s by default). */
 export class DeliveryTimeoutError extends DeliveryError {
   readonly code = 'timeout';
   readonly retryable = true;
@@ -17,7 +17,7 @@ export class DeliveryTimeoutError extends DeliveryError {
   }
 }
 
-/** The SSRF guard refused the address the endpoint resolved to (SPEC §12). Never retried. */
+/** The SSRF guard refused the address the endpoint resolved to (docs/reference/security.md). Never retried. */
 export class SsrfBlockedError extends DeliveryError {
   readonly code = 'ssrf_blocked';
   readonly retryable = false;

@@ -4,7 +4,7 @@ import type { AttemptResult } from './domain/attempt-result.ts';
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const END_TO_END_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3_600, 14_400];
 
-/** Every metric of the deliverer (SPEC §11); names are documented in docs/deliverer.md. */
+/** Every metric of the deliverer (docs/reference/observability.md); names are documented in docs/deliverer.md. */
 export class DelivererMetrics {
   readonly attempts: Counter<'destination' | 'outcome' | 'status_class'>;
   readonly attemptDuration: Histogram<'destination' | 'outcome'>;

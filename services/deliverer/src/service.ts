@@ -35,7 +35,7 @@ export interface DelivererService extends RunningService {
 }
 
 /**
- * The deliverer (SPEC §5, §6): consumes `sluice.events` and `sluice.redeliver`, POSTs signed
+ * The deliverer (docs/reference/routing.md, delivery.md): consumes `sluice.events` and `sluice.redeliver`, POSTs signed
  * webhooks, and hands failures to the retry service or the dead-letter topic.
  */
 export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) {

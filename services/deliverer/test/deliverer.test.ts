@@ -96,7 +96,7 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     assert.equal(res.status, 200);
   });
 
-  it('renders all seven body shapes exactly, signs the exact bytes, and sends the §6 header set', async () => {
+  it('renders all seven body shapes exactly, signs the exact bytes, and sends the delivery header set', async () => {
     const events = vectors.cases.map((c) => ({ ...c.envelope, sourceId: 's-golden' }));
     await produceEvents(kafka, topics().events, events);
     const requests = await r.golden.waitFor(7, 20_000);

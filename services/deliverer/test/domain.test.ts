@@ -114,7 +114,7 @@ describe('stateAfterAttempt', () => {
   });
 });
 
-describe('routing (SPEC §5)', () => {
+describe('routing (docs/reference/routing.md)', () => {
   const dest = (id: string, extra: Partial<Destination> = {}): Destination => ({ id, name: 'Webhooks', type: 'webhooks', enabled: true, sourceIds: ['s1'], endpoints: [{ url: 'https://example.com/', headers: {} }], ...extra });
   const table: [string, Record<string, unknown> | undefined, boolean][] = [
     ['no integrations object', undefined, true],
@@ -137,7 +137,7 @@ describe('routing (SPEC §5)', () => {
   });
 });
 
-describe('AddressPolicy (SPEC §12)', () => {
+describe('AddressPolicy (docs/reference/security.md)', () => {
   const guard = new AddressPolicy(true, []);
   const refused = ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', '::ffff:127.0.0.1', '::ffff:7f00:1', '[::1]', 'fe80::1%eth0', 'fc00::1', 'ff02::1', '2002:0a00:0001::1', 'not-an-ip'];
   for (const a of refused) it(`refuses ${a}`, () => assert.equal(guard.check(a).allowed, false));

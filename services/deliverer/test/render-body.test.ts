@@ -13,7 +13,7 @@ interface PayloadCase {
 
 const vectors = loadVector<{ cases: PayloadCase[] }>('payloads.json');
 
-describe('renderBody (SPEC §6 golden vectors)', () => {
+describe('renderBody (docs/reference/delivery.md golden vectors)', () => {
   it('covers all seven body shapes', () => {
     assert.deepEqual(new Set(vectors.cases.map((c) => c.envelope.type)), new Set(['page', 'screen', 'identify', 'track', 'alias', 'group', 'delete']));
   });

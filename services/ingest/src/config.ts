@@ -5,7 +5,7 @@ export function ingestSettings(config: SluiceConfig) {
   return {
     ...config.ingest,
     topics: { events: config.kafka.topics.events, rejected: config.kafka.topics.rejected },
-    /** SPEC §13, fixed by the contract. */
+    /** docs/reference/limits.md, fixed by the contract. */
     maxBodyBytes: LIMITS.batchBytes,
     maxCallBytes: LIMITS.callBytes,
     maxCalls: LIMITS.callsPerBatch,

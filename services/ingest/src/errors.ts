@@ -1,5 +1,5 @@
 /**
- * Whole-request failures of ingest (SPEC §3). Each has a stable `code` (the `code` of the error
+ * Whole-request failures of ingest (docs/reference/tracking-api.md). Each has a stable `code` (the `code` of the error
  * body) and the HTTP status it maps to; handlers throw them and one place renders them.
  */
 export class IngestError extends Error {
@@ -86,7 +86,7 @@ export class MethodNotAllowedError extends IngestError {
   }
 }
 
-/** The error body of SPEC §3. */
+/** The error body of docs/reference/tracking-api.md. */
 export function errorBody(err: IngestError): string {
   return JSON.stringify({ success: false, code: err.code, message: err.message });
 }

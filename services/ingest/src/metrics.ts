@@ -1,6 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 
-/** Every metric of ingest (SPEC §11), registered on the service's registry. */
+/** Every metric of ingest (docs/reference/observability.md), registered on the service's registry. */
 export function createIngestMetrics(registry: Registry) {
   return {
     requests: new Counter({

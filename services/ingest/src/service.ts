@@ -29,7 +29,8 @@ export interface IngestService extends RunningService {
 }
 
 /**
- * The ingest service (SPEC §3, §9): the Segment-compatible tracking API and the deletion API on
+ * The ingest service (docs/reference/tracking-api.md, deletions.md): the Segment-compatible tracking API and the
+ * deletion API on
  * one port, producing into Kafka through one idempotent producer with a short linger.
  */
 export function createIngest(ctx: ServiceContext, options: IngestOptions) {

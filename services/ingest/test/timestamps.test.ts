@@ -8,7 +8,7 @@ interface Vector {
   cases: { name: string; timestamp: string | null; sentAt: string | null; receivedAt: string; expect: { timestamp: string; originalTimestamp?: string } }[];
 }
 
-test('every case of vectors/timestamps.json', () => {
+test('every case of test/vectors/timestamps.json', () => {
   const { cases } = loadVector<Vector>('timestamps.json');
   assert.ok(cases.length >= 5);
   for (const c of cases) {

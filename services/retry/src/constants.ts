@@ -1,4 +1,4 @@
-/** Header names, group-id suffixes and limits of the retry service, in one place (STYLE §8). */
+/** Header names, group-id suffixes and limits of the retry service, in one place (docs/CONVENTIONS.md). */
 
 /** Consumer group of the intake consumer (`sluice.retry`), appended to `kafka.clientId`. */
 export const INTAKE_GROUP_SUFFIX = 'retry';

@@ -1,4 +1,4 @@
-/** Typed errors of the retry service, each with a stable `code` (STYLE §6). */
+/** Typed errors of the retry service, each with a stable `code` (docs/CONVENTIONS.md). */
 export class RetryServiceError extends Error {
   readonly code: string;
   readonly retryable: boolean;

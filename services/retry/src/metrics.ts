@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-/** Every metric of the retry service (SPEC §11), registered on the service's registry. */
+/** Every metric of the retry service (docs/reference/observability.md), registered on the service's registry. */
 export class RetryMetrics {
   /** Retries placed on a tier when they arrive from `sluice.retry`, by tier. */
   readonly scheduled: Counter<'tier'>;

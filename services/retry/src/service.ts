@@ -22,7 +22,7 @@ export interface RetryService extends RunningService {
 }
 
 /**
- * The retry service (SPEC §7): `sluice.retry` → delay tiers → `sluice.redeliver`, or
+ * The retry service (docs/reference/retries.md): `sluice.retry` → delay tiers → `sluice.redeliver`, or
  * `sluice.dead-letter` once the window is spent. The tier set is fixed at start (each tier has
  * its own consumer); window, schedule and jitter are read per record, so reloads apply.
  */

@@ -31,7 +31,7 @@ const table: {
   { name: "a replay's short window can be spent", state: { firstAttemptAt: T0, attempts: 1, windowMs: 20 * S }, now: T0 + 21 * S, random: 0.5, expect: { kind: 'dead' } },
 ];
 
-describe('nextAttempt (SPEC §7 backoff)', () => {
+describe('nextAttempt (docs/reference/retries.md backoff)', () => {
   for (const row of table) {
     it(row.name, () => {
       const decision = nextAttempt({ state: row.state, settings, now: row.now, random: () => row.random });

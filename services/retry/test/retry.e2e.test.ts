@@ -12,7 +12,9 @@ import { createTopics, testKafka, watchTopic } from './helpers.ts';
 const WINDOW = 8_000;
 const SCHEDULE = [1_000, 2_000, 4_000];
 const JITTER = 0.1;
-/** Lateness allowed per forward in these tests (the SPEC allows 2 s; the retry service aims far lower). */
+/**
+ * Lateness allowed per forward in these tests (docs/reference/retries.md allows 2 s; the retry service aims far lower).
+ */
 const LATE_MS = 1_500;
 
 const event = (sourceId: string, messageId: string): EventEnvelope => ({
@@ -91,7 +93,7 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
     assert.ok(requests.length >= 4, `${requests.length} attempts`);
     // The last attempt is clipped to the window end, unless the schedule (jitter plus lateness
     // carried from attempt to attempt) already put it just before the end: then it ended after
-    // the window end and nothing was left to clip (SPEC §7; seen once with 17 ms to spare).
+    // the window end and nothing was left to clip (docs/reference/retries.md; seen once with 17 ms to spare).
     const lastDue = Number(forwards.at(-1)!.headers[RETRY_HEADERS.dueAt]);
     assert.ok(lastDue <= windowEnd, `the last attempt was due ${lastDue - windowEnd} ms after the window end`);
     if (lastDue !== windowEnd) assert.ok(windowEnd - lastDue < LATE_MS, `the last attempt was due ${windowEnd - lastDue} ms before the window end, and none followed at the end`);

@@ -5,7 +5,7 @@ import { chooseTier, eligibleAt, finalHoldMs, normaliseTiers, place } from '../s
 const tiers = [10_000, 30_000, 60_000, 3_600_000];
 const A = 500; // hop allowance
 
-describe('delay tiers (SPEC §7)', () => {
+describe('delay tiers (docs/reference/retries.md)', () => {
   const rows: [remaining: number, tier: number][] = [
     [1, 10_000], [9_999, 10_000], [10_000, 10_000], [29_999, 10_000], [30_000, 10_000], [30_499, 10_000],
     [30_500, 30_000], [60_499, 30_000], [60_500, 60_000], [3_600_499, 60_000], [3_600_500, 3_600_000], [14_400_000, 3_600_000],

@@ -1,4 +1,4 @@
-/** The call types `sluice send` can build (SPEC §3 routes). */
+/** The call types `sluice send` can build (docs/reference/tracking-api.md routes). */
 export const CALL_TYPES = ['track', 'identify', 'page', 'screen', 'group', 'alias'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
 

@@ -4,7 +4,7 @@ import type { Snapshot } from '@sluice/envelope';
 export type SnapshotRead = { ok: true; value: unknown } | { ok: false; code: string; message: string };
 
 /**
- * Reads a `sluice.audiences` record value in either format (SPEC §4): a Confluent-framed record is
+ * Reads a `sluice.audiences` record value in either format (docs/reference/envelope.md): a Confluent-framed record is
  * unwrapped (and schema-checked) by the registry codec; a plain JSON record is only parsed, so the
  * domain's `parseSnapshot` reports its precise field-level reason. Both then go through
  * `parseSnapshot`.

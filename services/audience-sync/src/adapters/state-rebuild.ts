@@ -4,7 +4,7 @@ import type { Logger } from '@sluice/logging';
 
 /**
  * Reads the compacted state topic from the beginning up to the high watermarks seen at start and
- * hands every record to `apply` (SPEC §8 "rebuilt on start"). A throwaway consumer group that never
+ * hands every record to `apply` (docs/reference/audiences.md "rebuilt on start"). A throwaway consumer group that never
  * commits: every start reads the whole (compacted) topic.
  */
 export async function rebuildState(options: {

@@ -3,7 +3,7 @@ import { identifyMessageId } from './message-id.ts';
 import type { SyncTarget } from './snapshot.ts';
 
 /**
- * The identify event announcing one member change (SPEC §8): `traits: { <property>: value }` and
+ * The identify event announcing one member change (docs/reference/audiences.md): `traits: { <property>: value }` and
  * `context.audience` (or `context.computedTrait`) `{ name, key, syncId }` so receivers can tell
  * where it came from. `now` is the completion time of the sync, ISO 8601 with milliseconds.
  */

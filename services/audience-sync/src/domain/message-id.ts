@@ -4,7 +4,7 @@ import type { SyncTarget } from './snapshot.ts';
 /**
  * The `messageId` of an emitted identify: a UUID-shaped digest of (kind, source, name, user, sync),
  * so the same change emitted twice (a replay after a crash) carries the same id and receivers can
- * de-duplicate it, while the same user in another sync gets a new id (SPEC §8).
+ * de-duplicate it, while the same user in another sync gets a new id (docs/reference/audiences.md).
  */
 export function identifyMessageId(target: SyncTarget, userId: string, syncId: string): string {
   const hex = createHash('sha256')

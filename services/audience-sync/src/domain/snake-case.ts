@@ -1,5 +1,5 @@
 /**
- * The trait property of an audience or computed-trait name (SPEC §8, vectors/snake_case.json):
+ * The trait property of an audience or computed-trait name (docs/reference/audiences.md, test/vectors/snake_case.json):
  * a lower-case letter or digit followed by an upper-case letter starts a new word; an upper-case
  * run followed by a capitalised word ends before that word; then everything is lower-cased, each
  * run of non-alphanumerics becomes one underscore, and underscores are trimmed at both ends.

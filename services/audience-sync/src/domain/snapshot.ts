@@ -45,7 +45,7 @@ const fail = (code: string, field: string, message: string): ParseResult => ({
 const badUserId = (id: unknown) => typeof id !== 'string' || id.length === 0 || id.length > MAX_USER_ID_CHARS;
 
 /**
- * Checks one snapshot chunk against SPEC §8. `expected` pins the kind (each HTTP route takes one);
+ * Checks one snapshot chunk against docs/reference/audiences.md. `expected` pins the kind (each HTTP route takes one);
  * without it (records on `sluice.audiences`) the kind is told by the `audience` or `trait` field.
  */
 export function parseSnapshot(value: unknown, isKnownSource: (id: string) => boolean, expected?: SyncKind): ParseResult {
@@ -86,7 +86,7 @@ export function parseSnapshot(value: unknown, isKnownSource: (id: string) => boo
   return { ok: true, chunk: { kind, target, syncId, final, values: pairs } };
 }
 
-/** The chunk in its wire form (SPEC §8), as written onto `sluice.audiences`. */
+/** The chunk in its wire form (docs/reference/audiences.md), as written onto `sluice.audiences`. */
 export function snapshotToWire(chunk: SnapshotChunk): Record<string, unknown> {
   const { target, syncId, final } = chunk;
   if (chunk.kind === 'audience') return { sourceId: target.sourceId, audience: target.name, syncId, members: chunk.members, final };

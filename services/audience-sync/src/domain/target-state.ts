@@ -26,7 +26,7 @@ export type ChunkVerdict =
   | { action: 'applied'; abandoned?: string; complete: boolean };
 
 /**
- * Membership of one audience or computed trait and the diff of the sync in progress (SPEC §8).
+ * Membership of one audience or computed trait and the diff of the sync in progress (docs/reference/audiences.md).
  * Pure: chunks in, changes out. Nothing is decided before `final`: while a sync runs, members are
  * only marked (SEEN; PENDING for joiners and changed values), so an abandoned sync leaves no trace.
  */

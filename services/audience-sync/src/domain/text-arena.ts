@@ -1,7 +1,7 @@
 /**
  * Strings packed end to end in one growable `Uint16Array` (UTF-16 code units), addressed by
  * (start, length). A million user ids cost their characters and nothing per object, which is what
- * keeps a large audience's state index compact (SPEC §8, "memory stays bounded").
+ * keeps a large audience's state index compact (docs/reference/audiences.md, "memory stays bounded").
  */
 export class TextArena {
   #units: Uint16Array;

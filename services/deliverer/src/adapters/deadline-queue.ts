@@ -1,5 +1,5 @@
 /**
- * The one deadline of a webhook request (SPEC §6: connect + response within `delivery.timeoutMs`),
+ * The one deadline of a webhook request (docs/reference/delivery.md: connect + response within `delivery.timeoutMs`),
  * as an abort signal undici accepts (it only needs `aborted`, `reason` and the EventTarget
  * listener methods). Much cheaper than an `AbortController` plus a `setTimeout` per request.
  */

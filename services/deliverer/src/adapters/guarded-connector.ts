@@ -18,7 +18,7 @@ export interface GuardedConnectorOptions {
 
 /**
  * An undici connector that enforces the SSRF guard on the address actually connected to
- * (SPEC §12): an IP-literal host is checked before connecting, a hostname is checked inside the
+ * (docs/reference/security.md): an IP-literal host is checked before connecting, a hostname is checked inside the
  * socket's DNS lookup (only allowed resolved addresses are offered to the socket, so DNS rebinding cannot slip a
  * private one in),
  * and the connected socket's peer address is checked once more before any byte is written.

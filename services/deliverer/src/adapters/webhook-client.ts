@@ -15,7 +15,7 @@ export interface WebhookRequest {
   url: string;
   headers: Record<string, string>;
   body: Buffer;
-  /** One deadline for connect + response (SPEC §6). */
+  /** One deadline for connect + response (docs/reference/delivery.md). */
   timeoutMs: number;
 }
 

@@ -6,7 +6,7 @@ type Cidr = [Address, number];
 export type AddressVerdict = { allowed: true } | { allowed: false; range: string };
 
 /**
- * The SSRF guard's rule for one IP address (SPEC §12): only public unicast addresses may be
+ * The SSRF guard's rule for one IP address (docs/reference/security.md): only public unicast addresses may be
  * connected to, unless an allow-listed CIDR covers the address. Loopback, private, link-local
  * (cloud metadata), CGNAT, multicast, unspecified, reserved and every special IPv6 range —
  * including IPv4 embedded in 6to4/Teredo/NAT64 — are refused. IPv4-mapped IPv6 is judged as the

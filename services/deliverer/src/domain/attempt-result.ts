@@ -1,4 +1,4 @@
-/** What happened when one attempt was made to one endpoint (SPEC §6). */
+/** What happened when one attempt was made to one endpoint (docs/reference/delivery.md). */
 export type AttemptOutcome = 'success' | 'retryable' | 'permanent';
 
 export interface AttemptResult {

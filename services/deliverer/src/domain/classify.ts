@@ -9,7 +9,7 @@ export interface Classification {
 }
 
 /**
- * An HTTP answer (SPEC §6): any 2xx delivers; 5xx, 408 and 429 are retried (429/503 with their
+ * An HTTP answer (docs/reference/delivery.md): any 2xx delivers; 5xx, 408 and 429 are retried (429/503 with their
  * `Retry-After`); every other status — 1xx, 3xx (redirects are never followed), other 4xx — is
  * permanent.
  */

@@ -10,7 +10,7 @@ function describe(r: AttemptResult): string {
 }
 
 /**
- * What to do with an event after one attempt to all its endpoints (SPEC §6): delivered as soon
+ * What to do with an event after one attempt to all its endpoints (docs/reference/delivery.md): delivered as soon
  * as one endpoint answered 2xx; otherwise retried to the endpoints whose failure was retryable;
  * dead-lettered at once when every failure was permanent.
  */

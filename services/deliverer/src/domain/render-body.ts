@@ -2,7 +2,7 @@ import { parseCanonicalTimestamp, type EventEnvelope, type JsonObject } from '@s
 
 export type RenderResult = { ok: true; body: JsonObject } | { ok: false; code: 'invalid_timestamp'; message: string };
 
-/** ISO 8601 UTC with milliseconds and `Z` (SPEC §6), or undefined when `value` is not a date. */
+/** ISO 8601 UTC with milliseconds and `Z` (docs/reference/delivery.md), or undefined when `value` is not a date. */
 export function toIsoMillis(value: string): string | undefined {
   // What ingest writes is already in the output form (a real date, milliseconds, `Z`): itself.
   if (parseCanonicalTimestamp(value) !== undefined) return value;
@@ -15,7 +15,7 @@ export function toIsoMillis(value: string): string | undefined {
 const present = <T>(value: T | undefined | null): value is T => value !== undefined && value !== null;
 
 /**
- * The webhook body of an event, exactly as SPEC §6 shapes it per type. Pure: the same envelope
+ * The webhook body of an event, exactly as docs/reference/delivery.md shapes it per type. Pure: the same envelope
  * always gives the same object (and `encodeBody` the same bytes).
  */
 export function renderBody(event: EventEnvelope): RenderResult {

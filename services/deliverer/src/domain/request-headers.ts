@@ -3,7 +3,7 @@ import { SIGNATURE_HEADER } from '@sluice/webhook-signature';
 import { CONTENT_TYPE, MESSAGE_ID_HEADER, USER_AGENT } from '../constants.ts';
 
 /**
- * The headers of a webhook request (SPEC §6). The endpoint's static headers go first so that the
+ * The headers of a webhook request (docs/reference/delivery.md). The endpoint's static headers go first so that the
  * fixed ones can never be overridden (config validation already rejects reserved names).
  */
 export function requestHeaders(endpoint: Endpoint, messageId: string, signature: string | undefined): Record<string, string> {

@@ -1,11 +1,11 @@
 import type { Destination } from '@sluice/config';
 import type { EventEnvelope } from '@sluice/envelope';
 
-/** The integration name Segment-style callers use for this destination type (SPEC §5). */
+/** The integration name Segment-style callers use for this destination type (docs/reference/routing.md). */
 export const WEBHOOKS_INTEGRATION = 'Webhooks';
 
 /**
- * Whether the call's `integrations` object lets it reach `destination` (SPEC §5). Keys are
+ * Whether the call's `integrations` object lets it reach `destination` (docs/reference/routing.md). Keys are
  * case-sensitive. The most specific explicit setting wins: the destination's id, then its name,
  * then `Webhooks`; without one, `All: false` turns it off. Any value other than `false` (for
  * example a settings object) counts as on.

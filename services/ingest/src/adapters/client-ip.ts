@@ -1,6 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 
-/** `context.ip` (SPEC §3): the first `X-Forwarded-For` hop when the proxy is trusted, else the socket. */
+/**
+ * `context.ip` (docs/reference/tracking-api.md): the first `X-Forwarded-For` hop when the proxy is trusted, else the
+ * socket.
+ */
 export function clientIp(req: IncomingMessage, trustProxy: boolean): string | undefined {
   if (trustProxy) {
     const header = req.headers['x-forwarded-for'];

@@ -14,7 +14,7 @@ function bearer(header: string | undefined): string | undefined {
 }
 
 /**
- * `POST /v1/deletions` (SPEC §9): behind `ingest.adminToken` (404 when none is configured),
+ * `POST /v1/deletions` (docs/reference/deletions.md): behind `ingest.adminToken` (404 when none is configured),
  * emits one `delete` envelope per affected source and answers `202 { id }` after the ack.
  */
 export async function handleDeletion(deps: ApiDeps, req: IncomingMessage): Promise<{ status: number; body: string }> {

@@ -28,7 +28,10 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
   res.end(body);
 }
 
-/** The tracking API (SPEC §3) and the deletion API (SPEC §9), one handler for the service's port. */
+/**
+ * The tracking API (docs/reference/tracking-api.md) and the deletion API (docs/reference/deletions.md), one handler for
+ * the service's port.
+ */
 export function createApiHandler(deps: ApiDeps): RequestHandler {
   const full = { ...deps, rateLimiter: deps.rateLimiter ?? new RateLimiter() };
   return async (req: IncomingMessage, res: ServerResponse) => {

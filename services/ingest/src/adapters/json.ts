@@ -8,7 +8,7 @@ const CONSTRUCTOR = Buffer.from('constructor');
 const UNICODE_ESCAPE = Buffer.from('\\u');
 
 /**
- * Parses a request body without prototype pollution (SPEC §12): `__proto__` keys and
+ * Parses a request body without prototype pollution (docs/reference/security.md): `__proto__` keys and
  * `constructor.prototype` are removed before any object is used. A body that contains none of
  * the byte patterns above (nearly all of them; checked with `Buffer#indexOf`, far cheaper than
  * secure-json-parse's regexes over the decoded text) cannot hold such a key and goes straight

@@ -5,7 +5,7 @@ import { BodyTooLargeError, MalformedGzipError, UnsupportedMediaTypeError } from
 /** Content types ingest reads as JSON; a missing one is accepted too (old clients) [decision]. */
 const JSON_TYPES = /^(application\/json|application\/[\w.+-]*\+json|text\/plain)\s*(;|$)/i;
 
-/** Throws 415 for a content type or encoding ingest does not read (SPEC §3). */
+/** Throws 415 for a content type or encoding ingest does not read (docs/reference/tracking-api.md). */
 export function checkContentType(req: IncomingMessage): void {
   const type = req.headers['content-type'];
   if (type !== undefined && type !== '' && !JSON_TYPES.test(type)) throw new UnsupportedMediaTypeError(`content type ${type} is not supported; send application/json`);
@@ -15,7 +15,7 @@ export function checkContentType(req: IncomingMessage): void {
 
 /**
  * Reads a request body, inflating gzip/deflate on the fly, and stops as soon as the
- * decompressed size passes `limit` (SPEC §12): a gzip bomb costs at most `limit` plus one zlib
+ * decompressed size passes `limit` (docs/reference/security.md): a gzip bomb costs at most `limit` plus one zlib
  * chunk of memory, never its inflated size. On failure the rest of the upload is discarded
  * unread so the error response can still reach the client.
  */

@@ -24,7 +24,7 @@ function keyIndex(config: SluiceConfig): WriteKeyIndex {
 }
 
 /**
- * One tracking request (SPEC §3): authenticate, read and split the body, validate and normalise
+ * One tracking request (docs/reference/tracking-api.md): authenticate, read and split the body, validate and normalise
  * each call, then answer only after Kafka acknowledged the accepted and the rejected records.
  */
 export async function handleTracking(

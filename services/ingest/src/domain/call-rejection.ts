@@ -1,4 +1,4 @@
-/** Why one call of a request was rejected (SPEC §3 per-call validation); stable codes. */
+/** Why one call of a request was rejected (docs/reference/tracking-api.md per-call validation); stable codes. */
 export const REJECT_CODES = {
   notAnObject: 'invalid_call',
   tooLarge: 'call_too_large',

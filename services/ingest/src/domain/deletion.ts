@@ -7,7 +7,7 @@ export interface DeletionRequest {
   sourceIds?: string[];
 }
 
-/** Validates the body of `POST /v1/deletions` (SPEC §9). */
+/** Validates the body of `POST /v1/deletions` (docs/reference/deletions.md). */
 export function parseDeletionRequest(body: unknown): DeletionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidBodyError('body must be a JSON object');
   const { userId, sourceIds } = body as Record<string, unknown>;
@@ -18,8 +18,8 @@ export function parseDeletionRequest(body: unknown): DeletionRequest {
 }
 
 /**
- * One `delete` envelope per affected source that has an enabled webhooks destination (SPEC §9);
- * its `messageId` is the deletion id, which the deliverer sends as `X-Message-Id` (SPEC §6).
+ * One `delete` envelope per affected source that has an enabled webhooks destination (docs/reference/deletions.md);
+ * its `messageId` is the deletion id, which the deliverer sends as `X-Message-Id` (docs/reference/delivery.md).
  * Unknown source ids are refused rather than silently skipped [decision].
  */
 export function deletionEnvelopes(config: SluiceConfig, request: DeletionRequest, deletionId: string, nowMs: number): EventEnvelope[] {

@@ -3,7 +3,7 @@ import { keyCount, memberKey, type ObjectMembers } from './json-members.ts';
 import { CONTEXT_AS_SENT, envelopeFields, OMITTED_FIELDS, type CheckedCall, type RequestFacts } from './normalise-call.ts';
 
 /**
- * The JSON text of a call's envelope (SPEC §4) built from the call's text as sent: the call's
+ * The JSON text of a call's envelope (docs/reference/envelope.md) built from the call's text as sent: the call's
  * own members are copied as they are (minus `OMITTED_FIELDS`), each envelope field replaces the
  * member of its name in place, and the rest follow in order. It parses to the same value, keys
  * in the same order, as `JSON.stringify` of `normaliseCall`'s envelope; it only spares

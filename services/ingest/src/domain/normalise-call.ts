@@ -9,13 +9,13 @@ export interface RequestFacts {
   receivedAt: number;
   /** Client address for `context.ip` (socket or trusted X-Forwarded-For). */
   ip?: string;
-  /** Batch-level fields merged under each call's own (SPEC §3). */
+  /** Batch-level fields merged under each call's own (docs/reference/tracking-api.md). */
   batchContext?: JsonObject;
   batchIntegrations?: JsonObject;
   batchSentAt?: unknown;
   /** The route's type for single-call routes (`/v1/track` → `track`); undefined on batch routes. */
   routeType?: CallType;
-  /** Largest serialised call in bytes (SPEC §13: 32 KB). */
+  /** Largest serialised call in bytes (docs/reference/limits.md: 32 KB). */
   maxCallBytes: number;
   /** True when the whole body is so small that no call can exceed `maxCallBytes`. */
   skipSizeCheck?: boolean;
@@ -40,7 +40,7 @@ const notString = (v: unknown) => v !== undefined && v !== null && typeof v !== 
 // A module-level function, not a closure made per call: tsx wraps each named closure in a costly `__name` call.
 const rejection = (index: number, code: CallRejection['code'], message: string): { ok: false; rejection: CallRejection } => ({ ok: false, rejection: { index, code, message } });
 
-/** A call that passed the checks of SPEC §3, with what the checks worked out. */
+/** A call that passed the checks of docs/reference/tracking-api.md, with what the checks worked out. */
 export interface CheckedCall {
   call: JsonObject;
   type: CallType;
@@ -51,7 +51,7 @@ export interface CheckedCall {
 export type CheckResult = { ok: true; checked: CheckedCall } | { ok: false; rejection: CallRejection };
 
 /**
- * The checks of SPEC §3 for one call. `sentChars`, the length of the call's text as sent when
+ * The checks of docs/reference/tracking-api.md for one call. `sentChars`, the length of the call's text as sent when
  * known, spares the size check's serialisation when the call cannot be near the limit.
  */
 export function checkCall(call: unknown, index: number, facts: RequestFacts, sentChars?: number): CheckResult {
@@ -93,7 +93,7 @@ export type EnvelopeField = [key: string, value: unknown];
 export const CONTEXT_AS_SENT = Symbol('context as sent');
 
 /**
- * The fields the envelope of SPEC §4 sets on top of the call's own (minus `OMITTED_FIELDS`), in
+ * The fields the envelope of docs/reference/envelope.md sets on top of the call's own (minus `OMITTED_FIELDS`), in
  * the order they are set: a field the call has keeps the call's position, the others follow in
  * this order. With `contextAsSent` (no batch context, the call's context is an object), context
  * is `CONTEXT_AS_SENT` instead of a merged copy.
@@ -128,7 +128,7 @@ function mergedContext(call: JsonObject, facts: RequestFacts): JsonObject {
 export const OMITTED_FIELDS: ReadonlySet<string> = new Set(['writeKey', 'timestamp', 'sentAt', 'userId', 'anonymousId', 'messageId', '__proto__']);
 
 /**
- * Validates one call and turns it into the envelope of SPEC §4, pure (clock and id generator
+ * Validates one call and turns it into the envelope of docs/reference/envelope.md, pure (clock and id generator
  * come in `facts`). Unknown fields are kept; `writeKey` never is.
  */
 export function normaliseCall(call: unknown, index: number, facts: RequestFacts): NormaliseResult {

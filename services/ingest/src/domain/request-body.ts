@@ -1,7 +1,7 @@
 import { isJsonObject, type CallType, type JsonObject } from '@sluice/envelope';
 import { InvalidBodyError, TooManyCallsError } from '../errors.ts';
 
-/** A request body taken apart (SPEC §3): its calls plus the batch-level fields. */
+/** A request body taken apart (docs/reference/tracking-api.md): its calls plus the batch-level fields. */
 export interface RequestBody {
   calls: unknown[];
   /** True when the body had a `batch` array (per-call `type` required). */
@@ -32,7 +32,7 @@ export function splitBody(body: unknown, maxCalls: number): RequestBody {
   };
 }
 
-/** The tracking routes and the call type of each single-call route (SPEC §3). */
+/** The tracking routes and the call type of each single-call route (docs/reference/tracking-api.md). */
 export const TRACKING_ROUTES: Record<string, CallType | 'batch'> = {
   '/v1/identify': 'identify',
   '/v1/track': 'track',

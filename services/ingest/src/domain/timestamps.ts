@@ -1,5 +1,5 @@
 /**
- * Timestamp normalisation of SPEC §3, pure: ISO 8601 in any common form in, ISO 8601 UTC with
+ * Timestamp normalisation of docs/reference/tracking-api.md, pure: ISO 8601 in any common form in, ISO 8601 UTC with
  * milliseconds and `Z` out, and the clock-skew correction
  * `timestamp = receivedAt − (sentAt − originalTimestamp)`.
  */
@@ -74,7 +74,7 @@ export interface NormalisedTimes {
 }
 
 /**
- * Applies SPEC §3: corrected when both client timestamp and `sentAt` are given, the client value
+ * Applies docs/reference/tracking-api.md: corrected when both client timestamp and `sentAt` are given, the client value
  * when only it is, else `receivedAt`. An unreadable value counts as absent [decision].
  */
 export function normaliseTimes(times: CallTimes): NormalisedTimes {

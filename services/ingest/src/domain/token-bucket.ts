@@ -2,7 +2,7 @@
 export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 /**
- * A token bucket (per-source rate limit, SPEC §3/§12), pure: the clock is passed in.
+ * A token bucket (per-source rate limit, docs/reference/tracking-api.md, security.md), pure: the clock is passed in.
  * Holds up to `burst` tokens, refilled at `perSecond`.
  */
 export class TokenBucket {

@@ -1,7 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Source } from '@sluice/config';
 
-/** The write key of an `Authorization: Basic` header: the user name; a missing colon is accepted (SPEC §3). */
+/**
+ * The write key of an `Authorization: Basic` header: the user name; a missing colon is accepted
+ * (docs/reference/tracking-api.md).
+ */
 export function writeKeyFromAuthorization(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^\s*basic\s+(\S+)\s*$/i.exec(header);
@@ -15,7 +18,7 @@ export function writeKeyFromAuthorization(header: string | undefined): string | 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
- * Finds the source of a write key in constant time (SPEC §12): every configured key is compared,
+ * Finds the source of a write key in constant time (docs/reference/security.md): every configured key is compared,
  * as fixed-length digests, whatever matches, so timing reveals neither the key nor where it sits.
  */
 export class WriteKeyIndex {
@@ -35,7 +38,7 @@ export class WriteKeyIndex {
   }
 }
 
-/** Constant-time comparison of an admin token (SPEC §12). */
+/** Constant-time comparison of an admin token (docs/reference/security.md). */
 export function tokenMatches(expected: string, given: string | undefined): boolean {
   return timingSafeEqual(digest(expected), digest(given ?? '')) && given !== undefined;
 }

@@ -2,7 +2,7 @@ import type { RetryState } from '@sluice/envelope';
 
 /** The `retry` section of the config this function needs (durations in ms). */
 export interface BackoffSettings {
-  /** Retries stop this long after the first attempt (SPEC §7: 4 h). */
+  /** Retries stop this long after the first attempt (docs/reference/retries.md: 4 h). */
   windowMs: number;
   /** Wait before retry n is `scheduleMs[min(n-1, len-1)]`. */
   scheduleMs: number[];
@@ -26,7 +26,7 @@ export interface BackoffInput {
 }
 
 /**
- * When the next attempt is due (SPEC §7). With n = attempts made so far (at least 1):
+ * When the next attempt is due (docs/reference/retries.md). With n = attempts made so far (at least 1):
  * - the wait is `scheduleMs[min(n-1, len-1)]` scaled by a uniform factor in [1 − jitter, 1 + jitter];
  *   a `Retry-After` replaces it, without jitter (jitter would make us call back earlier than asked);
  * - due = now + wait, clipped to the window's end = firstAttemptAt + window (`state.windowMs`, set by

@@ -1,5 +1,5 @@
 /**
- * Delay tiers (SPEC §7). Tiers are spans in ms, sorted ascending; the shortest tier is the final
+ * Delay tiers (docs/reference/retries.md). Tiers are spans in ms, sorted ascending; the shortest tier is the final
  * approach, the others are plain delay queues.
  *
  * A record rides the longest tier T (other than the shortest) with T ≤ remaining wait − allowance,
