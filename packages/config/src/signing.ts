@@ -7,10 +7,19 @@ type RawDestination = RawConfig['destinations'][number];
 type Secret = string | { env: string };
 type RawKey = { secret: Secret; notBefore?: string; notAfter?: string };
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/i;
+
+/** Milliseconds of an RFC 3339 time with a zone; NaN for anything else (Date.parse alone accepts February 31). */
+function parseInstant(value: string): number {
+  const m = RFC3339.exec(value);
+  if (!m) return NaN;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return NaN;
+  return Date.parse(value);
+}
 
 function instant(field: string, value: string): number {
-  const ms = RFC3339.test(value) ? Date.parse(value) : NaN;
+  const ms = parseInstant(value);
   if (Number.isNaN(ms)) throw new ConfigError(field, `must be an RFC 3339 time with a zone, e.g. 2026-01-31T00:00:00Z, got ${JSON.stringify(value)}`);
   return ms;
 }
