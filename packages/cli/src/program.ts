@@ -83,10 +83,16 @@ export function buildProgram(io: CliIo): Command {
 
   program
     .command('verify')
-    .description('check an X-Signature or a Standard Webhooks signature against the body on stdin: sluice verify --secret S --signature H < body.json')
+    .description(
+      'check an X-Signature or a Standard Webhooks signature against the body on stdin: ' +
+        'sluice verify --secret S --signature H < body.json',
+    )
     .requiredOption('--secret <secret>', "the destination's shared secret, or its whsec_ secret for Standard Webhooks")
     .requiredOption('--signature <value>', 'the X-Signature or webhook-signature header value')
-    .addOption(new Option('--scheme <scheme>', 'signature scheme (default: standard-webhooks for a v1, signature)').choices(VERIFY_SCHEMES))
+    .addOption(
+      new Option('--scheme <scheme>', 'signature scheme (default: standard-webhooks for a v1, signature)')
+        .choices(VERIFY_SCHEMES),
+    )
     .option('--webhook-id <id>', 'the webhook-id header value (Standard Webhooks)')
     .option('--webhook-timestamp <seconds>', 'the webhook-timestamp header value (Standard Webhooks)')
     .option('--tolerance <duration>', 'how far webhook-timestamp may be from now, either way', '5m')

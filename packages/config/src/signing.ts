@@ -7,7 +7,7 @@ type RawDestination = RawConfig['destinations'][number];
 type Secret = string | { env: string };
 type RawKey = { secret: Secret; notBefore?: string; notAfter?: string };
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/i;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
 /** Milliseconds of an RFC 3339 time with a zone; NaN for anything else (Date.parse alone accepts February 31). */
 function parseInstant(value: string): number {
@@ -20,7 +20,10 @@ function parseInstant(value: string): number {
 
 function instant(field: string, value: string): number {
   const ms = parseInstant(value);
-  if (Number.isNaN(ms)) throw new ConfigError(field, `must be an RFC 3339 time with a zone, e.g. 2026-01-31T00:00:00Z, got ${JSON.stringify(value)}`);
+  if (Number.isNaN(ms)) {
+    const example = '2026-01-31T00:00:00Z';
+    throw new ConfigError(field, `must be an RFC 3339 time with a zone, e.g. ${example}, got ${JSON.stringify(value)}`);
+  }
   return ms;
 }
 
@@ -40,7 +43,11 @@ function key(field: string, raw: RawKey, resolve: (field: string, secret: Secret
  * given while the scheme is not chosen, or Standard Webhooks chosen without secrets, is an error;
  * every Standard Webhooks secret must be a well-formed `whsec_` secret.
  */
-export function resolveSigning(dest: RawDestination, base: string, resolve: (field: string, secret: Secret) => string): DestinationSigning {
+export function resolveSigning(
+  dest: RawDestination,
+  base: string,
+  resolve: (field: string, secret: Secret) => string,
+): DestinationSigning {
   const signing = dest.settings.signing;
   const field = `${base}.settings.signing`;
   const xSignature = signing.schemes.includes('x-signature');
@@ -55,19 +62,24 @@ export function resolveSigning(dest: RawDestination, base: string, resolve: (fie
     throw new ConfigError(`${field}.standardWebhooks`, 'is set but signing.schemes does not include standard-webhooks');
   }
   if (standardWebhooks && signing.standardWebhooks === undefined) {
-    throw new ConfigError(`${field}.standardWebhooks.secrets`, 'is required when signing.schemes includes standard-webhooks');
+    const problem = 'is required when signing.schemes includes standard-webhooks';
+    throw new ConfigError(`${field}.standardWebhooks.secrets`, problem);
   }
   const xSignatureKeys: SigningKey[] = [];
   if (dest.settings.sharedSecret !== undefined) {
     xSignatureKeys.push({ secret: resolve(`${base}.settings.sharedSecret`, dest.settings.sharedSecret) });
   }
-  signing.xSignature?.secrets.forEach((raw, i) => xSignatureKeys.push(key(`${field}.xSignature.secrets[${i}]`, raw, resolve)));
+  signing.xSignature?.secrets.forEach((raw, i) => {
+    xSignatureKeys.push(key(`${field}.xSignature.secrets[${i}]`, raw, resolve));
+  });
   const standardWebhooksKeys = (signing.standardWebhooks?.secrets ?? []).map((raw, i) => {
     const k = key(`${field}.standardWebhooks.secrets[${i}]`, raw, resolve);
     try {
       webhookSecretKey(k.secret);
     } catch (err) {
-      if (err instanceof WebhookSecretError) throw new ConfigError(`${field}.standardWebhooks.secrets[${i}].secret`, err.message);
+      if (err instanceof WebhookSecretError) {
+        throw new ConfigError(`${field}.standardWebhooks.secrets[${i}].secret`, err.message);
+      }
       throw err;
     }
     return k;

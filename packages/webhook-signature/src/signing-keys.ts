@@ -9,7 +9,8 @@ export interface SigningKey {
 }
 
 export function isActive(key: SigningKey, nowMs: number): boolean {
-  return (key.notBefore === undefined || nowMs >= key.notBefore) && (key.notAfter === undefined || nowMs < key.notAfter);
+  const started = key.notBefore === undefined || nowMs >= key.notBefore;
+  return started && (key.notAfter === undefined || nowMs < key.notAfter);
 }
 
 /** Every key active at `nowMs`, in the order given (Standard Webhooks sends one signature each). */

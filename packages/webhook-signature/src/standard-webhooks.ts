@@ -28,10 +28,13 @@ export class WebhookSecretError extends Error {
 
 /** The key bytes of a `whsec_` secret; throws `WebhookSecretError` saying what is wrong (never the secret). */
 export function webhookSecretKey(secret: string): Buffer {
-  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) throw new WebhookSecretError(`must start with ${WEBHOOK_SECRET_PREFIX}`);
+  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) {
+    throw new WebhookSecretError(`must start with ${WEBHOOK_SECRET_PREFIX}`);
+  }
   const encoded = secret.slice(WEBHOOK_SECRET_PREFIX.length);
   if (encoded.length === 0 || !BASE64.test(encoded)) {
-    throw new WebhookSecretError(`must be ${WEBHOOK_SECRET_PREFIX} followed by standard base64 (A-Z a-z 0-9 + /, = padding)`);
+    const problem = `must be ${WEBHOOK_SECRET_PREFIX} followed by standard base64 (A-Z a-z 0-9 + /, = padding)`;
+    throw new WebhookSecretError(problem);
   }
   const key = Buffer.from(encoded, 'base64');
   if (key.length < WEBHOOK_SECRET_BYTES.min || key.length > WEBHOOK_SECRET_BYTES.max) {
@@ -49,7 +52,12 @@ export function signStandardWebhook(key: Buffer, id: string, timestampSeconds: n
 }
 
 /** Why a Standard Webhooks request did not verify. */
-export type StandardWebhookFailure = 'missing_headers' | 'bad_timestamp' | 'too_old' | 'too_new' | 'no_matching_signature';
+export type StandardWebhookFailure =
+  | 'missing_headers'
+  | 'bad_timestamp'
+  | 'too_old'
+  | 'too_new'
+  | 'no_matching_signature';
 
 export type StandardWebhookVerdict = { ok: true } | { ok: false; reason: StandardWebhookFailure };
 
@@ -81,7 +89,8 @@ export function verifyStandardWebhook(check: StandardWebhookCheck): StandardWebh
     .filter((entry) => entry.startsWith('v1,'))
     .map((entry) => Buffer.from(entry.slice(3), 'utf8'));
   for (const secret of check.secrets) {
-    const expected = Buffer.from(signStandardWebhook(webhookSecretKey(secret), id, seconds, check.body).slice(3), 'utf8');
+    const signed = signStandardWebhook(webhookSecretKey(secret), id, seconds, check.body);
+    const expected = Buffer.from(signed.slice(3), 'utf8');
     if (given.some((g) => g.length === expected.length && timingSafeEqual(g, expected))) return { ok: true };
   }
   return { ok: false, reason: 'no_matching_signature' };

@@ -37,7 +37,8 @@ describe('signatureHeaders (injected clock)', () => {
 
   it('Standard Webhooks: webhook-id is the message id, the timestamp is the clock in seconds', () => {
     const secret = whsec();
-    const h = signatureHeaders(signing({ xSignature: false, standardWebhooks: true, standardWebhooksKeys: [{ secret }] }), 'm-2', BODY, T + 999)!;
+    const s = signing({ xSignature: false, standardWebhooks: true, standardWebhooksKeys: [{ secret }] });
+    const h = signatureHeaders(s, 'm-2', BODY, T + 999)!;
     assert.deepEqual(Object.keys(h).sort(), ['webhook-id', 'webhook-signature', 'webhook-timestamp']);
     assert.equal(h['webhook-id'], 'm-2');
     assert.equal(h['webhook-timestamp'], String(T / 1_000));
@@ -47,7 +48,11 @@ describe('signatureHeaders (injected clock)', () => {
 
   it('a later attempt is signed again with its own timestamp over the same bytes', () => {
     const secret = whsec();
-    const s = signing({ standardWebhooks: true, xSignatureKeys: [{ secret: 'hex' }], standardWebhooksKeys: [{ secret }] });
+    const s = signing({
+      standardWebhooks: true,
+      xSignatureKeys: [{ secret: 'hex' }],
+      standardWebhooksKeys: [{ secret }],
+    });
     const first = signatureHeaders(s, 'm-3', BODY, T)!;
     const retry = signatureHeaders(s, 'm-3', BODY, T + 10 * 60_000)!;
     assert.equal(Number(retry['webhook-timestamp']) - Number(first['webhook-timestamp']), 600);
@@ -76,7 +81,8 @@ describe('signatureHeaders (injected clock)', () => {
     const after = signatureHeaders(s, 'm-4', BODY, T)!;
     assert.equal(after['webhook-signature']!.split(' ').length, 1);
     assert.ok(!verifies(old, after, T) && verifies(next, after, T));
-    assert.equal(signatureHeaders({ ...s, standardWebhooksKeys: [{ secret: old, notAfter: T }] }, 'm-4', BODY, T), undefined);
+    const allExpired = { ...s, standardWebhooksKeys: [{ secret: old, notAfter: T }] };
+    assert.equal(signatureHeaders(allExpired, 'm-4', BODY, T), undefined, 'no active secret, no headers');
   });
 
   it('rotation of X-Signature: the newest active secret signs the single header', () => {

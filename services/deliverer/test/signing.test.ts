@@ -4,7 +4,14 @@ import { after, before, describe, it } from 'node:test';
 import { parseConfig, type SluiceConfig } from '@sluice/config';
 import type { EventEnvelope } from '@sluice/envelope';
 import { createKafka } from '@sluice/kafka';
-import { startReceiver, testConfig, testServiceContext, waitUntil, type ReceivedRequest, type Receiver } from '@sluice/testkit';
+import {
+  startReceiver,
+  testConfig,
+  testServiceContext,
+  waitUntil,
+  type ReceivedRequest,
+  type Receiver,
+} from '@sluice/testkit';
 import { verifySignature } from '@sluice/webhook-signature';
 import type { Kafka } from 'kafkajs';
 import { Webhook } from 'standardwebhooks';
@@ -47,7 +54,9 @@ function libraryVerifies(secret: string, req: ReceivedRequest): boolean {
 
 /** A receiver that answers 204 only when one of `secrets()` verifies the request, else 401. */
 const verifyingReceiver = (secrets: () => string[], status = (_index: number) => 204) =>
-  startReceiver({ behaviour: (req, index) => ({ status: secrets().some((s) => libraryVerifies(s, req)) ? status(index) : 401 }) });
+  startReceiver({
+    behaviour: (req, index) => ({ status: secrets().some((s) => libraryVerifies(s, req)) ? status(index) : 401 }),
+  });
 
 describe('deliverer signing, checked by the standardwebhooks package', () => {
   const r = {} as Record<'both' | 'rotation' | 'retry' | 'reload', Receiver>;
@@ -113,7 +122,8 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
     assert.ok(verifySignature(HEX_SECRET, got!.body, String(got!.headers['x-signature'])), 'X-Signature recomputes');
     assert.equal(got!.headers['webhook-id'], 'both-1');
     assert.equal(got!.headers['webhook-id'], got!.headers['x-message-id']);
-    assert.ok(Math.abs(Number(got!.headers['webhook-timestamp']) - got!.at / 1_000) < 60, 'timestamp is the send time in seconds');
+    const sentAt = Number(got!.headers['webhook-timestamp']);
+    assert.ok(Math.abs(sentAt - got!.at / 1_000) < 60, 'timestamp is the send time in seconds');
     assert.ok(!libraryVerifies(whsec(), got!), 'another secret does not verify');
     const tampered = { ...got!, body: Buffer.concat([got!.body, Buffer.from(' ')]) };
     assert.ok(!libraryVerifies(BOTH, tampered), 'a changed body does not verify');
@@ -122,7 +132,8 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
   it('rotation: old and new secret both verify during the overlap, only the new one after notAfter', async () => {
     await produceEvents(kafka, topics().events, [ev('s-rotation', 'rot-overlap')]);
     const [overlap] = await r.rotation.waitFor(1);
-    assert.ok(Number(overlap!.headers['webhook-timestamp']) * 1_000 < oldNotAfter, 'sent before the old secret expired');
+    const sentAt = Number(overlap!.headers['webhook-timestamp']) * 1_000;
+    assert.ok(sentAt < oldNotAfter, 'sent before the old secret expired');
     assert.equal(String(overlap!.headers['webhook-signature']).split(' ').length, 2);
     assert.ok(libraryVerifies(OLD, overlap!), 'old secret verifies during the overlap');
     assert.ok(libraryVerifies(NEW, overlap!), 'new secret verifies during the overlap');
@@ -144,15 +155,18 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
     const record = collected.records(topics().retry)[0]!;
     // The retry service hands the record back on the redeliver topic when it is due; here it is
     // due a whole second later, so the new webhook-timestamp must differ.
-    await waitUntil(() => Date.now() >= (Number(first!.headers['webhook-timestamp']) + 1) * 1_000 + 100, 5_000, 'next second');
+    const nextSecond = (Number(first!.headers['webhook-timestamp']) + 1) * 1_000 + 100;
+    await waitUntil(() => Date.now() >= nextSecond, 5_000, 'next second');
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: topics().redeliver, messages: [{ key: record.key, value: record.value, headers: record.headers }] });
+    const due = { key: record.key, value: record.value, headers: record.headers };
+    await producer.send({ topic: topics().redeliver, messages: [due] });
     await producer.disconnect();
     const second = (await r.retry.waitFor(2))[1]!;
     assert.ok(second.body.equals(first!.body), 'the same body bytes');
     assert.equal(second.headers['webhook-id'], 'retry-1');
-    assert.ok(Number(second.headers['webhook-timestamp']) > Number(first!.headers['webhook-timestamp']), 'a fresh timestamp');
+    const [t1, t2] = [Number(first!.headers['webhook-timestamp']), Number(second.headers['webhook-timestamp'])];
+    assert.ok(t2 > t1, 'a fresh timestamp');
     assert.notEqual(second.headers['webhook-signature'], first!.headers['webhook-signature']);
     assert.ok(libraryVerifies(RETRY, second), 'the retry verifies');
   });
@@ -161,10 +175,9 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
     await produceEvents(kafka, topics().events, [ev('s-reload', 'reload-before')]);
     const [beforeReload] = await r.reload.waitFor(1);
     assert.ok(libraryVerifies(BOTH, beforeReload!) && !libraryVerifies(RELOADED, beforeReload!));
+    const signing = { schemes: ['standard-webhooks'], standardWebhooks: { secrets: [{ secret: RELOADED }] } };
     const destinations = (raw.destinations as { id: string; settings: Record<string, unknown> }[]).map((d) =>
-      d.id === 'd-reload'
-        ? { ...d, settings: { ...d.settings, signing: { schemes: ['standard-webhooks'], standardWebhooks: { secrets: [{ secret: RELOADED }] } } } }
-        : d,
+      d.id === 'd-reload' ? { ...d, settings: { ...d.settings, signing } } : d,
     );
     ctx.config.set(parseConfig({ ...raw, destinations, kafka: config.kafka }));
     await produceEvents(kafka, topics().events, [ev('s-reload', 'reload-after')]);

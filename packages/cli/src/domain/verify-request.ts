@@ -1,4 +1,9 @@
-import { verifySignature, verifyStandardWebhook, WebhookSecretError, type StandardWebhookFailure } from '@sluice/webhook-signature';
+import {
+  verifySignature,
+  verifyStandardWebhook,
+  WebhookSecretError,
+  type StandardWebhookFailure,
+} from '@sluice/webhook-signature';
 
 /** The signature schemes `sluice verify` checks (docs/reference/security.md). */
 export const VERIFY_SCHEMES = ['x-signature', 'standard-webhooks'] as const;
@@ -41,7 +46,8 @@ export function schemeOf(signature: string): VerifyScheme {
 export function verifyRequest(request: VerifyRequest): VerifyOutcome {
   const scheme = request.scheme ?? schemeOf(request.signature);
   if (scheme === 'x-signature') {
-    return verifySignature(request.secret, request.body, request.signature) ? { ok: true, scheme } : { ok: false, scheme, problem: 'no signature matches' };
+    const ok = verifySignature(request.secret, request.body, request.signature);
+    return ok ? { ok, scheme } : { ok, scheme, problem: 'no signature matches' };
   }
   try {
     const verdict = verifyStandardWebhook({

@@ -20,7 +20,12 @@ import {
  *   (Unix seconds) and one `v1,` signature per active `whsec_` key, space-separated; absent when
  *   no key is active.
  */
-export function signatureHeaders(signing: DestinationSigning, messageId: string, body: Buffer, nowMs: number): Record<string, string> | undefined {
+export function signatureHeaders(
+  signing: DestinationSigning,
+  messageId: string,
+  body: Buffer,
+  nowMs: number,
+): Record<string, string> | undefined {
   let headers: Record<string, string> | undefined;
   if (signing.xSignature) {
     const key = newestActiveKey(signing.xSignatureKeys, nowMs);
