@@ -15,7 +15,7 @@ export interface VerifyOptions {
 /**
  * `sluice verify --secret S --signature H < body.json`: checks an `X-Signature` (hex HMAC-SHA1)
  * or, with `--webhook-id` and `--webhook-timestamp`, a Standard Webhooks `webhook-signature`, over
- * the exact stdin bytes (docs/reference/security.md).
+ * the exact stdin bytes (docs/receiving-webhooks.md).
  */
 export async function verify(io: CliIo, options: VerifyOptions): Promise<void> {
   const body = await io.readStdin();

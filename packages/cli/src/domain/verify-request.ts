@@ -5,7 +5,7 @@ import {
   type StandardWebhookFailure,
 } from '@sluice/webhook-signature';
 
-/** The signature schemes `sluice verify` checks (docs/reference/security.md). */
+/** The signature schemes `sluice verify` checks (docs/receiving-webhooks.md). */
 export const VERIFY_SCHEMES = ['x-signature', 'standard-webhooks'] as const;
 export type VerifyScheme = (typeof VERIFY_SCHEMES)[number];
 
