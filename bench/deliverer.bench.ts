@@ -109,7 +109,8 @@ async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ pe
   const rendered = renderBody(event(0));
   if (!rendered.ok) throw new Error('render failed');
   const body = encodeBody(rendered.body);
-  const headers = requestHeaders({ url: `${origin}/hook`, headers: {} }, 'bench-0', signBody('bench-secret', body));
+  const signature = { 'x-signature': signBody('bench-secret', body) };
+  const headers = requestHeaders({ url: `${origin}/hook`, headers: {} }, 'bench-0', signature);
   const latencies: number[] = [];
   let issued = 0;
   const worker = async () => {
@@ -326,7 +327,8 @@ async function main(): Promise<void> {
       writeFileSync(CPU_PROFILE!, JSON.stringify(profile));
       profiler.disconnect();
     }
-    const floorHeaders = requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', signBody('bench-secret', Buffer.from('floor')));
+    const floorSignature = { 'x-signature': signBody('bench-secret', Buffer.from('floor')) };
+    const floorHeaders = requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', floorSignature);
     const floor = await floorRate(kafka, config.kafka.topics.events, floorHeaders, receiver.origin, receiver);
     const minimal = await minimalDelivererRate(kafka, config, floorHeaders, receiver.origin, receiver);
     if (stats.count < EVENTS) throw new Error(`deliverer delivered only ${stats.count} of ${EVENTS} in time`);

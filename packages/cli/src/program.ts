@@ -4,8 +4,9 @@ import { configValidate } from './commands/config-validate.ts';
 import { dlqList, dlqReplay } from './commands/dlq.ts';
 import { send } from './commands/send.ts';
 import { topics } from './commands/topics.ts';
-import { verify } from './commands/verify.ts';
+import { verify, type VerifyOptions } from './commands/verify.ts';
 import { CALL_TYPES, type CallType } from './domain/test-call.ts';
+import { VERIFY_SCHEMES } from './domain/verify-request.ts';
 import { CliError, type CliIo } from './io.ts';
 
 function jsonObject(value: string): Record<string, unknown> {
@@ -82,10 +83,20 @@ export function buildProgram(io: CliIo): Command {
 
   program
     .command('verify')
-    .description('check an X-Signature against the body on stdin: sluice verify --secret S --signature H < body.json')
-    .requiredOption('--secret <secret>', "the destination's shared secret")
-    .requiredOption('--signature <hex>', 'the X-Signature header value')
-    .action((o: { secret: string; signature: string }) => verify(io, o));
+    .description(
+      'check an X-Signature or a Standard Webhooks signature against the body on stdin: ' +
+        'sluice verify --secret S --signature H < body.json',
+    )
+    .requiredOption('--secret <secret>', "the destination's shared secret, or its whsec_ secret for Standard Webhooks")
+    .requiredOption('--signature <value>', 'the X-Signature or webhook-signature header value')
+    .addOption(
+      new Option('--scheme <scheme>', 'signature scheme (default: standard-webhooks for a v1, signature)')
+        .choices(VERIFY_SCHEMES),
+    )
+    .option('--webhook-id <id>', 'the webhook-id header value (Standard Webhooks)')
+    .option('--webhook-timestamp <seconds>', 'the webhook-timestamp header value (Standard Webhooks)')
+    .option('--tolerance <duration>', 'how far webhook-timestamp may be from now, either way', '5m')
+    .action((o: VerifyOptions) => verify(io, o));
 
   program
     .command('topics')

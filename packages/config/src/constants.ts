@@ -27,7 +27,16 @@ export const LIMITS = {
 } as const;
 
 /** Header names a customer may not set on an endpoint (docs/configuration.md). Compared case-insensitively. */
-export const RESERVED_HEADERS = ['content-type', 'content-length', 'host', 'user-agent', 'x-signature'] as const;
+export const RESERVED_HEADERS = [
+  'content-type',
+  'content-length',
+  'host',
+  'user-agent',
+  'x-signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+] as const;
 
 /** Default ports (docs/reference/operating-interface.md), each overridable by its environment variable. */
 export const DEFAULT_PORTS = {

@@ -7,4 +7,6 @@ export { ConfigError } from './errors.ts';
 export { loadConfigFile, parseConfig } from './load.ts';
 export { ConfigSchema } from './schema.ts';
 export type { RawConfig } from './schema.ts';
-export type { Destination, Endpoint, Source, SluiceConfig, TopicNames } from './types.ts';
+export { SIGNING_SCHEMES } from './signing-schema.ts';
+export type { SigningScheme } from './signing-schema.ts';
+export type { Destination, DestinationSigning, Endpoint, Source, SluiceConfig, TopicNames } from './types.ts';

@@ -7,6 +7,7 @@ import { DURATION_PATTERN, parseDuration } from './duration.ts';
 import { fieldPath } from './field-path.ts';
 import { ConfigSchema, type RawConfig } from './schema.ts';
 import { checkSemantics } from './semantic-checks.ts';
+import { resolveSigning } from './signing.ts';
 import type { SluiceConfig } from './types.ts';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
@@ -75,6 +76,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       ...(d.settings.sharedSecret !== undefined && {
         sharedSecret: secret(`destinations[${i}].settings.sharedSecret`, d.settings.sharedSecret),
       }),
+      signing: resolveSigning(d, `destinations[${i}]`, secret),
     })),
     kafka: raw.kafka as SluiceConfig['kafka'],
     ingest: {

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DEFAULT_BACKOFF, DEFAULT_DELAY_TIERS, DEFAULT_TOPICS, LIMITS } from './constants.ts';
 import { DURATION_PATTERN } from './duration.ts';
+import { SigningSchema } from './signing-schema.ts';
 
 /** A secret: a literal string, or `{ "env": "NAME" }` read from the environment at load time. */
 export const SecretSchema = Type.Union([
@@ -52,6 +53,7 @@ export const DestinationSchema = Type.Object(
         webhooks: Type.Array(EndpointSchema, { default: [] }),
         webhookUrl: Type.Optional(Type.String({ minLength: 1 })),
         sharedSecret: Type.Optional(SecretSchema),
+        signing: SigningSchema,
       },
       { additionalProperties: false, default: {} },
     ),

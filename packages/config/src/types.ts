@@ -1,3 +1,4 @@
+import type { SigningKey } from '@sluice/webhook-signature';
 import type { DEFAULT_TOPICS } from './constants.ts';
 
 /** One webhook endpoint after validation. */
@@ -22,6 +23,19 @@ export interface Destination {
   /** The legacy `webhookUrl` first, then `webhooks[]` (docs/configuration.md); 1–5 entries. */
   endpoints: Endpoint[];
   sharedSecret?: string;
+  signing: DestinationSigning;
+}
+
+/** How a destination's requests are signed (docs/configuration.md, "Signing"). */
+export interface DestinationSigning {
+  /** Send `X-Signature` (hex HMAC-SHA1 of the body) when an X-Signature key is active. */
+  xSignature: boolean;
+  /** Send `webhook-id`, `webhook-timestamp`, `webhook-signature` when a Standard Webhooks key is active. */
+  standardWebhooks: boolean;
+  /** `settings.sharedSecret` (no bounds) first, then `signing.xSignature.secrets`; the newest active one signs. */
+  xSignatureKeys: SigningKey[];
+  /** `whsec_` secrets; every active one adds a signature. */
+  standardWebhooksKeys: SigningKey[];
 }
 
 export type TopicNames = { [K in keyof typeof DEFAULT_TOPICS]: string };

@@ -2,7 +2,7 @@
  * Paths pino censors (docs/reference/observability.md, security.md): secrets, write keys, the admin token and every
  * Authorization header never reach a log line, wherever they sit one or two levels deep.
  */
-const SECRET_KEYS = ['authorization', 'Authorization', 'sharedSecret', 'writeKey', 'writeKeys', 'adminToken', 'password', 'secret', 'x-signature', 'X-Signature', 'cookie'];
+const SECRET_KEYS = ['authorization', 'Authorization', 'sharedSecret', 'writeKey', 'writeKeys', 'adminToken', 'password', 'secret', 'x-signature', 'X-Signature', 'cookie', 'webhook-signature'];
 
 export const REDACT_PATHS: string[] = [
   ...SECRET_KEYS,
@@ -12,4 +12,9 @@ export const REDACT_PATHS: string[] = [
   'headers.authorization',
   'config.sources[*].writeKeys',
   'config.destinations[*].sharedSecret',
+  // Signing secrets of a validated config (a destination logged alone, or the whole config).
+  ...['destinations[*]', 'config.destinations[*]'].flatMap((d) => [
+    `${d}.signing.xSignatureKeys[*].secret`,
+    `${d}.signing.standardWebhooksKeys[*].secret`,
+  ]),
 ];

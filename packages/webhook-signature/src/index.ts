@@ -14,3 +14,16 @@ export function verifySignature(secret: string, body: Buffer | string, signature
   const given = Buffer.from(signature.trim().toLowerCase(), 'utf8');
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
+
+export { activeKeys, isActive, newestActiveKey } from './signing-keys.ts';
+export type { SigningKey } from './signing-keys.ts';
+export {
+  signStandardWebhook,
+  STANDARD_WEBHOOKS_HEADERS,
+  verifyStandardWebhook,
+  WEBHOOK_SECRET_BYTES,
+  WEBHOOK_SECRET_PREFIX,
+  WebhookSecretError,
+  webhookSecretKey,
+} from './standard-webhooks.ts';
+export type { StandardWebhookCheck, StandardWebhookFailure, StandardWebhookVerdict } from './standard-webhooks.ts';

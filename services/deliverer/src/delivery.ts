@@ -1,13 +1,13 @@
 import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
 import { retryStateToHeaders, type AttemptEvent, type AttemptRecord, type DeadReason, type RetryState } from '@sluice/envelope';
 import type { Logger } from '@sluice/logging';
-import { signBody } from '@sluice/webhook-signature';
 import type { RecordSink } from '@sluice/kafka';
 import type { WebhookClient } from './adapters/webhook-client.ts';
 import type { AttemptResult } from './domain/attempt-result.ts';
 import { decide, type Decision } from './domain/decide.ts';
 import { attemptNumber, stateAfterAttempt, type DeliveryJob } from './domain/delivery-job.ts';
 import { requestHeaders } from './domain/request-headers.ts';
+import { signatureHeaders } from './domain/signature-headers.ts';
 import type { DelivererMetrics } from './metrics.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -43,7 +43,7 @@ export class Delivery {
       await this.deadLetter(job, 'no_endpoints', `no endpoint of ${destination.id} left to deliver to`);
       return { kind: 'dead', reason: 'no_endpoints' };
     }
-    const signature = destination.sharedSecret !== undefined ? signBody(destination.sharedSecret, job.body) : undefined;
+    const signature = signatureHeaders(destination.signing, job.messageId, job.body, this.#now());
     const cap = this.#cap(destination.id, config.delivery.maxInFlightPerDestination);
     const startedAt = this.#now();
     const timeoutMs = config.delivery.timeoutMs;
@@ -89,7 +89,7 @@ export class Delivery {
     await this.#writeDead(job, state, reason, config);
   }
 
-  async #attempt(cap: Semaphore, destinationId: string, endpoint: Endpoint, job: DeliveryJob, signature: string | undefined, timeoutMs: number): Promise<AttemptResult> {
+  async #attempt(cap: Semaphore, destinationId: string, endpoint: Endpoint, job: DeliveryJob, signature: Record<string, string> | undefined, timeoutMs: number): Promise<AttemptResult> {
     if (!cap.tryAcquire()) await cap.acquire();
     try {
       const result = await this.deps.client.send({

@@ -115,7 +115,7 @@ describe('stateAfterAttempt', () => {
 });
 
 describe('routing (docs/reference/routing.md)', () => {
-  const dest = (id: string, extra: Partial<Destination> = {}): Destination => ({ id, name: 'Webhooks', type: 'webhooks', enabled: true, sourceIds: ['s1'], endpoints: [{ url: 'https://example.com/', headers: {} }], ...extra });
+  const dest = (id: string, extra: Partial<Destination> = {}): Destination => ({ id, name: 'Webhooks', type: 'webhooks', enabled: true, sourceIds: ['s1'], endpoints: [{ url: 'https://example.com/', headers: {} }], signing: { xSignature: true, standardWebhooks: false, xSignatureKeys: [], standardWebhooksKeys: [] }, ...extra });
   const table: [string, Record<string, unknown> | undefined, boolean][] = [
     ['no integrations object', undefined, true],
     ['empty object', {}, true],
@@ -155,7 +155,7 @@ describe('AddressPolicy (docs/reference/security.md)', () => {
 
 describe('requestHeaders', () => {
   it('sets the fixed headers and keeps static ones', () => {
-    const h = requestHeaders({ url: 'https://x', headers: { 'X-Team': 'a' } }, 'm-1', 'abc');
+    const h = requestHeaders({ url: 'https://x', headers: { 'X-Team': 'a' } }, 'm-1', { 'x-signature': 'abc' });
     assert.deepEqual(h, { 'X-Team': 'a', 'user-agent': 'Sluice/1.0', 'content-type': 'application/json', 'x-message-id': 'm-1', 'x-signature': 'abc' });
     assert.equal('x-signature' in requestHeaders({ url: 'https://x', headers: {} }, 'm-1', undefined), false);
   });

@@ -1,16 +1,20 @@
 import type { Endpoint } from '@sluice/config';
-import { SIGNATURE_HEADER } from '@sluice/webhook-signature';
 import { CONTENT_TYPE, MESSAGE_ID_HEADER, USER_AGENT } from '../constants.ts';
 
 /**
- * The headers of a webhook request (docs/reference/delivery.md). The endpoint's static headers go first so that the
- * fixed ones can never be overridden (config validation already rejects reserved names).
+ * The headers of a webhook request (docs/reference/delivery.md). The endpoint's static headers go
+ * first so that the fixed ones can never be overridden (config validation already rejects reserved
+ * names); the signature headers (`signatureHeaders`) go last.
  */
-export function requestHeaders(endpoint: Endpoint, messageId: string, signature: string | undefined): Record<string, string> {
+export function requestHeaders(
+  endpoint: Endpoint,
+  messageId: string,
+  signature: Record<string, string> | undefined,
+): Record<string, string> {
   const headers: Record<string, string> = { ...endpoint.headers };
   headers['user-agent'] = USER_AGENT;
   headers['content-type'] = CONTENT_TYPE;
   headers[MESSAGE_ID_HEADER.toLowerCase()] = messageId;
-  if (signature !== undefined) headers[SIGNATURE_HEADER.toLowerCase()] = signature;
+  if (signature !== undefined) Object.assign(headers, signature);
   return headers;
 }
