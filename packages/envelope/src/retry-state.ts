@@ -105,6 +105,39 @@ export class RetryHeadersError extends Error {
   readonly code = 'invalid_retry_headers';
 }
 
+const OUTCOMES: ReadonlySet<unknown> = new Set(['success', 'retryable', 'permanent']);
+
+const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * The attempt history of a retry-state header, rebuilt from its known fields only: each entry
+ * must be an attempt record (number `attempt`, `at`, `latencyMs`; string `endpoint`; a known
+ * `outcome`; optional number `status` and string `error`). Whatever else a record carries is
+ * dropped, so nothing deeper than one level travels on (and a later `JSON.stringify` of the
+ * history stays shallow however deep the header's JSON was).
+ */
+function readHistory(value: unknown): AttemptRecord[] {
+  const bad = (why: string) => new RetryHeadersError(`header ${RETRY_HEADERS.history} ${why}`);
+  if (!Array.isArray(value)) throw bad('must be a JSON array of attempt records');
+  return value.map((entry: unknown, i) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw bad(`[${i}] is not an object`);
+    const e = entry as Record<string, unknown>;
+    if (!isFiniteNumber(e.attempt) || !isFiniteNumber(e.at) || !isFiniteNumber(e.latencyMs) || typeof e.endpoint !== 'string' || !OUTCOMES.has(e.outcome)) {
+      throw bad(`[${i}] is not an attempt record`);
+    }
+    const record: AttemptRecord = { attempt: e.attempt, endpoint: e.endpoint, at: e.at, outcome: e.outcome as AttemptRecord['outcome'], latencyMs: e.latencyMs };
+    if (e.status !== undefined) {
+      if (!isFiniteNumber(e.status)) throw bad(`[${i}].status is not a number`);
+      record.status = e.status;
+    }
+    if (e.error !== undefined) {
+      if (typeof e.error !== 'string') throw bad(`[${i}].error is not a string`);
+      record.error = e.error;
+    }
+    return record;
+  });
+}
+
 /** Reads retry state back from record headers; throws `RetryHeadersError` naming the bad header. */
 export function retryStateFromHeaders(headers: RawHeaders): RetryState {
   const h = RETRY_HEADERS;
@@ -138,7 +171,7 @@ export function retryStateFromHeaders(headers: RawHeaders): RetryState {
     endpoints,
     firstAttemptAt,
     attempts,
-    history: json<AttemptRecord[]>(h.history, []),
+    history: readHistory(json<unknown>(h.history, [])),
   };
   const optional = {
     dueAt: int(headers, h.dueAt),

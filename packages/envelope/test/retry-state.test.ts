@@ -26,6 +26,19 @@ describe('retry state headers', () => {
     assert.throws(() => retryStateFromHeaders({ 'sluice-message-id': 'm' }), (e: unknown) => e instanceof RetryHeadersError && /sluice-first-attempt-at/.test(e.message));
   });
 
+  it('reads the attempt history field by field: unknown fields dropped, anything else in it refused', () => {
+    const base = retryStateToHeaders({ messageId: 'm', sourceId: 's', destinationId: 'd', eventType: 'track', endpoints: [], firstAttemptAt: 1, attempts: 1, history: [] });
+    const record = { attempt: 1, endpoint: 'https://a.example/hook', at: 5, outcome: 'retryable', latencyMs: 3 };
+    const extra = { ...record, status: 500, error: 'http_500', unknown: { x: 1 } };
+    const read = retryStateFromHeaders({ ...base, 'sluice-history': JSON.stringify([record]).replace('}]', `,"deep":${'['.repeat(10_000)}${']'.repeat(10_000)}}]`) });
+    assert.deepEqual(read.history, [record]);
+    assert.deepEqual(retryStateFromHeaders({ ...base, 'sluice-history': JSON.stringify([extra]) }).history, [{ ...record, status: 500, error: 'http_500' }]);
+    const refused = ['{"attempt":1}', '"text"', '[1]', '[null]', JSON.stringify([{ ...record, outcome: 'maybe' }]), JSON.stringify([{ ...record, at: 'noon' }]), JSON.stringify([{ ...record, status: '500' }])];
+    for (const history of refused) {
+      assert.throws(() => retryStateFromHeaders({ ...base, 'sluice-history': history }), (e: unknown) => e instanceof RetryHeadersError && /sluice-history/.test(e.message), history);
+    }
+  });
+
   it('keys records by source and user (docs/reference/overview.md)', () => {
     assert.equal(recordKey({ sourceId: 's', userId: 'u' }), 's:u');
     assert.equal(recordKey({ sourceId: 's', userId: null, anonymousId: 'a' }), 's:a');

@@ -2,12 +2,14 @@ import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
 import { retryStateToHeaders, type AttemptEvent, type AttemptRecord, type DeadReason, type RetryState } from '@sluice/envelope';
 import type { Logger } from '@sluice/logging';
 import type { RecordSink } from '@sluice/kafka';
+import type { TimedOutRequest } from './adapters/timeout-log.ts';
 import type { WebhookClient } from './adapters/webhook-client.ts';
 import type { AttemptResult } from './domain/attempt-result.ts';
 import { decide, type Decision } from './domain/decide.ts';
 import { attemptNumber, stateAfterAttempt, type DeliveryJob } from './domain/delivery-job.ts';
 import { requestHeaders } from './domain/request-headers.ts';
 import { signatureHeaders } from './domain/signature-headers.ts';
+import { TIMEOUT_CODE } from './errors.ts';
 import type { DelivererMetrics } from './metrics.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -19,6 +21,8 @@ export interface DeliveryDeps {
   metrics: DelivererMetrics;
   logger: Logger;
   now?: () => number;
+  /** Told of every request that timed out (the rate-limited timeout log). */
+  onTimeout?: (request: TimedOutRequest) => void;
 }
 
 /**
@@ -80,10 +84,13 @@ export class Delivery {
     return decision;
   }
 
-  /** Dead-letters a job without attempting it (destination gone, disabled, or no endpoint left). */
-  async deadLetter(job: DeliveryJob, reason: DeadReason, lastError: string): Promise<void> {
+  /**
+   * Dead-letters a job without attempting it (destination gone, disabled, no endpoint left, or its
+   * window closed). `windowOpenedAt` stands as the first attempt time of a job never attempted.
+   */
+  async deadLetter(job: DeliveryJob, reason: DeadReason, lastError: string, windowOpenedAt?: number): Promise<void> {
     const config = this.deps.config();
-    const state = stateAfterAttempt(job, this.#now(), [], { endpoints: job.endpoints, lastError });
+    const state = stateAfterAttempt(job, windowOpenedAt ?? this.#now(), [], { endpoints: job.endpoints, lastError });
     // No attempt was made: the count stays where the previous attempt left it.
     state.attempts = job.previous?.attempts ?? 0;
     await this.#writeDead(job, state, reason, config);
@@ -99,6 +106,7 @@ export class Delivery {
         timeoutMs,
       });
       this.deps.metrics.attempt(destinationId, result);
+      if (result.error === TIMEOUT_CODE) this.deps.onTimeout?.({ destinationId, url: endpoint.url, messageId: job.messageId, timeoutMs });
       return result;
     } finally {
       cap.release();

@@ -8,9 +8,12 @@ export abstract class DeliveryError extends Error {
   abstract readonly retryable: boolean;
 }
 
+/** The `code` of a request that got no answer within its deadline. */
+export const TIMEOUT_CODE = 'timeout';
+
 /** The one deadline for connect + response passed (docs/reference/delivery.md: 5 s by default). */
 export class DeliveryTimeoutError extends DeliveryError {
-  readonly code = 'timeout';
+  readonly code = TIMEOUT_CODE;
   readonly retryable = true;
   constructor(readonly timeoutMs: number) {
     super(`no response within ${timeoutMs} ms`);

@@ -6,8 +6,11 @@ import type { Logger } from '@sluice/logging';
 import { REJECT_ORIGIN } from './constants.ts';
 import type { Delivery } from './delivery.ts';
 import type { DeliveryJob } from './domain/delivery-job.ts';
+import { classifyFailure, type RecordStep, type RejectReason } from './domain/poison.ts';
 import { encodeBody, renderBody } from './domain/render-body.ts';
 import { routeEvent } from './domain/routing.ts';
+import { acceptedAt, attemptWindow, checkWindow } from './domain/window.ts';
+import { isInfrastructureFailure } from './infrastructure-errors.ts';
 import type { DelivererMetrics } from './metrics.ts';
 
 export interface RecordHandlerDeps {
@@ -19,15 +22,28 @@ export interface RecordHandlerDeps {
   sink: RecordSink;
   metrics: DelivererMetrics;
   logger: Logger;
+  /** Injected in tests (the window check); default `Date.now`. */
+  now?: () => number;
+}
+
+/** Where the handling of one record got to, and what it learnt: names the reason if it fails. */
+interface Progress {
+  step: RecordStep;
+  sourceId?: string;
 }
 
 /**
  * The deliverer's record handler: a new event from `sluice.events` (decode, route, render once,
  * deliver to every routed destination) or a due retry from `sluice.redeliver` (the same bytes,
- * to the endpoints the retry names). Bad input goes to `sluice.rejected`; it never throws for it.
+ * to the endpoints the retry names). Bad input goes to `sluice.rejected`, and so does a record
+ * any step of which throws (decode, route, render, encode, sign, send): one record never stops its
+ * partition. Only infrastructure failures (`isInfrastructureFailure`) are thrown on, and end the
+ * consumer. No attempt starts once the event's window is closed (`domain/window.ts`): the job is
+ * dead-lettered as `window_exhausted`.
  */
 export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedRecord) => Promise<void> {
-  const reject = async (record: ConsumedRecord, code: string, message: string, sourceId?: string) => {
+  const now = deps.now ?? Date.now;
+  const reject = async (record: ConsumedRecord, code: RejectReason, message: string, sourceId?: string) => {
     deps.metrics.rejected.inc({ topic: record.topic, code });
     deps.logger.warn({ topic: record.topic, partition: record.partition, offset: record.offset, code, message }, 'record rejected');
     const rejected = rejectedRecord({
@@ -42,22 +58,37 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     await deps.sink.send(deps.config().kafka.topics.rejected, rejected);
   };
 
-  const onEvent = async (record: ConsumedRecord) => {
+  /** Attempts the job, or dead-letters it when its window is closed. */
+  const deliver = async (job: DeliveryJob, destination: Destination, accepted: number | undefined): Promise<void> => {
+    const window = attemptWindow(job, accepted, deps.config().retry.windowMs);
+    const verdict = window === undefined ? undefined : checkWindow(window, now());
+    if (verdict?.open === false) return deps.delivery.deadLetter(job, 'window_exhausted', verdict.message, window!.opensAt);
+    await deps.delivery.run(job, destination);
+  };
+
+  const onEvent = async (record: ConsumedRecord, progress: Progress) => {
     const decoded = await deps.codec.decode(record.value);
     if (!decoded.ok) return reject(record, decoded.code, decoded.message);
     const event = decoded.envelope;
+    progress.sourceId = event.sourceId;
+    progress.step = 'route';
     const destinations = routeEvent(event, deps.config().destinations);
     if (destinations.length === 0) return;
+    progress.step = 'render';
     const rendered = renderBody(event);
     if (!rendered.ok) return reject(record, rendered.code, rendered.message, event.sourceId);
     const body = encodeBody(rendered.body);
+    progress.step = 'deliver';
     const key = record.key?.toString() ?? null;
+    const accepted = acceptedAt(record.timestamp, event.receivedAt);
     // No named closure per event: tsx wraps each named closure in a costly `__name` call.
-    if (destinations.length === 1) await deps.delivery.run(newEventJob(event, key, body, destinations[0]!), destinations[0]!);
-    else await Promise.all(destinations.map((d) => deps.delivery.run(newEventJob(event, key, body, d), d)));
+    if (destinations.length === 1) return deliver(newEventJob(event, key, body, destinations[0]!), destinations[0]!, accepted);
+    // Every destination finishes before a failure of one is reported: the record is done only then.
+    const settled = await Promise.allSettled(destinations.map((d) => deliver(newEventJob(event, key, body, d), d, accepted)));
+    for (const s of settled) if (s.status === 'rejected') throw s.reason;
   };
 
-  const onRedeliver = async (record: ConsumedRecord) => {
+  const onRedeliver = async (record: ConsumedRecord, progress: Progress) => {
     let state: RetryState;
     try {
       state = retryStateFromHeaders(record.headers);
@@ -65,7 +96,9 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
       if (err instanceof RetryHeadersError) return reject(record, err.code, err.message);
       throw err;
     }
+    progress.sourceId = state.sourceId;
     if (!record.value || record.value.length === 0) return reject(record, 'empty', 'retry record has no body', state.sourceId);
+    progress.step = 'route';
     const job = {
       key: record.key?.toString() ?? `${state.sourceId}:`,
       body: record.value,
@@ -80,12 +113,20 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     if (!destination || !destination.enabled) {
       return deps.delivery.deadLetter(job, 'no_endpoints', `destination ${state.destinationId} is ${destination ? 'disabled' : 'gone'}`);
     }
-    await deps.delivery.run(job, destination);
+    progress.step = 'deliver';
+    await deliver(job, destination, undefined);
   };
 
   return async (record) => {
-    if (record.topic === deps.topics.redeliver) return onRedeliver(record);
-    if (record.topic === deps.topics.events) return onEvent(record);
+    const progress: Progress = { step: 'decode' };
+    try {
+      if (record.topic === deps.topics.redeliver) return await onRedeliver(record, progress);
+      if (record.topic === deps.topics.events) return await onEvent(record, progress);
+    } catch (err) {
+      const verdict = classifyFailure(err, progress.step, isInfrastructureFailure);
+      if (verdict.kind === 'fatal') throw err;
+      return reject(record, verdict.reason, verdict.message, progress.sourceId);
+    }
     deps.logger.warn({ topic: record.topic }, 'record from an unexpected topic ignored');
   };
 }

@@ -70,7 +70,7 @@ export class DelivererMetrics {
     });
     this.rejected = new Counter({
       name: 'sluice_deliverer_rejected_records_total',
-      help: 'Records that could not be decoded or validated, sent to the rejected topic',
+      help: 'Records sent to the rejected topic, by source topic and reason (the closed set REJECT_REASONS)',
       labelNames: ['topic', 'code'],
       registers,
     });

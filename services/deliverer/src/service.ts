@@ -4,6 +4,7 @@ import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, Produce
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { PRODUCE_LINGER_MS } from './constants.ts';
 import type { LookupFunction } from './adapters/guarded-connector.ts';
+import { TimeoutLog } from './adapters/timeout-log.ts';
 import { UndiciWebhookClient, type WebhookClient } from './adapters/webhook-client.ts';
 import { WebhookThread } from './adapters/webhook-thread.ts';
 import { addressPolicy, delivererGroupId, endpointOrigins, poolSettings, webhookThreadSettings } from './config.ts';
@@ -72,7 +73,8 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       ctx.config.on('change', onChange);
 
       const config = () => ctx.config.current;
-      const delivery = new Delivery({ config, client, sink, metrics, logger: ctx.logger });
+      const timeouts = new TimeoutLog({ logger: ctx.logger });
+      const delivery = new Delivery({ config, client, sink, metrics, logger: ctx.logger, onTimeout: (t) => timeouts.timedOut(t) });
       metrics.readInFlightFrom(() => delivery.inFlight());
       const topics = { events: initial.kafka.topics.events, redeliver: initial.kafka.topics.redeliver };
       const consumer = new ConcurrentConsumer({

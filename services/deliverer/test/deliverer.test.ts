@@ -216,14 +216,16 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
 
   it('redelivers the exact bytes to the endpoints the retry names that still exist, re-signed with the current secret', async () => {
     const body = Buffer.from('{"version":1,"type":"track","userId":"u-r","timestamp":"2026-11-21T10:00:00.000Z","context":{},"messageId":"redo-1","event":"E","properties":{}}');
-    const history = [{ attempt: 1, endpoint: `${r.redeliver.url}/b`, at: 1, outcome: 'retryable' as const, error: 'http_500', latencyMs: 3 }];
+    // Within the window: the deliverer dead-letters a retry whose window closed (window-and-timeouts.test.ts).
+    const firstAttemptAt = Date.now() - 60_000;
+    const history = [{ attempt: 1, endpoint: `${r.redeliver.url}/b`, at: firstAttemptAt, outcome: 'retryable' as const, error: 'http_500', latencyMs: 3 }];
     const headers = retryStateToHeaders({
       messageId: 'redo-1',
       sourceId: 's-redeliver',
       destinationId: 'd-redeliver',
       eventType: 'track',
       endpoints: [`${r.redeliver.url}/b`, 'https://removed.example.com/hook'],
-      firstAttemptAt: 1_000,
+      firstAttemptAt,
       attempts: 1,
       history,
       receivedAt: '2026-11-21T10:00:00.010Z',
@@ -245,7 +247,7 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     await waitUntil(() => withMessageId(topics().retry, 'redo-1').length > 0, 10_000, 'second retry record');
     const next = retryStateFromHeaders(withMessageId(topics().retry, 'redo-1')[0]!.headers);
     assert.equal(next.attempts, 2);
-    assert.equal(next.firstAttemptAt, 1_000);
+    assert.equal(next.firstAttemptAt, firstAttemptAt);
     assert.deepEqual(next.endpoints, [`${r.redeliver.url}/b`]);
     assert.equal(next.history.length, 2);
     assert.equal(next.history[1]!.attempt, 2);

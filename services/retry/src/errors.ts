@@ -31,3 +31,10 @@ export class InvalidRetrySettingsError extends RetryServiceError {
     super('invalid_retry_settings', message, false);
   }
 }
+
+/** Handling a readable record failed in a way no check foresaw; the record is rejected, the partition goes on. */
+export class UnprocessableRetryRecordError extends RetryServiceError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('unprocessable', message, false, options);
+  }
+}

@@ -1,6 +1,7 @@
 import { parseCanonicalTimestamp, type EventEnvelope, type JsonObject } from '@sluice/envelope';
+import { MAX_BODY_DEPTH, nestingExceeds } from './nesting.ts';
 
-export type RenderResult = { ok: true; body: JsonObject } | { ok: false; code: 'invalid_timestamp'; message: string };
+export type RenderResult = { ok: true; body: JsonObject } | { ok: false; code: 'invalid_timestamp' | 'body_too_deep'; message: string };
 
 /** ISO 8601 UTC with milliseconds and `Z` (docs/reference/delivery.md), or undefined when `value` is not a date. */
 export function toIsoMillis(value: string): string | undefined {
@@ -15,10 +16,20 @@ export function toIsoMillis(value: string): string | undefined {
 const present = <T>(value: T | undefined | null): value is T => value !== undefined && value !== null;
 
 /**
- * The webhook body of an event, exactly as docs/reference/delivery.md shapes it per type. Pure: the same envelope
- * always gives the same object (and `encodeBody` the same bytes).
+ * The webhook body of an event, exactly as docs/reference/delivery.md shapes it per type, or why it has none: a
+ * timestamp that is not a date, or a body nested deeper than `MAX_BODY_DEPTH` (which `encodeBody`
+ * could not encode). Pure: the same envelope always gives the same result (and `encodeBody` the
+ * same bytes).
  */
 export function renderBody(event: EventEnvelope): RenderResult {
+  const result = shapeBody(event);
+  if (result.ok && nestingExceeds(result.body, MAX_BODY_DEPTH)) {
+    return { ok: false, code: 'body_too_deep', message: `body nests arrays or objects more than ${MAX_BODY_DEPTH} levels deep` };
+  }
+  return result;
+}
+
+function shapeBody(event: EventEnvelope): RenderResult {
   const timestamp = toIsoMillis(event.timestamp);
   if (timestamp === undefined) {
     return { ok: false, code: 'invalid_timestamp', message: `timestamp ${JSON.stringify(event.timestamp)} is not an ISO 8601 date` };

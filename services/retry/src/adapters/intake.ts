@@ -1,5 +1,6 @@
 import type { ConsumedRecord } from '@sluice/kafka';
 import { nextAttempt, type BackoffSettings } from '../domain/backoff.ts';
+import { guardRecord } from './record-guard.ts';
 import { readState, type Router } from './router.ts';
 
 export interface IntakeDeps {
@@ -12,10 +13,11 @@ export interface IntakeDeps {
 
 /**
  * Handles one record of `sluice.retry` (a failed delivery from the deliverer): computes its due
- * time and schedules it, or dead-letters it when no attempt may start any more.
+ * time and schedules it, or dead-letters it when no attempt may start any more. A record that
+ * cannot be handled goes to `sluice.rejected` (`guardRecord`).
  */
 export function createIntakeHandler(deps: IntakeDeps): (record: ConsumedRecord) => Promise<void> {
-  return async (record) => {
+  const schedule = async (record: ConsumedRecord) => {
     const read = readState(record);
     if (!read.ok) return deps.router.reject(record, read.error);
     const { state } = read;
@@ -24,4 +26,5 @@ export function createIntakeHandler(deps: IntakeDeps): (record: ConsumedRecord) 
     if (decision.kind === 'dead') return deps.router.deadLetter(record, state, decision.reason);
     await deps.router.route(record, state, decision.dueAt);
   };
+  return (record) => guardRecord(record, deps.router, () => schedule(record));
 }

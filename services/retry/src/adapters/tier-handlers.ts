@@ -1,6 +1,7 @@
 import type { ConsumedRecord, SequentialStep } from '@sluice/kafka';
 import { eligibleAt } from '../domain/tiers.ts';
 import type { RetryMetrics } from '../metrics.ts';
+import { guardRecord } from './record-guard.ts';
 import { readScheduled, type Router } from './router.ts';
 
 export interface TierDeps {
@@ -20,7 +21,7 @@ export function createTierStep(deps: TierDeps): (record: ConsumedRecord) => Sequ
     if (!read.ok) return { kind: 'go', run: () => deps.router.reject(record, read.error) };
     const until = eligibleAt(record.timestamp, deps.tierMs, read.dueAt);
     if (deps.now() < until) return { kind: 'wait', untilMs: until };
-    return { kind: 'go', run: () => deps.router.route(record, read.state, read.dueAt, deps.tierMs) };
+    return { kind: 'go', run: () => guardRecord(record, deps.router, () => deps.router.route(record, read.state, read.dueAt, deps.tierMs)) };
   };
 }
 
@@ -40,7 +41,7 @@ export interface FinalTierDeps extends TierDeps {
  * offsets are released, so nothing is lost and nothing leaves early.
  */
 export function createFinalTierHandler(deps: FinalTierDeps): (record: ConsumedRecord) => Promise<void> {
-  return async (record) => {
+  const hold = async (record: ConsumedRecord) => {
     const read = readScheduled(record);
     if (!read.ok) return deps.router.reject(record, read.error);
     const until = eligibleAt(record.timestamp, deps.holdMs, read.dueAt);
@@ -54,6 +55,7 @@ export function createFinalTierHandler(deps: FinalTierDeps): (record: ConsumedRe
     if (!reached) return deps.router.requeue(deps.tierMs, record, read.state, read.dueAt);
     await deps.router.route(record, read.state, read.dueAt, deps.tierMs);
   };
+  return (record) => guardRecord(record, deps.router, () => hold(record));
 }
 
 /** Resolves true once `now() >= at` (timers may fire a little early: re-check), false if stopped first. */

@@ -1,0 +1,19 @@
+import { CodecError } from '@sluice/codec';
+import { ProducerThreadError, RecordBatcherClosedError } from '@sluice/kafka';
+import { WebhookThreadError } from './adapters/webhook-thread.ts';
+
+/**
+ * Failures that are not the fault of the record being handled: its side records could not be
+ * written (Kafka away until shutdown, the producer thread failed), the webhook thread died, or
+ * the schema registry stayed unreachable. The record handler lets these end the consumer (the
+ * record's offset stays uncommitted, so it is handled again after the restart); everything else
+ * thrown for one record sends that record to `sluice.rejected`.
+ */
+export function isInfrastructureFailure(err: unknown): boolean {
+  return (
+    err instanceof RecordBatcherClosedError ||
+    err instanceof ProducerThreadError ||
+    err instanceof WebhookThreadError ||
+    (err instanceof CodecError && err.retryable)
+  );
+}

@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createJsonCodec } from '@sluice/codec';
+import { REJECT_HEADERS, RETRY_HEADERS, retryStateToHeaders, type DeadReason, type EventEnvelope } from '@sluice/envelope';
+import type { ConsumedRecord, RecordSink } from '@sluice/kafka';
+import { createLogger } from '@sluice/logging';
+import { testConfig } from '@sluice/testkit';
+import type { Message } from 'kafkajs';
+import { Registry } from 'prom-client';
+import { WebhookThreadError } from '../src/adapters/webhook-thread.ts';
+import type { Delivery } from '../src/delivery.ts';
+import type { DeliveryJob } from '../src/domain/delivery-job.ts';
+import { createRecordHandler } from '../src/handle-record.ts';
+import { DelivererMetrics } from '../src/metrics.ts';
+
+// The record handler with fakes for Kafka and HTTP: what it does with one bad record.
+const NOW = Date.parse('2026-11-21T12:00:00.000Z');
+const config = testConfig({
+  sources: [{ id: 's', writeKeys: ['k'] }],
+  destinations: [{ id: 'd', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: 'https://hooks.example/in' }] } }],
+  retry: { window: '1h' },
+});
+const topics = { events: config.kafka.topics.events, redeliver: config.kafka.topics.redeliver };
+
+interface Fixture {
+  handle: (record: ConsumedRecord) => Promise<void>;
+  sent: { topic: string; message: Message }[];
+  runs: DeliveryJob[];
+  dead: { job: DeliveryJob; reason: DeadReason; lastError: string; windowOpenedAt?: number }[];
+  metrics: DelivererMetrics;
+}
+
+function fixture(run: (job: DeliveryJob) => Promise<unknown> = async () => ({ kind: 'delivered' })): Fixture {
+  const sent: Fixture['sent'] = [];
+  const runs: DeliveryJob[] = [];
+  const dead: Fixture['dead'] = [];
+  const sink: RecordSink = { send: async (topic, message) => void sent.push({ topic, message }) };
+  const delivery = {
+    run: async (job: DeliveryJob) => (runs.push(job), run(job)),
+    deadLetter: async (job: DeliveryJob, reason: DeadReason, lastError: string, windowOpenedAt?: number) => void dead.push({ job, reason, lastError, ...(windowOpenedAt !== undefined && { windowOpenedAt }) }),
+  } as unknown as Delivery;
+  const metrics = new DelivererMetrics(new Registry());
+  const handle = createRecordHandler({
+    config: () => config, topics, codec: createJsonCodec(), delivery, sink, metrics,
+    logger: createLogger({ name: 'test', level: 'silent' }), now: () => NOW,
+  });
+  return { handle, sent, runs, dead, metrics };
+}
+
+const envelope = (extra: Partial<EventEnvelope> = {}): EventEnvelope => ({
+  sourceId: 's', type: 'track', messageId: 'm-1', userId: 'u', event: 'E', properties: {}, timestamp: '2026-11-21T10:00:00.000Z', ...extra,
+});
+
+const record = (topic: string, value: Buffer | string | null, extra: Partial<ConsumedRecord> = {}): ConsumedRecord => ({
+  topic, partition: 0, offset: '7', key: Buffer.from('s:u'), value: typeof value === 'string' ? Buffer.from(value) : value,
+  headers: {}, timestamp: NOW - 1_000, ...extra,
+} as ConsumedRecord);
+
+const rejectCode = (f: Fixture) => {
+  assert.equal(f.sent.length, 1, 'one record on the rejected topic');
+  assert.equal(f.sent[0]!.topic, config.kafka.topics.rejected);
+  return (f.sent[0]!.message.headers as Record<string, string>)[REJECT_HEADERS.code];
+};
+
+const counted = async (f: Fixture, code: string) => {
+  const metric = await f.metrics.rejected.get();
+  return metric.values.find((v) => v.labels.code === code)?.value ?? 0;
+};
+
+describe('record handler: one bad record is rejected, never thrown', () => {
+  it('a track call nested 10,000 arrays deep → body_too_deep, counted, not attempted', async () => {
+    const f = fixture();
+    const deep = `{"sourceId":"s","type":"track","messageId":"deep","userId":"u","event":"E","timestamp":"2026-11-21T10:00:00.000Z","properties":{"p":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
+    await f.handle(record(topics.events, deep));
+    assert.equal(rejectCode(f), 'body_too_deep');
+    assert.equal(f.runs.length, 0);
+    assert.equal(await counted(f, 'body_too_deep'), 1);
+    const headers = f.sent[0]!.message.headers as Record<string, string>;
+    assert.equal(headers[REJECT_HEADERS.sourceId], 's');
+    assert.equal(headers[REJECT_HEADERS.from], `${topics.events}/0/7`);
+    assert.equal(String(f.sent[0]!.message.value), deep, 'the rejected value is the record as read');
+  });
+
+  it('a record that is not JSON → not_json', async () => {
+    const f = fixture();
+    await f.handle(record(topics.events, 'this is not json {'));
+    assert.equal(rejectCode(f), 'not_json');
+  });
+
+  it('an envelope whose timestamp is not a date → invalid_timestamp', async () => {
+    const f = fixture();
+    await f.handle(record(topics.events, JSON.stringify(envelope({ timestamp: 'yesterday-ish' }))));
+    assert.equal(rejectCode(f), 'invalid_timestamp');
+  });
+
+  it('a delivery that throws for this record → undeliverable with the error message; the handler resolves', async () => {
+    const f = fixture(async () => {
+      throw new TypeError('previous.history is not iterable');
+    });
+    await f.handle(record(topics.events, JSON.stringify(envelope())));
+    assert.equal(rejectCode(f), 'undeliverable');
+    assert.match((f.sent[0]!.message.headers as Record<string, string>)[REJECT_HEADERS.message]!, /TypeError: previous\.history is not iterable/);
+    assert.equal(await counted(f, 'undeliverable'), 1);
+  });
+
+  it('an infrastructure failure (the webhook thread died) is thrown on, and nothing is rejected', async () => {
+    const f = fixture(async () => {
+      throw new WebhookThreadError('webhook thread exited (code 1)');
+    });
+    await assert.rejects(f.handle(record(topics.events, JSON.stringify(envelope()))), WebhookThreadError);
+    assert.equal(f.sent.length, 0);
+  });
+
+  const state = { messageId: 'm-r', sourceId: 's', destinationId: 'd', eventType: 'track', endpoints: ['https://hooks.example/in'], firstAttemptAt: NOW - 60_000, attempts: 1, history: [] };
+  const redeliverHeaders: [string, Record<string, string>][] = [
+    ['no retry state at all', {}],
+    ['a history that is not an array', { ...retryStateToHeaders(state), [RETRY_HEADERS.history]: '{"attempt":1}' }],
+    ['a history entry nested 10,000 deep', { ...retryStateToHeaders(state), [RETRY_HEADERS.history]: `[{"attempt":1,"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}]` }],
+    ['endpoints that are not a list of URLs', { ...retryStateToHeaders(state), [RETRY_HEADERS.endpoints]: '{"a":1}' }],
+    ['a first-attempt time that is not a number', { ...retryStateToHeaders(state), [RETRY_HEADERS.firstAttemptAt]: 'soon' }],
+  ];
+  for (const [what, headers] of redeliverHeaders) {
+    it(`a redeliver record with ${what} → invalid_retry_headers`, async () => {
+      const f = fixture();
+      await f.handle(record(topics.redeliver, '{"type":"track"}', { headers }));
+      assert.equal(rejectCode(f), 'invalid_retry_headers');
+      assert.equal(f.runs.length, 0);
+    });
+  }
+});
+
+describe('record handler: the window', () => {
+  it('an event accepted longer than the window ago is dead-lettered window_exhausted, not attempted', async () => {
+    const f = fixture();
+    const acceptedAt = NOW - 3_600_000 - 1;
+    await f.handle(record(topics.events, JSON.stringify(envelope()), { timestamp: acceptedAt }));
+    assert.equal(f.runs.length, 0);
+    assert.equal(f.dead.length, 1);
+    assert.equal(f.dead[0]!.reason, 'window_exhausted');
+    assert.equal(f.dead[0]!.windowOpenedAt, acceptedAt);
+  });
+
+  it('an event accepted within the window is attempted', async () => {
+    const f = fixture();
+    await f.handle(record(topics.events, JSON.stringify(envelope()), { timestamp: NOW - 3_600_000 }));
+    assert.equal(f.runs.length, 1);
+    assert.equal(f.dead.length, 0);
+  });
+
+  it('a retry whose window (from its first attempt) closed is dead-lettered with its history kept by the job', async () => {
+    const f = fixture();
+    const history = [{ attempt: 1, endpoint: 'https://hooks.example/in', at: NOW - 2 * 3_600_000, outcome: 'retryable' as const, error: 'timeout', latencyMs: 5_000 }];
+    const headers = retryStateToHeaders({ ...state(), firstAttemptAt: NOW - 2 * 3_600_000, history });
+    await f.handle(record(topics.redeliver, '{"type":"track"}', { headers, timestamp: NOW }));
+    assert.equal(f.runs.length, 0);
+    assert.equal(f.dead[0]!.reason, 'window_exhausted');
+    assert.deepEqual(f.dead[0]!.job.previous?.history, history);
+  });
+
+  function state() {
+    return { messageId: 'm-r', sourceId: 's', destinationId: 'd', eventType: 'track', endpoints: ['https://hooks.example/in'], firstAttemptAt: NOW, attempts: 1, history: [] };
+  }
+});
