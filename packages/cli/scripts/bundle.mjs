@@ -23,7 +23,13 @@ const { metafile } = await build({
   format: 'esm',
   target: `node${minimumNode[1]}.${minimumNode[2]}`,
   // Bundled CommonJS dependencies call require() for Node's built-in modules.
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+  banner: {
+    js: [
+      '#!/usr/bin/env node',
+      "import { createRequire as __createRequire } from 'node:module';",
+      'const require = __createRequire(import.meta.url);',
+    ].join('\n'),
+  },
   metafile: true,
   logLevel: 'warning',
 });
@@ -38,12 +44,18 @@ const LICENSE_FILE = /^(licen[sc]e|copying)(\.(md|txt))?$/i;
 const sections = [...packageDirs].sort().map((dir) => {
   const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const file = readdirSync(dir).find((name) => LICENSE_FILE.test(name));
-  const text = file ? readFileSync(join(dir, file), 'utf8').trim() : `(no licence file; package.json says ${meta.license})`;
+  const text = file
+    ? readFileSync(join(dir, file), 'utf8').trim()
+    : `(no licence file; package.json says ${meta.license})`;
   return `## ${meta.name} ${meta.version} (${meta.license})\n\n\`\`\`\n${text}\n\`\`\``;
 });
 writeFileSync(
   join(dist, 'THIRD-PARTY-LICENSES.md'),
-  `# Third-party code in dist/sluice.js\n\n${pkg.name} ${pkg.version} bundles these packages.\n\n${sections.join('\n\n')}\n`,
+  [
+    '# Third-party code in dist/sluice.js',
+    `${pkg.name} ${pkg.version} bundles these packages.`,
+    ...sections,
+  ].join('\n\n') + '\n',
 );
 const rootLicense = join(packageDir, '../../LICENSE');
 if (existsSync(rootLicense)) writeFileSync(join(dist, 'LICENSE'), readFileSync(rootLicense));

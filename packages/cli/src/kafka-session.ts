@@ -14,7 +14,9 @@ export interface KafkaSession {
 export function resolveConfigPath(io: CliIo, configOption: string | undefined): string {
   const path = configOption ?? readEnv(io.env).configPath;
   if (path === undefined || path === '') {
-    throw new CliError('no config file: pass --config <file> or set SLUICE_CONFIG (the topics and destinations come from it)');
+    throw new CliError(
+      'no config file: pass --config <file> or set SLUICE_CONFIG (the topics and destinations come from it)',
+    );
   }
   return path;
 }

@@ -59,7 +59,9 @@ export function buildProgram(io: CliIo): Command {
 
   program
     .command('send')
-    .description('send one test call to ingest (the write key from exactly one of --write-key-env, --write-key-file, --write-key)')
+    .description(
+      'send one test call to ingest (the write key from exactly one of --write-key-env, --write-key-file, --write-key)',
+    )
     .option('--endpoint <url>', 'ingest base URL', 'http://localhost:8080')
     .option('--write-key-env <name>', "read the source's write key from this environment variable")
     .option('--write-key-file <path>', "read the source's write key from this file (one trailing newline dropped)")
@@ -73,7 +75,8 @@ export function buildProgram(io: CliIo): Command {
     .option('--name <name>', 'page or screen name (default "Sluice Test")')
     .option(
       '--properties <json>',
-      'properties (track, page, screen) or traits (identify, group) as a JSON object (default {"source":"sluice send"})',
+      'properties (track, page, screen) or traits (identify, group) as a JSON object ' +
+        '(default {"source":"sluice send"})',
       jsonObject,
     )
     .action((o: Record<string, unknown>) =>
@@ -101,7 +104,9 @@ export function buildProgram(io: CliIo): Command {
     .option('--json', 'one JSON object per line (with the body) instead of a summary line')
     .action((o: DlqListFlags) => dlqList(io, o));
   withDlqFilters(
-    dlq.command('replay').description('re-inject dead letters with a fresh retry window; needs a filter or --all, shows the plan first'),
+    dlq
+      .command('replay')
+      .description('re-inject dead letters with a fresh retry window; needs a filter or --all, shows the plan first'),
   )
     .option('--all', 'replay every dead letter (instead of a filter)')
     .option('--dry-run', 'show the plan and the dead letters it would replay; write nothing')
@@ -110,10 +115,12 @@ export function buildProgram(io: CliIo): Command {
 
   program
     .command('verify')
-    .description('check an X-Signature against the body on stdin: sluice verify --secret-env NAME --signature H < body.json')
+    .description(
+      'check an X-Signature against the body on stdin: sluice verify --secret-env NAME --signature H < body.json',
+    )
     .option('--secret-env <name>', "read the destination's shared secret from this environment variable")
-    .option('--secret-file <path>', "read the destination's shared secret from this file (one trailing newline dropped)")
-    .option('--secret <secret>', "the destination's shared secret on the command line (visible in ps and shell history)")
+    .option('--secret-file <path>', "read the destination's shared secret from a file (one trailing newline dropped)")
+    .option('--secret <secret>', "the destination's shared secret itself (visible in ps and shell history)")
     .requiredOption('--signature <hex>', 'the X-Signature header value')
     .action((o: { secret?: string; secretEnv?: string; secretFile?: string; signature: string }) =>
       verify(io, {

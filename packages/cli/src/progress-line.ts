@@ -40,5 +40,6 @@ export class ProgressLine {
 /** `reading dead letters: 4,500 of 10,000 records (45%)`. */
 export function progressText(what: string, read: number, total: number, extra = ''): string {
   const percent = total > 0 ? Math.floor((read / total) * 100) : 100;
-  return `reading ${what}: ${read.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} records (${percent}%)${extra}`;
+  const count = (n: number) => n.toLocaleString('en-US');
+  return `reading ${what}: ${count(read)} of ${count(total)} records (${percent}%)${extra}`;
 }

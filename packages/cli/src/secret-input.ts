@@ -19,7 +19,9 @@ export function readSecret(io: CliIo, flag: string, flags: SecretFlags): string 
   }
   if (flags.env !== undefined) {
     const value = io.env[flags.env];
-    if (value === undefined || value === '') throw new CliError(`--${flag}-env: environment variable ${flags.env} is not set or empty`);
+    if (value === undefined || value === '') {
+      throw new CliError(`--${flag}-env: environment variable ${flags.env} is not set or empty`);
+    }
     return value;
   }
   if (flags.file !== undefined) {
@@ -27,7 +29,8 @@ export function readSecret(io: CliIo, flag: string, flags: SecretFlags): string 
     try {
       text = readFileSync(flags.file, 'utf8');
     } catch (err) {
-      throw new CliError(`--${flag}-file: cannot read ${flags.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new CliError(`--${flag}-file: cannot read ${flags.file}: ${reason}`);
     }
     const value = text.replace(/\r?\n$/, '');
     if (value === '') throw new CliError(`--${flag}-file: ${flags.file} is empty`);

@@ -1,5 +1,13 @@
 export { forEachDeadLetter, listDeadLetters, readReplayIndex } from './list.ts';
-export type { DeadLetter, DeadLetterListing, ForEachOptions, ForEachSummary, ReadOptions, ReadPhase, ReplayIndex } from './list.ts';
+export type {
+  DeadLetter,
+  DeadLetterListing,
+  ForEachOptions,
+  ForEachSummary,
+  ReadOptions,
+  ReadPhase,
+  ReplayIndex,
+} from './list.ts';
 export { executeReplay, planReplay, replayDeadLetters, replayState } from './replay.ts';
 export type { PlanOptions, ReplayOptions, ReplayPlan, ReplayResult } from './replay.ts';
 export { matchesFilter, validateFilter } from './filter.ts';

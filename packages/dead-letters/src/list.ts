@@ -78,7 +78,11 @@ function replayMarkerOf(message: KafkaMessage): string | undefined {
  * the dead letter they name, so a dead letter's replay is known only once its partition has been
  * read to the end. Memory: one entry per replayed dead letter.
  */
-export async function readReplayIndex(kafka: Kafka, config: SluiceConfig, options: ReadOptions = {}): Promise<ReplayIndex> {
+export async function readReplayIndex(
+  kafka: Kafka,
+  config: SluiceConfig,
+  options: ReadOptions = {},
+): Promise<ReplayIndex> {
   const replays = new Map<string, number>();
   const { ends } = await scanTopic(
     kafka,
@@ -96,7 +100,10 @@ export async function readReplayIndex(kafka: Kafka, config: SluiceConfig, option
 }
 
 /** A record as a dead letter; `undefined` for a replay marker; `'unreadable'` without a valid retry state. */
-function toDeadLetter({ partition, message }: ScanRecord, replays: ReadonlyMap<string, number>): DeadLetter | 'unreadable' | undefined {
+function toDeadLetter(
+  { partition, message }: ScanRecord,
+  replays: ReadonlyMap<string, number>,
+): DeadLetter | 'unreadable' | undefined {
   if (replayMarkerOf(message) !== undefined) return undefined;
   const headers = message.headers ?? {};
   let state: RetryState;

@@ -92,11 +92,24 @@ const count = (tally: Record<string, number>, key: string) => void (tally[key] =
  * Counts what a replay of `filter` would re-inject, by destination and reason, without writing.
  * Reads the topic twice (replay markers, then dead letters), one record at a time.
  */
-export async function planReplay(kafka: Kafka, config: SluiceConfig, filter: DeadLetterFilter, options: PlanOptions = {}): Promise<ReplayPlan> {
+export async function planReplay(
+  kafka: Kafka,
+  config: SluiceConfig,
+  filter: DeadLetterFilter,
+  options: PlanOptions = {},
+): Promise<ReplayPlan> {
   const again = options.again ?? false;
   const index = await readReplayIndex(kafka, config, options);
   const plan: ReplayPlan = {
-    filter, again, matched: 0, toReplay: 0, skippedAlreadyReplayed: 0, byDestination: {}, byReason: {}, unreadable: 0, index,
+    filter,
+    again,
+    matched: 0,
+    toReplay: 0,
+    skippedAlreadyReplayed: 0,
+    byDestination: {},
+    byReason: {},
+    unreadable: 0,
+    index,
   };
   const { unreadable } = await forEachDeadLetter(
     kafka,
@@ -130,9 +143,15 @@ export async function planReplay(kafka: Kafka, config: SluiceConfig, filter: Dea
  * markers are written after the re-injection is acknowledged: a crash in between can replay that
  * chunk once more on the next run. Reads the same records as the plan; holds one chunk in memory.
  */
-export async function executeReplay(kafka: Kafka, config: SluiceConfig, plan: ReplayPlan, options: ReplayOptions = {}): Promise<ReplayResult> {
+export async function executeReplay(
+  kafka: Kafka,
+  config: SluiceConfig,
+  plan: ReplayPlan,
+  options: ReplayOptions = {},
+): Promise<ReplayResult> {
   const dryRun = options.dryRun ?? false;
-  const result: ReplayResult = { matched: plan.matched, replayed: 0, skippedAlreadyReplayed: plan.skippedAlreadyReplayed, dryRun };
+  const { matched, skippedAlreadyReplayed } = plan;
+  const result: ReplayResult = { matched, replayed: 0, skippedAlreadyReplayed, dryRun };
   if (plan.toReplay === 0) return result;
   const now = (options.now ?? Date.now)();
   const producer = dryRun ? undefined : new SafeProducer(kafka);

@@ -70,9 +70,12 @@ export async function scanTopic(
   const summary = { read: 0, total, ends, stopped: false };
   if (remaining.size === 0) return summary;
 
-  const consumer = kafka.consumer({ groupId: `sluice-dead-letters-${randomBytes(6).toString('hex')}`, maxWaitTimeInMs: 100 });
+  const groupId = `sluice-dead-letters-${randomBytes(6).toString('hex')}`;
+  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
   let finish!: (error?: unknown) => void;
-  const finished = new Promise<void>((resolve, reject) => (finish = (error) => (error === undefined ? resolve() : reject(error))));
+  const finished = new Promise<void>((resolve, reject) => {
+    finish = (error) => (error === undefined ? resolve() : reject(error));
+  });
   // A consumer that re-joins its group (after a long stall in `onRecord`) starts again from the
   // beginning: records below `seen` were handed out already.
   const seen = new Map<number, bigint>();
@@ -85,7 +88,8 @@ export async function scanTopic(
     finish(error);
   };
   const idle = setInterval(() => {
-    if (!busy && Date.now() - lastActivity > options.idleTimeoutMs) end(new ReadTimeoutError(topic, options.idleTimeoutMs));
+    if (busy || Date.now() - lastActivity <= options.idleTimeoutMs) return;
+    end(new ReadTimeoutError(topic, options.idleTimeoutMs));
   }, IDLE_CHECK_MS);
   try {
     await consumer.connect();

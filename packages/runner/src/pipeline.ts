@@ -34,7 +34,10 @@ export interface Pipeline {
  * Starts the demo receiver on the loopback endpoint's port, unless something already listens there
  * (the user's own receiver): then the webhooks go to that, and `undefined` says so.
  */
-async function startDemoReceiverIfFree(target: DemoTarget, print: (line: string) => void): Promise<DemoReceiver | undefined> {
+async function startDemoReceiverIfFree(
+  target: DemoTarget,
+  print: (line: string) => void,
+): Promise<DemoReceiver | undefined> {
   try {
     return await startDemoReceiver({
       host: '127.0.0.1',
@@ -83,7 +86,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     let webhooks: WebhookTarget | undefined;
     if (target?.loopback) {
       receiver = await startDemoReceiverIfFree(target, print);
-      webhooks = receiver ? { url: receiver.url, receiver: 'demo' } : { url: target.url, receiver: 'already-listening' };
+      webhooks = receiver
+        ? { url: receiver.url, receiver: 'demo' }
+        : { url: target.url, receiver: 'already-listening' };
     } else if (target) {
       webhooks = { url: target.url, receiver: 'elsewhere' };
     }

@@ -38,7 +38,8 @@ test('banner names the write key, the snippets, the metrics and the receiver', (
 });
 
 test('banner names the receiver in use when it is not the demo receiver', () => {
-  const own = renderBanner({ ...info, webhooks: { url: 'http://127.0.0.1:3000/hooks', receiver: 'already-listening' } });
+  const ownReceiver = { url: 'http://127.0.0.1:3000/hooks', receiver: 'already-listening' as const };
+  const own = renderBanner({ ...info, webhooks: ownReceiver });
   assert.match(own, /receiver +http:\/\/127\.0\.0\.1:3000\/hooks +\(your own: it was already listening/);
   assert.doesNotMatch(own, /demo receiver +http|printed below/);
   assert.match(own, /Webhooks go to http:\/\/127\.0\.0\.1:3000\/hooks; the runner does not print them/);

@@ -119,10 +119,14 @@ const countList = (tally: Record<string, number>) =>
 /** What a replay is about to do, before it does anything. */
 function describePlan(plan: ReplayPlan, filterText: string): string[] {
   const skipped = plan.skippedAlreadyReplayed > 0 ? `; ${plan.skippedAlreadyReplayed} already replayed, skipped` : '';
-  const lines = [`replay plan: ${plan.toReplay} dead letters to replay (${plan.matched} match ${filterText}${skipped})`];
+  const lines = [
+    `replay plan: ${plan.toReplay} dead letters to replay (${plan.matched} match ${filterText}${skipped})`,
+  ];
   if (plan.toReplay > 0) {
     lines.push(`  by destination: ${countList(plan.byDestination)}`, `  by reason: ${countList(plan.byReason)}`);
-    if (plan.firstDeadAt !== undefined) lines.push(`  died between ${iso(plan.firstDeadAt)} and ${iso(plan.lastDeadAt)}`);
+    if (plan.firstDeadAt !== undefined) {
+      lines.push(`  died between ${iso(plan.firstDeadAt)} and ${iso(plan.lastDeadAt)}`);
+    }
   }
   return lines;
 }
@@ -154,7 +158,9 @@ export async function dlqReplay(io: CliIo, flags: DlqReplayFlags): Promise<void>
   const dryRun = flags.dryRun ?? false;
   if (!dryRun && !flags.yes && io.confirm) {
     const topic = config.kafka.topics.redeliver;
-    if (!(await io.confirm(`Replay ${plan.toReplay} dead letters onto ${topic}?`))) throw new CliError('replay cancelled: nothing replayed');
+    if (!(await io.confirm(`Replay ${plan.toReplay} dead letters onto ${topic}?`))) {
+      throw new CliError('replay cancelled: nothing replayed');
+    }
   }
   const result = await executeReplay(kafka, config, plan, {
     dryRun,
