@@ -28,12 +28,14 @@ export class ProgressLine {
     this.#drawn = true;
   }
 
-  /** Erases the line (before other output, and at the end); the next `update` draws again at once. */
+  /**
+   * Erases the line (before other output, and at the end). The redraw interval still holds, so
+   * output streaming past costs one redraw per interval, not one per line.
+   */
   clear(): void {
     if (!this.#drawn) return;
     this.#io.stderr('\r\x1b[K');
     this.#drawn = false;
-    this.#lastDraw = Number.NEGATIVE_INFINITY;
   }
 }
 

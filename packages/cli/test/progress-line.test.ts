@@ -17,7 +17,7 @@ function io(stderrIsTerminal: boolean): { io: CliIo; err: string[] } {
   };
 }
 
-test('progress line: drawn in place, at most every 200 ms, erased by clear, then drawn again at once', () => {
+test('progress line: drawn in place, at most every 200 ms, erased by clear (which does not hurry the next draw)', () => {
   let now = 1_000;
   const { io: terminal, err } = io(true);
   const line = new ProgressLine(terminal, () => now);
@@ -29,7 +29,9 @@ test('progress line: drawn in place, at most every 200 ms, erased by clear, then
   line.clear();
   line.clear();
   line.update(() => 'd');
-  assert.deepEqual(err, ['\ra\x1b[K', '\rc\x1b[K', '\r\x1b[K', '\rd\x1b[K']);
+  now += 200;
+  line.update(() => 'e');
+  assert.deepEqual(err, ['\ra\x1b[K', '\rc\x1b[K', '\r\x1b[K', '\re\x1b[K']);
 });
 
 test('progress line: nothing at all when stderr is not a terminal, and the text is never built', () => {
