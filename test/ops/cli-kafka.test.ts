@@ -25,8 +25,9 @@ test('send: one track call reaches sluice.events through real ingest; a wrong ke
   try {
     const endpoint = `http://127.0.0.1:${ingest.port}`;
     const writeKey = config.sources[0]!.writeKeys[0]!;
-    const ok = memoryIo('', env);
-    const code = await runCli(['send', '--endpoint', endpoint, '--write-key', writeKey, '--event', 'CLI Check', '--user-id', 'u-cli', '--properties', '{"n":7}'], ok.io);
+    const ok = memoryIo('', { ...env, SLUICE_WRITE_KEY: writeKey });
+    const args = ['--event', 'CLI Check', '--user-id', 'u-cli', '--properties', '{"n":7}'];
+    const code = await runCli(['send', '--endpoint', endpoint, '--write-key-env', 'SLUICE_WRITE_KEY', ...args], ok.io);
     assert.equal(code, 0, ok.stderr());
     assert.match(ok.stdout(), /^sent track to http:\/\/127\.0\.0\.1:\d+\/v1\/track: 200 /);
 
@@ -83,7 +84,8 @@ test('topics: describes missing topics, --create creates them with the configure
 
 test('topics: without KAFKA_BROKERS it exits 1 naming the variable', async () => {
   const { KAFKA_BROKERS: _omit, ...rest } = process.env;
+  const { path } = writeUniqueConfig(dir);
   const { io, stderr } = memoryIo('', rest);
-  assert.equal(await runCli(['topics'], io), 1);
+  assert.equal(await runCli(['topics', '--config', path], io), 1);
   assert.match(stderr(), /KAFKA_BROKERS/);
 });

@@ -1,14 +1,17 @@
-// `sluice config validate` and `sluice verify`: no Kafka needed.
+// `sluice config validate`, `sluice verify`, secrets from env and files, `--version`, and the config
+// every Kafka command needs: no Kafka needed.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runCli } from '@sluice/cli';
+import { signBody } from '@sluice/webhook-signature';
 import { DEMO_CONFIG_PATH } from '@sluice/config';
 import { loadVector } from '@sluice/testkit';
 import { memoryIo } from './cli-io.ts';
+import { ROOT } from './code-facts.ts';
 
 interface SignatureVector {
   secret: string;
@@ -88,4 +91,63 @@ test('usage errors exit non-zero with commander’s message', async () => {
   const typo = memoryIo();
   assert.notEqual(await runCli(['send', '--write-key', 'k', '--type', 'bogus'], typo.io), 0);
   assert.match(typo.stderr(), /Allowed choices/);
+});
+
+test('--version prints the package version', async () => {
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-V']) {
+    const { io, stdout } = memoryIo();
+    assert.equal(await runCli([flag], io), 0);
+    assert.equal(stdout(), `${version}\n`);
+  }
+});
+
+test('verify: the secret from --secret-env or --secret-file (one trailing newline dropped)', async () => {
+  const body = Buffer.from('{"type":"track","event":"Secret Check"}');
+  const secret = 'file-or-env-secret';
+  const signature = signBody(secret, body);
+  const file = join(dir, 'secret.txt');
+  writeFileSync(file, `${secret}\n`);
+  const env = { ...process.env, HOOK_SECRET: secret };
+  for (const flags of [['--secret-env', 'HOOK_SECRET'], ['--secret-file', file]]) {
+    const ok = memoryIo(body, env);
+    assert.equal(await runCli(['verify', ...flags, '--signature', signature], ok.io), 0, `${flags[0]}: ${ok.stderr()}`);
+    assert.equal(ok.stdout(), 'valid\n');
+    const bad = memoryIo(Buffer.concat([body, Buffer.from(' ')]), env);
+    assert.equal(await runCli(['verify', ...flags, '--signature', signature], bad.io), 1);
+    assert.equal(bad.stderr(), 'invalid\n');
+  }
+  writeFileSync(file, `${secret}\n\n`);
+  const twoNewlines = memoryIo(body, env);
+  assert.equal(await runCli(['verify', '--secret-file', file, '--signature', signature], twoNewlines.io), 1, 'only one newline is dropped');
+});
+
+test('secrets: exactly one source, and a clear message for an unset variable, a missing or empty file', async () => {
+  const empty = join(dir, 'empty.txt');
+  writeFileSync(empty, '\n');
+  const { HOOK_SECRET: _unset, ...env } = process.env;
+  const cases: [string[], RegExp][] = [
+    [['verify', '--signature', 'ab'], /give exactly one of --secret-env NAME, --secret-file PATH or --secret VALUE/],
+    [['verify', '--secret', 's', '--secret-env', 'X', '--signature', 'ab'], /give exactly one of/],
+    [['verify', '--secret-env', 'HOOK_SECRET', '--signature', 'ab'], /--secret-env: environment variable HOOK_SECRET is not set or empty/],
+    [['verify', '--secret-file', join(dir, 'nope.txt'), '--signature', 'ab'], /--secret-file: cannot read .*nope\.txt: ENOENT/],
+    [['verify', '--secret-file', empty, '--signature', 'ab'], /--secret-file: .*empty\.txt is empty/],
+    [['send', '--endpoint', 'http://127.0.0.1:1'], /give exactly one of --write-key-env NAME, --write-key-file PATH or --write-key VALUE/],
+    [['send', '--write-key-env', 'HOOK_SECRET'], /--write-key-env: environment variable HOOK_SECRET is not set/],
+  ];
+  for (const [args, message] of cases) {
+    const { io, stdout, stderr } = memoryIo('', env);
+    assert.equal(await runCli(args, io), 1, args.join(' '));
+    assert.match(stderr(), message, args.join(' '));
+    assert.equal(stdout(), '');
+  }
+});
+
+test('Kafka commands without --config or SLUICE_CONFIG fail naming both (no bundled fallback)', async () => {
+  const { SLUICE_CONFIG: _unset, ...env } = process.env;
+  for (const args of [['dlq', 'list'], ['dlq', 'replay', '--all'], ['topics']]) {
+    const { io, stderr } = memoryIo('', { ...env, KAFKA_BROKERS: '127.0.0.1:1' });
+    assert.equal(await runCli(args, io), 1, args.join(' '));
+    assert.equal(stderr(), 'no config file: pass --config <file> or set SLUICE_CONFIG (the topics and destinations come from it)\n');
+  }
 });

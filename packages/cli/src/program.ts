@@ -1,13 +1,20 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '@sluice/config';
 import { configValidate } from './commands/config-validate.ts';
-import { dlqList, dlqReplay } from './commands/dlq.ts';
+import { dlqList, dlqReplay, type DlqListFlags, type DlqReplayFlags } from './commands/dlq.ts';
 import { send } from './commands/send.ts';
 import { topics } from './commands/topics.ts';
-import { verify, type VerifyOptions } from './commands/verify.ts';
-import { CALL_TYPES, type CallType } from './domain/test-call.ts';
-import { VERIFY_SCHEMES } from './domain/verify-request.ts';
+import { verify } from './commands/verify.ts';
+import { CALL_TYPES, DEFAULT_TEST_EVENT, DEFAULT_TEST_USER, type CallType } from './domain/test-call.ts';
+import { VERIFY_SCHEMES, type VerifyScheme } from './domain/verify-request.ts';
 import { CliError, type CliIo } from './io.ts';
+import { readSecret } from './secret-input.ts';
+import packageJson from '../package.json' with { type: 'json' };
+
+/** The CLI's version, as its package.json says (`sluice --version`). */
+export const CLI_VERSION: string = packageJson.version;
+
+const CONFIG_HELP = 'config file (default: SLUICE_CONFIG; one of the two is required)';
 
 function jsonObject(value: string): Record<string, unknown> {
   let parsed: unknown;
@@ -20,21 +27,27 @@ function jsonObject(value: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+function positiveInteger(value: string): number {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('must be a positive integer');
+  return Number(value);
+}
+
 /** The dead-letter filter options shared by `dlq list` and `dlq replay`. */
 function withDlqFilters(command: Command): Command {
   return command
-    .option('--config <file>', 'config file (default: SLUICE_CONFIG, else the bundled demo config)')
+    .option('--config <file>', CONFIG_HELP)
     .option('--destination <id>', 'only dead letters of this destination')
     .option('--source <id>', 'only dead letters of this source')
     .option('--reason <reason>', 'only dead letters with this reason (window_exhausted, permanent_failure, …)')
-    .option('--since <time>', 'only dead letters that died at or after this ISO 8601 time')
-    .option('--until <time>', 'only dead letters that died before this ISO 8601 time');
+    .option('--since <time>', 'only dead letters that died at or after this time (ISO 8601 or epoch ms)')
+    .option('--until <time>', 'only dead letters that died before this time (ISO 8601 or epoch ms)');
 }
 
 /** The `sluice` command tree (docs/reference/operating-interface.md). */
 export function buildProgram(io: CliIo): Command {
   const program = new Command('sluice')
     .description('Sluice operator tool: validate a config, send a test event, dead letters, signatures, topics.')
+    .version(CLI_VERSION, '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
@@ -47,21 +60,34 @@ export function buildProgram(io: CliIo): Command {
 
   program
     .command('send')
-    .description('send one test call to ingest')
+    .description(
+      'send one test call to ingest (the write key from exactly one of --write-key-env, --write-key-file, --write-key)',
+    )
     .option('--endpoint <url>', 'ingest base URL', 'http://localhost:8080')
-    .requiredOption('--write-key <key>', "the source's write key")
+    .option('--write-key-env <name>', "read the source's write key from this environment variable")
+    .option('--write-key-file <path>', "read the source's write key from this file (one trailing newline dropped)")
+    .option('--write-key <key>', "the source's write key on the command line (visible in ps and shell history)")
     .addOption(new Option('--type <type>', 'call type').choices(CALL_TYPES).default('track'))
-    .option('--event <name>', 'event name (track)')
-    .option('--user-id <id>', 'userId (default sluice-cli)')
+    .option('--event <name>', `event name (track; default ${JSON.stringify(DEFAULT_TEST_EVENT)})`)
+    .option('--user-id <id>', `userId (default ${DEFAULT_TEST_USER}, unless only --anonymous-id is given)`)
     .option('--anonymous-id <id>', 'anonymousId')
-    .option('--group-id <id>', 'groupId (group)')
-    .option('--previous-id <id>', 'previousId (alias)')
-    .option('--name <name>', 'page or screen name')
-    .option('--properties <json>', 'properties (track, page, screen) or traits (identify, group) as a JSON object', jsonObject)
+    .option('--group-id <id>', 'groupId (group; default sluice-test-group)')
+    .option('--previous-id <id>', 'previousId (alias; default sluice-cli-previous)')
+    .option('--name <name>', 'page or screen name (default "Sluice Test")')
+    .option(
+      '--properties <json>',
+      'properties (track, page, screen) or traits (identify, group) as a JSON object ' +
+        '(default {"source":"sluice send"})',
+      jsonObject,
+    )
     .action((o: Record<string, unknown>) =>
       send(io, {
         endpoint: o.endpoint as string,
-        writeKey: o.writeKey as string,
+        writeKey: readSecret(io, 'write-key', {
+          ...(o.writeKey !== undefined && { value: o.writeKey as string }),
+          ...(o.writeKeyEnv !== undefined && { env: o.writeKeyEnv as string }),
+          ...(o.writeKeyFile !== undefined && { file: o.writeKeyFile as string }),
+        }),
         type: o.type as CallType,
         ...(o.event !== undefined && { event: o.event as string }),
         ...(o.userId !== undefined && { userId: o.userId as string }),
@@ -74,20 +100,29 @@ export function buildProgram(io: CliIo): Command {
     );
 
   const dlq = program.command('dlq').description('dead letters (KAFKA_BROKERS)');
-  withDlqFilters(dlq.command('list').description('list dead letters'))
-    .option('--json', 'one JSON object per line')
-    .action((o: Record<string, string | boolean | undefined>) => dlqList(io, o));
-  withDlqFilters(dlq.command('replay').description('re-inject dead letters with a fresh retry window'))
-    .option('--dry-run', 'only count what would be replayed')
-    .action((o: Record<string, string | boolean | undefined>) => dlqReplay(io, o));
+  withDlqFilters(dlq.command('list').description('stream the dead letters, one line each, as they are read'))
+    .option('--limit <n>', 'stop after this many dead letters (default: no limit)', positiveInteger)
+    .option('--json', 'one JSON object per line (with the body) instead of a summary line')
+    .action((o: DlqListFlags) => dlqList(io, o));
+  withDlqFilters(
+    dlq
+      .command('replay')
+      .description('re-inject dead letters with a fresh retry window; needs a filter or --all, shows the plan first'),
+  )
+    .option('--all', 'replay every dead letter (instead of a filter)')
+    .option('--dry-run', 'show the plan and the dead letters it would replay; write nothing')
+    .option('--yes', 'do not ask for confirmation on a terminal')
+    .action((o: DlqReplayFlags) => dlqReplay(io, o));
 
   program
     .command('verify')
     .description(
       'check an X-Signature or a Standard Webhooks signature against the body on stdin: ' +
-        'sluice verify --secret S --signature H < body.json',
+        'sluice verify --secret-env NAME --signature H < body.json',
     )
-    .requiredOption('--secret <secret>', "the destination's shared secret, or its whsec_ secret for Standard Webhooks")
+    .option('--secret-env <name>', "read the secret (shared secret, or whsec_ secret) from this environment variable")
+    .option('--secret-file <path>', 'read the secret from a file (one trailing newline dropped)')
+    .option('--secret <secret>', 'the secret itself (visible in ps and shell history)')
     .requiredOption('--signature <value>', 'the X-Signature or webhook-signature header value')
     .addOption(
       new Option('--scheme <scheme>', 'signature scheme (default: standard-webhooks for a v1, signature)')
@@ -96,12 +131,35 @@ export function buildProgram(io: CliIo): Command {
     .option('--webhook-id <id>', 'the webhook-id header value (Standard Webhooks)')
     .option('--webhook-timestamp <seconds>', 'the webhook-timestamp header value (Standard Webhooks)')
     .option('--tolerance <duration>', 'how far webhook-timestamp may be from now, either way', '5m')
-    .action((o: VerifyOptions) => verify(io, o));
+    .action(
+      (o: {
+        secret?: string;
+        secretEnv?: string;
+        secretFile?: string;
+        signature: string;
+        scheme?: VerifyScheme;
+        webhookId?: string;
+        webhookTimestamp?: string;
+        tolerance?: string;
+      }) =>
+        verify(io, {
+          secret: readSecret(io, 'secret', {
+            ...(o.secret !== undefined && { value: o.secret }),
+            ...(o.secretEnv !== undefined && { env: o.secretEnv }),
+            ...(o.secretFile !== undefined && { file: o.secretFile }),
+          }),
+          signature: o.signature,
+          ...(o.scheme !== undefined && { scheme: o.scheme }),
+          ...(o.webhookId !== undefined && { webhookId: o.webhookId }),
+          ...(o.webhookTimestamp !== undefined && { webhookTimestamp: o.webhookTimestamp }),
+          ...(o.tolerance !== undefined && { tolerance: o.tolerance }),
+        }),
+    );
 
   program
     .command('topics')
     .description("describe the config's topics on KAFKA_BROKERS; --create creates the missing ones")
-    .option('--config <file>', 'config file (default: SLUICE_CONFIG, else the bundled demo config)')
+    .option('--config <file>', CONFIG_HELP)
     .option('--create', 'create missing topics first')
     .option('--json', 'JSON output')
     .action((o: { config?: string; create?: boolean; json?: boolean }) => topics(io, o));

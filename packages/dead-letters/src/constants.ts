@@ -9,5 +9,8 @@ export const REPLAY_HEADERS = {
   replayOf: 'sluice-replay-of',
 } as const;
 
-/** How long a bounded read of the dead-letter topic may take before it gives up. */
-export const DEFAULT_READ_TIMEOUT_MS = 30_000;
+/** A read of the dead-letter topic fails when no record arrives for this long. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+
+/** Dead letters re-injected per produce request (then their replay markers). */
+export const REPLAY_CHUNK = 500;

@@ -1,15 +1,18 @@
 /** Typed errors of the dead-letter tools, each with a stable `code`. */
 export class DeadLetterError extends Error {
-  constructor(readonly code: string, message: string, options?: ErrorOptions) {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: ErrorOptions) {
     super(message, options);
+    this.code = code;
     this.name = new.target.name;
   }
 }
 
-/** The bounded read did not reach the high watermarks in time (broker slow or unreachable). */
+/** The read of the dead-letter topic got no record for too long (broker slow or unreachable). */
 export class ReadTimeoutError extends DeadLetterError {
-  constructor(topic: string, timeoutMs: number) {
-    super('dead_letter_read_timeout', `reading ${topic} did not reach its end within ${timeoutMs} ms`);
+  constructor(topic: string, idleTimeoutMs: number) {
+    super('dead_letter_read_timeout', `reading ${topic}: no record for ${idleTimeoutMs} ms before reaching its end`);
   }
 }
 

@@ -1,8 +1,17 @@
-export { listDeadLetters } from './list.ts';
-export type { DeadLetter, DeadLetterListing, ReadOptions } from './list.ts';
-export { replayDeadLetters, replayState } from './replay.ts';
-export type { ReplayOptions, ReplayResult } from './replay.ts';
+export { forEachDeadLetter, listDeadLetters, readReplayIndex } from './list.ts';
+export type {
+  DeadLetter,
+  DeadLetterListing,
+  ForEachOptions,
+  ForEachSummary,
+  ReadOptions,
+  ReadPhase,
+  ReplayIndex,
+} from './list.ts';
+export { executeReplay, planReplay, replayDeadLetters, replayState } from './replay.ts';
+export type { PlanOptions, ReplayOptions, ReplayPlan, ReplayResult } from './replay.ts';
 export { matchesFilter, validateFilter } from './filter.ts';
 export type { DeadLetterFilter } from './filter.ts';
-export { REPLAY_HEADERS, DEFAULT_READ_TIMEOUT_MS } from './constants.ts';
+export type { ScanProgress } from './scan.ts';
+export { REPLAY_HEADERS, DEFAULT_IDLE_TIMEOUT_MS, REPLAY_CHUNK } from './constants.ts';
 export { DeadLetterError, InvalidFilterError, ReadTimeoutError } from './errors.ts';

@@ -2,22 +2,49 @@ import type { SluiceConfig } from '@sluice/config';
 import { RETRY_HEADERS, retryStateToHeaders, type RetryState } from '@sluice/envelope';
 import { SafeProducer } from '@sluice/kafka';
 import type { Kafka, Message } from 'kafkajs';
-import { REPLAY_HEADERS } from './constants.ts';
+import { REPLAY_CHUNK, REPLAY_HEADERS } from './constants.ts';
 import type { DeadLetterFilter } from './filter.ts';
-import { listDeadLetters, type DeadLetter, type ReadOptions } from './list.ts';
+import { forEachDeadLetter, readReplayIndex, type DeadLetter, type ReadOptions, type ReplayIndex } from './list.ts';
 
-export interface ReplayOptions extends ReadOptions {
-  /** List what would be replayed, write nothing. Default false. */
-  dryRun?: boolean;
+export interface PlanOptions extends ReadOptions {
   /**
    * Also replay dead letters that an earlier replay already re-injected. Default false: running
    * the same replay twice by mistake re-injects nothing the second time.
    */
   again?: boolean;
+}
+
+/** What a replay would do, counted before anything is written. */
+export interface ReplayPlan {
+  filter: DeadLetterFilter;
+  again: boolean;
+  /** Dead letters that matched the filter. */
+  matched: number;
+  /** Of those, the ones a replay re-injects. */
+  toReplay: number;
+  /** Matched but skipped because an earlier replay already re-injected them. */
+  skippedAlreadyReplayed: number;
+  /** Dead letters to replay per destination id, and per dead reason. */
+  byDestination: Record<string, number>;
+  byReason: Record<string, number>;
+  /** Earliest and latest time of death among the dead letters to replay (epoch ms). */
+  firstDeadAt?: number;
+  lastDeadAt?: number;
+  /** Records whose retry state could not be read (never replayed). */
+  unreadable: number;
+  /** The replay reads exactly what the plan read. */
+  index: ReplayIndex;
+}
+
+export interface ReplayOptions extends ReadOptions {
+  /** Go through the dead letters a replay would re-inject, write nothing. Default false. */
+  dryRun?: boolean;
   /** Length of the fresh window in ms; default: the configured `retry.window`. */
   windowMs?: number;
   /** Injected for tests; default `Date.now`. */
   now?: () => number;
+  /** Called with each dead letter as it is (or, on a dry run, would be) replayed. */
+  onLetter?: (letter: DeadLetter) => void | Promise<void>;
 }
 
 export interface ReplayResult {
@@ -28,8 +55,6 @@ export interface ReplayResult {
   /** Matched but skipped because an earlier replay already re-injected them. */
   skippedAlreadyReplayed: number;
   dryRun: boolean;
-  /** The letters that were (or, on a dry run, would be) replayed. */
-  letters: DeadLetter[];
 }
 
 const RETRY_HEADER_NAMES = new Set<string>(Object.values(RETRY_HEADERS));
@@ -61,33 +86,112 @@ function markerMessage(letter: DeadLetter, now: number): Message {
   };
 }
 
+const count = (tally: Record<string, number>, key: string) => void (tally[key] = (tally[key] ?? 0) + 1);
+
 /**
- * Re-injects the dead letters matching `filter` onto `sluice.redeliver` with a fresh window
- * (docs/reference/retries.md), then records one replay marker per letter on the dead-letter topic so a repeated
- * replay skips them (unless `again`). The markers are written after the re-injection is
- * acknowledged: a crash in between can replay those letters once more on the next run.
+ * Counts what a replay of `filter` would re-inject, by destination and reason, without writing.
+ * Reads the topic twice (replay markers, then dead letters), one record at a time.
  */
-export async function replayDeadLetters(kafka: Kafka, config: SluiceConfig, filter: DeadLetterFilter = {}, options: ReplayOptions = {}): Promise<ReplayResult> {
-  const { letters: matched } = await listDeadLetters(kafka, config, filter, options);
-  const toReplay = options.again ? matched : matched.filter((l) => l.replayedAt === undefined);
-  const result: ReplayResult = {
-    matched: matched.length,
-    replayed: 0,
-    skippedAlreadyReplayed: matched.length - toReplay.length,
-    dryRun: options.dryRun ?? false,
-    letters: toReplay,
+export async function planReplay(
+  kafka: Kafka,
+  config: SluiceConfig,
+  filter: DeadLetterFilter,
+  options: PlanOptions = {},
+): Promise<ReplayPlan> {
+  const again = options.again ?? false;
+  const index = await readReplayIndex(kafka, config, options);
+  const plan: ReplayPlan = {
+    filter,
+    again,
+    matched: 0,
+    toReplay: 0,
+    skippedAlreadyReplayed: 0,
+    byDestination: {},
+    byReason: {},
+    unreadable: 0,
+    index,
   };
-  if (result.dryRun || toReplay.length === 0) return result;
+  const { unreadable } = await forEachDeadLetter(
+    kafka,
+    config,
+    filter,
+    (letter) => {
+      plan.matched += 1;
+      if (!again && letter.replayedAt !== undefined) {
+        plan.skippedAlreadyReplayed += 1;
+        return;
+      }
+      plan.toReplay += 1;
+      count(plan.byDestination, letter.state.destinationId);
+      count(plan.byReason, letter.state.deadReason ?? 'unknown');
+      const deadAt = letter.state.deadAt;
+      if (deadAt !== undefined) {
+        plan.firstDeadAt = Math.min(plan.firstDeadAt ?? deadAt, deadAt);
+        plan.lastDeadAt = Math.max(plan.lastDeadAt ?? deadAt, deadAt);
+      }
+    },
+    { ...options, index },
+  );
+  plan.unreadable = unreadable;
+  return plan;
+}
+
+/**
+ * Carries out a plan: re-injects its dead letters onto `sluice.redeliver` with a fresh window
+ * (docs/reference/retries.md), `REPLAY_CHUNK` at a time, each chunk followed by one replay marker
+ * per letter on the dead-letter topic so a repeated replay skips them (unless `again`). The
+ * markers are written after the re-injection is acknowledged: a crash in between can replay that
+ * chunk once more on the next run. Reads the same records as the plan; holds one chunk in memory.
+ */
+export async function executeReplay(
+  kafka: Kafka,
+  config: SluiceConfig,
+  plan: ReplayPlan,
+  options: ReplayOptions = {},
+): Promise<ReplayResult> {
+  const dryRun = options.dryRun ?? false;
+  const { matched, skippedAlreadyReplayed } = plan;
+  const result: ReplayResult = { matched, replayed: 0, skippedAlreadyReplayed, dryRun };
+  if (plan.toReplay === 0) return result;
   const now = (options.now ?? Date.now)();
-  const producer = new SafeProducer(kafka);
-  await producer.connect();
+  const producer = dryRun ? undefined : new SafeProducer(kafka);
+  const { redeliver, deadLetter } = config.kafka.topics;
+  let chunk: DeadLetter[] = [];
+  const flush = async () => {
+    if (chunk.length === 0 || producer === undefined) return;
+    await producer.send(redeliver, chunk.map((l) => replayMessage(l, now, options.windowMs)));
+    await producer.send(deadLetter, chunk.map((l) => markerMessage(l, now)));
+    result.replayed += chunk.length;
+    chunk = [];
+  };
+  await producer?.connect();
   try {
-    const { redeliver, deadLetter } = config.kafka.topics;
-    await producer.send(redeliver, toReplay.map((l) => replayMessage(l, now, options.windowMs)));
-    await producer.send(deadLetter, toReplay.map((l) => markerMessage(l, now)));
+    await forEachDeadLetter(
+      kafka,
+      config,
+      plan.filter,
+      async (letter) => {
+        if (!plan.again && letter.replayedAt !== undefined) return;
+        await options.onLetter?.(letter);
+        if (producer === undefined) return;
+        chunk.push(letter);
+        if (chunk.length >= REPLAY_CHUNK) await flush();
+      },
+      { ...options, index: plan.index },
+    );
+    await flush();
   } finally {
-    await producer.disconnect();
+    await producer?.disconnect();
   }
-  result.replayed = toReplay.length;
   return result;
+}
+
+/** `planReplay` then `executeReplay`: re-injects the dead letters matching `filter` (see both). */
+export async function replayDeadLetters(
+  kafka: Kafka,
+  config: SluiceConfig,
+  filter: DeadLetterFilter = {},
+  options: ReplayOptions & PlanOptions = {},
+): Promise<ReplayResult> {
+  return executeReplay(kafka, config, await planReplay(kafka, config, filter, options), options);
 }

@@ -4,7 +4,17 @@ import { retryStateFromHeaders, retryStateToHeaders, type RetryState } from '@sl
 import { createKafka, ensureTopics, SafeProducer, topicSpecs, type Kafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { readTopic, testBrokers, testConfig, uniqueName } from '@sluice/testkit';
-import { InvalidFilterError, listDeadLetters, matchesFilter, REPLAY_HEADERS, replayDeadLetters, replayState } from '@sluice/dead-letters';
+import {
+  forEachDeadLetter,
+  InvalidFilterError,
+  listDeadLetters,
+  matchesFilter,
+  planReplay,
+  ReadTimeoutError,
+  REPLAY_HEADERS,
+  replayDeadLetters,
+  replayState,
+} from '@sluice/dead-letters';
 
 const logger = createLogger({ name: 'dead-letters-test', level: 'warn' });
 const T0 = 1_700_000_000_000;
@@ -99,6 +109,44 @@ describe('listing and replaying dead letters against the real broker', () => {
     assert.equal((await listDeadLetters(kafka, config, { reason: 'permanent_failure' })).letters.length, 1);
     assert.equal((await listDeadLetters(kafka, config, { since: T0 + 2_000, until: T0 + 3_000 })).letters.length, 1);
     await assert.rejects(listDeadLetters(kafka, config, { since: 2, until: 1 }), InvalidFilterError);
+  });
+
+  it('streams: each dead letter is handed over as it is read, --limit stops the read, a slow callback is not idle', async () => {
+    const seen: string[] = [];
+    const limited = await forEachDeadLetter(kafka, config, {}, (l) => void seen.push(l.state.messageId), { limit: 2 });
+    assert.deepEqual([limited.matched, limited.limited, seen.length], [2, true, 2]);
+
+    const idleTimeoutMs = 1_000;
+    let first = true;
+    const slow = await forEachDeadLetter(
+      kafka,
+      config,
+      {},
+      async () => {
+        if (first) await new Promise((r) => setTimeout(r, idleTimeoutMs * 2));
+        first = false;
+      },
+      { idleTimeoutMs },
+    );
+    assert.deepEqual([slow.matched, slow.limited, slow.unreadable], [3, false, 1], 'time inside the callback is not idle time');
+  });
+
+  it('a read that stops getting records fails with ReadTimeoutError after the idle timeout', async () => {
+    // Ends past the topic's real end: the records the read waits for never come.
+    const index = { replays: new Map<string, number>(), ends: new Map([[0, 1_000_000n]]) };
+    const started = Date.now();
+    await assert.rejects(forEachDeadLetter(kafka, config, {}, () => {}, { index, idleTimeoutMs: 1_500 }), ReadTimeoutError);
+    const took = Date.now() - started;
+    assert.ok(took >= 1_500 && took < 15_000, `failed after ${took} ms`);
+  });
+
+  it('a replay plan counts by destination and reason, and writes nothing', async () => {
+    const plan = await planReplay(kafka, config, { sourceId: 'src-a' });
+    assert.deepEqual([plan.matched, plan.toReplay, plan.skippedAlreadyReplayed, plan.unreadable], [2, 2, 0, 1]);
+    assert.deepEqual(plan.byDestination, { 'dest-a': 1, 'dest-b': 1 });
+    assert.deepEqual(plan.byReason, { window_exhausted: 2 });
+    assert.deepEqual([plan.firstDeadAt, plan.lastDeadAt], [T0 + 1_000, T0 + 3_000]);
+    assert.equal((await readTopic(kafka, topics.redeliver, { count: 1, timeoutMs: 1_500 })).length, 0);
   });
 
   it('a dry run writes nothing; a replay re-injects with a fresh window; a second replay re-injects nothing', async () => {

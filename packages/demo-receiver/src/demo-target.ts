@@ -2,6 +2,8 @@ import type { SluiceConfig } from '@sluice/config';
 
 /** Where a config sends its demo webhooks, and the secret they are signed with. */
 export interface DemoTarget {
+  /** The endpoint URL as the config gives it. */
+  url: string;
   /** Host name of the endpoint URL (`127.0.0.1`, `demo-receiver`, …). */
   hostname: string;
   port: number;
@@ -29,6 +31,7 @@ export function findDemoTarget(config: SluiceConfig): DemoTarget | undefined {
       }
       if (url.protocol !== 'http:') continue;
       return {
+        url: endpoint.url,
         hostname: url.hostname,
         port: url.port === '' ? 80 : Number(url.port),
         path: url.pathname,

@@ -51,6 +51,13 @@ test('findDemoTarget: first http endpoint of the first enabled destination, with
       { id: 'on', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: 'http://demo-receiver:9099/webhook' }], sharedSecret: 'z' } },
     ],
   });
-  assert.deepEqual(findDemoTarget(config), { hostname: 'demo-receiver', port: 9099, path: '/webhook', secret: 'z', loopback: false });
+  assert.deepEqual(findDemoTarget(config), {
+    url: 'http://demo-receiver:9099/webhook',
+    hostname: 'demo-receiver',
+    port: 9099,
+    path: '/webhook',
+    secret: 'z',
+    loopback: false,
+  });
   assert.equal(findDemoTarget(parseConfig({})), undefined);
 });

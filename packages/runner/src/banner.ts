@@ -11,8 +11,36 @@ export interface BannerInfo {
   /** True when the runner started the broker (it is stopped on exit). */
   localKafka: boolean;
   configPath: string;
-  /** The demo receiver's URL, when the runner started one. */
-  receiverUrl?: string;
+  /** Where the config's first webhook endpoint is, and who receives there; none when it has none. */
+  webhooks?: WebhookTarget;
+}
+
+/**
+ * The receiver of the config's first webhook endpoint: `demo` (the runner started the demo receiver
+ * on its loopback port), `already-listening` (something listened on that loopback port before the
+ * runner started: the user's own receiver), or `elsewhere` (not on this machine).
+ */
+export interface WebhookTarget {
+  url: string;
+  receiver: 'demo' | 'already-listening' | 'elsewhere';
+}
+
+function receiverRow(webhooks: WebhookTarget): [label: string, value: string] {
+  switch (webhooks.receiver) {
+    case 'demo':
+      return ['demo receiver', `${webhooks.url}  (prints each webhook and its X-Signature check)`];
+    case 'already-listening':
+      return ['receiver', `${webhooks.url}  (your own: it was already listening, so the demo receiver is not started)`];
+    case 'elsewhere':
+      return ['receiver', `${webhooks.url}  (not on this machine, so the demo receiver is not started)`];
+  }
+}
+
+function webhookHint(webhooks: WebhookTarget | undefined): string {
+  if (webhooks === undefined) return 'The config has no http webhook endpoint, so no receiver is shown.';
+  return webhooks.receiver === 'demo'
+    ? 'Webhooks the demo receiver gets are printed below.'
+    : `Webhooks go to ${webhooks.url}; the runner does not print them.`;
 }
 
 /** Quotes a value for a POSIX shell. */
@@ -65,7 +93,7 @@ export function renderBanner(info: BannerInfo): string {
     'Sluice is running. Ctrl-C stops everything.',
     '',
     ...info.services.map((s) => row(s.name, `${s.url}  metrics ${s.url}/metrics`)),
-    ...(info.receiverUrl ? [row('demo receiver', `${info.receiverUrl}  (prints each webhook and its X-Signature check)`)] : []),
+    ...(info.webhooks ? [row(...receiverRow(info.webhooks))] : []),
     row('Kafka', `${info.brokers}${info.localKafka ? '  (local broker, stopped on exit)' : '  (KAFKA_BROKERS)'}`),
     row('config', info.configPath),
     '',
@@ -88,7 +116,7 @@ export function renderBanner(info: BannerInfo): string {
     ...goSnippet(info.ingestUrl, info.writeKey).map(indent),
     '',
     'Or: npm run sluice -- send --endpoint ' + info.ingestUrl + ' --write-key ' + shellQuote(info.writeKey),
-    'Each service also answers /healthz and /readyz. Webhooks the demo receiver gets are printed below.',
+    `Each service also answers /healthz and /readyz. ${webhookHint(info.webhooks)}`,
     '',
   );
   return lines.join('\n');

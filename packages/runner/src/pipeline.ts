@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { DEMO_CONFIG_PATH, loadConfigFile, readEnv } from '@sluice/config';
-import { findDemoTarget, startDemoReceiver, type DemoReceiver } from '@sluice/demo-receiver';
+import { findDemoTarget, startDemoReceiver, type DemoReceiver, type DemoTarget } from '@sluice/demo-receiver';
 import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
-import { renderBanner } from './banner.ts';
+import { renderBanner, type WebhookTarget } from './banner.ts';
 import { DEFAULT_SERVICE_LOG_LEVEL, READY_TIMEOUT_MS, SERVICES } from './constants.ts';
 import { readinessUrl } from './urls.ts';
 import { describeExit, ServiceProcess } from './service-process.ts';
@@ -28,6 +28,28 @@ export interface Pipeline {
   kill(): void;
   /** Pids of the service processes (tests check none survives). */
   readonly pids: number[];
+}
+
+/**
+ * Starts the demo receiver on the loopback endpoint's port, unless something already listens there
+ * (the user's own receiver): then the webhooks go to that, and `undefined` says so.
+ */
+async function startDemoReceiverIfFree(
+  target: DemoTarget,
+  print: (line: string) => void,
+): Promise<DemoReceiver | undefined> {
+  try {
+    return await startDemoReceiver({
+      host: '127.0.0.1',
+      port: target.port,
+      path: target.path,
+      ...(target.secret !== undefined && { secret: target.secret }),
+      print,
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') return undefined;
+    throw err;
+  }
 }
 
 /** The whole local pipeline of `npm start` (docs/reference/operating-interface.md). */
@@ -61,14 +83,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     checkNotStopping();
 
     const target = findDemoTarget(config);
+    let webhooks: WebhookTarget | undefined;
     if (target?.loopback) {
-      receiver = await startDemoReceiver({
-        host: '127.0.0.1',
-        port: target.port,
-        path: target.path,
-        ...(target.secret !== undefined && { secret: target.secret }),
-        print,
-      });
+      receiver = await startDemoReceiverIfFree(target, print);
+      webhooks = receiver
+        ? { url: receiver.url, receiver: 'demo' }
+        : { url: target.url, receiver: 'already-listening' };
+    } else if (target) {
+      webhooks = { url: target.url, receiver: 'elsewhere' };
     }
     checkNotStopping();
 
@@ -107,7 +129,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         brokers,
         localKafka: kafka !== undefined,
         configPath,
-        ...(receiver && { receiverUrl: receiver.url }),
+        ...(webhooks && { webhooks }),
       }),
     );
   }

@@ -11,7 +11,7 @@ const info = {
   brokers: '127.0.0.1:9092',
   localKafka: true,
   configPath: '/x/config/local.yaml',
-  receiverUrl: 'http://127.0.0.1:9099/webhook',
+  webhooks: { url: 'http://127.0.0.1:9099/webhook', receiver: 'demo' as const },
 };
 
 test('shellQuote survives a round trip through a real shell', () => {
@@ -34,6 +34,18 @@ test('banner names the write key, the snippets, the metrics and the receiver', (
   assert.match(text, /http:\/\/localhost:8080\/metrics/);
   assert.match(text, /demo receiver +http:\/\/127\.0\.0\.1:9099\/webhook/);
   assert.match(text, /local broker, stopped on exit/);
+  assert.match(text, /Webhooks the demo receiver gets are printed below/);
+});
+
+test('banner names the receiver in use when it is not the demo receiver', () => {
+  const ownReceiver = { url: 'http://127.0.0.1:3000/hooks', receiver: 'already-listening' as const };
+  const own = renderBanner({ ...info, webhooks: ownReceiver });
+  assert.match(own, /receiver +http:\/\/127\.0\.0\.1:3000\/hooks +\(your own: it was already listening/);
+  assert.doesNotMatch(own, /demo receiver +http|printed below/);
+  assert.match(own, /Webhooks go to http:\/\/127\.0\.0\.1:3000\/hooks; the runner does not print them/);
+  const remote = renderBanner({ ...info, webhooks: { url: 'https://hooks.example.com/in', receiver: 'elsewhere' } });
+  assert.match(remote, /receiver +https:\/\/hooks\.example\.com\/in +\(not on this machine/);
+  assert.doesNotMatch(remote, /demo receiver +http|printed below/);
 });
 
 test('banner without a source says there is no write key', () => {

@@ -33,3 +33,20 @@ export function filterFromFlags(flags: DlqFilterFlags): DeadLetterFilter {
     ...(flags.until !== undefined && { until: parseTime('until', flags.until) }),
   };
 }
+
+/** True when the filter narrows anything down (a replay of everything needs `--all`). */
+export function hasFilter(filter: DeadLetterFilter): boolean {
+  return Object.values(filter).some((v) => v !== undefined);
+}
+
+/** `destination=d reason=r since=…`, or `every dead letter` for the empty filter. */
+export function describeFilter(filter: DeadLetterFilter): string {
+  const parts = [
+    ...(filter.destinationId !== undefined ? [`destination=${filter.destinationId}`] : []),
+    ...(filter.sourceId !== undefined ? [`source=${filter.sourceId}`] : []),
+    ...(filter.reason !== undefined ? [`reason=${filter.reason}`] : []),
+    ...(filter.since !== undefined ? [`since=${new Date(filter.since).toISOString()}`] : []),
+    ...(filter.until !== undefined ? [`until=${new Date(filter.until).toISOString()}`] : []),
+  ];
+  return parts.length > 0 ? parts.join(' ') : 'every dead letter';
+}
