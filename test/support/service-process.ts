@@ -29,10 +29,12 @@ export class ServiceProcess {
   exits: (number | null)[] = [];
   output = '';
 
-  constructor(
-    readonly name: ServiceName,
-    private readonly env: Record<string, string>,
-  ) {}
+  readonly name: ServiceName;
+  private readonly env: Record<string, string>;
+  constructor(name: ServiceName, env: Record<string, string>) {
+    this.name = name;
+    this.env = env;
+  }
 
   async start(): Promise<this> {
     this.port = this.port || (await freePort());

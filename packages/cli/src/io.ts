@@ -11,11 +11,10 @@ export interface CliIo {
 /** A failure that ends the command with a message on stderr and a non-zero exit code. */
 export class CliError extends Error {
   readonly code = 'cli_failed';
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 1) {
     super(message);
+    this.exitCode = exitCode;
     this.name = 'CliError';
   }
 }

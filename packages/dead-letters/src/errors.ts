@@ -1,7 +1,9 @@
 /** Typed errors of the dead-letter tools, each with a stable `code`. */
 export class DeadLetterError extends Error {
-  constructor(readonly code: string, message: string, options?: ErrorOptions) {
+  readonly code: string;
+  constructor(code: string, message: string, options?: ErrorOptions) {
     super(message, options);
+    this.code = code;
     this.name = new.target.name;
   }
 }

@@ -12,8 +12,10 @@ export abstract class DeliveryError extends Error {
 export class DeliveryTimeoutError extends DeliveryError {
   readonly code = 'timeout';
   readonly retryable = true;
-  constructor(readonly timeoutMs: number) {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
     super(`no response within ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
   }
 }
 
@@ -21,11 +23,12 @@ export class DeliveryTimeoutError extends DeliveryError {
 export class SsrfBlockedError extends DeliveryError {
   readonly code = 'ssrf_blocked';
   readonly retryable = false;
-  constructor(
-    readonly address: string,
-    readonly range: string,
-  ) {
+  readonly address: string;
+  readonly range: string;
+  constructor(address: string, range: string) {
     super(`refusing to connect to ${address} (${range} address; not in delivery.ssrf.allowCidrs)`);
+    this.address = address;
+    this.range = range;
   }
 }
 
