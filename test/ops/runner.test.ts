@@ -43,7 +43,7 @@ function writeConfig(receiverPort: number): { path: string; writeKey: string } {
 test('npm start: printed curl → verified webhook at the demo receiver within 2 s; Ctrl-C leaves no process', { timeout: 150_000 }, async () => {
   const [ingest, deliverer, retry, audienceSync, receiverPort] = await freePorts(5);
   const { path, writeKey } = writeConfig(receiverPort!);
-  const runner = spawn(process.execPath, ['--import', 'tsx', 'packages/runner/src/main.ts'], {
+  const runner = spawn(process.execPath, ['packages/runner/src/main.ts'], {
     env: {
       ...process.env,
       KAFKA_BROKERS: testBrokers().join(','),

@@ -52,7 +52,7 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     if (!rendered.ok) return reject(record, rendered.code, rendered.message, event.sourceId);
     const body = encodeBody(rendered.body);
     const key = record.key?.toString() ?? null;
-    // No named closure per event: tsx wraps each named closure in a costly `__name` call.
+    // The common single-destination case without the array and the extra promise of Promise.all.
     if (destinations.length === 1) await deps.delivery.run(newEventJob(event, key, body, destinations[0]!), destinations[0]!);
     else await Promise.all(destinations.map((d) => deps.delivery.run(newEventJob(event, key, body, d), d)));
   };
@@ -77,7 +77,7 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
       previous: state,
     };
     const destination = deps.config().destinations.find((d) => d.id === state.destinationId);
-    if (!destination || !destination.enabled) {
+    if (!destination?.enabled) {
       return deps.delivery.deadLetter(job, 'no_endpoints', `destination ${state.destinationId} is ${destination ? 'disabled' : 'gone'}`);
     }
     await deps.delivery.run(job, destination);
