@@ -153,3 +153,24 @@ test('the build context leaves out node_modules (the host Node binary with it), 
   for (const entry of ['**/node_modules', '**/test', 'test', 'docs', 'bench'])
     assert.ok(ignored.includes(entry), entry);
 });
+
+test('the lockfile holds every optional dependency of what it locks, so `npm ci` accepts it on any platform', () => {
+  // `npm install` leaves out an optional platform package the registry does not serve; `npm ci`
+  // then refuses the lockfile as out of sync with package.json.
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { optionalDependencies?: Record<string, string> }>;
+  };
+  const missing: string[] = [];
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    for (const dep of Object.keys(entry.optionalDependencies ?? {})) {
+      // Resolution walks up from the package's own node_modules to the root's.
+      const candidates = [`${path}/node_modules/${dep}`];
+      for (let at = path.lastIndexOf('/node_modules/'); at >= 0; at = path.lastIndexOf('/node_modules/', at - 1)) {
+        candidates.push(`${path.slice(0, at)}/node_modules/${dep}`);
+      }
+      candidates.push(`node_modules/${dep}`);
+      if (!candidates.some((c) => lock.packages[c])) missing.push(`${path || '(root)'} → ${dep}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
