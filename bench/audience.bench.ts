@@ -2,7 +2,7 @@
  * Audience-sync benchmark (docs/reference/audiences.md: members/s diffed and peak RSS for a
  * 1,000,000-member audience).
  *
- *   KAFKA_BROKERS=127.0.0.1:29092 node --import tsx bench/audience.bench.ts
+ *   KAFKA_BROKERS=127.0.0.1:29092 node bench/audience.bench.ts
  *
  * Without KAFKA_BROKERS a broker is started with `startLocalKafka()`. audience-sync runs as its own
  * process (`services/audience-sync/src/main.ts`, as in production) so its RSS is its own; it is

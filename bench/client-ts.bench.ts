@@ -1,5 +1,5 @@
 // Benchmark of @sluice/analytics (not a test). Run from the repo root:
-//   node --import tsx bench/client-ts.bench.ts [messages]
+//   node bench/client-ts.bench.ts [messages]
 // Reports, against a local HTTP server on 127.0.0.1 (in a worker thread, so it has its own
 // core) that reads and discards every request:
 //   1. enqueue cost: wall time spent inside the calls, per call (validation, building,

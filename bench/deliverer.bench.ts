@@ -1,7 +1,7 @@
 /**
  * Deliverer throughput against the raw undici ceiling.
  *
- *   KAFKA_BROKERS=127.0.0.1:29092 node --import tsx bench/deliverer.bench.ts
+ *   KAFKA_BROKERS=127.0.0.1:29092 node bench/deliverer.bench.ts
  *
  * Without KAFKA_BROKERS a local broker is started with `startLocalKafka()`. All phases POST the
  * same body to the same receiver (a separate process answering 200 at once) with the same number
@@ -71,7 +71,7 @@ function percentile(values: number[], p: number): number {
 type BenchReceiver = Awaited<ReturnType<typeof startBenchReceiver>>;
 
 async function startBenchReceiver() {
-  const child = fork(fileURLToPath(new URL('./lib/deliverer-receiver.ts', import.meta.url)), { execArgv: ['--import', 'tsx'] });
+  const child = fork(fileURLToPath(new URL('./lib/deliverer-receiver.ts', import.meta.url)), { execArgv: [] });
   const next = <T>() => new Promise<T>((resolve) => child.once('message', (m) => resolve(m as T)));
   const { port } = await next<{ port: number }>();
   return {

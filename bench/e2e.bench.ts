@@ -4,7 +4,7 @@
  * acknowledgement to receipt at half that rate. In the same run, the raw ceiling: undici POSTs of
  * the same webhook body straight to the same receiver with the same connection count.
  *
- *   node --import tsx bench/e2e.bench.ts            # provisions a local broker unless KAFKA_BROKERS is set
+ *   node bench/e2e.bench.ts            # provisions a local broker unless KAFKA_BROKERS is set
  *   BENCH_EVENTS=100000 BENCH_LATENCY_SECONDS=15 ...
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -65,7 +65,7 @@ async function main() {
   let broker: LocalKafka | undefined;
   const brokers = process.env.KAFKA_BROKERS ?? (broker = await startLocalKafka()).brokers;
   const dir = mkdtempSync(join(tmpdir(), 'sluice-e2e-bench-'));
-  const receiver = fork(join(here, 'lib/e2e-receiver.ts'), [], { execArgv: ['--import', 'tsx'] });
+  const receiver = fork(join(here, 'lib/e2e-receiver.ts'), [], { execArgv: [] });
   const { port } = await new Promise<{ port: number }>((resolve) => receiver.once('message', resolve as never));
   const hook = `http://127.0.0.1:${port}/hook`;
   const prefix = `bench-${process.pid}-${Date.now()}`;

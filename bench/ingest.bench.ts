@@ -1,6 +1,6 @@
 // Ingest throughput benchmark (not a test): events/s through POST /v1/batch against the raw
 // ceiling of kafkajs sendBatch with the same records, acks=-1 and the same partitions.
-//   node --import tsx bench/ingest.bench.ts      (KAFKA_BROKERS set, or a local broker is started)
+//   node bench/ingest.bench.ts      (KAFKA_BROKERS set, or a local broker is started)
 // Both ingest and this process (raw ceiling, load generator) run with ingest's SERVICE_NODE_FLAGS.
 // Env: BENCH_SECONDS (default 20; the raw ceiling runs half before and half after ingest),
 // BENCH_CONNECTIONS (64), BENCH_PARTITIONS (6), BENCH_PRODUCERS (raw producer instances; default
@@ -85,7 +85,7 @@ async function main() {
   // BENCH_INGEST_MAIN: another checkout's ingest main.ts, to compare versions under the same load.
   const main = process.env.BENCH_INGEST_MAIN || fileURLToPath(new URL('../services/ingest/src/main.ts', import.meta.url));
   const nodeFlags = (process.env.BENCH_INGEST_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS.ingest, ...nodeFlags, '--import', 'tsx', main], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS.ingest, ...nodeFlags, main], {
     env: { ...process.env, KAFKA_BROKERS: brokers.join(','), SLUICE_CONFIG: configPath, INGEST_PORT: String(port), LOG_LEVEL: 'error' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

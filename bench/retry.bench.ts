@@ -1,7 +1,7 @@
 /**
  * Retry-service lateness benchmark (docs/reference/retries.md "never early; within 2 s"; goal: 0 early, p99 ≤ 250 ms).
  *
- *   node --import tsx bench/retry.bench.ts   # starts a local broker unless KAFKA_BROKERS is set
+ *   node bench/retry.bench.ts   # starts a local broker unless KAFKA_BROKERS is set
  *
  * 10,000 retry records, each with an exact due time (`Retry-After`) spread uniformly 5–20 s ahead,
  * go through the real retry service (in-process) and a real broker: `sluice.retry` → delay tiers

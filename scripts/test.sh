@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The one test command (README, .ci/run): installs what is missing, type-checks, provisions a real
+# The one test command (README, .ci/run): installs what is missing (including the project's own
+# Node, scripts/lib/node-runtime.sh), type-checks, lints and checks formatting, provisions a real
 # local Kafka unless KAFKA_BROKERS is set, runs every test, and stops the broker again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/node-runtime.sh
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "== npm ci"
-  npm ci --no-audit --no-fund
-fi
+echo "== node $(node --version) ($(command -v node))"
 
 echo "== type-check"
 npx --no-install tsc -p tsconfig.json --noEmit
+
+echo "== lint and format check (biome ci)"
+npx --no-install biome ci --error-on-warnings
 
 if [ -d clients/go ]; then
   echo "== go test -race (clients/go)"
@@ -25,5 +27,5 @@ mapfile -t files < <(find packages services test -name '*.test.ts' -not -path '*
 export LOG_LEVEL="${LOG_LEVEL:-error}"
 
 echo "== node --test (${#files[@]} files)"
-exec node --import tsx packages/local-kafka/src/cli.ts run -- \
-  node --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-reporter=spec "${files[@]}"
+exec node packages/local-kafka/src/cli.ts run -- \
+  node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-reporter=spec "${files[@]}"

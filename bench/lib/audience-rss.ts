@@ -22,11 +22,13 @@ export class RssSampler {
   #timer: NodeJS.Timeout | undefined;
   #maxSampled = 0;
   #peakReset = false;
+  private readonly pid: number;
+  private readonly intervalMs: number;
 
-  constructor(
-    private readonly pid: number,
-    private readonly intervalMs = 100,
-  ) {}
+  constructor(pid: number, intervalMs = 100) {
+    this.pid = pid;
+    this.intervalMs = intervalMs;
+  }
 
   start(): this {
     try {

@@ -1,7 +1,7 @@
 // Micro-benchmark (not a test): node:http vs fastify for ingest's workload — POST of a ~60 KB
 // JSON body (100 calls), body read as bytes and parsed with JSON.parse, small JSON answer; no
 // Kafka. Each server runs in its own process so its CPU can be measured; the load comes from
-// this process (undici, keep-alive). Run: node --import tsx bench/lib/ingest-http-compare.ts
+// this process (undici, keep-alive). Run: node bench/lib/ingest-http-compare.ts
 // Env: BENCH_SECONDS (per round, default 5), BENCH_CONNECTIONS (64), BENCH_ROUNDS (2).
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -48,7 +48,7 @@ async function serve(kind: string): Promise<void> {
 }
 
 async function measure(kind: string, seconds: number, connections: number, bodies: Buffer[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve(m as number)));
   let i = 0;
   const options = { origin: `http://127.0.0.1:${port}`, path: '/v1/batch', headers: { 'content-type': 'application/json' }, body: () => bodies[i++ % bodies.length]!, callsPerRequest: 100, connections };

@@ -71,7 +71,7 @@ test('one Deployment and one Service per service: command, env, ports, probes, g
 test("each service's own `npm start` and the image's default command start it with SERVICE_NODE_FLAGS", () => {
   for (const name of Object.keys(SERVICES) as ServiceName[]) {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'services', name, 'package.json'), 'utf8'));
-    assert.equal(pkg.scripts.start, ['node', ...SERVICE_NODE_FLAGS[name], '--import', 'tsx', 'src/main.ts'].join(' '), `services/${name} npm start`);
+    assert.equal(pkg.scripts.start, ['node', ...SERVICE_NODE_FLAGS[name], 'src/main.ts'].join(' '), `services/${name} npm start`);
   }
   const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
   assert.deepEqual(JSON.parse(cmd ?? 'null'), ['node', ...serviceNodeArgs('ingest')]);

@@ -57,7 +57,7 @@ interface RunningRunner {
 /** The runner as `npm start` runs it, on the test broker, with the services on free ports. */
 async function startRunner(configPath: string): Promise<RunningRunner & { ports: Record<string, number> }> {
   const [ingest, deliverer, retry, audienceSync] = await freePorts(4);
-  const runner = spawn(process.execPath, ['--import', 'tsx', 'packages/runner/src/main.ts'], {
+  const runner = spawn(process.execPath, ['packages/runner/src/main.ts'], {
     env: {
       ...process.env,
       KAFKA_BROKERS: testBrokers().join(','),

@@ -47,7 +47,10 @@ export class Ledger {
   readonly deadLettered = new Set<string>();
   readonly disruptions: { from: number; to: number; what: string }[] = [];
 
-  constructor(private readonly secret?: string) {}
+  private readonly secret?: string;
+  constructor(secret?: string) {
+    this.secret = secret;
+  }
 
   /** Wraps a receiver behaviour so every request is logged before it is answered. */
   recording(endpoint: string, behaviour: Behaviour = () => ({ status: 200 })): Behaviour {

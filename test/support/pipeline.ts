@@ -40,7 +40,9 @@ export class Pipeline {
 
   readonly brokers: string;
 
-  private constructor(private readonly options: PipelineOptions, readonly raw: Record<string, unknown>) {
+  readonly raw: Record<string, unknown>;
+  private constructor(options: PipelineOptions, raw: Record<string, unknown>) {
+    this.raw = raw;
     this.brokers = options.brokers ?? process.env.KAFKA_BROKERS!;
     this.configPath = join(this.dir, 'sluice.yaml');
     this.topics = (raw.kafka as { topics: Record<string, string> }).topics;

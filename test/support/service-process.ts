@@ -32,10 +32,12 @@ export class ServiceProcess {
   output = '';
   #stopping = false;
 
-  constructor(
-    readonly name: ServiceName,
-    private readonly env: Record<string, string>,
-  ) {}
+  readonly name: ServiceName;
+  private readonly env: Record<string, string>;
+  constructor(name: ServiceName, env: Record<string, string>) {
+    this.name = name;
+    this.env = env;
+  }
 
   async start(): Promise<this> {
     this.port = this.port || (await freePort());

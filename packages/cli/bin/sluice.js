@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// The `sluice` command: loads tsx, then the TypeScript entry (the repo has no build step).
-import { register } from 'tsx/esm/api';
-
-register();
+// The `sluice` command: the TypeScript entry runs through Node's built-in type stripping (Node 24+).
 await import('../src/main.ts');

@@ -21,9 +21,9 @@ export interface CliIo {
 export class CliError extends Error {
   readonly code = 'cli_failed';
   readonly exitCode: number;
-
   constructor(message: string, exitCode = 1) {
     super(message);
+    this.exitCode = exitCode;
     this.name = 'CliError';
     this.exitCode = exitCode;
   }

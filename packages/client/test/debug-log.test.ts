@@ -62,7 +62,7 @@ describe('debug logging', () => {
       await a.close();`;
     const root = fileURLToPath(new URL('../../..', import.meta.url));
     const run = (DEBUG: string) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
         cwd: root,
         env: { ...process.env, DEBUG },
         timeout: 20_000,

@@ -4,13 +4,12 @@
  * again later can help.
  */
 export class CodecError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly retryable: boolean,
-    options?: { cause?: unknown },
-  ) {
+  readonly code: string;
+  readonly retryable: boolean;
+  constructor(code: string, message: string, retryable: boolean, options?: { cause?: unknown }) {
     super(message, options);
+    this.code = code;
+    this.retryable = retryable;
     this.name = new.target.name;
   }
 }
@@ -29,8 +28,10 @@ export class SchemaRegistryUnavailableError extends CodecError {
 
 /** The registry refused our schema (e.g. an incompatible change under BACKWARD). An operator must act. */
 export class SchemaRegistrationError extends CodecError {
-  constructor(readonly subject: string, message: string, options?: { cause?: unknown }) {
+  readonly subject: string;
+  constructor(subject: string, message: string, options?: { cause?: unknown }) {
     super('schema_registration_failed', `cannot register the schema under ${subject}: ${message}`, false, options);
+    this.subject = subject;
   }
 }
 

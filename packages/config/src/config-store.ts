@@ -16,13 +16,13 @@ export interface ConfigStoreEvents {
 export class ConfigStore extends EventEmitter<ConfigStoreEvents> {
   #current: SluiceConfig;
   #watching = false;
+  readonly path: string | undefined;
+  private readonly env: NodeJS.ProcessEnv;
 
-  constructor(
-    readonly path: string | undefined,
-    initial: SluiceConfig,
-    private readonly env: NodeJS.ProcessEnv = process.env,
-  ) {
+  constructor(path: string | undefined, initial: SluiceConfig, env: NodeJS.ProcessEnv = process.env) {
     super();
+    this.path = path;
+    this.env = env;
     this.#current = initial;
   }
 

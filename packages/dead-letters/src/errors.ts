@@ -1,7 +1,6 @@
 /** Typed errors of the dead-letter tools, each with a stable `code`. */
 export class DeadLetterError extends Error {
   readonly code: string;
-
   constructor(code: string, message: string, options?: ErrorOptions) {
     super(message, options);
     this.code = code;

@@ -8,11 +8,13 @@ const object = { type: 'object' } as const;
 
 const requireField = (type: string, required: string[]) => ({
   if: { properties: { type: { const: type } }, required: ['type'] },
+  // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, not a thenable.
   then: { required },
 });
 
 const requireIdentity = {
   if: { properties: { type: { enum: ['identify', 'track', 'page', 'screen', 'group', 'delete'] } }, required: ['type'] },
+  // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, not a thenable.
   then: {
     anyOf: [
       { required: ['userId'], properties: { userId: { type: 'string', minLength: 1 } } },

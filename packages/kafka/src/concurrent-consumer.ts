@@ -44,7 +44,9 @@ export class ConcurrentConsumer {
   #commitTimer: NodeJS.Timeout | undefined;
   #intakeStopped = false;
 
-  constructor(private readonly options: ConcurrentConsumerOptions) {
+  private readonly options: ConcurrentConsumerOptions;
+  constructor(options: ConcurrentConsumerOptions) {
+    this.options = options;
     this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, logger: options.logger, maxWaitTimeInMs: 100 });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createKafka } from './kafka-client.ts';
 import { SafeProducer } from './producer.ts';
-import { createLogger } from '@sluice/logging';
+import { createLogger, logProcessWarnings } from '@sluice/logging';
 import type { TopicMessages } from 'kafkajs';
 import { reviveCloned, unpackBatch, type PackedBatch } from './record-packing.ts';
 
@@ -31,6 +31,7 @@ const port = parentPort!;
 const data = workerData as ProducerThreadData;
 const post = (m: FromProducerThread) => port.postMessage(m);
 const logger = createLogger({ name: data.service, level: data.logLevel as 'info' }).child({ component: 'producer-thread' });
+logProcessWarnings(logger);
 const kafka = createKafka({ brokers: data.brokers, clientId: data.clientId, logger });
 const producers = Array.from({ length: data.producers }, () => new SafeProducer(kafka));
 let next = 0;

@@ -1,5 +1,4 @@
-import type { Worker } from 'node:worker_threads';
-import { startTsWorker } from '@sluice/service-kit';
+import { Worker } from 'node:worker_threads';
 import type { TopicMessages } from 'kafkajs';
 import type { FromProducerThread, ProducerThreadData, ToProducerThread } from './producer-thread-worker.ts';
 import { packBatch } from './record-packing.ts';
@@ -49,7 +48,7 @@ export class ProducerThread {
   /** Starts the thread and connects its producers. */
   static async start(options: ProducerThreadOptions): Promise<ProducerThread> {
     const data: ProducerThreadData = { service: options.service, brokers: options.brokers, clientId: options.clientId, logLevel: options.logLevel, producers: options.producers };
-    const worker = startTsWorker(new URL('./producer-thread-worker.ts', import.meta.url), { workerData: data });
+    const worker = new Worker(new URL('./producer-thread-worker.ts', import.meta.url), { workerData: data });
     const thread = new ProducerThread(worker);
     await new Promise<void>((resolve, reject) => {
       worker.on('message', (m: FromProducerThread) => {

@@ -23,7 +23,9 @@ export class SafeProducer {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #listeners: ((connected: boolean) => void)[] = [];
 
-  constructor(private readonly kafka: Kafka) {
+  private readonly kafka: Kafka;
+  constructor(kafka: Kafka) {
+    this.kafka = kafka;
     this.#producer = this.#create();
   }
 

@@ -67,10 +67,9 @@ export class RecordBatcher implements RecordSink {
   #wakeBackoff: (() => void) | undefined;
   readonly #options: Required<RecordBatcherOptions>;
 
-  constructor(
-    private readonly producer: BatchProducer,
-    options: RecordBatcherOptions,
-  ) {
+  private readonly producer: BatchProducer;
+  constructor(producer: BatchProducer, options: RecordBatcherOptions) {
+    this.producer = producer;
     this.#options = { maxBatch: MAX_BATCH, retryMinMs: RETRY_MIN_MS, retryMaxMs: RETRY_MAX_MS, shutdownGraceMs: SHUTDOWN_GRACE_MS, ...options };
   }
 

@@ -43,7 +43,9 @@ export class SequentialConsumer {
   #intakeStopped = false;
   #busy = 0;
 
-  constructor(private readonly options: SequentialConsumerOptions) {
+  private readonly options: SequentialConsumerOptions;
+  constructor(options: SequentialConsumerOptions) {
+    this.options = options;
     this.#group = createGroupConsumer(options.kafka, {
       groupId: options.groupId,
       logger: options.logger,

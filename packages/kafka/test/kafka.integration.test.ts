@@ -214,7 +214,7 @@ describe('sequential consumer: waiting without sleeping in the handler', () => {
 describe('a crashed consumer makes the process exit', () => {
   it('exits non-zero instead of idling', async () => {
     const fixture = fileURLToPath(new URL('./fixtures/crashing-consumer.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture], { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [fixture], { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 1);
   });

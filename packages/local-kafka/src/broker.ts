@@ -124,12 +124,15 @@ class Broker implements LocalKafka {
   private readonly configFile: string;
   private readonly jvmOut: string;
 
-  constructor(
-    private readonly install: KafkaInstallation,
-    readonly dir: string,
-    readonly dataDir: string,
-    private readonly startTimeoutMs: number,
-  ) {
+  private readonly install: KafkaInstallation;
+  readonly dir: string;
+  readonly dataDir: string;
+  private readonly startTimeoutMs: number;
+  constructor(install: KafkaInstallation, dir: string, dataDir: string, startTimeoutMs: number) {
+    this.install = install;
+    this.dir = dir;
+    this.dataDir = dataDir;
+    this.startTimeoutMs = startTimeoutMs;
     this.logFile = join(dir, 'logs', 'server.log');
     this.jvmOut = join(dir, 'logs', 'jvm.out');
     this.configFile = join(dir, 'config', 'server.properties');

@@ -1,13 +1,13 @@
 // local-kafka command line:
-//   node --import tsx packages/local-kafka/src/cli.ts install
-//   node --import tsx packages/local-kafka/src/cli.ts start [--port N] [--data-dir DIR]
-//   node --import tsx packages/local-kafka/src/cli.ts run [--port N] -- <command> [args...]
+//   node packages/local-kafka/src/cli.ts install
+//   node packages/local-kafka/src/cli.ts start [--port N] [--data-dir DIR]
+//   node packages/local-kafka/src/cli.ts run [--port N] -- <command> [args...]
 
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { ensureKafkaInstalled, KAFKA_VERSION, startLocalKafka, type LocalKafka } from './index.ts';
 
-const USAGE = `usage: node --import tsx packages/local-kafka/src/cli.ts <command>
+const USAGE = `usage: node packages/local-kafka/src/cli.ts <command>
 
   install
       Fetch Apache Kafka ${KAFKA_VERSION} into the cache (with Maven) and exit.

@@ -1,5 +1,5 @@
 // Watchdog between the Node process that owns a local Kafka broker and the broker's JVM.
-// Plain JavaScript on purpose: it is started with `node watchdog.mjs` (no tsx), so it is cheap.
+// Plain JavaScript on purpose: it is started with `node watchdog.mjs`, so it is cheap.
 //
 //   node watchdog.mjs [--cleanup DIR] -- <java> [args...]
 //

@@ -1,9 +1,9 @@
-#!/usr/bin/env -S node --import tsx
+#!/usr/bin/env node
 /**
  * sluice-local-schema-registry install   put Apicurio Registry into the cache, start nothing
  * sluice-local-schema-registry start     start one, print its URL, stay up until SIGINT/SIGTERM
  *
- * Run from the repo root: node --import tsx packages/local-schema-registry/src/cli.ts start
+ * Run from the repo root: node packages/local-schema-registry/src/cli.ts start
  */
 import { installSchemaRegistry, startLocalSchemaRegistry } from './index.ts';
 

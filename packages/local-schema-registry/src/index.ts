@@ -65,12 +65,12 @@ const DEFAULT_START_TIMEOUT_MS = 60_000;
 const PORT_ATTEMPTS = 3;
 
 export class SchemaRegistryStartError extends Error {
-  constructor(
-    message: string,
-    readonly logTail: string,
-    readonly portInUse = false,
-  ) {
+  readonly logTail: string;
+  readonly portInUse: boolean;
+  constructor(message: string, logTail: string, portInUse = false) {
     super(`${message}\n--- last lines of the schema registry log ---\n${logTail}`);
+    this.logTail = logTail;
+    this.portInUse = portInUse;
     this.name = 'SchemaRegistryStartError';
   }
 }

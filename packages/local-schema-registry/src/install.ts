@@ -152,7 +152,7 @@ export async function installSchemaRegistry(opts: { log?: Log } = {}): Promise<I
       const mvn = process.env.SLUICE_MVN || 'mvn';
       log(`downloading ${APICURIO_ARTIFACT} with ${mvn}`);
       const started = Date.now();
-      let result;
+      let result: Awaited<ReturnType<typeof run>>;
       try {
         result = await run(
           mvn,

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /**
- * The watchdog is a tiny detached Node process (plain JS, no tsx) that outlives an abrupt death of
+ * The watchdog is a tiny detached Node process (plain JavaScript) that outlives an abrupt death of
  * the process that started the registry: when that parent pid disappears it sends the registry
  * SIGTERM, then SIGKILL after the grace period, and removes the registry's temp dir. While the
  * parent is alive it does nothing; `stop()` kills it once the registry is down.
@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
  * Pids are compared together with their start time from /proc (Linux), so a pid reused by an
  * unrelated process is never signalled. Where /proc is missing, `kill(pid, 0)` alone is used.
  */
+// biome-ignore lint/complexity/noUselessStringRaw: raw, so a backslash added to the script stays in it.
 const WATCHDOG_SCRIPT = String.raw`
 const fs = require('node:fs');
 const [parentPid, parentStart, childPid, childStart, tmpDir, graceMs] = process.argv.slice(1);
@@ -55,7 +56,7 @@ export function processStartTime(pid: number): string {
 
 export function spawnWatchdog(childPid: number, tmpDir: string, graceMs: number): ChildProcess {
   const env = { ...process.env };
-  delete env.NODE_OPTIONS; // never load tsx or other hooks into the watchdog
+  delete env.NODE_OPTIONS; // never load preloads or hooks into the watchdog
   const watchdog = spawn(
     process.execPath,
     [

@@ -136,7 +136,7 @@ describe('local schema registry (Apicurio, Confluent-compatible API)', { skip, t
 
   it('a watchdog stops the registry when the process that started it is killed', async () => {
     const script = fileURLToPath(new URL('./fixtures/start-and-report.ts', import.meta.url));
-    const parent = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     parent.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     assert.ok(await waitUntil(() => out.includes('\n'), 90_000), 'the fixture reported its registry');

@@ -18,7 +18,7 @@ export interface ServiceProcessOptions {
   print: (line: string) => void;
 }
 
-/** One service as a child process: `node <its flags> --import tsx services/<name>/src/main.ts`. */
+/** One service as a child process: `node <its flags> services/<name>/src/main.ts`. */
 export class ServiceProcess {
   readonly name: string;
   readonly exited: Promise<ServiceExit>;

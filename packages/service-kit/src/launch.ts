@@ -22,9 +22,9 @@ export const SERVICE_NODE_FLAGS: Readonly<Record<ServiceName, readonly string[]>
 };
 
 /**
- * The arguments after `node` that start `name` from the repository root: its flags, tsx, any
- * extra `--import` preloads, then its entry point.
+ * The arguments after `node` that start `name` from the repository root: its flags, any extra
+ * `--import` preloads, then its entry point (TypeScript, run through Node's type stripping).
  */
 export function serviceNodeArgs(name: ServiceName, preloads: readonly string[] = []): string[] {
-  return [...SERVICE_NODE_FLAGS[name], '--import', 'tsx', ...preloads.flatMap((p) => ['--import', p]), `services/${name}/src/main.ts`];
+  return [...SERVICE_NODE_FLAGS[name], ...preloads.flatMap((p) => ['--import', p]), `services/${name}/src/main.ts`];
 }

@@ -1,4 +1,4 @@
-import type { Logger } from '@sluice/logging';
+import { logProcessWarnings, type Logger } from '@sluice/logging';
 
 /** What every service factory returns (docs/CONVENTIONS.md). */
 export interface RunningService {
@@ -27,6 +27,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
   const { logger, name } = options;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const timeoutMs = options.shutdownTimeoutMs ?? 25_000;
+  logProcessWarnings(logger);
   let service: RunningService;
   try {
     service = await options.start();

@@ -54,7 +54,10 @@ export interface SnapshotRecord extends LogPosition {
 export class SyncProcessor {
   readonly #targets = new Map<string, TargetState>();
 
-  constructor(private readonly deps: SyncProcessorDeps) {}
+  private readonly deps: SyncProcessorDeps;
+  constructor(deps: SyncProcessorDeps) {
+    this.deps = deps;
+  }
 
   /** Applies one record of `sluice.audience-state` while rebuilding. */
   loadState(key: string, value: string | null): void {

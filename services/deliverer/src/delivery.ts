@@ -35,7 +35,9 @@ export class Delivery {
   readonly #caps = new Map<string, Semaphore>();
   readonly #now: () => number;
 
-  constructor(private readonly deps: DeliveryDeps) {
+  private readonly deps: DeliveryDeps;
+  constructor(deps: DeliveryDeps) {
+    this.deps = deps;
     this.#now = deps.now ?? Date.now;
   }
 

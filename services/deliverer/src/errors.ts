@@ -15,8 +15,10 @@ export const TIMEOUT_CODE = 'timeout';
 export class DeliveryTimeoutError extends DeliveryError {
   readonly code = TIMEOUT_CODE;
   readonly retryable = true;
-  constructor(readonly timeoutMs: number) {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
     super(`no response within ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
   }
 }
 
@@ -24,11 +26,12 @@ export class DeliveryTimeoutError extends DeliveryError {
 export class SsrfBlockedError extends DeliveryError {
   readonly code = 'ssrf_blocked';
   readonly retryable = false;
-  constructor(
-    readonly address: string,
-    readonly range: string,
-  ) {
+  readonly address: string;
+  readonly range: string;
+  constructor(address: string, range: string) {
     super(`refusing to connect to ${address} (${range} address; not in delivery.ssrf.allowCidrs)`);
+    this.address = address;
+    this.range = range;
   }
 }
 

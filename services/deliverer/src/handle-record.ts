@@ -81,7 +81,6 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     progress.step = 'deliver';
     const key = record.key?.toString() ?? null;
     const accepted = acceptedAt(record.timestamp, event.receivedAt);
-    // No named closure per event: tsx wraps each named closure in a costly `__name` call.
     if (destinations.length === 1) return deliver(newEventJob(event, key, body, destinations[0]!), destinations[0]!, accepted);
     // Every destination finishes before a failure of one is reported: the record is done only then.
     const settled = await Promise.allSettled(destinations.map((d) => deliver(newEventJob(event, key, body, d), d, accepted)));
@@ -110,7 +109,7 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
       previous: state,
     };
     const destination = deps.config().destinations.find((d) => d.id === state.destinationId);
-    if (!destination || !destination.enabled) {
+    if (!destination?.enabled) {
       return deps.delivery.deadLetter(job, 'no_endpoints', `destination ${state.destinationId} is ${destination ? 'disabled' : 'gone'}`);
     }
     progress.step = 'deliver';

@@ -8,7 +8,10 @@ export class Semaphore {
   #waiters: ((() => void) | undefined)[] = [];
   #head = 0;
 
-  constructor(private currentLimit: number) {}
+  private currentLimit: number;
+  constructor(currentLimit: number) {
+    this.currentLimit = currentLimit;
+  }
 
   get limit(): number {
     return this.currentLimit;

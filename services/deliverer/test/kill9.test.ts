@@ -16,7 +16,7 @@ const MAIN = 'services/deliverer/src/main.ts';
 const TOTAL = 20_000;
 
 function startDeliverer(configPath: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', '--import', PARENT_WATCH_PRELOAD, MAIN], {
+  return spawn(process.execPath, ['--import', PARENT_WATCH_PRELOAD, MAIN], {
     cwd: ROOT,
     env: { ...process.env, SLUICE_CONFIG: configPath, KAFKA_BROKERS: testBrokers().join(','), DELIVERER_PORT: '0', LOG_LEVEL: 'error' },
     stdio: ['ignore', 'ignore', 'inherit'],

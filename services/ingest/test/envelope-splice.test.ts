@@ -5,7 +5,7 @@ import type { JsonObject } from '@sluice/envelope';
 import { parseJsonWithText } from '../src/adapters/json.ts';
 import { spliceEnvelope } from '../src/domain/envelope-splice.ts';
 import { callLayout, locateCalls, memberKey, objectMembers } from '../src/domain/json-members.ts';
-import { checkCall, envelopeFields, normaliseCall, type RequestFacts } from '../src/domain/normalise-call.ts';
+import { checkCall, normaliseCall, type RequestFacts } from '../src/domain/normalise-call.ts';
 import { splitBody } from '../src/domain/request-body.ts';
 
 const facts = (extra: Partial<RequestFacts> = {}): RequestFacts => ({

@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'sluice-retry-kill9-'));
 
 /** Starts `main.ts` as its own process and resolves once its consumers are running. */
 function startRetryProcess(configPath: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', PARENT_WATCH_PRELOAD, MAIN], {
+  const child = spawn(process.execPath, ['--import', PARENT_WATCH_PRELOAD, MAIN], {
     env: { ...process.env, SLUICE_CONFIG: configPath, KAFKA_BROKERS: testBrokers().join(','), RETRY_PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

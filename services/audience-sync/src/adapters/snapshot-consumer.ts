@@ -28,7 +28,9 @@ export class SnapshotConsumer implements Drainable {
   #busy = 0;
   #intakeStopped = false;
 
-  constructor(private readonly options: SnapshotConsumerOptions) {
+  private readonly options: SnapshotConsumerOptions;
+  constructor(options: SnapshotConsumerOptions) {
+    this.options = options;
     this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, logger: options.logger, maxWaitTimeInMs: 100 });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;

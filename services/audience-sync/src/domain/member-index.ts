@@ -105,8 +105,8 @@ export class MemberIndex {
   }
 
   setFlags(entry: number, flags: number): void {
-    if (flags === 0) return this.remove(entry);
-    this.#flags[entry] = flags;
+    if (flags === 0) this.remove(entry);
+    else this.#flags[entry] = flags;
   }
 
   /** Marks an entry removed; its slot stays as a tombstone until `compact`. */

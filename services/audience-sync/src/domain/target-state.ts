@@ -36,7 +36,9 @@ export class TargetState {
   /** The sync being received: its id and the position of its first chunk (offsets are held there). */
   current: (LogPosition & { syncId: string }) | undefined;
 
-  constructor(readonly target: SyncTarget) {
+  readonly target: SyncTarget;
+  constructor(target: SyncTarget) {
+    this.target = target;
     this.index = new MemberIndex({ withValues: target.kind === 'trait' });
   }
 

@@ -10,11 +10,13 @@ export class Deadline {
   done = false;
   #listeners: (() => void)[] | undefined;
 
-  constructor(
-    /** `performance.now()` at which the request is aborted. */
-    readonly at: number,
-    private readonly makeReason: () => Error,
-  ) {}
+  /** `performance.now()` at which the request is aborted. */
+  readonly at: number;
+  private readonly makeReason: () => Error;
+  constructor(at: number, makeReason: () => Error) {
+    this.at = at;
+    this.makeReason = makeReason;
+  }
 
   addEventListener(_type: 'abort', listener: () => void): void {
     (this.#listeners ??= []).push(listener);

@@ -7,7 +7,10 @@ export class TurnBatch<T> {
   #items: T[] = [];
   #scheduled = false;
 
-  constructor(private readonly deliver: (items: T[]) => void) {}
+  private readonly deliver: (items: T[]) => void;
+  constructor(deliver: (items: T[]) => void) {
+    this.deliver = deliver;
+  }
 
   push(item: T): void {
     this.#items.push(item);

@@ -53,7 +53,10 @@ export class UndiciWebhookClient implements WebhookClient {
   readonly #targets = new Map<string, Target | Error>();
   readonly #deadlines = new DeadlineQueue();
 
-  constructor(private readonly options: UndiciWebhookClientOptions) {}
+  private readonly options: UndiciWebhookClientOptions;
+  constructor(options: UndiciWebhookClientOptions) {
+    this.options = options;
+  }
 
   async send(request: WebhookRequest): Promise<AttemptResult> {
     const at = Date.now();
@@ -192,8 +195,8 @@ function readSnippet(body: Readable): Promise<string | undefined> {
 }
 
 /**
- * The body reader behind `readSnippet`: plain stream events, no async iterator, and no named
- * closures per response (tsx/esbuild wraps every named closure in a `__name` call).
+ * The body reader behind `readSnippet`: plain stream events, no async iterator, and no closures
+ * made per response.
  */
 class SnippetReader {
   #kept: Buffer | Buffer[] | undefined;
@@ -202,7 +205,10 @@ class SnippetReader {
   #settled = false;
   #resolve: ((snippet: string | undefined) => void) | undefined;
 
-  constructor(private readonly body: Readable) {}
+  private readonly body: Readable;
+  constructor(body: Readable) {
+    this.body = body;
+  }
 
   read(): Promise<string | undefined> {
     return new Promise((resolve) => {

@@ -1,5 +1,4 @@
-import type { Worker } from 'node:worker_threads';
-import { startTsWorker } from '@sluice/service-kit';
+import { Worker } from 'node:worker_threads';
 import type { AttemptResult } from '../domain/attempt-result.ts';
 import { TurnBatch } from './turn-batch.ts';
 import type { WebhookClient, WebhookRequest } from './webhook-client.ts';
@@ -42,7 +41,7 @@ export class WebhookThread implements WebhookClient {
   readonly died = new Promise<Error>((resolve) => (this.#onDeath = resolve));
 
   constructor(settings: WebhookThreadSettings) {
-    this.#worker = startTsWorker(new URL('./webhook-thread-worker.ts', import.meta.url));
+    this.#worker = new Worker(new URL('./webhook-thread-worker.ts', import.meta.url));
     this.#worker.on('message', (m: FromWebhookThread) => this.#onMessage(m));
     this.#worker.on('error', (err) => this.#die(err));
     this.#worker.on('exit', (code) => this.#die(new WebhookThreadError(`webhook thread exited (code ${code})`)));

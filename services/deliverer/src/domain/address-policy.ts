@@ -15,11 +15,11 @@ export type AddressVerdict = { allowed: true } | { allowed: false; range: string
 export class AddressPolicy {
   readonly #allow: Cidr[];
 
+  readonly enabled: boolean;
+
   /** @param allowCidrs `delivery.ssrf.allowCidrs`; throws on an unparsable entry. */
-  constructor(
-    readonly enabled: boolean,
-    allowCidrs: readonly string[],
-  ) {
+  constructor(enabled: boolean, allowCidrs: readonly string[]) {
+    this.enabled = enabled;
     this.#allow = allowCidrs.map((c) => normaliseCidr(ipaddr.parseCIDR(c)));
   }
 

@@ -100,7 +100,10 @@ export class LingeringSender {
 
   #schedule(): void {
     if (this.#timer || this.#inFlight >= this.#options.maxInFlight) return;
-    if (this.#queuedBytes >= this.#options.maxBatchBytes) return this.#flush();
+    if (this.#queuedBytes >= this.#options.maxBatchBytes) {
+      this.#flush();
+      return;
+    }
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#flush();

@@ -37,7 +37,7 @@ function idOf(v: unknown): string | undefined {
 const notObject = (v: unknown) => v !== undefined && v !== null && !isJsonObject(v);
 const notString = (v: unknown) => v !== undefined && v !== null && typeof v !== 'string';
 
-// A module-level function, not a closure made per call: tsx wraps each named closure in a costly `__name` call.
+// A module-level function, not a closure made per call.
 const rejection = (index: number, code: CallRejection['code'], message: string): { ok: false; rejection: CallRejection } => ({ ok: false, rejection: { index, code, message } });
 
 /** A call that passed the checks of docs/reference/tracking-api.md, with what the checks worked out. */

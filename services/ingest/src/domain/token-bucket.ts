@@ -9,11 +9,11 @@ export class TokenBucket {
   #tokens: number;
   #updatedAt: number;
 
-  constructor(
-    readonly perSecond: number,
-    readonly burst: number,
-    nowMs: number,
-  ) {
+  readonly perSecond: number;
+  readonly burst: number;
+  constructor(perSecond: number, burst: number, nowMs: number) {
+    this.perSecond = perSecond;
+    this.burst = burst;
     this.#tokens = burst;
     this.#updatedAt = nowMs;
   }

@@ -25,7 +25,10 @@ export interface RouterDeps {
  * topic, the dead-letter topic, the rejected topic) and resolves only once Kafka acknowledged it.
  */
 export class Router {
-  constructor(private readonly deps: RouterDeps) {}
+  private readonly deps: RouterDeps;
+  constructor(deps: RouterDeps) {
+    this.deps = deps;
+  }
 
   /** Forwards when due, else places the record on the tier that fits its remaining wait. */
   async route(record: RetryRecordParts, state: RetryState, dueAt: number, fromTierMs?: number): Promise<void> {
