@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(packageDir, 'dist');
 const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
-const minimumNode = /(\d+)\.(\d+)/.exec(pkg.engines.node);
+// `engines.node` is `>=MAJOR` or `>=MAJOR.MINOR[.PATCH]`: the bundle targets that release.
+const minimumNode = /(\d+)(?:\.(\d+))?/.exec(pkg.engines.node);
 
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist);
@@ -21,7 +22,7 @@ const { metafile } = await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: `node${minimumNode[1]}.${minimumNode[2]}`,
+  target: `node${minimumNode[1]}.${minimumNode[2] ?? 0}`,
   // Bundled CommonJS dependencies call require() for Node's built-in modules.
   banner: {
     js: [
