@@ -26,8 +26,11 @@ export const LIMITS = {
   responseBodyBytes: 64 * 1024,
 } as const;
 
-/** Header names a customer may not set on an endpoint (SPEC §2). Compared case-insensitively. */
-export const RESERVED_HEADERS = ['content-type', 'content-length', 'host', 'user-agent', 'x-signature'] as const;
+/**
+ * Header names a customer may not set on an endpoint (docs/configuration.md): Sluice sets them on
+ * every request. Compared case-insensitively. Hop-by-hop names are refused too (`header-rules.ts`).
+ */
+export const RESERVED_HEADERS = ['content-type', 'content-length', 'host', 'user-agent', 'x-signature', 'x-message-id'] as const;
 
 /** Default ports (SPEC §14), each overridable by its environment variable. */
 export const DEFAULT_PORTS = {
