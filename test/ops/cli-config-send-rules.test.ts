@@ -68,6 +68,20 @@ test('config validate: allow-list CIDRs are parsed for real', async () => {
   }
 });
 
+test('config validate: endpoint URLs named in errors are redacted', async () => {
+  const url = 'https://hookuser:hookpass@hooks.example/in?token=tok3n';
+  const dup = JSON.stringify({
+    sources: [{ id: 's', writeKeys: ['k'] }],
+    destinations: [{ id: 'd', type: 'webhooks', sourceIds: ['s'], settings: { webhookUrl: url, webhooks: [{ url }] } }],
+  });
+  const bad = dup.replace(/"webhookUrl":"[^"]+",/, '').replace('hooks.example', 'hooks.exa mple');
+  for (const text of [dup, bad]) {
+    const { code, out } = await validate('url.json', text);
+    assert.equal(code, 1);
+    assert.doesNotMatch(out, /hookpass|tok3n/, out);
+  }
+});
+
 test('config validate: a YAML or JSON parse error gives line and column, never the text of the line', async () => {
   const yaml = await validate('broken.yaml', 'sources:\n  - id: s\n    writeKeys: [sk_live_SECRET_VALUE\nfoo: : bar\n');
   assert.equal(yaml.code, 1);

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { redactUrl } from '@sluice/logging';
 import { LIMITS } from './constants.ts';
 import { ConfigError } from './errors.ts';
 import { headerNameProblem, headerValueProblem } from './header-rules.ts';
@@ -9,7 +10,7 @@ function checkUrl(field: string, value: string): void {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(field, `must be a full http or https URL, got ${JSON.stringify(value)}`);
+    throw new ConfigError(field, `must be a full http or https URL, got ${JSON.stringify(redactUrl(value))}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(field, `must use http or https, got ${url.protocol}`);
@@ -64,7 +65,7 @@ export function checkSemantics(raw: RawConfig): void {
     }
     const seen = new Set<string>();
     urls.forEach((url) => {
-      if (seen.has(url)) throw new ConfigError(`${base}.settings.webhooks`, `duplicate endpoint ${url}`);
+      if (seen.has(url)) throw new ConfigError(`${base}.settings.webhooks`, `duplicate endpoint ${redactUrl(url)}`);
       seen.add(url);
     });
   });
