@@ -25,7 +25,10 @@ const config = testConfig({
       type: 'webhooks',
       enabled: true,
       sourceIds: ['contract'],
-      settings: { webhooks: [{ url: 'https://receiver.example/hook', headers: { 'X-Team': 'data' } }], sharedSecret: SECRET },
+      settings: {
+        webhooks: [{ url: 'https://receiver.example/hook', headers: { 'X-Team': 'data' } }],
+        sharedSecret: SECRET,
+      },
     },
   ],
 });
@@ -71,10 +74,25 @@ const text = fc.oneof(
 );
 const hugeNumber = fc.oneof(
   fc.integer({ min: 300, max: 3_000 }).map((n) => ({ raw: `1${'0'.repeat(n)}` })),
-  fc.constantFrom({ raw: '1e400' }, { raw: '-1E999' }, { raw: `0.${'0'.repeat(2_000)}1` }, { raw: '-0' }, { raw: '1e-400' }),
+  fc.constantFrom(
+    { raw: '1e400' },
+    { raw: '-1E999' },
+    { raw: `0.${'0'.repeat(2_000)}1` },
+    { raw: '-0' },
+    { raw: '1e-400' },
+  ),
 );
 const scalar: fc.Arbitrary<Node> = fc.oneof(
-  { weight: 150, arbitrary: fc.oneof(text, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null)) },
+  {
+    weight: 150,
+    arbitrary: fc.oneof(
+      text,
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+    ),
+  },
   { weight: 1, arbitrary: hugeNumber },
 );
 const { tree } = fc.letrec<{ tree: Node }>((tie) => ({
@@ -91,14 +109,22 @@ const deep = fc.tuple(fc.integer({ min: 10, max: 120 }), fc.boolean()).map(([lev
   for (let i = 0; i < levels; i++) node = asArray ? { arr: [node] } : { obj: [['n', node]] };
   return node;
 });
-const wide = fc.integer({ min: 100, max: 1_500 }).map((n): Node => ({ obj: Array.from({ length: n }, (_, i) => [`k${i}`, i % 3 === 0 ? `v${i}` : i]) }));
-const anyValue = fc.oneof({ weight: 30, arbitrary: tree }, { weight: 1, arbitrary: deep }, { weight: 2, arbitrary: wide });
+const wide = fc
+  .integer({ min: 100, max: 1_500 })
+  .map((n): Node => ({ obj: Array.from({ length: n }, (_, i) => [`k${i}`, i % 3 === 0 ? `v${i}` : i]) }));
+const anyValue = fc.oneof(
+  { weight: 30, arbitrary: tree },
+  { weight: 1, arbitrary: deep },
+  { weight: 2, arbitrary: wide },
+);
 const objectValue = fc.oneof(
   { weight: 30, arbitrary: fc.array(fc.tuple(text, anyValue), { maxLength: 5 }).map((obj): Node => ({ obj })) },
   { weight: 1, arbitrary: deep.map((d): Node => ({ obj: [['d', d]] })) },
   { weight: 2, arbitrary: wide },
 );
-const iso = fc.date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+const iso = fc
+  .date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+  .map((d) => d.toISOString());
 
 /** One optional field: absent, null, a value of its kind, or (weighted by `wild`) anything. */
 const field = (good: fc.Arbitrary<Node>, wild: number) =>
@@ -114,7 +140,10 @@ const CALL_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as 
 /** A call; `wild` is how often a field holds any value at all instead of one of its kind. */
 const callWith = (wild: number) =>
   fc.record({
-    type: fc.oneof({ weight: 12, arbitrary: fc.constantFrom<Node>(...CALL_TYPES) }, { weight: wild, arbitrary: anyValue }),
+    type: fc.oneof(
+      { weight: 12, arbitrary: fc.constantFrom<Node>(...CALL_TYPES) },
+      { weight: wild, arbitrary: anyValue },
+    ),
     userId: field(idValue, wild),
     anonymousId: field(idValue, wild),
     messageId: field(fc.oneof(fc.uuid(), text, fc.integer(), fc.string({ minLength: 120, maxLength: 140 })), wild),
@@ -123,7 +152,18 @@ const callWith = (wild: number) =>
     originalTimestamp: field(iso, wild),
     receivedAt: field(iso, wild),
     context: field(objectValue, wild),
-    integrations: field(fc.oneof(fc.constant<Node>({ obj: [['All', false], ['Webhooks', true]] }), objectValue), wild),
+    integrations: field(
+      fc.oneof(
+        fc.constant<Node>({
+          obj: [
+            ['All', false],
+            ['Webhooks', true],
+          ],
+        }),
+        objectValue,
+      ),
+      wild,
+    ),
     properties: field(objectValue, wild),
     traits: field(objectValue, wild),
     event: field(text, wild),
@@ -172,7 +212,9 @@ async function waitFor(markers: string[]): Promise<void> {
   }
 }
 
-it('every call ingest accepts is decoded, routed, rendered and signed by the deliverer; every refusal is named', { timeout: 240_000 }, async () => {
+it('every call ingest accepts is decoded, routed, rendered and signed by the deliverer; every refusal is named', {
+  timeout: 240_000,
+}, async () => {
   const codec = createJsonCodec();
   const endpoint = config.destinations[0]!.endpoints[0]!;
   let accepted = 0;
@@ -181,12 +223,19 @@ it('every call ingest accepts is decoded, routed, rendered and signed by the del
     fc.asyncProperty(request, async ({ calls, single, ws }) => {
       const run = randomUUID();
       const markers = calls.map((_, i) => `${run}-${i}`);
-      const body = single ? callText(calls[0]!, markers[0]!, ws) : `{${ws}"batch"${ws}:${ws}[${calls.map((c, i) => callText(c, markers[i]!, ws)).join(',')}]}`;
+      const body = single
+        ? callText(calls[0]!, markers[0]!, ws)
+        : `{${ws}"batch"${ws}:${ws}[${calls.map((c, i) => callText(c, markers[i]!, ws)).join(',')}]}`;
       const sent = single ? 1 : calls.length;
-      const route = single ? `/v1/${CALL_TYPES.includes(calls[0]!.type as never) ? String(calls[0]!.type) : 'track'}` : '/v1/batch';
+      const route = single
+        ? `/v1/${CALL_TYPES.includes(calls[0]!.type as never) ? String(calls[0]!.type) : 'track'}`
+        : '/v1/batch';
       const res = await fetch(`http://127.0.0.1:${ingest.port}${route}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`,
+        },
         body,
       });
       if (Buffer.byteLength(body) > 500_000) {
@@ -195,7 +244,11 @@ it('every call ingest accepts is decoded, routed, rendered and signed by the del
         assert.equal(((await res.json()) as { code: string }).code, 'body_too_large');
         return;
       }
-      const answer = (await res.json()) as { success: boolean; accepted: number; rejected?: { index: number; code: string; message: string }[] };
+      const answer = (await res.json()) as {
+        success: boolean;
+        accepted: number;
+        rejected?: { index: number; code: string; message: string }[];
+      };
       assert.equal(res.status, 200, JSON.stringify(answer));
       const rejections = answer.rejected ?? [];
       assert.equal(answer.accepted + rejections.length, sent, 'every call is accepted or named');
@@ -229,7 +282,9 @@ it('every call ingest accepts is decoded, routed, rendered and signed by the del
       reporter: (out) => {
         if (!out.failed) return;
         const counterexample = JSON.stringify(out.counterexample).slice(0, 3_000);
-        throw new Error(`${String(out.errorInstance)}\nseed ${out.seed}, path ${out.counterexamplePath}\n${counterexample}`);
+        throw new Error(
+          `${String(out.errorInstance)}\nseed ${out.seed}, path ${out.counterexamplePath}\n${counterexample}`,
+        );
       },
     },
   );

@@ -31,7 +31,14 @@ before(async () => {
   const config = testConfig({
     ingest: { linger: '2ms' },
     sources: [{ id: 'segment', name: 'Segment clients', writeKeys: [WRITE_KEY] }],
-    destinations: [{ id: 'hook', type: 'webhooks', sourceIds: ['segment'], settings: { webhooks: [{ url: `${receiver.url}/in` }], sharedSecret: SECRET } }],
+    destinations: [
+      {
+        id: 'hook',
+        type: 'webhooks',
+        sourceIds: ['segment'],
+        settings: { webhooks: [{ url: `${receiver.url}/in` }], sharedSecret: SECRET },
+      },
+    ],
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
   });
   ingest = await createIngest(testServiceContext('ingest', config), { port: 0, host: '127.0.0.1' }).start();
@@ -102,7 +109,9 @@ async function pythonClient(): Promise<string | undefined> {
   if (existsSync(join(VENV, '.sluice-ready'))) return python;
   await run('python3', ['-m', 'venv', VENV], { timeout: 120_000 });
   try {
-    await run(join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', PYTHON_CLIENT], { timeout: 300_000 });
+    await run(join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', PYTHON_CLIENT], {
+      timeout: 300_000,
+    });
   } catch (err) {
     process.stderr.write(`pip could not install ${PYTHON_CLIENT}: ${(err as Error).message.split('\n')[0]}\n`);
     return undefined;
@@ -128,7 +137,9 @@ if errors:
     sys.exit("client errors: " + "; ".join(errors))
 `;
 
-it('segment-analytics-python (gzip, nulls in optional fields): all six calls delivered, signed, with the right shapes', { timeout: 420_000 }, async (t) => {
+it('segment-analytics-python (gzip, nulls in optional fields): all six calls delivered, signed, with the right shapes', {
+  timeout: 420_000,
+}, async (t) => {
   const python = await pythonClient();
   if (!python) return t.skip(`pip could not reach the registry to install ${PYTHON_CLIENT}`);
   const user = uniqueName('py-user');
@@ -138,7 +149,12 @@ it('segment-analytics-python (gzip, nulls in optional fields): all six calls del
 
 it('@segment/analytics-node: all six calls delivered, signed, with the right shapes', { timeout: 60_000 }, async () => {
   const user = uniqueName('node-user');
-  const analytics = new Analytics({ writeKey: WRITE_KEY, host: `http://127.0.0.1:${ingest.port}`, maxEventsInBatch: 10, flushInterval: 50 });
+  const analytics = new Analytics({
+    writeKey: WRITE_KEY,
+    host: `http://127.0.0.1:${ingest.port}`,
+    maxEventsInBatch: 10,
+    flushInterval: 50,
+  });
   const errors: unknown[] = [];
   analytics.on('error', (err) => errors.push(err));
   analytics.identify({ userId: user, traits: { plan: 'pro' } });

@@ -22,7 +22,14 @@ async function validate(name: string, text: string): Promise<{ code: number; out
 const withHeaders = (headers: Record<string, string>, allowCidrs: string[] = []) =>
   JSON.stringify({
     sources: [{ id: 's', writeKeys: ['k'] }],
-    destinations: [{ id: 'd', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: 'https://hooks.example/in', headers }] } }],
+    destinations: [
+      {
+        id: 'd',
+        type: 'webhooks',
+        sourceIds: ['s'],
+        settings: { webhooks: [{ url: 'https://hooks.example/in', headers }] },
+      },
+    ],
     delivery: { ssrf: { allowCidrs } },
   });
 
@@ -52,7 +59,13 @@ test('config validate: header names and values by RFC 9110 and what the client s
     assert.match(out, want, what);
     assert.match(out, /destinations\[0\]\.settings\.webhooks\[0\]\.headers\./, what);
   }
-  const accepted = { 'X-Team': 'growth', Authorization: 'Bearer abc.def', 'X-Tab': 'a\tb', 'X-Latin': 'café', 'X-Empty': '' };
+  const accepted = {
+    'X-Team': 'growth',
+    Authorization: 'Bearer abc.def',
+    'X-Tab': 'a\tb',
+    'X-Latin': 'café',
+    'X-Empty': '',
+  };
   const ok = await validate('headers-ok.json', withHeaders(accepted));
   assert.equal(ok.code, 0, ok.out);
 });
@@ -87,7 +100,10 @@ test('config validate: a YAML or JSON parse error gives line and column, never t
   assert.equal(yaml.code, 1);
   assert.match(yaml.out, /\(file\): is not valid YAML \([A-Z_]+\) at line \d+, column \d+/);
   assert.doesNotMatch(yaml.out, /SECRET_VALUE|foo/);
-  const json = await validate('broken.json', '{\n  "sources": [{ "id": "s", "writeKeys": ["sk_live_SECRET_VALUE"] }],\n  oops\n}');
+  const json = await validate(
+    'broken.json',
+    '{\n  "sources": [{ "id": "s", "writeKeys": ["sk_live_SECRET_VALUE"] }],\n  oops\n}',
+  );
   assert.equal(json.code, 1);
   assert.match(json.out, /is not valid JSON( at line 3, column \d+)?/);
   assert.doesNotMatch(json.out, /SECRET_VALUE|oops/);

@@ -16,7 +16,11 @@ import { writeUniqueConfig } from './fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-cli-print-'));
 const env = { ...process.env, KAFKA_BROKERS: testBrokers().join(',') };
-const kafka = createKafka({ brokers: testBrokers(), clientId: 'cli-print-test', logger: createLogger({ name: 'cli-print-test', level: 'error' }) });
+const kafka = createKafka({
+  brokers: testBrokers(),
+  clientId: 'cli-print-test',
+  logger: createLogger({ name: 'cli-print-test', level: 'error' }),
+});
 let configPath: string;
 const SECRET_URL = 'https://hookuser:hookpass@hooks.example/in?token=tok3n';
 const hostileId = `m-${uniqueName('x')}\u001b[2J\u001b]0;owned\u0007\r\nX-Evil: 1\u009b31m`;
@@ -54,18 +58,32 @@ const cli = async (...args: string[]) => {
   return { code, stdout: io.stdout(), stderr: io.stderr() };
 };
 
-test('dlq list escapes control characters and redacts endpoint URLs, in text and in --json', { timeout: 60_000 }, async () => {
-  for (const args of [['dlq', 'list'], ['dlq', 'list', '--json']]) {
+test('dlq list escapes control characters and redacts endpoint URLs, in text and in --json', {
+  timeout: 60_000,
+}, async () => {
+  for (const args of [
+    ['dlq', 'list'],
+    ['dlq', 'list', '--json'],
+  ]) {
     const out = await cli(...args);
     assert.equal(out.code, 0, out.stderr);
-    assert.doesNotMatch(out.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, `${args.join(' ')}: raw control character`);
+    assert.doesNotMatch(
+      out.stdout,
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: no raw control character may be printed.
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/,
+      `${args.join(' ')}: raw control character`,
+    );
     assert.equal(out.stdout.trim().split('\n').length, 1, 'one line per dead letter');
     assert.doesNotMatch(out.stdout, /hookpass|hookuser|tok3n/, `${args.join(' ')}: credentials`);
     assert.match(out.stdout, /hooks\.example/);
   }
   const text = await cli('dlq', 'list');
   assert.match(text.stdout, /messageId=m-\S+\\x1b\[2J\\x1b\]0;owned\\x07\\x0d\\x0aX-Evil: 1\\x9b31m/);
-  const row = JSON.parse((await cli('dlq', 'list', '--json')).stdout) as { messageId: string; endpoints: string[]; lastError: string };
+  const row = JSON.parse((await cli('dlq', 'list', '--json')).stdout) as {
+    messageId: string;
+    endpoints: string[];
+    lastError: string;
+  };
   assert.equal(row.messageId, hostileId);
   assert.deepEqual(row.endpoints, ['https://***@hooks.example/in?***']);
   assert.equal(row.lastError, 'https://***@hooks.example/in?***: http_503');

@@ -76,7 +76,10 @@ export type NestingProblem = { code: 'too_deep' | 'number_out_of_range'; message
  * would be written back as `null`). The work is bounded by the number of values, and stops at
  * the first container past the limit.
  */
-export function nestingProblem(value: unknown, maxDepth: number = ENVELOPE_LIMITS.maxDepth): NestingProblem | undefined {
+export function nestingProblem(
+  value: unknown,
+  maxDepth: number = ENVELOPE_LIMITS.maxDepth,
+): NestingProblem | undefined {
   if (typeof value !== 'object' || value === null) return numberProblem(value);
   const containers: object[] = [value];
   const depths: number[] = [1];
@@ -98,9 +101,16 @@ export function nestingProblem(value: unknown, maxDepth: number = ENVELOPE_LIMIT
   return undefined;
 }
 
-function visit(child: unknown, depth: number, maxDepth: number, containers: object[], depths: number[]): NestingProblem | undefined {
+function visit(
+  child: unknown,
+  depth: number,
+  maxDepth: number,
+  containers: object[],
+  depths: number[],
+): NestingProblem | undefined {
   if (typeof child === 'object' && child !== null) {
-    if (depth + 1 > maxDepth) return { code: 'too_deep', message: `objects and arrays are nested deeper than ${maxDepth} levels` };
+    if (depth + 1 > maxDepth)
+      return { code: 'too_deep', message: `objects and arrays are nested deeper than ${maxDepth} levels` };
     containers.push(child);
     depths.push(depth + 1);
     return undefined;
@@ -121,6 +131,7 @@ function numberProblem(value: unknown): NestingProblem | undefined {
  */
 export function envelopeContractProblem(envelope: JsonObject): string | undefined {
   const { messageId } = envelope;
-  if (typeof messageId === 'string' && !isDeliverableMessageId(messageId)) return `/messageId must be ${MESSAGE_ID_RULE}`;
+  if (typeof messageId === 'string' && !isDeliverableMessageId(messageId))
+    return `/messageId must be ${MESSAGE_ID_RULE}`;
   return nestingProblem(envelope)?.message;
 }

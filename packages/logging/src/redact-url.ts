@@ -9,7 +9,9 @@ export function redactUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    return url.replace(/^([^/?#]*\/\/)[^/?#]*@/, '$1***@').replace(/[?#].*$/s, (rest) => (rest.startsWith('?') ? '?***' : ''));
+    return url
+      .replace(/^([^/?#]*\/\/)[^/?#]*@/, '$1***@')
+      .replace(/[?#].*$/s, (rest) => (rest.startsWith('?') ? '?***' : ''));
   }
   if (parsed.username !== '' || parsed.password !== '') {
     parsed.username = '***';

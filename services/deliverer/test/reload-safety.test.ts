@@ -20,16 +20,33 @@ let sent = 0;
 const prefix = uniqueName('reload');
 
 function rawConfig(allowCidrs: string[], prefix: string): Record<string, unknown> {
-  const topics = Object.fromEntries(['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((k) => [k, `${prefix}.${k}`]));
+  const topics = Object.fromEntries(
+    ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((k) => [
+      k,
+      `${prefix}.${k}`,
+    ]),
+  );
   return {
     sources: [{ id: 's', writeKeys: ['k'] }],
     destinations: [{ id: 'd', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: receiver.url }] } }],
-    kafka: { clientId: prefix, partitions: 1, replicationFactor: 1, topics: { ...topics, delayPrefix: `${prefix}.delay.` } },
+    kafka: {
+      clientId: prefix,
+      partitions: 1,
+      replicationFactor: 1,
+      topics: { ...topics, delayPrefix: `${prefix}.delay.` },
+    },
     delivery: { ssrf: { allowCidrs } },
   };
 }
 
-const event = (): EventEnvelope => ({ sourceId: 's', type: 'track', messageId: uniqueName('m'), userId: 'u', event: 'E', timestamp: '2026-11-21T10:00:00.000Z' });
+const event = (): EventEnvelope => ({
+  sourceId: 's',
+  type: 'track',
+  messageId: uniqueName('m'),
+  userId: 'u',
+  event: 'E',
+  timestamp: '2026-11-21T10:00:00.000Z',
+});
 
 /** Produces one event and waits until the receiver got it. */
 async function deliversOne(config: SluiceConfig): Promise<void> {
@@ -54,7 +71,9 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('a reload with a bad allow-list CIDR is refused; the running config and the webhook thread keep delivering', { timeout: 60_000 }, async () => {
+test('a reload with a bad allow-list CIDR is refused; the running config and the webhook thread keep delivering', {
+  timeout: 60_000,
+}, async () => {
   const running = store.current;
   await deliversOne(running);
 
@@ -69,7 +88,10 @@ test('a reload with a bad allow-list CIDR is refused; the running config and the
 
   // Past validation (a config object set directly): the deliverer's reload step cannot build its
   // SSRF policy, so the swap is refused before anything changes.
-  const unvalidated: SluiceConfig = { ...running, delivery: { ...running.delivery, ssrf: { ...running.delivery.ssrf, allowCidrs: ['10.0.0.0/40'] } } };
+  const unvalidated: SluiceConfig = {
+    ...running,
+    delivery: { ...running.delivery, ssrf: { ...running.delivery.ssrf, allowCidrs: ['10.0.0.0/40'] } },
+  };
   assert.throws(() => store.set(unvalidated));
   assert.equal(store.current, running);
   await deliversOne(store.current);

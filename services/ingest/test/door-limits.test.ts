@@ -16,13 +16,15 @@ describe('limits at the door', () => {
   const rejected = new Map<string, string>();
 
   before(async () => {
-    ingest = await startIngest(ingestConfig({
-      ingest: { linger: '2ms' },
-      sources: [
-        { id: 'src-a', name: 'A', writeKeys: [WRITE_KEY] },
-        { id: 'src-b', name: 'B', writeKeys: [OTHER_KEY], rateLimit: { perSecond: 10 } },
-      ],
-    }));
+    ingest = await startIngest(
+      ingestConfig({
+        ingest: { linger: '2ms' },
+        sources: [
+          { id: 'src-a', name: 'A', writeKeys: [WRITE_KEY] },
+          { id: 'src-b', name: 'B', writeKeys: [OTHER_KEY], rateLimit: { perSecond: 10 } },
+        ],
+      }),
+    );
   });
   after(async () => {
     await ingest.service.close();
@@ -43,14 +45,21 @@ describe('limits at the door', () => {
     const res = await post(`${ingest.url}/v1/batch`, `{"batch":[${deep},{"type":"identify","userId":"u-ok"}]}`, auth);
     assert.equal(res.status, 200, JSON.stringify(res.json));
     assert.equal(res.json.accepted, 1);
-    assert.deepEqual(res.json.rejected.map((r: { index: number; code: string }) => [r.index, r.code]), [[0, 'too_deep']]);
+    assert.deepEqual(
+      res.json.rejected.map((r: { index: number; code: string }) => [r.index, r.code]),
+      [[0, 'too_deep']],
+    );
     assert.ok(Date.now() - started < 2_000);
     rejected.set(marker, 'too_deep');
   });
 
   test('a number beyond float range is refused, not stored as null', async () => {
     const marker = randomUUID();
-    const res = await post(`${ingest.url}/v1/track`, `{"userId":"u","event":"E","marker":"${marker}","properties":{"n":1${'0'.repeat(400_000)}}}`, auth);
+    const res = await post(
+      `${ingest.url}/v1/track`,
+      `{"userId":"u","event":"E","marker":"${marker}","properties":{"n":1${'0'.repeat(400_000)}}}`,
+      auth,
+    );
     assert.equal(res.status, 200);
     assert.equal(res.json.rejected?.[0]?.code, 'number_out_of_range');
     rejected.set(marker, 'number_out_of_range');
@@ -59,7 +68,11 @@ describe('limits at the door', () => {
   test('450 KB of white space inside one call makes a compact record, under the 32 KB limit', async () => {
     const marker = randomUUID();
     const pad = ' '.repeat(225_000); // twice: 450 KB
-    const res = await post(`${ingest.url}/v1/track`, `{"userId":"u","event":"E","marker":"${marker}","properties":{"a":${pad}1,${pad}"b":"x"}}`, auth);
+    const res = await post(
+      `${ingest.url}/v1/track`,
+      `{"userId":"u","event":"E","marker":"${marker}","properties":{"a":${pad}1,${pad}"b":"x"}}`,
+      auth,
+    );
     assert.deepEqual(res.json, { success: true, accepted: 1 });
     stored.set(marker, (value) => {
       assert.ok(value.length < 1_000, `stored ${value.length} bytes`);
@@ -70,7 +83,11 @@ describe('limits at the door', () => {
   test('a call whose stored envelope would pass 32 KB is refused (the limit applies to what is stored)', async () => {
     const marker = randomUUID();
     // 32,700 bytes as sent, plus the envelope's own fields.
-    const res = await post(`${ingest.url}/v1/track`, { userId: 'u', event: 'E', marker, properties: { p: 'x'.repeat(32_700) } }, auth);
+    const res = await post(
+      `${ingest.url}/v1/track`,
+      { userId: 'u', event: 'E', marker, properties: { p: 'x'.repeat(32_700) } },
+      auth,
+    );
     assert.equal(res.json.rejected?.[0]?.code, 'call_too_large');
     rejected.set(marker, 'call_too_large');
   });
@@ -78,23 +95,33 @@ describe('limits at the door', () => {
   test('messageId: control characters, non-ASCII and over 128 characters are refused; null is replaced', async () => {
     const markers = [randomUUID(), randomUUID(), randomUUID()];
     const nullId = randomUUID();
-    const res = await post(`${ingest.url}/v1/batch`, {
-      batch: [
-        { type: 'identify', userId: 'u', messageId: 'm\r\nX-Evil: 1', marker: markers[0] },
-        { type: 'identify', userId: 'u', messageId: '€'.repeat(300), marker: markers[1] },
-        { type: 'identify', userId: 'u', messageId: 'x'.repeat(129), marker: markers[2] },
-        { type: 'identify', userId: 'u', messageId: null, marker: nullId },
-      ],
-    }, auth);
+    const res = await post(
+      `${ingest.url}/v1/batch`,
+      {
+        batch: [
+          { type: 'identify', userId: 'u', messageId: 'm\r\nX-Evil: 1', marker: markers[0] },
+          { type: 'identify', userId: 'u', messageId: '€'.repeat(300), marker: markers[1] },
+          { type: 'identify', userId: 'u', messageId: 'x'.repeat(129), marker: markers[2] },
+          { type: 'identify', userId: 'u', messageId: null, marker: nullId },
+        ],
+      },
+      auth,
+    );
     assert.equal(res.json.accepted, 1);
-    assert.deepEqual(res.json.rejected.map((r: { code: string }) => r.code), ['invalid_message_id', 'invalid_message_id', 'invalid_message_id']);
+    assert.deepEqual(
+      res.json.rejected.map((r: { code: string }) => r.code),
+      ['invalid_message_id', 'invalid_message_id', 'invalid_message_id'],
+    );
     for (const m of markers) rejected.set(m, 'invalid_message_id');
     stored.set(nullId, (value) => assert.match(JSON.parse(value.toString()).messageId, /^[0-9a-f-]{36}$/));
   });
 
   test('a writeKey in the body is stored nowhere, not even with a rejected call', async () => {
     const marker = randomUUID();
-    const res = await post(`${ingest.url}/v1/batch`, { writeKey: WRITE_KEY, batch: [{ type: 'purchase', userId: 'u', marker, writeKey: WRITE_KEY }] });
+    const res = await post(`${ingest.url}/v1/batch`, {
+      writeKey: WRITE_KEY,
+      batch: [{ type: 'purchase', userId: 'u', marker, writeKey: WRITE_KEY }],
+    });
     assert.equal(res.json.rejected?.[0]?.code, 'unknown_type');
     rejected.set(marker, 'unknown_type');
     const single = randomUUID();
@@ -113,7 +140,8 @@ describe('limits at the door', () => {
     const text = await (await fetch(`${ingest.url}/metrics`)).text();
     assert.ok(text.length - before < 200, `/metrics grew from ${before} to ${text.length} bytes`);
     assert.doesNotMatch(text, /invented/);
-    const unknown = /sluice_ingest_events_total\{[^}]*source="src-a",type="unknown",outcome="rejected"[^}]*\} (\d+)/.exec(text);
+    const unknown =
+      /sluice_ingest_events_total\{[^}]*source="src-a",type="unknown",outcome="rejected"[^}]*\} (\d+)/.exec(text);
     assert.ok(unknown && Number(unknown[1]) >= 1_000, 'counted under type="unknown"');
   });
 
@@ -137,8 +165,12 @@ describe('limits at the door', () => {
       assert.ok(decoded.ok, decoded.ok ? '' : decoded.message);
       check(record.value!);
     }
-    const rejections = await readTopic(ingest.kafka, rejectedTopic, { count: 1_000 + rejected.size, timeoutMs: 15_000 });
-    for (const record of rejections) assert.equal(record.value?.includes(WRITE_KEY) ?? false, false, 'writeKey on the rejected topic');
+    const rejections = await readTopic(ingest.kafka, rejectedTopic, {
+      count: 1_000 + rejected.size,
+      timeoutMs: 15_000,
+    });
+    for (const record of rejections)
+      assert.equal(record.value?.includes(WRITE_KEY) ?? false, false, 'writeKey on the rejected topic');
     for (const [marker, code] of rejected) {
       const record = rejections.find((r) => r.value?.includes(marker));
       assert.ok(record, `rejected ${marker}`);

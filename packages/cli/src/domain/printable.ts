@@ -11,6 +11,7 @@ export function printable(value: string): string {
   return escapeControls(redactUrlsIn(value));
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 function escapeControls(text: string): string {
@@ -22,5 +23,8 @@ function escapeControls(text: string): string {
 
 /** JSON for the terminal: `JSON.stringify` escapes C0 controls but not DEL, C1 or the separators. */
 export function printableJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -27,9 +27,14 @@ const SET_BY_INGEST: ReadonlySet<string> = new Set(['sourceId', 'type', 'timesta
 const IDS: ReadonlySet<string> = new Set(['userId', 'anonymousId', 'groupId', 'previousId']);
 
 type Rule = 'string' | 'object' | 'id' | 'messageId';
-const RULES: readonly (readonly [EnvelopeFieldName, Rule])[] = (Object.entries(ENVELOPE_FIELDS) as [EnvelopeFieldName, string][])
+const RULES: readonly (readonly [EnvelopeFieldName, Rule])[] = (
+  Object.entries(ENVELOPE_FIELDS) as [EnvelopeFieldName, string][]
+)
   .filter(([name]) => !SET_BY_INGEST.has(name))
-  .map(([name, kind]) => [name, name === 'messageId' ? 'messageId' : IDS.has(name) ? 'id' : (kind as 'string' | 'object')] as const);
+  .map(
+    ([name, kind]) =>
+      [name, name === 'messageId' ? 'messageId' : IDS.has(name) ? 'id' : (kind as 'string' | 'object')] as const,
+  );
 
 const RULE_TEXT: Record<Rule, string> = {
   string: 'a string',
@@ -47,11 +52,16 @@ function fits(rule: Rule, value: unknown): boolean {
     case 'id':
       return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
     case 'messageId':
-      return (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && (value === '' || isDeliverableMessageId(value)));
+      return (
+        (typeof value === 'number' && Number.isFinite(value)) ||
+        (typeof value === 'string' && (value === '' || isDeliverableMessageId(value)))
+      );
   }
 }
 
-export type FieldsResult = { ok: true; nulls: ReadonlySet<string> | undefined } | { ok: false; code: RejectCode; message: string };
+export type FieldsResult =
+  | { ok: true; nulls: ReadonlySet<string> | undefined }
+  | { ok: false; code: RejectCode; message: string };
 
 /** Checks every envelope field the call sends; `nulls` are the fields sent as `null` (left out). */
 export function checkCallFields(call: JsonObject): FieldsResult {

@@ -10,7 +10,11 @@ const WRITE_KEY = 'writeKey';
  * `writeKey` member. A call that cannot be serialised (nested too deep for `JSON.stringify`) is
  * stored without a value, and `note` says why.
  */
-export function rejectedCallValue(call: unknown, text: string | undefined, members: ObjectMembers | undefined): { text: string | null; note?: string } {
+export function rejectedCallValue(
+  call: unknown,
+  text: string | undefined,
+  members: ObjectMembers | undefined,
+): { text: string | null; note?: string } {
   if (text !== undefined && members) return { text: withoutWriteKey(text, members) };
   const value = isJsonObject(call) && Object.hasOwn(call, WRITE_KEY) ? { ...call, [WRITE_KEY]: undefined } : call;
   try {
