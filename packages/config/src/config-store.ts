@@ -3,21 +3,33 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { loadConfigFile } from './load.ts';
 import type { SluiceConfig } from './types.ts';
 
+/**
+ * A service's part of a reload: builds from the new config everything it will need (and throws
+ * when it cannot), then returns the function that puts it in force. Nothing is put in force, and
+ * the running config stays, unless every step built its part.
+ */
+export type ReloadStep = (next: SluiceConfig) => () => void;
+
 export interface ConfigStoreEvents {
   change: [config: SluiceConfig];
   invalid: [error: Error];
 }
 
 /**
- * Holds the current configuration and reloads it when the file changes (docs/configuration.md). An invalid
- * new file is reported through `invalid` and the previous config stays in force. Readers call
- * `current` at the start of each unit of work, so a reload applies to work that starts after it.
+ * Holds the current configuration and reloads it when the file changes (docs/configuration.md).
+ * A new config is validated, then every reload step builds what it needs from it; only when all
+ * of that succeeded is it swapped in and each step's part put in force. An invalid file or a
+ * step that cannot build is reported through `invalid`, and the previous config, and everything
+ * built from it, stays in force. Readers call `current` at the start of each unit of work, so a
+ * reload applies to work that starts after it. `change` listeners are told afterwards and must
+ * not fail: whatever can fail belongs in a reload step.
  */
 export class ConfigStore extends EventEmitter<ConfigStoreEvents> {
   #current: SluiceConfig;
   #watching = false;
   readonly path: string | undefined;
   private readonly env: NodeJS.ProcessEnv;
+  readonly #steps = new Set<ReloadStep>();
 
   constructor(path: string | undefined, initial: SluiceConfig, env: NodeJS.ProcessEnv = process.env) {
     super();
@@ -35,9 +47,20 @@ export class ConfigStore extends EventEmitter<ConfigStoreEvents> {
     return this.#current;
   }
 
-  /** Replaces the config (used by reloads and by tests that change destinations live). */
+  /** Adds a reload step (see `ReloadStep`); returns the function that removes it. */
+  onReload(step: ReloadStep): () => void {
+    this.#steps.add(step);
+    return () => void this.#steps.delete(step);
+  }
+
+  /**
+   * Replaces the config (used by reloads and by tests that change destinations live). Throws,
+   * changing nothing, when a reload step cannot build its part from `config`.
+   */
   set(config: SluiceConfig): void {
+    const commits = [...this.#steps].map((step) => step(config));
     this.#current = config;
+    for (const commit of commits) commit();
     this.emit('change', config);
   }
 

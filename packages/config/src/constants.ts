@@ -26,13 +26,17 @@ export const LIMITS = {
   responseBodyBytes: 64 * 1024,
 } as const;
 
-/** Header names a customer may not set on an endpoint (docs/configuration.md). Compared case-insensitively. */
+/**
+ * Header names a customer may not set on an endpoint (docs/configuration.md): Sluice sets them on
+ * every request. Compared case-insensitively. Hop-by-hop names are refused too (`header-rules.ts`).
+ */
 export const RESERVED_HEADERS = [
   'content-type',
   'content-length',
   'host',
   'user-agent',
   'x-signature',
+  'x-message-id',
   'webhook-id',
   'webhook-timestamp',
   'webhook-signature',

@@ -1,5 +1,6 @@
 export { DEFAULT_BACKOFF, DEFAULT_DELAY_TIERS, DEFAULT_PORTS, DEFAULT_TOPICS, LIMITS, RESERVED_HEADERS } from './constants.ts';
 export { ConfigStore } from './config-store.ts';
+export type { ReloadStep } from './config-store.ts';
 export { formatDuration, parseDuration } from './duration.ts';
 export { DEMO_CONFIG_PATH, readEnv, requireBrokers, requireConfigPath } from './env.ts';
 export type { SluiceEnv } from './env.ts';
@@ -10,3 +11,4 @@ export type { RawConfig } from './schema.ts';
 export { SIGNING_SCHEMES } from './signing-schema.ts';
 export type { SigningScheme } from './signing-schema.ts';
 export type { Destination, DestinationSigning, Endpoint, Source, SluiceConfig, TopicNames } from './types.ts';
+export { HOP_BY_HOP_HEADERS, headerNameProblem, headerValueProblem } from './header-rules.ts';

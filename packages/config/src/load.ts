@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './errors.ts';
 import { DURATION_PATTERN, parseDuration } from './duration.ts';
 import { fieldPath } from './field-path.ts';
+import { parseErrorProblem } from './parse-error.ts';
 import { ConfigSchema, type RawConfig } from './schema.ts';
 import { checkSemantics } from './semantic-checks.ts';
 import { resolveSigning } from './signing.ts';
@@ -116,7 +117,7 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
   try {
     parsed = extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConfigError('(file)', `is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message}`, path);
+    throw new ConfigError('(file)', parseErrorProblem(extname(path) === '.json' ? 'JSON' : 'YAML', text, err), path);
   }
   try {
     return parseConfig(parsed, env);

@@ -1,15 +1,16 @@
-import { LIMITS, RESERVED_HEADERS } from './constants.ts';
+import ipaddr from 'ipaddr.js';
+import { redactUrl } from '@sluice/logging';
+import { LIMITS } from './constants.ts';
 import { ConfigError } from './errors.ts';
+import { headerNameProblem, headerValueProblem } from './header-rules.ts';
 import type { RawConfig } from './schema.ts';
-
-const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function checkUrl(field: string, value: string): void {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(field, `must be a full http or https URL, got ${JSON.stringify(value)}`);
+    throw new ConfigError(field, `must be a full http or https URL, got ${JSON.stringify(redactUrl(value))}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(field, `must use http or https, got ${url.protocol}`);
@@ -21,14 +22,12 @@ function checkHeaders(field: string, headers: Record<string, string>): void {
   if (names.length > LIMITS.headersPerEndpoint) {
     throw new ConfigError(field, `at most ${LIMITS.headersPerEndpoint} headers, got ${names.length}`);
   }
+  const seen = new Set<string>();
   for (const name of names) {
-    if (!HTTP_TOKEN.test(name)) throw new ConfigError(`${field}.${name}`, 'header name is not a valid HTTP token');
-    if ((RESERVED_HEADERS as readonly string[]).includes(name.toLowerCase())) {
-      throw new ConfigError(`${field}.${name}`, 'header name is reserved and cannot be set');
-    }
-    if (/[\r\n\0]/.test(headers[name]!)) {
-      throw new ConfigError(`${field}.${name}`, 'header value must not contain CR, LF or NUL');
-    }
+    const problem = headerNameProblem(name) ?? headerValueProblem(headers[name]!);
+    if (problem) throw new ConfigError(`${field}.${name}`, problem);
+    if (seen.has(name.toLowerCase())) throw new ConfigError(`${field}.${name}`, 'header name repeated (names are case-insensitive)');
+    seen.add(name.toLowerCase());
   }
 }
 
@@ -66,13 +65,16 @@ export function checkSemantics(raw: RawConfig): void {
     }
     const seen = new Set<string>();
     urls.forEach((url) => {
-      if (seen.has(url)) throw new ConfigError(`${base}.settings.webhooks`, `duplicate endpoint ${url}`);
+      if (seen.has(url)) throw new ConfigError(`${base}.settings.webhooks`, `duplicate endpoint ${redactUrl(url)}`);
       seen.add(url);
     });
   });
   raw.delivery.ssrf.allowCidrs.forEach((cidr, i) => {
-    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) {
-      throw new ConfigError(`delivery.ssrf.allowCidrs[${i}]`, `not a CIDR: ${JSON.stringify(cidr)}`);
+    // Parsed as the deliverer parses it: an address plus a prefix length within its family's bits.
+    try {
+      ipaddr.parseCIDR(cidr);
+    } catch {
+      throw new ConfigError(`delivery.ssrf.allowCidrs[${i}]`, `not a CIDR (address/prefix, prefix ≤ 32 for IPv4, ≤ 128 for IPv6): ${JSON.stringify(cidr)}`);
     }
   });
 }

@@ -1,10 +1,24 @@
+import { ENVELOPE_FIELDS, REQUIRED_ENVELOPE_FIELDS, type EnvelopeFieldKind } from './envelope-contract.ts';
+import { EVENT_TYPES } from './envelope.ts';
+
 /**
- * JSON Schema (draft-07) of the event envelope (docs/reference/envelope.md). Registered under `<topic>-value` when a
- * schema registry is configured, and used by every consumer to validate what it reads, so an
- * upstream producer writing straight onto `sluice.events` is held to the same contract as ingest.
+ * JSON Schema (draft-07) of the event envelope (docs/reference/envelope.md), generated from
+ * `ENVELOPE_FIELDS`. Registered under `<topic>-value` when a schema registry is configured, and
+ * used by every consumer to validate what it reads, so an upstream producer writing straight onto
+ * `sluice.events` is held to the same contract as ingest. The rules a schema does not express
+ * (`messageId` form, nesting) are `envelopeContractProblem`'s.
  */
-const stringOrNull = { type: ['string', 'null'] } as const;
-const object = { type: 'object' } as const;
+const KIND_SCHEMAS: Record<EnvelopeFieldKind, object> = {
+  id: { type: 'string', minLength: 1 },
+  eventType: { enum: EVENT_TYPES },
+  messageId: { type: 'string', minLength: 1 },
+  timestamp: { type: 'string', minLength: 1 },
+  nullableId: { type: ['string', 'null'] },
+  string: { type: 'string' },
+  object: { type: 'object' },
+};
+
+const properties = Object.fromEntries(Object.entries(ENVELOPE_FIELDS).map(([name, kind]) => [name, KIND_SCHEMAS[kind]]));
 
 const requireField = (type: string, required: string[]) => ({
   if: { properties: { type: { const: type } }, required: ['type'] },
@@ -28,27 +42,8 @@ export const envelopeJsonSchema = {
   $id: 'https://sluice.dev/schemas/event-envelope.json',
   title: 'SluiceEventEnvelope',
   type: 'object',
-  required: ['sourceId', 'type', 'messageId', 'timestamp'],
-  properties: {
-    sourceId: { type: 'string', minLength: 1 },
-    type: { enum: ['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete'] },
-    messageId: { type: 'string', minLength: 1 },
-    timestamp: { type: 'string', minLength: 1 },
-    userId: stringOrNull,
-    anonymousId: stringOrNull,
-    receivedAt: { type: 'string' },
-    sentAt: { type: 'string' },
-    originalTimestamp: { type: 'string' },
-    context: object,
-    integrations: object,
-    event: { type: 'string' },
-    properties: object,
-    traits: object,
-    name: { type: 'string' },
-    category: { type: 'string' },
-    groupId: { type: 'string' },
-    previousId: { type: 'string' },
-  },
+  required: [...REQUIRED_ENVELOPE_FIELDS],
+  properties,
   allOf: [
     requireIdentity,
     requireField('track', ['event']),

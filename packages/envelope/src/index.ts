@@ -15,3 +15,13 @@ export { REJECT_HEADERS, rejectedRecord } from './side-records.ts';
 export type { AttemptEvent, RejectedRecordInput } from './side-records.ts';
 export { snapshotJsonSchema } from './snapshot-schema.ts';
 export type { AudienceSnapshot, ComputedTraitSnapshot, Snapshot } from './snapshot-schema.ts';
+export {
+  ENVELOPE_FIELDS,
+  ENVELOPE_LIMITS,
+  MESSAGE_ID_RULE,
+  REQUIRED_ENVELOPE_FIELDS,
+  envelopeContractProblem,
+  isDeliverableMessageId,
+  nestingProblem,
+} from './envelope-contract.ts';
+export type { EnvelopeFieldKind, EnvelopeFieldName, NestingProblem } from './envelope-contract.ts';

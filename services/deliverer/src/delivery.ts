@@ -1,6 +1,6 @@
 import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
 import { retryStateToHeaders, type AttemptEvent, type AttemptRecord, type DeadReason, type RetryState } from '@sluice/envelope';
-import type { Logger } from '@sluice/logging';
+import { redactUrl, type Logger } from '@sluice/logging';
 import type { RecordSink } from '@sluice/kafka';
 import type { TimedOutRequest } from './adapters/timeout-log.ts';
 import type { WebhookClient } from './adapters/webhook-client.ts';
@@ -121,7 +121,7 @@ export class Delivery {
       sourceId: job.sourceId,
       destinationId: job.destinationId,
       eventType: job.eventType,
-      endpoint: r.endpoint,
+      endpoint: redactUrl(r.endpoint),
       attempt,
       outcome: r.outcome,
       latencyMs: r.latencyMs,
@@ -160,7 +160,7 @@ function attemptRecords(attempt: number, results: readonly AttemptResult[]): Att
 function attemptRecord(attempt: number, r: AttemptResult): AttemptRecord {
   return {
     attempt,
-    endpoint: r.endpoint,
+    endpoint: redactUrl(r.endpoint),
     at: r.at,
     outcome: r.outcome,
     latencyMs: r.latencyMs,

@@ -1,3 +1,5 @@
+import { redactUrl } from '@sluice/logging';
+
 /**
  * Every failure of a delivery attempt has a stable `code` (written to `sluice.attempts` and the
  * retry history) and a `retryable` flag (docs/reference/delivery.md). Raw errors from the network stack are mapped
@@ -40,7 +42,7 @@ export class InvalidEndpointUrlError extends DeliveryError {
   readonly code = 'invalid_url';
   readonly retryable = false;
   constructor(url: string) {
-    super(`endpoint URL ${JSON.stringify(url)} is not a valid http or https URL`);
+    super(`endpoint URL ${JSON.stringify(redactUrl(url))} is not a valid http or https URL`);
   }
 }
 

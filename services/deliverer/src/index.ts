@@ -8,6 +8,7 @@ export { decide } from './domain/decide.ts';
 export type { Decision } from './domain/decide.ts';
 export { AddressPolicy } from './domain/address-policy.ts';
 export { requestHeaders } from './domain/request-headers.ts';
+export { signatureHeaders } from './domain/signature-headers.ts';
 export { Semaphore } from './semaphore.ts';
 export { UndiciWebhookClient } from './adapters/webhook-client.ts';
 export { WebhookThread, WebhookThreadError } from './adapters/webhook-thread.ts';

@@ -64,13 +64,18 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
               policy: () => policy,
               ...(options.lookup && { lookup: options.lookup }),
             }));
-      const onChange = (config: SluiceConfig) => {
-        if (client instanceof UndiciWebhookClient) {
-          policy = addressPolicy(config);
-          void client.retain(endpointOrigins(config));
-        } else if (client instanceof WebhookThread) client.update(webhookThreadSettings(config));
-      };
-      ctx.config.on('change', onChange);
+      // Everything a reload needs is built before the new config is swapped in: a policy that
+      // cannot be built refuses the reload, and the running policy and thread stay as they are.
+      const stopReloading = ctx.config.onReload((config: SluiceConfig) => {
+        const nextPolicy = addressPolicy(config);
+        const threadSettings = webhookThreadSettings(config);
+        return () => {
+          if (client instanceof UndiciWebhookClient) {
+            policy = nextPolicy;
+            void client.retain(endpointOrigins(config));
+          } else if (client instanceof WebhookThread) client.update(threadSettings);
+        };
+      });
 
       const config = () => ctx.config.current;
       const timeouts = new TimeoutLog({ logger: ctx.logger });
@@ -102,7 +107,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
             stopIntake: () => http.close(),
             consumers: [consumer],
             producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
-            others: [() => client.close(), () => admin.disconnect(), () => ctx.config.off('change', onChange), () => ctx.config.close()],
+            others: [() => client.close(), () => admin.disconnect(), stopReloading, () => ctx.config.close()],
             ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
           }),
       };

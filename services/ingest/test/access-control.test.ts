@@ -39,8 +39,20 @@ test('token bucket: burst, refill, Retry-After', () => {
   assert.deepEqual(bucket.take(5, 0), { ok: false, retryAfterSeconds: 1 });
   assert.deepEqual(bucket.take(5, 500), { ok: true });
   assert.deepEqual(bucket.take(20, 500), { ok: false, retryAfterSeconds: 2 });
-  // A batch larger than the burst costs the burst, so it can pass once the bucket is full.
+  // A batch larger than the burst passes once the bucket is full, and is charged in full.
   assert.deepEqual(bucket.take(100, 10_000), { ok: true });
+  assert.deepEqual(bucket.take(1, 10_000), { ok: false, retryAfterSeconds: 9 });
+});
+
+test('a 2,000-call batch on a 10 calls/s source pays for all 2,000: nothing more for 200 s', () => {
+  const bucket = new TokenBucket(10, 10, 0);
+  assert.deepEqual(bucket.take(2_000, 0), { ok: true });
+  const refused = bucket.take(1, 1_000);
+  assert.ok(!refused.ok && refused.retryAfterSeconds >= 199, JSON.stringify(refused));
+  let admitted = 0;
+  // Requests of 2,000 calls every second for ten minutes: the average stays at 10 calls/s.
+  for (let t = 1_000; t <= 600_000; t += 1_000) if (bucket.take(2_000, t).ok) admitted += 2_000;
+  assert.ok(admitted + 2_000 <= 10 * 600 + 2_000 + 10, `admitted ${admitted}`);
 });
 
 test('rate limiter: per source, off without a limit, rebuilt when the limit changes', () => {

@@ -35,7 +35,7 @@ function bothWays(bodyText: string, requestFacts: (body: ReturnType<typeof split
     const members = layout.calls[i];
     const expected = normaliseCall(call, i, f);
     if (!members || !expected.ok) return undefined;
-    const checked = checkCall(call, i, f, members.end - members.start);
+    const checked = checkCall(call, i, f);
     assert.ok(checked.ok);
     return { spliced: spliceEnvelope(parsed.text!, members, checked.checked, f), expected: expected.envelope };
   });

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createJsonCodec } from '@sluice/codec';
 import { normaliseCall, type RequestFacts } from '../src/domain/normalise-call.ts';
 
 const facts = (extra: Partial<RequestFacts> = {}): RequestFacts => ({
@@ -9,6 +10,13 @@ const facts = (extra: Partial<RequestFacts> = {}): RequestFacts => ({
   newMessageId: () => 'generated-id',
   ...extra,
 });
+
+/** An object nested `levels` deep below its holder: `{ n: { n: ... { n: 1 } } }`. */
+function nested(levels: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < levels; i++) value = { n: value };
+  return value;
+}
 
 test('per-call rejections, as a table', () => {
   const table: [unknown, string][] = [
@@ -26,6 +34,17 @@ test('per-call rejections, as a table', () => {
     [{ type: 'track', userId: 'u', event: 'E', properties: 'x' }, 'invalid_field'],
     [{ type: 'track', userId: 'u', event: 'E', context: [1] }, 'invalid_field'],
     [{ type: 'track', userId: 'u', event: 'E', properties: { big: 'x'.repeat(32_001) } }, 'call_too_large'],
+    [{ type: 'screen', userId: 'u', originalTimestamp: 1_700_000_000 }, 'invalid_field'],
+    [{ type: 'track', userId: 'u', event: 'E', groupId: { id: 'g' } }, 'invalid_field'],
+    [{ type: 'track', userId: { id: 'u' }, anonymousId: 'a', event: 'E' }, 'invalid_field'],
+    [{ type: 'page', userId: 'u', category: 7 }, 'invalid_field'],
+    [{ type: 'identify', userId: 'u', integrations: [] }, 'invalid_field'],
+    [{ type: 'identify', userId: 'u', messageId: 'm\r\nX-Evil: 1' }, 'invalid_message_id'],
+    [{ type: 'identify', userId: 'u', messageId: '€'.repeat(300) }, 'invalid_message_id'],
+    [{ type: 'identify', userId: 'u', messageId: 'x'.repeat(129) }, 'invalid_message_id'],
+    [{ type: 'identify', userId: 'u', messageId: { id: 1 } }, 'invalid_message_id'],
+    [{ type: 'identify', userId: 'u', traits: nested(64) }, 'too_deep'],
+    [{ type: 'identify', userId: 'u', traits: { big: Number.POSITIVE_INFINITY } }, 'number_out_of_range'],
   ];
   table.forEach(([call, code], index) => {
     const result = normaliseCall(call, index, facts());
@@ -96,4 +115,33 @@ test('route type wins on single-call routes; context.ip from the request when th
   assert.equal(ok.envelope.userId, null);
   assert.equal(ok.envelope.anonymousId, 'a');
   assert.deepEqual(ok.envelope.context, { ip: '1.2.3.4' });
+});
+
+test('null in any envelope field counts as absent, and the envelope passes the consumers\' validation', async () => {
+  const codec = createJsonCodec();
+  const nulls = { context: null, integrations: null, properties: null, traits: null, event: null, name: null, category: null, groupId: null, previousId: null, originalTimestamp: null, messageId: null, anonymousId: null, timestamp: null, sentAt: null };
+  for (const type of ['identify', 'page', 'screen', 'group', 'track', 'alias'] as const) {
+    const needs = { group: { groupId: 'g' }, track: { event: 'E' }, alias: { previousId: 'p' } } as Record<string, object>;
+    const call = { ...nulls, type, userId: 'u', ...needs[type] };
+    const result = normaliseCall(call, 0, facts());
+    assert.ok(result.ok, type);
+    for (const [key, value] of Object.entries(result.envelope)) assert.notEqual(value, null, `${type}: ${key}`);
+    const decoded = await codec.decode(Buffer.from(JSON.stringify(result.envelope)));
+    assert.ok(decoded.ok, `${type}: ${decoded.ok ? '' : decoded.message}`);
+  }
+});
+
+test('ids sent as numbers are written as strings, on any call type', () => {
+  const result = normaliseCall({ type: 'track', userId: 7, event: 'E', groupId: 12, previousId: 3.5, messageId: 99 }, 0, facts());
+  assert.ok(result.ok);
+  assert.deepEqual([result.envelope.userId, result.envelope.groupId, result.envelope.previousId, result.envelope.messageId], ['7', '12', '3.5', '99']);
+});
+
+test('nesting: 63 levels below the call are accepted, 64 refused; a 10,000-deep call is refused without recursion', () => {
+  assert.equal(normaliseCall({ type: 'identify', userId: 'u', traits: nested(63) }, 0, facts()).ok, true);
+  const deep = JSON.parse(`{"type":"identify","userId":"u","traits":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+  const started = process.hrtime.bigint();
+  const result = normaliseCall(deep, 0, facts());
+  assert.ok(!result.ok && result.rejection.code === 'too_deep');
+  assert.ok(Number(process.hrtime.bigint() - started) / 1e6 < 50, 'stops at the first level past the limit');
 });

@@ -7,7 +7,9 @@ import {
   type ReadOptions,
   type ReplayPlan,
 } from '@sluice/dead-letters';
+import { redactUrl, redactUrlsIn } from '@sluice/logging';
 import { describeFilter, filterFromFlags, hasFilter, type DlqFilterFlags } from '../domain/dlq-filter.ts';
+import { printable, printableJson } from '../domain/printable.ts';
 import { CliError, type CliIo } from '../io.ts';
 import { openKafkaSession } from '../kafka-session.ts';
 import { ProgressLine, progressText } from '../progress-line.ts';
@@ -31,22 +33,26 @@ function summary(letter: DeadLetter): string {
   const s = letter.state;
   return [
     iso(s.deadAt),
-    s.deadReason ?? '-',
-    `destination=${s.destinationId}`,
-    `source=${s.sourceId}`,
-    `type=${s.eventType}`,
-    `messageId=${s.messageId}`,
+    printable(s.deadReason ?? '-'),
+    `destination=${printable(s.destinationId)}`,
+    `source=${printable(s.sourceId)}`,
+    `type=${printable(s.eventType)}`,
+    `messageId=${printable(s.messageId)}`,
     `attempts=${s.attempts}`,
-    `lastError=${s.lastError ?? '-'}`,
+    `lastError=${printable(s.lastError ?? '-')}`,
     ...(letter.replayedAt !== undefined ? [`replayedAt=${iso(letter.replayedAt)}`] : []),
   ].join('  ');
 }
 
 function json(letter: DeadLetter): string {
-  return JSON.stringify({
+  const s = letter.state;
+  return printableJson({
     partition: letter.partition,
     offset: letter.offset,
-    ...letter.state,
+    ...s,
+    endpoints: s.endpoints.map(redactUrl),
+    history: s.history.map((h) => ({ ...h, endpoint: redactUrl(String(h.endpoint)) })),
+    ...(s.lastError !== undefined && { lastError: redactUrlsIn(s.lastError) }),
     ...(letter.replayedAt !== undefined && { replayedAt: letter.replayedAt }),
     body: letter.value?.toString('utf8') ?? null,
   });
@@ -113,7 +119,7 @@ export async function dlqList(io: CliIo, flags: DlqListFlags): Promise<void> {
 const countList = (tally: Record<string, number>) =>
   Object.entries(tally)
     .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
-    .map(([key, n]) => `${key} ${n}`)
+    .map(([key, n]) => `${printable(key)} ${n}`)
     .join(', ');
 
 /** What a replay is about to do, before it does anything. */

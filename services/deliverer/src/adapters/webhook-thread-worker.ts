@@ -43,8 +43,17 @@ port.on('message', (msg: ToWebhookThread) => {
       );
     }
   } else if (msg.kind === 'settings') {
+    // The main thread built the same policy before sending these settings; should it fail here
+    // anyway, the thread keeps the settings it has rather than end (a throw here would kill it).
+    let next: AddressPolicy;
+    try {
+      next = new AddressPolicy(msg.settings.ssrf.enabled, msg.settings.ssrf.allowCidrs);
+    } catch {
+      if (settings) return;
+      throw new Error('webhook thread: the first settings carry an unusable SSRF allow-list');
+    }
     settings = msg.settings;
-    policy = new AddressPolicy(msg.settings.ssrf.enabled, msg.settings.ssrf.allowCidrs);
+    policy = next;
     void client.retain(new Set(msg.settings.origins));
   } else if (msg.kind === 'close') {
     void client.close().then(() => {

@@ -1,3 +1,4 @@
+import { redactUrl } from '@sluice/logging';
 import type { AttemptResult } from './attempt-result.ts';
 
 export type Decision =
@@ -5,8 +6,9 @@ export type Decision =
   | { kind: 'retry'; endpoints: string[]; lastError: string; retryAfterMs?: number }
   | { kind: 'dead'; reason: 'permanent_failure' | 'no_endpoints'; lastError?: string };
 
+/** One endpoint's failure in `lastError`, which is recorded and printed: the URL redacted. */
 function describe(r: AttemptResult): string {
-  return `${r.endpoint}: ${r.error ?? r.outcome}`;
+  return `${redactUrl(r.endpoint)}: ${r.error ?? r.outcome}`;
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { recordKey, rejectedRecord, type CallType, type JsonObject } from '@sluice/envelope';
+import { isCallType, recordKey, rejectedRecord, type CallType, type JsonObject } from '@sluice/envelope';
 import type { SluiceConfig } from '@sluice/config';
 import { ingestSettings } from '../config.ts';
 import type { CallRejection } from '../domain/call-rejection.ts';
-import { buildEnvelope, checkCall, type RequestFacts } from '../domain/normalise-call.ts';
+import { buildEnvelope, checkCall, sizeRejection, type RequestFacts } from '../domain/normalise-call.ts';
+import { rejectedCallValue } from '../domain/rejected-call.ts';
 import { spliceEnvelope } from '../domain/envelope-splice.ts';
 import { callLayout, type CallLayout } from '../domain/json-members.ts';
 import { splitBody, type RequestBody } from '../domain/request-body.ts';
@@ -75,7 +76,7 @@ async function acceptRequest(deps: ApiDeps & { rateLimiter: RateLimiter }, req: 
   const allowed = deps.rateLimiter.take(sourceId, source?.rateLimit, body.calls.length, receivedAt);
   if (!allowed.ok) throw new RateLimitedError(allowed.retryAfterSeconds);
 
-  const facts = requestFacts(req, settings, body, sourceId, receivedAt, route, raw.length, deps.newId);
+  const facts = requestFacts(req, settings, body, sourceId, receivedAt, route, deps.newId);
   const layout = deps.codec.format === 'json' && parsed.text !== undefined ? callLayout(parsed.text, parsed.value as JsonObject, body.calls) : undefined;
   const queued = await queueRecords(deps, settings, facts, body.calls, route, layout);
   return { sourceId, queued };
@@ -86,11 +87,11 @@ interface RequestOutcome {
   accepted: number;
   rejections: CallRejection[];
   acceptedByType: Map<string, number>;
-  /** Per rejected call: the type label for the metrics and the reason code. */
+  /** Per rejected call: the type label for the metrics (a call type or `unknown`) and the reason code. */
   rejectedTypes: { type: string; code: string }[];
 }
 
-function requestFacts(req: IncomingMessage, settings: ReturnType<typeof ingestSettings>, body: RequestBody, sourceId: string, receivedAt: number, route: CallType | 'batch', bodyBytes: number, newMessageId: () => string): RequestFacts {
+function requestFacts(req: IncomingMessage, settings: ReturnType<typeof ingestSettings>, body: RequestBody, sourceId: string, receivedAt: number, route: CallType | 'batch', newMessageId: () => string): RequestFacts {
   const ip = clientIp(req, settings.trustProxy);
   return {
     sourceId,
@@ -101,7 +102,6 @@ function requestFacts(req: IncomingMessage, settings: ReturnType<typeof ingestSe
     ...(body.sentAt !== undefined && { batchSentAt: body.sentAt }),
     ...(route !== 'batch' && !body.isBatch && { routeType: route }),
     maxCallBytes: settings.maxCallBytes,
-    skipSizeCheck: bodyBytes <= settings.maxCallBytes,
     newMessageId,
   };
 }
@@ -125,30 +125,35 @@ async function queueRecords(
   for (let index = 0; index < calls.length; index++) {
     const call = calls[index];
     const members = layout?.calls[index];
-    const result = checkCall(call, index, facts, members && members.end - members.start);
+    let result = checkCall(call, index, facts);
     if (result.ok) {
       const { checked } = result;
-      const key = recordKey({ sourceId: facts.sourceId, userId: checked.userId ?? null, anonymousId: checked.anonymousId });
-      // The spliced text goes to the producer thread as it is (packed there once, as UTF-8).
-      let value: Buffer | string;
-      if (members) {
-        value = spliceEnvelope(layout!.text, members, checked, facts);
+      // The spliced text goes to the producer thread as it is (packed there once, as UTF-8). The
+      // size limit applies to what is stored: text copied as sent may carry white space or long
+      // number spellings, so a spliced envelope over the limit is serialised again, compactly.
+      let value: Buffer | string | undefined = members ? spliceEnvelope(layout!.text, members, checked, facts) : undefined;
+      if (value === undefined || sizeRejection(value, index, facts.maxCallBytes)) value = await deps.codec.encode(buildEnvelope(checked, facts));
+      const tooLarge = sizeRejection(value, index, facts.maxCallBytes);
+      if (tooLarge) {
+        result = tooLarge;
       } else {
-        value = await deps.codec.encode(buildEnvelope(checked, facts));
+        const key = recordKey({ sourceId: facts.sourceId, userId: checked.userId ?? null, anonymousId: checked.anonymousId });
+        records.push({ topic: settings.topics.events, message: { key, value } });
+        outcome.accepted += 1;
+        outcome.acceptedByType.set(checked.type, (outcome.acceptedByType.get(checked.type) ?? 0) + 1);
+        continue;
       }
-      records.push({ topic: settings.topics.events, message: { key, value } });
-      outcome.accepted += 1;
-      outcome.acceptedByType.set(checked.type, (outcome.acceptedByType.get(checked.type) ?? 0) + 1);
-    } else {
-      const { code, message } = result.rejection;
-      outcome.rejections.push(result.rejection);
-      const type = (call as { type?: unknown } | null)?.type;
-      outcome.rejectedTypes.push({ type: typeof type === 'string' && type.length <= 20 ? type : route === 'batch' ? 'unknown' : route, code });
-      records.push({
-        topic: settings.topics.rejected,
-        message: rejectedRecord({ origin: 'ingest', code, message, value: JSON.stringify(call ?? null), sourceId: facts.sourceId, index }),
-      });
     }
+    const { code, message } = result.rejection;
+    outcome.rejections.push(result.rejection);
+    // Label values come from closed sets only: a call type, or `unknown`.
+    const type = route === 'batch' ? (call as { type?: unknown } | null)?.type : route;
+    outcome.rejectedTypes.push({ type: isCallType(type) ? type : 'unknown', code });
+    const value = rejectedCallValue(call, layout?.text, members);
+    records.push({
+      topic: settings.topics.rejected,
+      message: rejectedRecord({ origin: 'ingest', code, message: value.note ? `${message}; ${value.note}` : message, value: value.text, sourceId: facts.sourceId, index }),
+    });
   }
   // Caught by the caller's await; marked handled here so a failure cannot surface before it.
   const acked = deps.sender.send(records, settings.produceTimeoutMs);

@@ -8,6 +8,9 @@ export const REJECT_CODES = {
   missingGroupId: 'missing_group_id',
   missingAliasIds: 'missing_alias_ids',
   invalidField: 'invalid_field',
+  invalidMessageId: 'invalid_message_id',
+  tooDeep: 'too_deep',
+  numberOutOfRange: 'number_out_of_range',
 } as const;
 
 export type RejectCode = (typeof REJECT_CODES)[keyof typeof REJECT_CODES];

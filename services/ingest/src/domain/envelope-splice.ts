@@ -4,7 +4,7 @@ import { CONTEXT_AS_SENT, envelopeFields, OMITTED_FIELDS, type CheckedCall, type
 
 /**
  * The JSON text of a call's envelope (docs/reference/envelope.md) built from the call's text as sent: the call's
- * own members are copied as they are (minus `OMITTED_FIELDS`), each envelope field replaces the
+ * own members are copied as they are (minus `OMITTED_FIELDS` and envelope fields sent as `null`), each envelope field replaces the
  * member of its name in place, and the rest follow in order. It parses to the same value, keys
  * in the same order, as `JSON.stringify` of `normaliseCall`'s envelope; it only spares
  * serialising again what `JSON.parse` just read. For text that plain `JSON.parse` accepted
@@ -14,14 +14,14 @@ import { CONTEXT_AS_SENT, envelopeFields, OMITTED_FIELDS, type CheckedCall, type
  * with one, the merged context is serialised.
  */
 export function spliceEnvelope(text: string, members: ObjectMembers, checked: CheckedCall, facts: RequestFacts): string {
-  const { call } = checked;
+  const { call, nulls } = checked;
   const fields = envelopeFields(checked, facts, !facts.batchContext && isJsonObject(call.context));
   const at = members.at;
   let used = 0; // bit f: fields[f] was written in place (at most 13 fields)
   let out = '{';
   for (let m = 0; m < at.length; m += 4) {
     const key = memberKey(text, members, m);
-    if (OMITTED_FIELDS.has(key)) continue;
+    if (OMITTED_FIELDS.has(key) || nulls?.has(key)) continue;
     let f = 0;
     while (f < fields.length && fields[f]![0] !== key) f++;
     if (out.length > 1) out += ',';

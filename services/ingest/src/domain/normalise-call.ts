@@ -1,4 +1,5 @@
-import { isCallType, type CallType, type EventEnvelope, type JsonObject, isJsonObject } from '@sluice/envelope';
+import { isCallType, nestingProblem, type CallType, type EventEnvelope, type JsonObject, isJsonObject } from '@sluice/envelope';
+import { checkCallFields, idOf } from './call-fields.ts';
 import { REJECT_CODES, type CallRejection } from './call-rejection.ts';
 import { normaliseTimes } from './timestamps.ts';
 
@@ -15,27 +16,12 @@ export interface RequestFacts {
   batchSentAt?: unknown;
   /** The route's type for single-call routes (`/v1/track` → `track`); undefined on batch routes. */
   routeType?: CallType;
-  /** Largest serialised call in bytes (docs/reference/limits.md: 32 KB). */
+  /** Largest stored envelope (the record value) in bytes (docs/reference/limits.md: 32 KB per call). */
   maxCallBytes: number;
-  /** True when the whole body is so small that no call can exceed `maxCallBytes`. */
-  skipSizeCheck?: boolean;
   newMessageId: () => string;
 }
 
 export type NormaliseResult = { ok: true; envelope: EventEnvelope } | { ok: false; rejection: CallRejection };
-
-/** A Segment id: a non-empty string, or a number (sent by some clients) as a string. */
-function idOf(v: unknown): string | undefined {
-  if (typeof v === 'string') return v.length > 0 ? v : undefined;
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  return undefined;
-}
-
-// `context`, `integrations`, `properties`, `traits` must be objects and `event`, `name`,
-// `category` strings when present (null counts as absent); checked by name, not in a loop over
-// key strings, which is measurably slower at ~100 calls per request.
-const notObject = (v: unknown) => v !== undefined && v !== null && !isJsonObject(v);
-const notString = (v: unknown) => v !== undefined && v !== null && typeof v !== 'string';
 
 // A module-level function, not a closure made per call.
 const rejection = (index: number, code: CallRejection['code'], message: string): { ok: false; rejection: CallRejection } => ({ ok: false, rejection: { index, code, message } });
@@ -46,27 +32,25 @@ export interface CheckedCall {
   type: CallType;
   userId: string | undefined;
   anonymousId: string | undefined;
+  /** Envelope fields the call sent as `null`: absent from the envelope. */
+  nulls: ReadonlySet<string> | undefined;
 }
 
 export type CheckResult = { ok: true; checked: CheckedCall } | { ok: false; rejection: CallRejection };
 
 /**
- * The checks of docs/reference/tracking-api.md for one call. `sentChars`, the length of the call's text as sent when
- * known, spares the size check's serialisation when the call cannot be near the limit.
+ * The checks of docs/reference/tracking-api.md for one call, plus what makes its envelope deliverable: nesting and
+ * numbers (`nestingProblem`, walked before anything serialises the call) and the fields against
+ * the envelope's (`checkCallFields`). The size limit applies to the stored envelope (`sizeRejection`).
  */
-export function checkCall(call: unknown, index: number, facts: RequestFacts, sentChars?: number): CheckResult {
+export function checkCall(call: unknown, index: number, facts: RequestFacts): CheckResult {
   if (!isJsonObject(call)) return rejection(index, REJECT_CODES.notAnObject, 'call is not a JSON object');
-  if (!facts.skipSizeCheck && !(sentChars !== undefined && sentChars * MAX_SERIALISED_PER_CHAR <= facts.maxCallBytes)) {
-    const bytes = Buffer.byteLength(JSON.stringify(call));
-    if (bytes > facts.maxCallBytes) return rejection(index, REJECT_CODES.tooLarge, `call is ${bytes} bytes; at most ${facts.maxCallBytes} are allowed`);
-  }
   const type = facts.routeType ?? call.type;
-  if (!isCallType(type)) return rejection(index, REJECT_CODES.unknownType, `unknown call type ${JSON.stringify(type ?? null)}`);
-
-  const badObject = notObject(call.context) ? 'context' : notObject(call.integrations) ? 'integrations' : notObject(call.properties) ? 'properties' : notObject(call.traits) ? 'traits' : undefined;
-  if (badObject) return rejection(index, REJECT_CODES.invalidField, `${badObject} must be an object`);
-  const badString = notString(call.event) ? 'event' : notString(call.name) ? 'name' : notString(call.category) ? 'category' : undefined;
-  if (badString) return rejection(index, REJECT_CODES.invalidField, `${badString} must be a string`);
+  if (!isCallType(type)) return rejection(index, REJECT_CODES.unknownType, unknownTypeMessage(type));
+  const nesting = nestingProblem(call);
+  if (nesting) return rejection(index, nesting.code === 'too_deep' ? REJECT_CODES.tooDeep : REJECT_CODES.numberOutOfRange, nesting.message);
+  const fields = checkCallFields(call);
+  if (!fields.ok) return rejection(index, fields.code, fields.message);
 
   const userId = idOf(call.userId);
   const anonymousId = idOf(call.anonymousId);
@@ -77,14 +61,23 @@ export function checkCall(call: unknown, index: number, facts: RequestFacts, sen
   }
   if (type === 'track' && (typeof call.event !== 'string' || call.event.length === 0)) return rejection(index, REJECT_CODES.missingEvent, 'track needs event');
   if (type === 'group' && !idOf(call.groupId)) return rejection(index, REJECT_CODES.missingGroupId, 'group needs groupId');
-  return { ok: true, checked: { call, type, userId, anonymousId } };
+  return { ok: true, checked: { call, type, userId, anonymousId, nulls: fields.nulls } };
 }
 
-/**
- * JSON.stringify writes at most this many bytes per character of JSON text as sent: 3 for a
- * character of a string (UTF-8), 5.25 for a number (`9e20` is written `900000000000000000000`).
- */
-const MAX_SERIALISED_PER_CHAR = 6;
+/** The type as sent, quoted and cut short: it is answered to the client, never used as a label. */
+function unknownTypeMessage(type: unknown): string {
+  if (typeof type !== 'string') return `unknown call type ${type === undefined ? '(missing)' : `(a ${type === null ? 'null' : typeof type})`}`;
+  return `unknown call type ${JSON.stringify(type.length > 40 ? `${type.slice(0, 40)}…` : type)}`;
+}
+
+/** The call-too-large rejection when the stored envelope is over the limit (bytes of its UTF-8 text). */
+export function sizeRejection(value: string | Buffer, index: number, maxBytes: number): { ok: false; rejection: CallRejection } | undefined {
+  // A string's UTF-8 takes at most 3 bytes per UTF-16 unit: short text needs no count.
+  if (typeof value === 'string' && value.length * 3 <= maxBytes) return undefined;
+  const bytes = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
+  if (bytes <= maxBytes) return undefined;
+  return rejection(index, REJECT_CODES.tooLarge, `call is ${bytes} bytes once stored; at most ${maxBytes} are allowed`);
+}
 
 /** One field the envelope sets, with its value. */
 export type EnvelopeField = [key: string, value: unknown];
@@ -112,8 +105,11 @@ export function envelopeFields({ call, type, userId, anonymousId }: CheckedCall,
   if (times.originalTimestamp !== undefined) fields.push(['originalTimestamp', times.originalTimestamp]);
   fields.push(['context', contextAsSent ? CONTEXT_AS_SENT : mergedContext(call, facts)]);
   if (facts.batchIntegrations || isJsonObject(call.integrations)) fields.push(['integrations', { ...facts.batchIntegrations, ...(call.integrations as JsonObject | undefined) }]);
-  if (type === 'group') fields.push(['groupId', idOf(call.groupId)]);
-  if (type === 'alias') fields.push(['previousId', idOf(call.previousId)]);
+  // Ids are written as strings whatever the type (a number groupId on a track call too).
+  const groupId = idOf(call.groupId);
+  if (groupId !== undefined) fields.push(['groupId', groupId]);
+  const previousId = idOf(call.previousId);
+  if (previousId !== undefined) fields.push(['previousId', previousId]);
   return fields;
 }
 
@@ -129,11 +125,14 @@ export const OMITTED_FIELDS: ReadonlySet<string> = new Set(['writeKey', 'timesta
 
 /**
  * Validates one call and turns it into the envelope of docs/reference/envelope.md, pure (clock and id generator
- * come in `facts`). Unknown fields are kept; `writeKey` never is.
+ * come in `facts`). Unknown fields are kept; `writeKey` never is; envelope fields sent as `null`
+ * are left out.
  */
 export function normaliseCall(call: unknown, index: number, facts: RequestFacts): NormaliseResult {
   const result = checkCall(call, index, facts);
-  return result.ok ? { ok: true, envelope: buildEnvelope(result.checked, facts) } : result;
+  if (!result.ok) return result;
+  const envelope = buildEnvelope(result.checked, facts);
+  return sizeRejection(JSON.stringify(envelope), index, facts.maxCallBytes) ?? { ok: true, envelope };
 }
 
 /**
@@ -143,9 +142,10 @@ export function normaliseCall(call: unknown, index: number, facts: RequestFacts)
  */
 export function buildEnvelope(checked: CheckedCall, facts: RequestFacts): EventEnvelope {
   const source = checked.call;
+  const { nulls } = checked;
   const envelope = {} as EventEnvelope & JsonObject;
   for (const key in source) {
-    if (!OMITTED_FIELDS.has(key)) envelope[key] = source[key];
+    if (!OMITTED_FIELDS.has(key) && !nulls?.has(key)) envelope[key] = source[key];
   }
   for (const [key, value] of envelopeFields(checked, facts)) envelope[key] = value;
   return envelope;

@@ -2,15 +2,19 @@
 export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 /**
- * A token bucket (per-source rate limit, docs/reference/tracking-api.md, security.md), pure: the clock is passed in.
- * Holds up to `burst` tokens, refilled at `perSecond`.
+ * A token bucket (per-source rate limit, docs/ingest.md "Rate limits"), pure: the clock is passed
+ * in. Holds up to `burst` tokens, refilled at `perSecond`. A request is charged its whole cost:
+ * it is admitted when the bucket is full enough (at least `min(cost, burst)` tokens, so a batch
+ * larger than the burst is not refused forever), and then takes all `cost` tokens, leaving a debt
+ * that must be refilled before the next request is admitted. Over any stretch of time a source
+ * gets at most `burst + perSecond × seconds` calls plus the one request that ran into debt.
  */
 export class TokenBucket {
   #tokens: number;
   #updatedAt: number;
-
   readonly perSecond: number;
   readonly burst: number;
+
   constructor(perSecond: number, burst: number, nowMs: number) {
     this.perSecond = perSecond;
     this.burst = burst;
@@ -18,13 +22,13 @@ export class TokenBucket {
     this.#updatedAt = nowMs;
   }
 
-  /** Takes `cost` tokens (capped at `burst`, so a large batch is not refused forever). */
+  /** Takes `cost` tokens when at least `min(cost, burst)` are there; the balance may go negative. */
   take(cost: number, nowMs: number): TakeResult {
     const need = Math.min(cost, this.burst);
-    this.#tokens = Math.min(this.burst, this.#tokens + ((nowMs - this.#updatedAt) / 1000) * this.perSecond);
+    this.#tokens = Math.min(this.burst, this.#tokens + (Math.max(0, nowMs - this.#updatedAt) / 1000) * this.perSecond);
     this.#updatedAt = nowMs;
     if (this.#tokens >= need) {
-      this.#tokens -= need;
+      this.#tokens -= cost;
       return { ok: true };
     }
     return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((need - this.#tokens) / this.perSecond)) };
