@@ -26,7 +26,7 @@ const retryState = {
 
 /** Each poison, where it is written, and the reason (and rejecting service) expected on the rejected topic. */
 const POISONS = [
-  { id: 'deep', topic: 'events', value: envelope('poison-deep', `"properties":{"p":${'['.repeat(10_000)}${']'.repeat(10_000)}}`), code: 'body_too_deep', origin: 'deliverer' },
+  { id: 'deep', topic: 'events', value: envelope('poison-deep', `"properties":{"p":${'['.repeat(10_000)}${']'.repeat(10_000)}}`), code: 'invalid_envelope', origin: 'deliverer' },
   { id: 'not-json', topic: 'events', value: 'this is {not JSON', code: 'not_json', origin: 'deliverer' },
   { id: 'unrenderable', topic: 'events', value: envelope('poison-unrenderable', '"timestamp":"the day before yesterday"'), code: 'invalid_timestamp', origin: 'deliverer' },
   {

@@ -68,15 +68,15 @@ const counted = async (f: Fixture, code: string) => {
 };
 
 describe('record handler: one bad record is rejected, never thrown', () => {
-  it('a track call nested 10,000 arrays deep → body_too_deep, counted, not attempted', async () => {
+  it('a track call nested 10,000 arrays deep → invalid_envelope (the envelope allows 64 levels), counted, not attempted', async () => {
     const f = fixture();
     const deep = `{"sourceId":"s","type":"track","messageId":"deep","userId":"u","event":"E","timestamp":"2026-11-21T10:00:00.000Z","properties":{"p":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
     await f.handle(record(topics.events, deep));
-    assert.equal(rejectCode(f), 'body_too_deep');
+    assert.equal(rejectCode(f), 'invalid_envelope');
     assert.equal(f.runs.length, 0);
-    assert.equal(await counted(f, 'body_too_deep'), 1);
+    assert.equal(await counted(f, 'invalid_envelope'), 1);
     const headers = f.sent[0]!.message.headers as Record<string, string>;
-    assert.equal(headers[REJECT_HEADERS.sourceId], 's');
+    assert.equal(headers[REJECT_HEADERS.sourceId], undefined, 'not decoded, so no source is named');
     assert.equal(headers[REJECT_HEADERS.from], `${topics.events}/0/7`);
     assert.equal(String(f.sent[0]!.message.value), deep, 'the rejected value is the record as read');
   });
