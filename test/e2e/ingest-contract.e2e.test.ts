@@ -271,7 +271,11 @@ it('every call ingest accepts is decoded, routed, rendered and signed by the del
         assert.ok(rendered.ok, `render: ${rendered.ok ? '' : rendered.message}`);
         const bytes = encodeBody(rendered.body);
         const signing = config.destinations[0]!.signing;
-        const headers = requestHeaders(endpoint, event.messageId, signatureHeaders(signing, event.messageId, bytes, Date.now()));
+        const headers = requestHeaders(
+          endpoint,
+          event.messageId,
+          signatureHeaders(signing, event.messageId, bytes, Date.now()),
+        );
         for (const [name, v] of Object.entries(headers)) assert.match(v, SENDABLE_HEADER_VALUE, `header ${name}`);
         new Headers(headers);
       }

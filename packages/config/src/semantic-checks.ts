@@ -26,7 +26,8 @@ function checkHeaders(field: string, headers: Record<string, string>): void {
   for (const name of names) {
     const problem = headerNameProblem(name) ?? headerValueProblem(headers[name]!);
     if (problem) throw new ConfigError(`${field}.${name}`, problem);
-    if (seen.has(name.toLowerCase())) throw new ConfigError(`${field}.${name}`, 'header name repeated (names are case-insensitive)');
+    if (seen.has(name.toLowerCase()))
+      throw new ConfigError(`${field}.${name}`, 'header name repeated (names are case-insensitive)');
     seen.add(name.toLowerCase());
   }
 }
@@ -41,8 +42,14 @@ function checkUnique(field: string, ids: string[]): void {
 
 /** Rules the JSON Schema cannot express (docs/configuration.md). Throws the first `ConfigError` found. */
 export function checkSemantics(raw: RawConfig): void {
-  checkUnique('sources', raw.sources.map((s) => s.id));
-  checkUnique('destinations', raw.destinations.map((d) => d.id));
+  checkUnique(
+    'sources',
+    raw.sources.map((s) => s.id),
+  );
+  checkUnique(
+    'destinations',
+    raw.destinations.map((d) => d.id),
+  );
   const sourceIds = new Set(raw.sources.map((s) => s.id));
   raw.destinations.forEach((dest, d) => {
     const base = `destinations[${d}]`;
@@ -74,7 +81,10 @@ export function checkSemantics(raw: RawConfig): void {
     try {
       ipaddr.parseCIDR(cidr);
     } catch {
-      throw new ConfigError(`delivery.ssrf.allowCidrs[${i}]`, `not a CIDR (address/prefix, prefix ≤ 32 for IPv4, ≤ 128 for IPv6): ${JSON.stringify(cidr)}`);
+      throw new ConfigError(
+        `delivery.ssrf.allowCidrs[${i}]`,
+        `not a CIDR (address/prefix, prefix ≤ 32 for IPv4, ≤ 128 for IPv6): ${JSON.stringify(cidr)}`,
+      );
     }
   });
 }

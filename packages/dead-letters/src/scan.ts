@@ -46,6 +46,7 @@ const IDLE_CHECK_MS = 250;
 export async function scanTopic(
   kafka: Kafka,
   topic: string,
+  // biome-ignore lint/suspicious/noConfusingVoidType: callers that never stop the scan return nothing
   onRecord: (record: ScanRecord) => boolean | void | Promise<boolean | void>,
   options: ScanOptions,
 ): Promise<ScanSummary> {

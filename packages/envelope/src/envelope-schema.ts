@@ -18,7 +18,9 @@ const KIND_SCHEMAS: Record<EnvelopeFieldKind, object> = {
   object: { type: 'object' },
 };
 
-const properties = Object.fromEntries(Object.entries(ENVELOPE_FIELDS).map(([name, kind]) => [name, KIND_SCHEMAS[kind]]));
+const properties = Object.fromEntries(
+  Object.entries(ENVELOPE_FIELDS).map(([name, kind]) => [name, KIND_SCHEMAS[kind]]),
+);
 
 const requireField = (type: string, required: string[]) => ({
   if: { properties: { type: { const: type } }, required: ['type'] },
@@ -27,7 +29,10 @@ const requireField = (type: string, required: string[]) => ({
 });
 
 const requireIdentity = {
-  if: { properties: { type: { enum: ['identify', 'track', 'page', 'screen', 'group', 'delete'] } }, required: ['type'] },
+  if: {
+    properties: { type: { enum: ['identify', 'track', 'page', 'screen', 'group', 'delete'] } },
+    required: ['type'],
+  },
   // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, not a thenable.
   then: {
     anyOf: [

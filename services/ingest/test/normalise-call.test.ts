@@ -85,7 +85,12 @@ test('normalisation: ids, times, merged context and integrations, ip, no writeKe
       extra: 'kept',
     },
     3,
-    facts({ batchContext: { library: { name: 'batch' }, locale: 'fr' }, batchIntegrations: { All: false, Webhooks: false }, batchSentAt: '2026-11-21T23:00:10.000Z', ip: '1.2.3.4' }),
+    facts({
+      batchContext: { library: { name: 'batch' }, locale: 'fr' },
+      batchIntegrations: { All: false, Webhooks: false },
+      batchSentAt: '2026-11-21T23:00:10.000Z',
+      ip: '1.2.3.4',
+    }),
   );
   assert.ok(result.ok);
   const e = result.envelope;
@@ -107,9 +112,17 @@ test('normalisation: ids, times, merged context and integrations, ip, no writeKe
 });
 
 test('route type wins on single-call routes; context.ip from the request when the call has none', () => {
-  const result = normaliseCall({ type: 'identify', anonymousId: 'a', messageId: 'm1' }, 0, facts({ routeType: 'track', ip: '1.2.3.4' }));
+  const result = normaliseCall(
+    { type: 'identify', anonymousId: 'a', messageId: 'm1' },
+    0,
+    facts({ routeType: 'track', ip: '1.2.3.4' }),
+  );
   assert.equal(result.ok, false); // a track without event
-  const ok = normaliseCall({ anonymousId: 'a', messageId: 'm1', traits: { x: 1 } }, 0, facts({ routeType: 'identify', ip: '1.2.3.4' }));
+  const ok = normaliseCall(
+    { anonymousId: 'a', messageId: 'm1', traits: { x: 1 } },
+    0,
+    facts({ routeType: 'identify', ip: '1.2.3.4' }),
+  );
   assert.ok(ok.ok);
   assert.equal(ok.envelope.messageId, 'm1');
   assert.equal(ok.envelope.userId, null);
@@ -117,11 +130,29 @@ test('route type wins on single-call routes; context.ip from the request when th
   assert.deepEqual(ok.envelope.context, { ip: '1.2.3.4' });
 });
 
-test('null in any envelope field counts as absent, and the envelope passes the consumers\' validation', async () => {
+test("null in any envelope field counts as absent, and the envelope passes the consumers' validation", async () => {
   const codec = createJsonCodec();
-  const nulls = { context: null, integrations: null, properties: null, traits: null, event: null, name: null, category: null, groupId: null, previousId: null, originalTimestamp: null, messageId: null, anonymousId: null, timestamp: null, sentAt: null };
+  const nulls = {
+    context: null,
+    integrations: null,
+    properties: null,
+    traits: null,
+    event: null,
+    name: null,
+    category: null,
+    groupId: null,
+    previousId: null,
+    originalTimestamp: null,
+    messageId: null,
+    anonymousId: null,
+    timestamp: null,
+    sentAt: null,
+  };
   for (const type of ['identify', 'page', 'screen', 'group', 'track', 'alias'] as const) {
-    const needs = { group: { groupId: 'g' }, track: { event: 'E' }, alias: { previousId: 'p' } } as Record<string, object>;
+    const needs = { group: { groupId: 'g' }, track: { event: 'E' }, alias: { previousId: 'p' } } as Record<
+      string,
+      object
+    >;
     const call = { ...nulls, type, userId: 'u', ...needs[type] };
     const result = normaliseCall(call, 0, facts());
     assert.ok(result.ok, type);
@@ -132,9 +163,16 @@ test('null in any envelope field counts as absent, and the envelope passes the c
 });
 
 test('ids sent as numbers are written as strings, on any call type', () => {
-  const result = normaliseCall({ type: 'track', userId: 7, event: 'E', groupId: 12, previousId: 3.5, messageId: 99 }, 0, facts());
+  const result = normaliseCall(
+    { type: 'track', userId: 7, event: 'E', groupId: 12, previousId: 3.5, messageId: 99 },
+    0,
+    facts(),
+  );
   assert.ok(result.ok);
-  assert.deepEqual([result.envelope.userId, result.envelope.groupId, result.envelope.previousId, result.envelope.messageId], ['7', '12', '3.5', '99']);
+  assert.deepEqual(
+    [result.envelope.userId, result.envelope.groupId, result.envelope.previousId, result.envelope.messageId],
+    ['7', '12', '3.5', '99'],
+  );
 });
 
 test('nesting: 63 levels below the call are accepted, 64 refused; a 10,000-deep call is refused without recursion', () => {

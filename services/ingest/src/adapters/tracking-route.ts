@@ -42,18 +42,24 @@ export async function handleTracking(
     throw new KafkaUnavailableError(err);
   }
   const { outcome } = queued;
-  for (const [type, n] of outcome.acceptedByType) deps.metrics.events.inc({ source: sourceId, type, outcome: 'accepted' }, n);
+  for (const [type, n] of outcome.acceptedByType)
+    deps.metrics.events.inc({ source: sourceId, type, outcome: 'accepted' }, n);
   for (const { type, code } of outcome.rejectedTypes) {
     deps.metrics.events.inc({ source: sourceId, type, outcome: 'rejected' });
     deps.metrics.rejected.inc({ reason: code });
   }
   const { accepted, rejections } = outcome;
-  const response = rejections.length > 0 ? { success: true, accepted, rejected: rejections } : { success: true, accepted };
+  const response =
+    rejections.length > 0 ? { success: true, accepted, rejected: rejections } : { success: true, accepted };
   return { status: 200, body: JSON.stringify(response) };
 }
 
 /** Authenticates, reads, splits and checks a request, then queues its records. */
-async function acceptRequest(deps: ApiDeps & { rateLimiter: RateLimiter }, req: IncomingMessage, route: CallType | 'batch') {
+async function acceptRequest(
+  deps: ApiDeps & { rateLimiter: RateLimiter },
+  req: IncomingMessage,
+  route: CallType | 'batch',
+) {
   const config = deps.config.current;
   const settings = ingestSettings(config);
   const receivedAt = deps.now();
@@ -77,7 +83,10 @@ async function acceptRequest(deps: ApiDeps & { rateLimiter: RateLimiter }, req: 
   if (!allowed.ok) throw new RateLimitedError(allowed.retryAfterSeconds);
 
   const facts = requestFacts(req, settings, body, sourceId, receivedAt, route, deps.newId);
-  const layout = deps.codec.format === 'json' && parsed.text !== undefined ? callLayout(parsed.text, parsed.value as JsonObject, body.calls) : undefined;
+  const layout =
+    deps.codec.format === 'json' && parsed.text !== undefined
+      ? callLayout(parsed.text, parsed.value as JsonObject, body.calls)
+      : undefined;
   const queued = await queueRecords(deps, settings, facts, body.calls, route, layout);
   return { sourceId, queued };
 }
@@ -91,7 +100,15 @@ interface RequestOutcome {
   rejectedTypes: { type: string; code: string }[];
 }
 
-function requestFacts(req: IncomingMessage, settings: ReturnType<typeof ingestSettings>, body: RequestBody, sourceId: string, receivedAt: number, route: CallType | 'batch', newMessageId: () => string): RequestFacts {
+function requestFacts(
+  req: IncomingMessage,
+  settings: ReturnType<typeof ingestSettings>,
+  body: RequestBody,
+  sourceId: string,
+  receivedAt: number,
+  route: CallType | 'batch',
+  newMessageId: () => string,
+): RequestFacts {
   const ip = clientIp(req, settings.trustProxy);
   return {
     sourceId,
@@ -131,13 +148,20 @@ async function queueRecords(
       // The spliced text goes to the producer thread as it is (packed there once, as UTF-8). The
       // size limit applies to what is stored: text copied as sent may carry white space or long
       // number spellings, so a spliced envelope over the limit is serialised again, compactly.
-      let value: Buffer | string | undefined = members ? spliceEnvelope(layout!.text, members, checked, facts) : undefined;
-      if (value === undefined || sizeRejection(value, index, facts.maxCallBytes)) value = await deps.codec.encode(buildEnvelope(checked, facts));
+      let value: Buffer | string | undefined = members
+        ? spliceEnvelope(layout!.text, members, checked, facts)
+        : undefined;
+      if (value === undefined || sizeRejection(value, index, facts.maxCallBytes))
+        value = await deps.codec.encode(buildEnvelope(checked, facts));
       const tooLarge = sizeRejection(value, index, facts.maxCallBytes);
       if (tooLarge) {
         result = tooLarge;
       } else {
-        const key = recordKey({ sourceId: facts.sourceId, userId: checked.userId ?? null, anonymousId: checked.anonymousId });
+        const key = recordKey({
+          sourceId: facts.sourceId,
+          userId: checked.userId ?? null,
+          anonymousId: checked.anonymousId,
+        });
         records.push({ topic: settings.topics.events, message: { key, value } });
         outcome.accepted += 1;
         outcome.acceptedByType.set(checked.type, (outcome.acceptedByType.get(checked.type) ?? 0) + 1);
@@ -152,7 +176,14 @@ async function queueRecords(
     const value = rejectedCallValue(call, layout?.text, members);
     records.push({
       topic: settings.topics.rejected,
-      message: rejectedRecord({ origin: 'ingest', code, message: value.note ? `${message}; ${value.note}` : message, value: value.text, sourceId: facts.sourceId, index }),
+      message: rejectedRecord({
+        origin: 'ingest',
+        code,
+        message: value.note ? `${message}; ${value.note}` : message,
+        value: value.text,
+        sourceId: facts.sourceId,
+        index,
+      }),
     });
   }
   // Caught by the caller's await; marked handled here so a failure cannot surface before it.

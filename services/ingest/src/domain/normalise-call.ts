@@ -1,4 +1,11 @@
-import { isCallType, nestingProblem, type CallType, type EventEnvelope, type JsonObject, isJsonObject } from '@sluice/envelope';
+import {
+  isCallType,
+  nestingProblem,
+  type CallType,
+  type EventEnvelope,
+  type JsonObject,
+  isJsonObject,
+} from '@sluice/envelope';
 import { checkCallFields, idOf } from './call-fields.ts';
 import { REJECT_CODES, type CallRejection } from './call-rejection.ts';
 import { normaliseTimes } from './timestamps.ts';
@@ -24,7 +31,11 @@ export interface RequestFacts {
 export type NormaliseResult = { ok: true; envelope: EventEnvelope } | { ok: false; rejection: CallRejection };
 
 // A module-level function, not a closure made per call.
-const rejection = (index: number, code: CallRejection['code'], message: string): { ok: false; rejection: CallRejection } => ({ ok: false, rejection: { index, code, message } });
+const rejection = (
+  index: number,
+  code: CallRejection['code'],
+  message: string,
+): { ok: false; rejection: CallRejection } => ({ ok: false, rejection: { index, code, message } });
 
 /** A call that passed the checks of docs/reference/tracking-api.md, with what the checks worked out. */
 export interface CheckedCall {
@@ -48,30 +59,43 @@ export function checkCall(call: unknown, index: number, facts: RequestFacts): Ch
   const type = facts.routeType ?? call.type;
   if (!isCallType(type)) return rejection(index, REJECT_CODES.unknownType, unknownTypeMessage(type));
   const nesting = nestingProblem(call);
-  if (nesting) return rejection(index, nesting.code === 'too_deep' ? REJECT_CODES.tooDeep : REJECT_CODES.numberOutOfRange, nesting.message);
+  if (nesting)
+    return rejection(
+      index,
+      nesting.code === 'too_deep' ? REJECT_CODES.tooDeep : REJECT_CODES.numberOutOfRange,
+      nesting.message,
+    );
   const fields = checkCallFields(call);
   if (!fields.ok) return rejection(index, fields.code, fields.message);
 
   const userId = idOf(call.userId);
   const anonymousId = idOf(call.anonymousId);
   if (type === 'alias') {
-    if (!userId || !idOf(call.previousId)) return rejection(index, REJECT_CODES.missingAliasIds, 'alias needs userId and previousId');
+    if (!userId || !idOf(call.previousId))
+      return rejection(index, REJECT_CODES.missingAliasIds, 'alias needs userId and previousId');
   } else if (!userId && !anonymousId) {
     return rejection(index, REJECT_CODES.missingIdentity, `${type} needs userId or anonymousId`);
   }
-  if (type === 'track' && (typeof call.event !== 'string' || call.event.length === 0)) return rejection(index, REJECT_CODES.missingEvent, 'track needs event');
-  if (type === 'group' && !idOf(call.groupId)) return rejection(index, REJECT_CODES.missingGroupId, 'group needs groupId');
+  if (type === 'track' && (typeof call.event !== 'string' || call.event.length === 0))
+    return rejection(index, REJECT_CODES.missingEvent, 'track needs event');
+  if (type === 'group' && !idOf(call.groupId))
+    return rejection(index, REJECT_CODES.missingGroupId, 'group needs groupId');
   return { ok: true, checked: { call, type, userId, anonymousId, nulls: fields.nulls } };
 }
 
 /** The type as sent, quoted and cut short: it is answered to the client, never used as a label. */
 function unknownTypeMessage(type: unknown): string {
-  if (typeof type !== 'string') return `unknown call type ${type === undefined ? '(missing)' : `(a ${type === null ? 'null' : typeof type})`}`;
+  if (typeof type !== 'string')
+    return `unknown call type ${type === undefined ? '(missing)' : `(a ${type === null ? 'null' : typeof type})`}`;
   return `unknown call type ${JSON.stringify(type.length > 40 ? `${type.slice(0, 40)}…` : type)}`;
 }
 
 /** The call-too-large rejection when the stored envelope is over the limit (bytes of its UTF-8 text). */
-export function sizeRejection(value: string | Buffer, index: number, maxBytes: number): { ok: false; rejection: CallRejection } | undefined {
+export function sizeRejection(
+  value: string | Buffer,
+  index: number,
+  maxBytes: number,
+): { ok: false; rejection: CallRejection } | undefined {
   // A string's UTF-8 takes at most 3 bytes per UTF-16 unit: short text needs no count.
   if (typeof value === 'string' && value.length * 3 <= maxBytes) return undefined;
   const bytes = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
@@ -91,8 +115,16 @@ export const CONTEXT_AS_SENT = Symbol('context as sent');
  * this order. With `contextAsSent` (no batch context, the call's context is an object), context
  * is `CONTEXT_AS_SENT` instead of a merged copy.
  */
-export function envelopeFields({ call, type, userId, anonymousId }: CheckedCall, facts: RequestFacts, contextAsSent = false): EnvelopeField[] {
-  const times = normaliseTimes({ timestamp: call.timestamp, sentAt: call.sentAt ?? facts.batchSentAt, receivedAt: facts.receivedAt });
+export function envelopeFields(
+  { call, type, userId, anonymousId }: CheckedCall,
+  facts: RequestFacts,
+  contextAsSent = false,
+): EnvelopeField[] {
+  const times = normaliseTimes({
+    timestamp: call.timestamp,
+    sentAt: call.sentAt ?? facts.batchSentAt,
+    receivedAt: facts.receivedAt,
+  });
   const fields: EnvelopeField[] = [
     ['sourceId', facts.sourceId],
     ['type', type],
@@ -104,7 +136,8 @@ export function envelopeFields({ call, type, userId, anonymousId }: CheckedCall,
   if (times.sentAt !== undefined) fields.push(['sentAt', times.sentAt]);
   if (times.originalTimestamp !== undefined) fields.push(['originalTimestamp', times.originalTimestamp]);
   fields.push(['context', contextAsSent ? CONTEXT_AS_SENT : mergedContext(call, facts)]);
-  if (facts.batchIntegrations || isJsonObject(call.integrations)) fields.push(['integrations', { ...facts.batchIntegrations, ...(call.integrations as JsonObject | undefined) }]);
+  if (facts.batchIntegrations || isJsonObject(call.integrations))
+    fields.push(['integrations', { ...facts.batchIntegrations, ...(call.integrations as JsonObject | undefined) }]);
   // Ids are written as strings whatever the type (a number groupId on a track call too).
   const groupId = idOf(call.groupId);
   if (groupId !== undefined) fields.push(['groupId', groupId]);
@@ -115,13 +148,23 @@ export function envelopeFields({ call, type, userId, anonymousId }: CheckedCall,
 
 /** The batch context under the call's own, plus the client address when the call gives none. */
 function mergedContext(call: JsonObject, facts: RequestFacts): JsonObject {
-  const context: JsonObject = facts.batchContext ? { ...facts.batchContext, ...(call.context as JsonObject | undefined) } : { ...(call.context as JsonObject | undefined) };
+  const context: JsonObject = facts.batchContext
+    ? { ...facts.batchContext, ...(call.context as JsonObject | undefined) }
+    : { ...(call.context as JsonObject | undefined) };
   if (facts.ip !== undefined && context.ip === undefined) context.ip = facts.ip;
   return context;
 }
 
 /** Fields of a call never copied as sent: replaced by normalised values, or secret (`writeKey`). `__proto__` cannot be assigned as data. */
-export const OMITTED_FIELDS: ReadonlySet<string> = new Set(['writeKey', 'timestamp', 'sentAt', 'userId', 'anonymousId', 'messageId', '__proto__']);
+export const OMITTED_FIELDS: ReadonlySet<string> = new Set([
+  'writeKey',
+  'timestamp',
+  'sentAt',
+  'userId',
+  'anonymousId',
+  'messageId',
+  '__proto__',
+]);
 
 /**
  * Validates one call and turns it into the envelope of docs/reference/envelope.md, pure (clock and id generator
