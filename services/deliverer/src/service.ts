@@ -8,7 +8,9 @@ import { UndiciWebhookClient, type WebhookClient } from './adapters/webhook-clie
 import { WebhookThread } from './adapters/webhook-thread.ts';
 import { addressPolicy, delivererGroupId, endpointOrigins, poolSettings, webhookThreadSettings } from './config.ts';
 import { Delivery } from './delivery.ts';
+import { EndpointGates } from './endpoint-gates.ts';
 import { createRecordHandler } from './handle-record.ts';
+import { IsolationMetrics } from './isolation-metrics.ts';
 import { DelivererMetrics } from './metrics.ts';
 
 export interface DelivererOptions {
@@ -52,6 +54,8 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       const producer = await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logLevel: ctx.logger.level, producers: 1 });
       const sink = new RecordBatcher(producer, { lingerMs: PRODUCE_LINGER_MS, logger: ctx.logger });
       const metrics = new DelivererMetrics(ctx.registry);
+      const gates = new EndpointGates(ctx.logger);
+      const isolation = new IsolationMetrics(ctx.registry, gates);
 
       let policy = addressPolicy(initial);
       const client =
@@ -64,6 +68,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
               ...(options.lookup && { lookup: options.lookup }),
             }));
       const onChange = (config: SluiceConfig) => {
+        gates.retain(config);
         if (client instanceof UndiciWebhookClient) {
           policy = addressPolicy(config);
           void client.retain(endpointOrigins(config));
@@ -72,7 +77,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       ctx.config.on('change', onChange);
 
       const config = () => ctx.config.current;
-      const delivery = new Delivery({ config, client, sink, metrics, logger: ctx.logger });
+      const delivery = new Delivery({ config, client, sink, metrics, logger: ctx.logger, gates, isolation });
       metrics.readInFlightFrom(() => delivery.inFlight());
       const topics = { events: initial.kafka.topics.events, redeliver: initial.kafka.topics.redeliver };
       const consumer = new ConcurrentConsumer({
@@ -99,7 +104,8 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
             logger: ctx.logger,
             stopIntake: () => http.close(),
             consumers: [consumer],
-            producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
+            // Requests still in flight after their destination was done write their attempt records first.
+            producers: [{ disconnect: async () => (await delivery.drain(), await sink.flushThenClose(), await producer.disconnect()) }],
             others: [() => client.close(), () => admin.disconnect(), () => ctx.config.off('change', onChange), () => ctx.config.close()],
             ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
           }),
