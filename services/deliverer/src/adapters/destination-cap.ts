@@ -4,18 +4,27 @@ interface Waiter {
 }
 
 /**
- * A destination's cap on requests in flight (`delivery.maxInFlightPerDestination`) that never
- * makes an event sit on its partition slot waiting for a destination that does not move
- * (docs/deliverer.md, "Fault isolation"). When the cap is full an event may wait for a slot only:
- * - while the destination is moving: a request of it finished (answered, failed or timed out)
- *   within the last `stallMs`, or the cap filled up less than `stallMs` ago;
- * - if it is not further back in the queue than the requests that finished in the last `stallMs`
- *   to `2 × stallMs` (the queue it may join is what the destination works off in that time; a
- *   cap that filled up less than `stallMs` ago allows a full cap's worth);
- * - for at most `stallMs`.
+ * Requests a destination may have in flight while none of its requests has finished lately: a
+ * destination that answers nothing holds no more partition slots than this until its requests time
+ * out (and its endpoints' breakers open).
+ */
+export const UNPROVEN_IN_FLIGHT = 16;
+
+/**
+ * A destination's cap on requests in flight (`delivery.maxInFlightPerDestination`) that never lets
+ * an event sit on its partition slot waiting for a destination that does not move
+ * (docs/deliverer.md, "Fault isolation"). A destination is *moving* when one of its requests
+ * finished (answered, failed or timed out) within the last `stallMs`; it is *stalled* when it has
+ * requests in flight and none finished for `stallMs`.
+ * - A moving destination may have the whole cap in flight; one that is not may have
+ *   `UNPROVEN_IN_FLIGHT` (an idle destination proves itself with its first answers, in ms).
+ * - Past that an event waits for a slot only while the destination is not stalled, only if it is
+ *   no further back in the queue than what the destination finished in the last `stallMs` to
+ *   `2 × stallMs` (a full cap's worth while the destination has been busy for less than
+ *   `stallMs`), and for at most `stallMs`.
  * Otherwise `acquire` answers false and the caller hands the event to the retry path. A healthy
- * busy destination keeps its queue (it works it off in milliseconds); a destination whose
- * requests hang has its further events leave the partition within `stallMs`.
+ * busy destination keeps its queue (it works it off in milliseconds); one whose requests hang
+ * has its further events leave the partition within `stallMs`.
  */
 export class DestinationCap {
   #limit: number;
@@ -24,10 +33,10 @@ export class DestinationCap {
   #active = 0;
   #waiters: (Waiter | undefined)[] = [];
   #head = 0;
-  /** When a request last finished, or the cap last had a free slot: the destination moved. */
-  #movedAt: number;
-  /** When the cap last went from a free slot to full. */
-  #fullSince: number;
+  /** When a request last finished. */
+  #finishedAt = Number.NEGATIVE_INFINITY;
+  /** When the destination last went from no request in flight to one. */
+  #busySince = 0;
   #windowStart: number;
   #finishedThisWindow = 0;
   #finishedLastWindow = 0;
@@ -37,9 +46,7 @@ export class DestinationCap {
     this.#limit = limit;
     this.#stallMs = stallMs;
     this.#now = now;
-    this.#movedAt = now();
-    this.#fullSince = this.#movedAt;
-    this.#windowStart = this.#movedAt;
+    this.#windowStart = now();
   }
 
   get active(): number {
@@ -58,23 +65,24 @@ export class DestinationCap {
     this.#stallMs = stallMs;
     if (limit !== this.#limit) {
       this.#limit = limit;
-      this.#wake();
+      this.#wake(this.#now());
     }
   }
 
   /** True: a slot is taken (release it). False: the destination is stalled; defer the event. */
   acquire(): boolean | Promise<boolean> {
-    if (this.#active < this.#limit && this.waiting === 0) {
+    const now = this.#now();
+    if (this.waiting === 0 && this.#active < this.#allowed(now)) {
+      if (this.#active === 0) this.#busySince = now;
       this.#active += 1;
-      if (this.#active === this.#limit) this.#movedAt = this.#fullSince = this.#now();
       return true;
     }
-    const now = this.#now();
+    const moved = Math.max(this.#finishedAt, this.#busySince);
+    if (now - moved >= this.#stallMs) return false;
     this.#roll(now);
-    if (now - this.#movedAt >= this.#stallMs) return false;
     const recent = this.#finishedThisWindow + this.#finishedLastWindow;
-    const allowed = now - this.#fullSince < this.#stallMs ? Math.max(this.#limit, recent) : recent;
-    if (this.waiting >= allowed) return false;
+    const queue = now - this.#busySince < this.#stallMs ? Math.max(this.#limit, recent) : recent;
+    if (this.waiting >= queue) return false;
     return new Promise<boolean>((resolve) => {
       this.#waiters.push({ since: now, resolve });
       if (!this.#timer) this.#arm(this.#stallMs);
@@ -84,16 +92,21 @@ export class DestinationCap {
   release(): void {
     this.#active -= 1;
     const now = this.#now();
-    this.#movedAt = now;
+    this.#finishedAt = now;
     this.#roll(now);
     this.#finishedThisWindow += 1;
-    this.#wake();
+    this.#wake(now);
   }
 
+  /** Every waiter gives up (shutdown). */
   close(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#expire(Number.POSITIVE_INFINITY);
+  }
+
+  #allowed(now: number): number {
+    return now - this.#finishedAt < this.#stallMs ? this.#limit : Math.min(this.#limit, UNPROVEN_IN_FLIGHT);
   }
 
   #roll(now: number): void {
@@ -104,11 +117,13 @@ export class DestinationCap {
     this.#windowStart = now;
   }
 
-  #wake(): void {
-    while (this.#active < this.#limit && this.#head < this.#waiters.length) {
+  #wake(now: number): void {
+    const allowed = this.#allowed(now);
+    while (this.#active < allowed && this.#head < this.#waiters.length) {
       const waiter = this.#waiters[this.#head]!;
       this.#waiters[this.#head] = undefined;
       this.#head += 1;
+      if (this.#active === 0) this.#busySince = now;
       this.#active += 1;
       waiter.resolve(true);
     }
