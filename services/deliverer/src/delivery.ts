@@ -3,7 +3,7 @@ import { retryStateToHeaders, type AttemptEvent, type AttemptRecord, type DeadRe
 import type { Logger } from '@sluice/logging';
 import { signBody } from '@sluice/webhook-signature';
 import type { RecordSink } from '@sluice/kafka';
-import { DestinationCap } from './adapters/destination-cap.ts';
+import { DestinationCap, type Progress } from './adapters/destination-cap.ts';
 import type { WebhookClient } from './adapters/webhook-client.ts';
 import type { AttemptResult } from './domain/attempt-result.ts';
 import { deferralWaitMs, type Deferred } from './domain/deferral.ts';
@@ -45,6 +45,8 @@ const isDeferred = (o: Outcome): o is Deferred => (o as Deferred).reason !== und
  */
 export class Delivery {
   readonly #caps = new Map<string, DestinationCap>();
+  /** When any destination's request last finished (a destination's stall is judged against it). */
+  readonly #progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
   readonly #now: () => number;
   readonly #random: () => number;
   /** Requests still in flight after their destination's part was done, and their attempt records. */
@@ -88,8 +90,9 @@ export class Delivery {
       }
     }
     const decision = decidePart(results, deferred);
+    const decidedAt = this.#now();
     const writes = results.map((r) => this.#recordAttempt(job, attempt, r, config));
-    for (const d of deferred) writes.push(this.#recordDeferral(job, attempt, d, config));
+    for (const d of deferred) writes.push(this.#recordDeferral(job, attempt, d, config, decidedAt));
     const { metrics } = this.deps;
     switch (decision.kind) {
       case 'delivered': {
@@ -102,7 +105,7 @@ export class Delivery {
       case 'retry': {
         // Endpoints held back after the others failed permanently: their wait is the deferral's.
         const heldOnly = decision.retryAfterMs === undefined && deferred.length > 0 && !results.some((r) => r.outcome === 'retryable');
-        const retryAfterMs = heldOnly ? this.#deferralWait(job, deferred, config) : decision.retryAfterMs;
+        const retryAfterMs = heldOnly ? this.#deferralWait(job, deferred, config, decidedAt) : decision.retryAfterMs;
         const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
           endpoints: decision.endpoints,
           lastError: decision.lastError,
@@ -116,7 +119,7 @@ export class Delivery {
         const state = stateAfterAttempt(job, startedAt, [], {
           endpoints: decision.endpoints,
           lastError: decision.lastError,
-          retryAfterMs: this.#deferralWait(job, deferred, config),
+          retryAfterMs: this.#deferralWait(job, deferred, config, decidedAt),
         });
         // No attempt was made: the count and the history stay where the previous attempt left them.
         state.attempts = job.previous?.attempts ?? 0;
@@ -230,11 +233,11 @@ export class Delivery {
     }
   }
 
-  #deferralWait(job: DeliveryJob, deferred: readonly Deferred[], config: SluiceConfig): number {
+  #deferralWait(job: DeliveryJob, deferred: readonly Deferred[], config: SluiceConfig, now: number): number {
     const previous = job.previous;
     return deferralWaitMs({
       deferred,
-      now: this.#now(),
+      now,
       steps: (previous?.attempts ?? 0) + (previous?.deferrals ?? 0),
       scheduleMs: config.retry.scheduleMs,
       jitter: config.retry.jitter,
@@ -243,7 +246,7 @@ export class Delivery {
   }
 
   /** The record of an endpoint held back: no request, the reason as its outcome. */
-  #recordDeferral(job: DeliveryJob, attempt: number, d: Deferred, config: SluiceConfig): Promise<void> {
+  #recordDeferral(job: DeliveryJob, attempt: number, d: Deferred, config: SluiceConfig, at: number): Promise<void> {
     this.deps.isolation.deferred.inc({ destination: job.destinationId, reason: d.reason });
     const event: AttemptEvent = {
       messageId: job.messageId,
@@ -254,7 +257,7 @@ export class Delivery {
       attempt,
       outcome: d.reason,
       latencyMs: 0,
-      at: new Date(this.#now()).toISOString(),
+      at: new Date(at).toISOString(),
     };
     return this.deps.sink.send(config.kafka.topics.attempts, { key: job.key, value: JSON.stringify(event) });
   }
@@ -292,7 +295,7 @@ export class Delivery {
   #cap(destinationId: string, config: SluiceConfig): DestinationCap {
     const { maxInFlightPerDestination: limit, stallAfterMs } = config.delivery;
     let cap = this.#caps.get(destinationId);
-    if (!cap) this.#caps.set(destinationId, (cap = new DestinationCap(limit, stallAfterMs, this.#now)));
+    if (!cap) this.#caps.set(destinationId, (cap = new DestinationCap(limit, stallAfterMs, this.#progress, this.#now)));
     else cap.configure(limit, stallAfterMs);
     return cap;
   }

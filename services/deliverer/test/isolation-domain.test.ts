@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DestinationCap, UNPROVEN_IN_FLIGHT } from '../src/adapters/destination-cap.ts';
+import { DestinationCap, UNPROVEN_IN_FLIGHT, type Progress } from '../src/adapters/destination-cap.ts';
 import type { AttemptResult } from '../src/domain/attempt-result.ts';
 import { CircuitBreaker } from '../src/domain/circuit-breaker.ts';
 import { deferralWaitMs } from '../src/domain/deferral.ts';
@@ -185,29 +185,52 @@ describe('a destination part: first 2xx, endpoints held back', () => {
 });
 
 describe('destination cap (clock injected, small stall time)', () => {
-  it('a destination that answers nothing holds at most UNPROVEN_IN_FLIGHT requests; waiters give up within the stall time', async () => {
+  /** Another destination of the same process finishing a request at `at`. */
+  const neighbourFinished = (progress: Progress, at: number) => (progress.finishedAt = Math.max(progress.finishedAt, at));
+
+  it('a destination that answers nothing holds at most UNPROVEN_IN_FLIGHT requests; stalled once others move on, it defers at once', async () => {
     let now = 0;
-    const cap = new DestinationCap(256, 50, () => now);
+    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
+    const cap = new DestinationCap(256, 40, progress, () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) assert.equal(cap.acquire(), true);
     const waiting = cap.acquire();
-    assert.ok(waiting instanceof Promise, 'busy for less than the stall time: may wait');
-    now = 60;
-    await sleep(80); // the cap's timer is real (and unref'd); its clock is the injected one
-    assert.equal(await waiting, false, 'gave up after the stall time');
+    assert.ok(waiting instanceof Promise, 'not stalled yet: may wait');
+    now = 100;
+    neighbourFinished(progress, 100);
+    assert.equal(cap.stalled, true);
+    await sleep(60); // the cap's sweep timer is real (and unref'd); its clock is the injected one
+    assert.equal(await waiting, false, 'the waiter gave up once the destination stalled');
     assert.equal(cap.acquire(), false, 'stalled: deferred at once, no wait');
     cap.release();
+    assert.equal(cap.stalled, false);
     assert.equal(cap.acquire(), true, 'a slot again once a request finished');
+    cap.close();
+  });
+
+  it('a process slow as a whole stalls nobody: without progress elsewhere, a quiet destination keeps waiting', () => {
+    let now = 0;
+    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
+    const cap = new DestinationCap(256, 40, progress, () => now);
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
+    now = 5_000;
+    assert.equal(cap.stalled, false);
+    assert.ok(cap.acquire() instanceof Promise);
     cap.close();
   });
 
   it('a destination that keeps answering may use the whole cap and keeps its queue', async () => {
     let now = 0;
-    const cap = new DestinationCap(40, 1_000, () => now);
+    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
+    const cap = new DestinationCap(40, 1_000, progress, () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     now = 5;
     cap.release();
     for (let i = 0; i < 40 - UNPROVEN_IN_FLIGHT + 1; i += 1) assert.equal(cap.acquire(), true, `slot ${i} of a moving destination`);
     assert.equal(cap.active, 40);
+    for (let i = 0; i < 10; i += 1) {
+      cap.release();
+      cap.acquire();
+    }
     const waiters = [cap.acquire(), cap.acquire()];
     now = 10;
     cap.release();
@@ -218,10 +241,11 @@ describe('destination cap (clock injected, small stall time)', () => {
 
   it('a slow destination may queue only what it finished recently', () => {
     let now = 0;
-    const cap = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, () => now);
+    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
+    const cap = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, progress, () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
-    now = 150; // busy longer than the stall time, but a request just finished
-    cap.release();
+    now = 150;
+    cap.release(); // one finished in this window
     cap.acquire();
     now = 160;
     const first = cap.acquire();

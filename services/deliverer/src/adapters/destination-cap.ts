@@ -1,7 +1,4 @@
-interface Waiter {
-  since: number;
-  resolve: (admitted: boolean) => void;
-}
+type Waiter = (admitted: boolean) => void;
 
 /**
  * Requests a destination may have in flight while none of its requests has finished lately: a
@@ -10,21 +7,27 @@ interface Waiter {
  */
 export const UNPROVEN_IN_FLIGHT = 16;
 
+/** When any destination's request last finished: the yardstick a destination is judged stalled by. */
+export interface Progress {
+  finishedAt: number;
+}
+
 /**
  * A destination's cap on requests in flight (`delivery.maxInFlightPerDestination`) that never lets
  * an event sit on its partition slot waiting for a destination that does not move
- * (docs/deliverer.md, "Fault isolation"). A destination is *moving* when one of its requests
- * finished (answered, failed or timed out) within the last `stallMs`; it is *stalled* when it has
- * requests in flight and none finished for `stallMs`.
- * - A moving destination may have the whole cap in flight; one that is not may have
+ * (docs/deliverer.md, "Fault isolation").
+ * - *Moving*: one of its requests finished (answered, failed or timed out) within `stallMs`. A
+ *   moving destination may have the whole cap in flight; one that is not may have
  *   `UNPROVEN_IN_FLIGHT` (an idle destination proves itself with its first answers, in ms).
- * - Past that an event waits for a slot only while the destination is not stalled, only if it is
- *   no further back in the queue than what the destination finished in the last `stallMs` to
- *   `2 × stallMs` (a full cap's worth while the destination has been busy for less than
- *   `stallMs`), and for at most `stallMs`.
- * Otherwise `acquire` answers false and the caller hands the event to the retry path. A healthy
- * busy destination keeps its queue (it works it off in milliseconds); one whose requests hang
- * has its further events leave the partition within `stallMs`.
+ * - *Stalled*: it has requests in flight, and requests of other destinations kept finishing for
+ *   `stallMs` after its own last did (or after it got busy). Judged against the rest of the process,
+ *   not the wall clock, so a process that is slow as a whole (CPU starved, a long GC) stalls nobody.
+ * Past its allowance an event waits for a slot only while the destination is not stalled, and only
+ * if it is no further back in the queue than what the destination finished in the last `stallMs`
+ * to `2 × stallMs` (a full cap's worth before its first answer). Otherwise, and for every waiter
+ * once the destination is stalled, `acquire` answers false and the caller hands the event to the
+ * retry path. A healthy busy destination keeps its queue (it works it off in milliseconds); one
+ * whose requests hang has its further events leave the partition within about `stallMs`.
  */
 export class DestinationCap {
   #limit: number;
@@ -41,12 +44,19 @@ export class DestinationCap {
   #finishedThisWindow = 0;
   #finishedLastWindow = 0;
   #timer: NodeJS.Timeout | undefined;
+  readonly #progress: Progress;
 
-  constructor(limit: number, stallMs: number, now: () => number = Date.now) {
+  constructor(limit: number, stallMs: number, progress: Progress, now: () => number = Date.now) {
     this.#limit = limit;
     this.#stallMs = stallMs;
+    this.#progress = progress;
     this.#now = now;
     this.#windowStart = now();
+  }
+
+  /** Requests in flight, and the others kept finishing for `stallMs` after this one last moved. */
+  get stalled(): boolean {
+    return this.#active > 0 && this.#progress.finishedAt - Math.max(this.#finishedAt, this.#busySince) >= this.#stallMs;
   }
 
   get active(): number {
@@ -77,15 +87,14 @@ export class DestinationCap {
       this.#active += 1;
       return true;
     }
-    const moved = Math.max(this.#finishedAt, this.#busySince);
-    if (now - moved >= this.#stallMs) return false;
+    if (this.stalled) return false;
     this.#roll(now);
     const recent = this.#finishedThisWindow + this.#finishedLastWindow;
-    const queue = now - this.#busySince < this.#stallMs ? Math.max(this.#limit, recent) : recent;
+    const queue = this.#finishedAt === Number.NEGATIVE_INFINITY ? Math.max(this.#limit, recent) : recent;
     if (this.waiting >= queue) return false;
     return new Promise<boolean>((resolve) => {
-      this.#waiters.push({ since: now, resolve });
-      if (!this.#timer) this.#arm(this.#stallMs);
+      this.#waiters.push(resolve);
+      if (!this.#timer) this.#arm(this.#stallMs / 4);
     });
   }
 
@@ -93,6 +102,7 @@ export class DestinationCap {
     this.#active -= 1;
     const now = this.#now();
     this.#finishedAt = now;
+    if (now > this.#progress.finishedAt) this.#progress.finishedAt = now;
     this.#roll(now);
     this.#finishedThisWindow += 1;
     this.#wake(now);
@@ -102,7 +112,7 @@ export class DestinationCap {
   close(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#expire(Number.POSITIVE_INFINITY);
+    this.#expire();
   }
 
   #allowed(now: number): number {
@@ -125,29 +135,28 @@ export class DestinationCap {
       this.#head += 1;
       if (this.#active === 0) this.#busySince = now;
       this.#active += 1;
-      waiter.resolve(true);
+      waiter(true);
     }
     this.#compact();
   }
 
+  /** While events wait: every quarter of the stall time, the waiters give up if the destination stalled. */
   #arm(delayMs: number): void {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#expire(this.#now() - this.#stallMs);
-      const oldest = this.#waiters[this.#head];
-      if (oldest) this.#arm(Math.max(1, oldest.since + this.#stallMs - this.#now()));
+      if (this.stalled) this.#expire();
+      if (this.waiting > 0) this.#arm(this.#stallMs / 4);
     }, Math.max(1, Math.ceil(delayMs)));
     this.#timer.unref();
   }
 
-  /** Waiters queued at or before `cutoff` give up (their events are deferred). */
-  #expire(cutoff: number): void {
+  /** Every waiter gives up (its event is deferred). */
+  #expire(): void {
     while (this.#head < this.#waiters.length) {
       const waiter = this.#waiters[this.#head]!;
-      if (waiter.since > cutoff) break;
       this.#waiters[this.#head] = undefined;
       this.#head += 1;
-      waiter.resolve(false);
+      waiter(false);
     }
     this.#compact();
   }
