@@ -5,6 +5,8 @@ import { EndpointGate, type EndpointGateSettings, type GateDecision } from './do
 
 interface Entry {
   gate: EndpointGate;
+  /** The config the gate's settings were taken from (re-read after a reload). */
+  config: SluiceConfig;
   destinationId: string;
   /** Position of the endpoint in its destination: the metric label (URLs may carry secrets). */
   index: number;
@@ -18,7 +20,8 @@ interface Entry {
  * only (its path and query may carry a token).
  */
 export class EndpointGates {
-  readonly #entries = new Map<string, Entry>();
+  /** Destination id → endpoint URL → entry (no key string built per request). */
+  readonly #entries = new Map<string, Map<string, Entry>>();
   readonly #logger: Logger;
 
   constructor(logger: Logger) {
@@ -30,11 +33,11 @@ export class EndpointGates {
   }
 
   cancel(destinationId: string, url: string, decision: { probe: boolean }): void {
-    this.#entries.get(key(destinationId, url))?.gate.cancel(decision);
+    this.#entries.get(destinationId)?.get(url)?.gate.cancel(decision);
   }
 
   record(destinationId: string, result: AttemptResult, probe: boolean, now: number): void {
-    const entry = this.#entries.get(key(destinationId, result.endpoint));
+    const entry = this.#entries.get(destinationId)?.get(result.endpoint);
     if (!entry) return;
     const transition = entry.gate.record(result, probe, now);
     if (transition === 'opened') {
@@ -51,28 +54,40 @@ export class EndpointGates {
 
   /** Drops the gates of endpoints no longer configured (after a reload). */
   retain(config: SluiceConfig): void {
-    const keep = new Set<string>();
-    for (const d of config.destinations) for (const e of d.endpoints) keep.add(key(d.id, e.url));
-    for (const k of this.#entries.keys()) if (!keep.has(k)) this.#entries.delete(k);
+    for (const [destinationId, endpoints] of this.#entries) {
+      const destination = config.destinations.find((d) => d.id === destinationId);
+      for (const url of endpoints.keys()) if (!destination?.endpoints.some((e) => e.url === url)) endpoints.delete(url);
+      if (endpoints.size === 0) this.#entries.delete(destinationId);
+    }
   }
 
   /** Endpoints whose breaker is not closed, for the metric read at scrape time. */
   *notClosed(): Iterable<{ destinationId: string; endpoint: number; state: 'open' | 'half-open' }> {
-    for (const entry of this.#entries.values()) {
-      const { kind } = entry.gate.breaker.state;
-      if (kind !== 'closed') yield { destinationId: entry.destinationId, endpoint: entry.index, state: kind };
+    for (const endpoints of this.#entries.values()) {
+      for (const entry of endpoints.values()) {
+        const { kind } = entry.gate.breaker.state;
+        if (kind !== 'closed') yield { destinationId: entry.destinationId, endpoint: entry.index, state: kind };
+      }
     }
   }
 
   #entry(destination: Destination, endpoint: Endpoint, config: SluiceConfig): Entry {
-    const k = key(destination.id, endpoint.url);
-    const settings = gateSettings(endpoint, config);
-    let entry = this.#entries.get(k);
+    let endpoints = this.#entries.get(destination.id);
+    if (!endpoints) this.#entries.set(destination.id, (endpoints = new Map()));
+    let entry = endpoints.get(endpoint.url);
     if (!entry) {
-      entry = { gate: new EndpointGate(settings), destinationId: destination.id, index: destination.endpoints.indexOf(endpoint), origin: originOf(endpoint.url) };
-      this.#entries.set(k, entry);
-    } else {
-      entry.gate.configure(settings);
+      entry = {
+        gate: new EndpointGate(gateSettings(endpoint, config)),
+        config,
+        destinationId: destination.id,
+        index: destination.endpoints.indexOf(endpoint),
+        origin: originOf(endpoint.url),
+      };
+      endpoints.set(endpoint.url, entry);
+    } else if (entry.config !== config) {
+      entry.config = config;
+      entry.index = destination.endpoints.indexOf(endpoint);
+      entry.gate.configure(gateSettings(endpoint, config));
     }
     return entry;
   }
@@ -86,10 +101,6 @@ function gateSettings(endpoint: Endpoint, config: SluiceConfig): EndpointGateSet
     ratePerSecond: endpoint.maxRequestsPerSecond,
     maxHoldMs: config.retry.windowMs,
   };
-}
-
-function key(destinationId: string, url: string): string {
-  return `${destinationId}\u0000${url}`;
 }
 
 function originOf(url: string): string {
