@@ -218,6 +218,8 @@ export class Delivery {
       this.deps.gates.cancel(destinationId, endpoint.url, admitted);
       return { endpoint: endpoint.url, reason: 'destination_stalled', until: this.#now() };
     }
+    const sentAt = this.#now();
+    let timedOut = false;
     try {
       const result = await this.deps.client.send({
         url: endpoint.url,
@@ -225,11 +227,12 @@ export class Delivery {
         body: job.body,
         timeoutMs,
       });
+      timedOut = result.error === 'timeout';
       this.deps.metrics.attempt(destinationId, result);
       this.deps.gates.record(destinationId, result, probe, this.#now());
       return result;
     } finally {
-      cap.release();
+      cap.release(this.#now() - sentAt, timedOut);
     }
   }
 

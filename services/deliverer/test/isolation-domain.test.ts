@@ -201,7 +201,7 @@ describe('destination cap (clock injected, small stall time)', () => {
     await sleep(60); // the cap's sweep timer is real (and unref'd); its clock is the injected one
     assert.equal(await waiting, false, 'the waiter gave up once the destination stalled');
     assert.equal(cap.acquire(), false, 'stalled: deferred at once, no wait');
-    cap.release();
+    cap.release(100);
     assert.equal(cap.stalled, false);
     assert.equal(cap.acquire(), true, 'a slot again once a request finished');
     cap.close();
@@ -218,39 +218,57 @@ describe('destination cap (clock injected, small stall time)', () => {
     cap.close();
   });
 
-  it('a destination that keeps answering may use the whole cap and keeps its queue', async () => {
+  it('a destination that keeps answering may use the whole cap, and a burst before its first answer waits', async () => {
     let now = 0;
     const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
     const cap = new DestinationCap(40, 1_000, progress, () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
+    const burst = Array.from({ length: 100 }, () => cap.acquire());
+    assert.ok(burst.every((b) => b instanceof Promise), 'no answer yet, not stalled: the whole burst waits');
     now = 5;
-    cap.release();
-    for (let i = 0; i < 40 - UNPROVEN_IN_FLIGHT + 1; i += 1) assert.equal(cap.acquire(), true, `slot ${i} of a moving destination`);
+    cap.release(5);
+    assert.equal(cap.active, 40, 'moving: the whole cap in flight');
+    assert.equal(cap.waiting, 75);
+    for (let i = 0; i < 40; i += 1) cap.release(5);
     assert.equal(cap.active, 40);
-    for (let i = 0; i < 10; i += 1) {
-      cap.release();
-      cap.acquire();
-    }
-    const waiters = [cap.acquire(), cap.acquire()];
-    now = 10;
-    cap.release();
-    cap.release();
-    assert.deepEqual(await Promise.all(waiters), [true, true]);
+    assert.equal(cap.waiting, 35, 'one waiter served per request finished');
     cap.close();
   });
 
-  it('a slow destination may queue only what it finished recently', () => {
+  it('a request that timed out frees its slot but proves nothing: not moving, no progress for the process', () => {
+    let now = 0;
+    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
+    const cap = new DestinationCap(256, 1_000, progress, () => now);
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
+    now = 5_000;
+    cap.release(5_000, true);
+    assert.equal(progress.finishedAt, Number.NEGATIVE_INFINITY);
+    assert.equal(cap.acquire(), true, 'its own slot back');
+    assert.ok(cap.acquire() instanceof Promise, 'still limited to UNPROVEN_IN_FLIGHT');
+    cap.close();
+  });
+
+  it('a slow destination may queue only what it works off within the stall time', () => {
     let now = 0;
     const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
     const cap = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, progress, () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
-    now = 150;
-    cap.release(); // one finished in this window
+    now = 400;
+    cap.release(400); // 400 ms per request, 16 at a time: 25 ms per slot
     cap.acquire();
-    now = 160;
-    const first = cap.acquire();
-    assert.ok(first instanceof Promise, 'one finished recently: one may wait');
-    assert.equal(cap.acquire(), false, 'the second would wait longer than the destination works off');
+    const places = [1, 2, 3, 4, 5].map(() => cap.acquire());
+    assert.ok(places.every((a) => a instanceof Promise), 'no other destination moved since: its queue is its own business');
+    neighbourFinished(progress, 410);
+    const busy = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, progress, () => now);
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) busy.acquire();
+    now = 420;
+    busy.release(400);
+    busy.acquire();
+    neighbourFinished(progress, 421);
+    const allowed = [1, 2, 3, 4].map(() => busy.acquire());
+    assert.ok(allowed.every((a) => a instanceof Promise), 'four places: 4 × 25 ms within 100 ms');
+    assert.equal(busy.acquire(), false, 'the fifth would wait longer than the stall time while another destination moves');
     cap.close();
+    busy.close();
   });
 });

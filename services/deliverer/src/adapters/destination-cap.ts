@@ -16,17 +16,17 @@ export interface Progress {
  * A destination's cap on requests in flight (`delivery.maxInFlightPerDestination`) that never lets
  * an event sit on its partition slot waiting for a destination that does not move
  * (docs/deliverer.md, "Fault isolation").
- * - *Moving*: one of its requests finished (answered, failed or timed out) within `stallMs`. A
+ * - *Moving*: one of its requests finished (answered or failed, not timed out) within `stallMs`. A
  *   moving destination may have the whole cap in flight; one that is not may have
  *   `UNPROVEN_IN_FLIGHT` (an idle destination proves itself with its first answers, in ms).
  * - *Stalled*: it has requests in flight, and requests of other destinations kept finishing for
  *   `stallMs` after its own last did (or after it got busy). Judged against the rest of the process,
  *   not the wall clock, so a process that is slow as a whole (CPU starved, a long GC) stalls nobody.
  * Past its allowance an event waits for a slot only while the destination is not stalled, and only
- * if it is no further back in the queue than what the destination finished in the last `stallMs`
- * to `2 × stallMs` (a full cap's worth before its first answer). Otherwise, and for every waiter
- * once the destination is stalled, `acquire` answers false and the caller hands the event to the
- * retry path. A healthy busy destination keeps its queue (it works it off in milliseconds); one
+ * if its expected wait is within `stallMs`: its place in the queue × the destination's request
+ * latency (a moving average) ÷ the cap. That bound applies only while another destination has
+ * moved since this one last did, and not before this one's first request finished. Otherwise, and for every waiter once the destination is stalled, `acquire`
+ * answers false and the caller hands the event to the retry path. A healthy busy destination keeps its queue (it works it off in milliseconds); one
  * whose requests hang has its further events leave the partition within about `stallMs`.
  */
 export class DestinationCap {
@@ -36,13 +36,12 @@ export class DestinationCap {
   #active = 0;
   #waiters: (Waiter | undefined)[] = [];
   #head = 0;
-  /** When a request last finished. */
+  /** When a request last finished other than by timing out. */
   #finishedAt = Number.NEGATIVE_INFINITY;
   /** When the destination last went from no request in flight to one. */
   #busySince = 0;
-  #windowStart: number;
-  #finishedThisWindow = 0;
-  #finishedLastWindow = 0;
+  /** Moving average of how long its requests took (ms); undefined until one finished. */
+  #latencyMs: number | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #progress: Progress;
 
@@ -51,7 +50,6 @@ export class DestinationCap {
     this.#stallMs = stallMs;
     this.#progress = progress;
     this.#now = now;
-    this.#windowStart = now();
   }
 
   /** Requests in flight, and the others kept finishing for `stallMs` after this one last moved. */
@@ -88,23 +86,31 @@ export class DestinationCap {
       return true;
     }
     if (this.stalled) return false;
-    this.#roll(now);
-    const recent = this.#finishedThisWindow + this.#finishedLastWindow;
-    const queue = this.#finishedAt === Number.NEGATIVE_INFINITY ? Math.max(this.#limit, recent) : recent;
-    if (this.waiting >= queue) return false;
+    // The queue's bound protects the others: it applies only while another destination has moved
+    // since this one last did (never to a deliverer's only busy destination).
+    const latency = this.#latencyMs;
+    if (latency !== undefined && this.#progress.finishedAt > this.#finishedAt && (this.waiting + 1) * latency > this.#stallMs * this.#limit) {
+      return false;
+    }
     return new Promise<boolean>((resolve) => {
       this.#waiters.push(resolve);
       if (!this.#timer) this.#arm(this.#stallMs / 4);
     });
   }
 
-  release(): void {
+  /**
+   * A request finished after `latencyMs`. One that hit its deadline frees its slot but proves
+   * nothing: it neither makes its destination moving nor counts as the process's progress.
+   */
+  release(latencyMs: number, timedOut = false): void {
     this.#active -= 1;
     const now = this.#now();
-    this.#finishedAt = now;
-    if (now > this.#progress.finishedAt) this.#progress.finishedAt = now;
-    this.#roll(now);
-    this.#finishedThisWindow += 1;
+    if (!timedOut) {
+      this.#finishedAt = now;
+      if (now > this.#progress.finishedAt) this.#progress.finishedAt = now;
+    }
+    const average = this.#latencyMs;
+    this.#latencyMs = average === undefined ? latencyMs : average + (latencyMs - average) / 4;
     this.#wake(now);
   }
 
@@ -117,14 +123,6 @@ export class DestinationCap {
 
   #allowed(now: number): number {
     return now - this.#finishedAt < this.#stallMs ? this.#limit : Math.min(this.#limit, UNPROVEN_IN_FLIGHT);
-  }
-
-  #roll(now: number): void {
-    const age = now - this.#windowStart;
-    if (age < this.#stallMs) return;
-    this.#finishedLastWindow = age < 2 * this.#stallMs ? this.#finishedThisWindow : 0;
-    this.#finishedThisWindow = 0;
-    this.#windowStart = now;
   }
 
   #wake(now: number): void {
