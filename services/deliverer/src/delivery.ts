@@ -47,6 +47,9 @@ export class Delivery {
   readonly #caps = new Map<string, DestinationCap>();
   /** When any destination's request last finished (a destination's stall is judged against it). */
   readonly #progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
+  /** Judges every destination's cap four times per stall time (between event-loop turns). */
+  #judging: NodeJS.Timeout | undefined;
+  #judgingEveryMs = 0;
   readonly #now: () => number;
   readonly #random: () => number;
   /** Requests still in flight after their destination's part was done, and their attempt records. */
@@ -150,6 +153,18 @@ export class Delivery {
   /** Waits for requests still in flight after their destination was done, and their records (shutdown). */
   async drain(): Promise<void> {
     while (this.#late.size > 0) await Promise.all([...this.#late]);
+    if (this.#judging) clearInterval(this.#judging);
+    this.#judging = undefined;
+    this.#judgingEveryMs = 0;
+  }
+
+  #judge(): void {
+    let fastest: number | undefined;
+    for (const cap of this.#caps.values()) {
+      const latency = cap.latencyMs;
+      if (latency !== undefined && (fastest === undefined || latency < fastest)) fastest = latency;
+    }
+    for (const cap of this.#caps.values()) cap.judge(fastest);
   }
 
   /**
@@ -300,6 +315,13 @@ export class Delivery {
     let cap = this.#caps.get(destinationId);
     if (!cap) this.#caps.set(destinationId, (cap = new DestinationCap(limit, stallAfterMs, this.#progress, this.#now)));
     else cap.configure(limit, stallAfterMs);
+    const every = Math.max(10, stallAfterMs / 4);
+    if (every !== this.#judgingEveryMs) {
+      if (this.#judging) clearInterval(this.#judging);
+      this.#judging = setInterval(() => this.#judge(), every);
+      this.#judging.unref();
+      this.#judgingEveryMs = every;
+    }
     return cap;
   }
 }

@@ -48,7 +48,8 @@ export class EndpointGates {
         'endpoint circuit open: its events are deferred without a request until a probe gets an answer',
       );
     } else if (transition === 'closed') {
-      this.#logger.info({ destinationId, endpoint: entry.index, origin: entry.origin }, 'endpoint circuit closed: the probe got an answer');
+      const fields = { destinationId, endpoint: entry.index, origin: entry.origin };
+      this.#logger.info(fields, 'endpoint circuit closed: the probe got an answer');
     }
   }
 

@@ -11,7 +11,9 @@ export class IsolationMetrics {
     const registers = [registry];
     this.deferred = new Counter({
       name: 'sluice_deliverer_deferred_total',
-      help: 'Endpoints held back for an event without a request (sent to the retry path), by reason: circuit_open, retry_after, rate_limited, destination_stalled',
+      help:
+        'Endpoints held back for an event without a request (sent to the retry path), by reason: ' +
+        'circuit_open, retry_after, rate_limited, destination_stalled',
       labelNames: ['destination', 'reason'],
       registers,
     });
@@ -22,12 +24,14 @@ export class IsolationMetrics {
       registers,
       collect() {
         this.reset();
-        for (const e of gates.notClosed()) this.set({ destination: e.destinationId, endpoint: String(e.endpoint), state: e.state }, 1);
+        for (const e of gates.notClosed()) {
+          this.set({ destination: e.destinationId, endpoint: String(e.endpoint), state: e.state }, 1);
+        }
       },
     });
     this.lateAttempts = new Counter({
       name: 'sluice_deliverer_late_attempts_total',
-      help: 'Requests that finished after their destination was done with the event (another endpoint answered 2xx first)',
+      help: 'Requests that finished after their destination was done with the event (another endpoint answered 2xx)',
       labelNames: ['destination'],
       registers,
     });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DestinationCap, UNPROVEN_IN_FLIGHT, type Progress } from '../src/adapters/destination-cap.ts';
 import type { AttemptResult } from '../src/domain/attempt-result.ts';
 import { CircuitBreaker } from '../src/domain/circuit-breaker.ts';
@@ -184,44 +183,57 @@ describe('a destination part: first 2xx, endpoints held back', () => {
   });
 });
 
-describe('destination cap (clock injected, small stall time)', () => {
+describe('destination cap (clock injected, judged explicitly)', () => {
   /** Another destination of the same process finishing a request at `at`. */
   const neighbourFinished = (progress: Progress, at: number) => (progress.finishedAt = Math.max(progress.finishedAt, at));
+  const fresh = () => ({ finishedAt: Number.NEGATIVE_INFINITY }) as Progress;
 
-  it('a destination that answers nothing holds at most UNPROVEN_IN_FLIGHT requests; stalled once others move on, it defers at once', async () => {
+  it('a destination that answers nothing holds at most UNPROVEN_IN_FLIGHT requests; stalled once others move on', async () => {
     let now = 0;
-    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
+    const progress = fresh();
     const cap = new DestinationCap(256, 40, progress, () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) assert.equal(cap.acquire(), true);
     const waiting = cap.acquire();
     assert.ok(waiting instanceof Promise, 'not stalled yet: may wait');
     now = 100;
     neighbourFinished(progress, 100);
+    cap.judge(5);
     assert.equal(cap.stalled, true);
-    await sleep(60); // the cap's sweep timer is real (and unref'd); its clock is the injected one
     assert.equal(await waiting, false, 'the waiter gave up once the destination stalled');
     assert.equal(cap.acquire(), false, 'stalled: deferred at once, no wait');
     cap.release(100);
-    assert.equal(cap.stalled, false);
-    assert.equal(cap.acquire(), true, 'a slot again once a request finished');
+    assert.equal(cap.stalled, false, 'a request finished: moving again');
+    assert.equal(cap.acquire(), true, 'a slot again');
     cap.close();
   });
 
   it('a process slow as a whole stalls nobody: without progress elsewhere, a quiet destination keeps waiting', () => {
     let now = 0;
-    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
-    const cap = new DestinationCap(256, 40, progress, () => now);
+    const cap = new DestinationCap(256, 40, fresh(), () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     now = 5_000;
+    cap.judge(undefined);
     assert.equal(cap.stalled, false);
     assert.ok(cap.acquire() instanceof Promise);
     cap.close();
   });
 
-  it('a destination that keeps answering may use the whole cap, and a burst before its first answer waits', async () => {
+  it('a request that timed out frees its slot but proves nothing: not moving, no progress for the process', () => {
     let now = 0;
-    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
-    const cap = new DestinationCap(40, 1_000, progress, () => now);
+    const progress = fresh();
+    const cap = new DestinationCap(256, 1_000, progress, () => now);
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
+    now = 5_000;
+    cap.release(5_000, true);
+    assert.equal(progress.finishedAt, Number.NEGATIVE_INFINITY);
+    assert.equal(cap.acquire(), true, 'its own slot back');
+    assert.ok(cap.acquire() instanceof Promise, 'still limited to UNPROVEN_IN_FLIGHT');
+    cap.close();
+  });
+
+  it('a destination that keeps answering may use the whole cap, and a burst before its first answer waits', () => {
+    let now = 0;
+    const cap = new DestinationCap(40, 1_000, fresh(), () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     const burst = Array.from({ length: 100 }, () => cap.acquire());
     assert.ok(burst.every((b) => b instanceof Promise), 'no answer yet, not stalled: the whole burst waits');
@@ -235,40 +247,24 @@ describe('destination cap (clock injected, small stall time)', () => {
     cap.close();
   });
 
-  it('a request that timed out frees its slot but proves nothing: not moving, no progress for the process', () => {
+  it('a destination 4× slower than the fastest may queue only what it works off within the stall time', () => {
     let now = 0;
-    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
-    const cap = new DestinationCap(256, 1_000, progress, () => now);
-    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
-    now = 5_000;
-    cap.release(5_000, true);
-    assert.equal(progress.finishedAt, Number.NEGATIVE_INFINITY);
-    assert.equal(cap.acquire(), true, 'its own slot back');
-    assert.ok(cap.acquire() instanceof Promise, 'still limited to UNPROVEN_IN_FLIGHT');
-    cap.close();
-  });
-
-  it('a slow destination may queue only what it works off within the stall time', () => {
-    let now = 0;
-    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
-    const cap = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, progress, () => now);
+    const cap = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, fresh(), () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     now = 400;
     cap.release(400); // 400 ms per request, 16 at a time: 25 ms per slot
     cap.acquire();
-    const places = [1, 2, 3, 4, 5].map(() => cap.acquire());
-    assert.ok(places.every((a) => a instanceof Promise), 'no other destination moved since: its queue is its own business');
-    neighbourFinished(progress, 410);
-    const busy = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, progress, () => now);
-    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) busy.acquire();
-    now = 420;
-    busy.release(400);
-    busy.acquire();
-    neighbourFinished(progress, 421);
-    const allowed = [1, 2, 3, 4].map(() => busy.acquire());
+    cap.judge(400);
+    assert.ok([1, 2, 3, 4, 5].map(() => cap.acquire()).every((a) => a instanceof Promise), 'the fastest itself: its queue is its own business');
+    const slow = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, fresh(), () => now);
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) slow.acquire();
+    slow.release(400);
+    slow.acquire();
+    slow.judge(5);
+    const allowed = [1, 2, 3, 4].map(() => slow.acquire());
     assert.ok(allowed.every((a) => a instanceof Promise), 'four places: 4 × 25 ms within 100 ms');
-    assert.equal(busy.acquire(), false, 'the fifth would wait longer than the stall time while another destination moves');
+    assert.equal(slow.acquire(), false, 'the fifth would wait longer than the stall time');
     cap.close();
-    busy.close();
+    slow.close();
   });
 });

@@ -7,6 +7,9 @@ type Waiter = (admitted: boolean) => void;
  */
 export const UNPROVEN_IN_FLIGHT = 16;
 
+/** A destination whose requests take this many times the fastest destination's has its queue bounded. */
+export const SLOW_FACTOR = 4;
+
 /** When any destination's request last finished: the yardstick a destination is judged stalled by. */
 export interface Progress {
   finishedAt: number;
@@ -19,15 +22,18 @@ export interface Progress {
  * - *Moving*: one of its requests finished (answered or failed, not timed out) within `stallMs`. A
  *   moving destination may have the whole cap in flight; one that is not may have
  *   `UNPROVEN_IN_FLIGHT` (an idle destination proves itself with its first answers, in ms).
- * - *Stalled*: it has requests in flight, and requests of other destinations kept finishing for
- *   `stallMs` after its own last did (or after it got busy). Judged against the rest of the process,
- *   not the wall clock, so a process that is slow as a whole (CPU starved, a long GC) stalls nobody.
- * Past its allowance an event waits for a slot only while the destination is not stalled, and only
- * if its expected wait is within `stallMs`: its place in the queue × the destination's request
- * latency (a moving average) ÷ the cap. That bound applies only while another destination has
- * moved since this one last did, and not before this one's first request finished. Otherwise, and for every waiter once the destination is stalled, `acquire`
- * answers false and the caller hands the event to the retry path. A healthy busy destination keeps its queue (it works it off in milliseconds); one
- * whose requests hang has its further events leave the partition within about `stallMs`.
+ * - *Stalled*: it has requests in flight, and requests of other destinations kept finishing (not
+ *   timing out) for `stallMs` after its own last did (or after it got busy). Judged against the
+ *   rest of the process, not the wall clock, so a process slow as a whole (CPU starved, a long GC)
+ *   stalls nobody.
+ * Past its allowance an event waits for a slot only while the destination is not stalled, and — if
+ * the destination is slow, its requests taking `SLOW_FACTOR` times as long as the fastest
+ * destination's — only if its expected wait (its place in the queue × the destination's average
+ * request time ÷ the cap) is within `stallMs`. Otherwise, and for every waiter once the
+ * destination is stalled, `acquire` answers false and the caller hands the event to the retry
+ * path. Stalled and slow are judged by `judge`, between event-loop turns. A healthy busy
+ * destination keeps its queue (it works it off in milliseconds); one whose requests hang has its
+ * further events leave the partition within about `stallMs`.
  */
 export class DestinationCap {
   #limit: number;
@@ -42,7 +48,9 @@ export class DestinationCap {
   #busySince = 0;
   /** Moving average of how long its requests took (ms); undefined until one finished. */
   #latencyMs: number | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  /** Set by `judge` (between event-loop turns), cleared when one of its requests finishes. */
+  #stalled = false;
+  #slow = false;
   readonly #progress: Progress;
 
   constructor(limit: number, stallMs: number, progress: Progress, now: () => number = Date.now) {
@@ -52,9 +60,29 @@ export class DestinationCap {
     this.#now = now;
   }
 
-  /** Requests in flight, and the others kept finishing for `stallMs` after this one last moved. */
+  /** As judged last: requests in flight, and the others kept finishing for `stallMs` after this one last moved. */
   get stalled(): boolean {
-    return this.#active > 0 && this.#progress.finishedAt - Math.max(this.#finishedAt, this.#busySince) >= this.#stallMs;
+    return this.#stalled;
+  }
+
+  /** Its moving average of request time (ms); undefined until a request finished. */
+  get latencyMs(): number | undefined {
+    return this.#latencyMs;
+  }
+
+  /**
+   * Judges the destination against the rest of the process; called from a timer, so between
+   * event-loop turns, when the results of a batch have all been counted (judged in the middle of
+   * one, a destination whose results come later in it would look behind). `fastestMs` is the
+   * lowest average request time of the process's destinations: a destination 4× slower than that
+   * has its queue bounded. A stalled destination's waiters give up.
+   */
+  judge(fastestMs: number | undefined): void {
+    const behind = this.#progress.finishedAt - Math.max(this.#finishedAt, this.#busySince);
+    this.#stalled = this.#active > 0 && behind >= this.#stallMs;
+    const latency = this.#latencyMs;
+    this.#slow = latency !== undefined && fastestMs !== undefined && latency > SLOW_FACTOR * fastestMs;
+    if (this.#stalled) this.#expire();
   }
 
   get active(): number {
@@ -85,17 +113,11 @@ export class DestinationCap {
       this.#active += 1;
       return true;
     }
-    if (this.stalled) return false;
-    // The queue's bound protects the others: it applies only while another destination has moved
-    // since this one last did (never to a deliverer's only busy destination).
-    const latency = this.#latencyMs;
-    if (latency !== undefined && this.#progress.finishedAt > this.#finishedAt && (this.waiting + 1) * latency > this.#stallMs * this.#limit) {
-      return false;
-    }
-    return new Promise<boolean>((resolve) => {
-      this.#waiters.push(resolve);
-      if (!this.#timer) this.#arm(this.#stallMs / 4);
-    });
+    if (this.#stalled) return false;
+    // The queue's bound protects the others from a destination slower than them (never applies to
+    // a deliverer's only destination, nor when all are slow alike: an overloaded process).
+    if (this.#slow && (this.waiting + 1) * this.#latencyMs! > this.#stallMs * this.#limit) return false;
+    return new Promise<boolean>((resolve) => this.#waiters.push(resolve));
   }
 
   /**
@@ -107,6 +129,7 @@ export class DestinationCap {
     const now = this.#now();
     if (!timedOut) {
       this.#finishedAt = now;
+      this.#stalled = false;
       if (now > this.#progress.finishedAt) this.#progress.finishedAt = now;
     }
     const average = this.#latencyMs;
@@ -116,8 +139,6 @@ export class DestinationCap {
 
   /** Every waiter gives up (shutdown). */
   close(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
     this.#expire();
   }
 
@@ -136,16 +157,6 @@ export class DestinationCap {
       waiter(true);
     }
     this.#compact();
-  }
-
-  /** While events wait: every quarter of the stall time, the waiters give up if the destination stalled. */
-  #arm(delayMs: number): void {
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      if (this.stalled) this.#expire();
-      if (this.waiting > 0) this.#arm(this.#stallMs / 4);
-    }, Math.max(1, Math.ceil(delayMs)));
-    this.#timer.unref();
   }
 
   /** Every waiter gives up (its event is deferred). */

@@ -16,7 +16,10 @@ export interface CircuitBreakerSettings {
   cooldownMs: number;
 }
 
-export type BreakerState = { kind: 'closed'; failures: number } | { kind: 'open'; until: number } | { kind: 'half-open'; probing: boolean };
+export type BreakerState =
+  | { kind: 'closed'; failures: number }
+  | { kind: 'open'; until: number }
+  | { kind: 'half-open'; probing: boolean };
 
 export type BreakerAdmission =
   | { kind: 'send' }

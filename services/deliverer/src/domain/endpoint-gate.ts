@@ -1,5 +1,10 @@
 import type { AttemptResult } from './attempt-result.ts';
-import { CircuitBreaker, type BreakerResult, type BreakerTransition, type CircuitBreakerSettings } from './circuit-breaker.ts';
+import {
+  CircuitBreaker,
+  type BreakerResult,
+  type BreakerTransition,
+  type CircuitBreakerSettings,
+} from './circuit-breaker.ts';
 
 /**
  * Why an endpoint got no request for an event; the event is handed to the retry path instead and
@@ -73,7 +78,11 @@ export class EndpointGate {
   }
 
   /** The result of a request this gate admitted. */
-  record(result: Pick<AttemptResult, 'outcome' | 'status' | 'retryAfterMs'>, probe: boolean, now: number): BreakerTransition {
+  record(
+    result: Pick<AttemptResult, 'outcome' | 'status' | 'retryAfterMs'>,
+    probe: boolean,
+    now: number,
+  ): BreakerTransition {
     if (result.retryAfterMs !== undefined && result.retryAfterMs > 0) {
       this.#holdUntil = Math.max(this.#holdUntil, now + Math.min(result.retryAfterMs, this.#settings.maxHoldMs));
     }

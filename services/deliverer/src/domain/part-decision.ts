@@ -20,13 +20,17 @@ export function decidePart(results: readonly AttemptResult[], deferred: readonly
   if (results.some((r) => r.outcome === 'success')) return { kind: 'delivered' };
   if (results.length === 0) {
     if (deferred.length === 0) return { kind: 'dead', reason: 'no_endpoints' };
-    return { kind: 'defer', endpoints: deferred.map((d) => d.endpoint), lastError: deferred.map(describeDeferred).join('; ') };
+    const lastError = deferred.map(describeDeferred).join('; ');
+    return { kind: 'defer', endpoints: deferred.map((d) => d.endpoint), lastError };
   }
   const decision = decide(results);
   if (deferred.length === 0) return decision;
   const held = deferred.map((d) => d.endpoint);
   const heldError = deferred.map(describeDeferred).join('; ');
-  if (decision.kind === 'retry') return { ...decision, endpoints: [...decision.endpoints, ...held], lastError: `${decision.lastError}; ${heldError}` };
+  if (decision.kind === 'retry') {
+    const lastError = `${decision.lastError}; ${heldError}`;
+    return { ...decision, endpoints: [...decision.endpoints, ...held], lastError };
+  }
   // Every request failed permanently (a 2xx was ruled out above): only the held-back endpoints remain.
   const failed = decision.kind === 'dead' ? decision.lastError : undefined;
   return { kind: 'retry', endpoints: held, lastError: failed ? `${failed}; ${heldError}` : heldError };
