@@ -46,7 +46,7 @@ const isDeferred = (o: Outcome): o is Deferred => (o as Deferred).reason !== und
 export class Delivery {
   readonly #caps = new Map<string, DestinationCap>();
   /** When any destination's request last finished (a destination's stall is judged against it). */
-  readonly #progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY };
+  readonly #progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY, finished: 0 };
   /** Judges every destination's cap four times per stall time (between event-loop turns). */
   #judging: NodeJS.Timeout | undefined;
   #judgingEveryMs = 0;
@@ -160,9 +160,10 @@ export class Delivery {
 
   #judge(): void {
     let fastest: number | undefined;
+    const now = this.#now();
     for (const cap of this.#caps.values()) {
       const latency = cap.latencyMs;
-      if (latency !== undefined && (fastest === undefined || latency < fastest)) fastest = latency;
+      if (latency !== undefined && cap.moving(now) && (fastest === undefined || latency < fastest)) fastest = latency;
     }
     for (const cap of this.#caps.values()) cap.judge(fastest);
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DestinationCap, UNPROVEN_IN_FLIGHT, type Progress } from '../src/adapters/destination-cap.ts';
+import { DestinationCap, STALL_EVIDENCE, UNPROVEN_IN_FLIGHT, type Progress } from '../src/adapters/destination-cap.ts';
 import type { AttemptResult } from '../src/domain/attempt-result.ts';
 import { CircuitBreaker } from '../src/domain/circuit-breaker.ts';
 import { deferralWaitMs } from '../src/domain/deferral.ts';
@@ -185,8 +185,12 @@ describe('a destination part: first 2xx, endpoints held back', () => {
 
 describe('destination cap (clock injected, judged explicitly)', () => {
   /** Another destination of the same process finishing a request at `at`. */
-  const neighbourFinished = (progress: Progress, at: number) => (progress.finishedAt = Math.max(progress.finishedAt, at));
-  const fresh = () => ({ finishedAt: Number.NEGATIVE_INFINITY }) as Progress;
+  /** Another destination of the same process finishing `n` requests at `at`. */
+  const neighbourFinished = (progress: Progress, at: number, n = STALL_EVIDENCE) => {
+    progress.finishedAt = Math.max(progress.finishedAt, at);
+    progress.finished += n;
+  };
+  const fresh = (): Progress => ({ finishedAt: Number.NEGATIVE_INFINITY, finished: 0 });
 
   it('a destination that answers nothing holds at most UNPROVEN_IN_FLIGHT requests; stalled once others move on', async () => {
     let now = 0;
@@ -196,7 +200,10 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     const waiting = cap.acquire();
     assert.ok(waiting instanceof Promise, 'not stalled yet: may wait');
     now = 100;
-    neighbourFinished(progress, 100);
+    neighbourFinished(progress, 100, STALL_EVIDENCE - 1);
+    cap.judge(5);
+    assert.equal(cap.stalled, false, 'a few answers elsewhere (a probe) are not enough evidence');
+    neighbourFinished(progress, 100, 1);
     cap.judge(5);
     assert.equal(cap.stalled, true);
     assert.equal(await waiting, false, 'the waiter gave up once the destination stalled');

@@ -10,10 +10,16 @@ export const UNPROVEN_IN_FLIGHT = 16;
 /** A destination whose requests take this many times the fastest destination's has its queue bounded. */
 export const SLOW_FACTOR = 4;
 
-/** When any destination's request last finished: the yardstick a destination is judged stalled by. */
+/** The process's requests that finished (not timed out): the yardstick a destination is judged stalled by. */
 export interface Progress {
+  /** When the last one finished. */
   finishedAt: number;
+  /** How many have finished. */
+  finished: number;
 }
+
+/** Requests other destinations must finish after this one's last before it can be judged stalled. */
+export const STALL_EVIDENCE = 16;
 
 /**
  * A destination's cap on requests in flight (`delivery.maxInFlightPerDestination`) that never lets
@@ -23,7 +29,8 @@ export interface Progress {
  *   moving destination may have the whole cap in flight; one that is not may have
  *   `UNPROVEN_IN_FLIGHT` (an idle destination proves itself with its first answers, in ms).
  * - *Stalled*: it has requests in flight, and requests of other destinations kept finishing (not
- *   timing out) for `stallMs` after its own last did (or after it got busy). Judged against the
+ *   timing out) for `stallMs` after its own last did (or after it got busy), at least
+ *   `STALL_EVIDENCE` of them. Judged against the
  *   rest of the process, not the wall clock, so a process slow as a whole (CPU starved, a long GC)
  *   stalls nobody.
  * Past its allowance an event waits for a slot only while the destination is not stalled, and — if
@@ -46,6 +53,8 @@ export class DestinationCap {
   #finishedAt = Number.NEGATIVE_INFINITY;
   /** When the destination last went from no request in flight to one. */
   #busySince = 0;
+  /** `progress.finished` when this destination last moved (a request finished, or it got busy). */
+  #finishedMark = 0;
   /** Moving average of how long its requests took (ms); undefined until one finished. */
   #latencyMs: number | undefined;
   /** Set by `judge` (between event-loop turns), cleared when one of its requests finishes. */
@@ -70,16 +79,22 @@ export class DestinationCap {
     return this.#latencyMs;
   }
 
+  /** One of its requests finished (not timed out) within `stallMs`. */
+  moving(now: number): boolean {
+    return now - this.#finishedAt < this.#stallMs;
+  }
+
   /**
    * Judges the destination against the rest of the process; called from a timer, so between
    * event-loop turns, when the results of a batch have all been counted (judged in the middle of
    * one, a destination whose results come later in it would look behind). `fastestMs` is the
-   * lowest average request time of the process's destinations: a destination 4× slower than that
-   * has its queue bounded. A stalled destination's waiters give up.
+   * lowest average request time of the process's moving destinations: a destination 4× slower
+   * than that has its queue bounded. A stalled destination's waiters give up.
    */
   judge(fastestMs: number | undefined): void {
     const behind = this.#progress.finishedAt - Math.max(this.#finishedAt, this.#busySince);
-    this.#stalled = this.#active > 0 && behind >= this.#stallMs;
+    const evidence = this.#progress.finished - this.#finishedMark;
+    this.#stalled = this.#active > 0 && behind >= this.#stallMs && evidence >= STALL_EVIDENCE;
     const latency = this.#latencyMs;
     this.#slow = latency !== undefined && fastestMs !== undefined && latency > SLOW_FACTOR * fastestMs;
     if (this.#stalled) this.#expire();
@@ -109,7 +124,7 @@ export class DestinationCap {
   acquire(): boolean | Promise<boolean> {
     const now = this.#now();
     if (this.waiting === 0 && this.#active < this.#allowed(now)) {
-      if (this.#active === 0) this.#busySince = now;
+      if (this.#active === 0) this.#becameBusy(now);
       this.#active += 1;
       return true;
     }
@@ -131,6 +146,8 @@ export class DestinationCap {
       this.#finishedAt = now;
       this.#stalled = false;
       if (now > this.#progress.finishedAt) this.#progress.finishedAt = now;
+      this.#progress.finished += 1;
+      this.#finishedMark = this.#progress.finished;
     }
     const average = this.#latencyMs;
     this.#latencyMs = average === undefined ? latencyMs : average + (latencyMs - average) / 4;
@@ -142,8 +159,13 @@ export class DestinationCap {
     this.#expire();
   }
 
+  #becameBusy(now: number): void {
+    this.#busySince = now;
+    this.#finishedMark = this.#progress.finished;
+  }
+
   #allowed(now: number): number {
-    return now - this.#finishedAt < this.#stallMs ? this.#limit : Math.min(this.#limit, UNPROVEN_IN_FLIGHT);
+    return this.moving(now) ? this.#limit : Math.min(this.#limit, UNPROVEN_IN_FLIGHT);
   }
 
   #wake(now: number): void {
@@ -152,7 +174,7 @@ export class DestinationCap {
       const waiter = this.#waiters[this.#head]!;
       this.#waiters[this.#head] = undefined;
       this.#head += 1;
-      if (this.#active === 0) this.#busySince = now;
+      if (this.#active === 0) this.#becameBusy(now);
       this.#active += 1;
       waiter(true);
     }
