@@ -107,7 +107,8 @@ export class Delivery {
       }
       case 'retry': {
         // Endpoints held back after the others failed permanently: their wait is the deferral's.
-        const heldOnly = decision.retryAfterMs === undefined && deferred.length > 0 && !results.some((r) => r.outcome === 'retryable');
+        const retried = results.some((r) => r.outcome === 'retryable');
+        const heldOnly = decision.retryAfterMs === undefined && deferred.length > 0 && !retried;
         const retryAfterMs = heldOnly ? this.#deferralWait(job, deferred, config, decidedAt) : decision.retryAfterMs;
         const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
           endpoints: decision.endpoints,
@@ -127,7 +128,8 @@ export class Delivery {
         // No attempt was made: the count and the history stay where the previous attempt left them.
         state.attempts = job.previous?.attempts ?? 0;
         state.deferrals = (job.previous?.deferrals ?? 0) + 1;
-        writes.push(this.deps.sink.send(config.kafka.topics.retry, { key: job.key, value: job.body, headers: retryStateToHeaders(state) }));
+        const headers = retryStateToHeaders(state);
+        writes.push(this.deps.sink.send(config.kafka.topics.retry, { key: job.key, value: job.body, headers }));
         break;
       }
       case 'dead': {
@@ -206,7 +208,8 @@ export class Delivery {
       };
       const finishLate = () => {
         void Promise.all(lateWrites).then(lateDone, (err: unknown) => {
-          this.deps.logger.error({ err, messageId: job.messageId, destinationId: job.destinationId }, 'attempt record of a late request not written');
+          const fields = { err, messageId: job.messageId, destinationId: job.destinationId };
+          this.deps.logger.error(fields, 'attempt record of a late request not written');
           lateDone?.();
         });
       };
@@ -226,7 +229,14 @@ export class Delivery {
     void p.finally(() => this.#late.delete(p));
   }
 
-  async #attempt(cap: DestinationCap, destinationId: string, admitted: Admitted, job: DeliveryJob, signature: string | undefined, timeoutMs: number): Promise<Outcome> {
+  async #attempt(
+    cap: DestinationCap,
+    destinationId: string,
+    admitted: Admitted,
+    job: DeliveryJob,
+    signature: string | undefined,
+    timeoutMs: number,
+  ): Promise<Outcome> {
     const { endpoint, probe } = admitted;
     let slot = cap.acquire();
     if (slot !== true && slot !== false) slot = await slot;

@@ -142,7 +142,8 @@ describe('deferral wait', () => {
   });
 
   it('an open breaker waits for its probe time, at least the backoff step the event reached', () => {
-    const open = (until: number, steps: number) => deferralWaitMs({ ...base, steps, deferred: [{ endpoint: 'a', reason: 'circuit_open', until }] });
+    const open = (until: number, steps: number) =>
+      deferralWaitMs({ ...base, steps, deferred: [{ endpoint: 'a', reason: 'circuit_open', until }] });
     assert.equal(open(2_000, 0), 10_000, 'step 1 (10 s) is later than the probe');
     assert.equal(open(100_000, 0), 99_000, 'the probe is later than the step');
     assert.equal(open(2_000, 2), 60_000);
@@ -150,14 +151,21 @@ describe('deferral wait', () => {
   });
 
   it('jitter spreads the step within ±jitter', () => {
-    const at = (random: number) => deferralWaitMs({ ...base, random: () => random, deferred: [{ endpoint: 'a', reason: 'destination_stalled', until: 1_000 }] });
+    const stalled = [{ endpoint: 'a', reason: 'destination_stalled' as const, until: 1_000 }];
+    const at = (random: number) => deferralWaitMs({ ...base, random: () => random, deferred: stalled });
     assert.equal(at(0), 9_000);
     assert.equal(at(0.999999), 11_000);
   });
 });
 
 describe('a destination part: first 2xx, endpoints held back', () => {
-  const r = (endpoint: string, extra: Partial<AttemptResult>): AttemptResult => ({ endpoint, at: 0, latencyMs: 1, outcome: 'retryable', ...extra });
+  const r = (endpoint: string, extra: Partial<AttemptResult>): AttemptResult => ({
+    endpoint,
+    at: 0,
+    latencyMs: 1,
+    outcome: 'retryable',
+    ...extra,
+  });
   const held = (endpoint: string) => ({ endpoint, reason: 'circuit_open' as const, until: 5 });
 
   it('any 2xx delivers, whatever was held back', () => {
@@ -262,7 +270,8 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     cap.release(400); // 400 ms per request, 16 at a time: 25 ms per slot
     cap.acquire();
     cap.judge(400);
-    assert.ok([1, 2, 3, 4, 5].map(() => cap.acquire()).every((a) => a instanceof Promise), 'the fastest itself: its queue is its own business');
+    const own = [1, 2, 3, 4, 5].map(() => cap.acquire());
+    assert.ok(own.every((a) => a instanceof Promise), 'the fastest itself: its queue is its own business');
     const slow = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, fresh(), () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) slow.acquire();
     slow.release(400);

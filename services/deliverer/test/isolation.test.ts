@@ -3,7 +3,16 @@ import { after, before, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
 import { retryStateFromHeaders, retryStateToHeaders, RETRY_HEADERS, type AttemptEvent, type EventEnvelope } from '@sluice/envelope';
 import { createKafka } from '@sluice/kafka';
-import { sleep, startBlackHole, startReceiver, testConfig, testServiceContext, waitUntil, type BlackHole, type Receiver } from '@sluice/testkit';
+import {
+  sleep,
+  startBlackHole,
+  startReceiver,
+  testConfig,
+  testServiceContext,
+  waitUntil,
+  type BlackHole,
+  type Receiver,
+} from '@sluice/testkit';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { collectTopics, produceEvents } from './kafka-helpers.ts';
@@ -92,7 +101,9 @@ describe('per-endpoint circuit breaker (real Kafka, real HTTP endpoint)', () => 
       assert.match(state.lastError ?? '', /circuit_open/);
       // Due no earlier than the breaker's probe time, and the window counts from this hand-off.
       // 1 ms: `at` is whole milliseconds while the latency has tenths.
-      assert.ok(Date.parse(skip!.at) + state.retryAfterMs! >= openedNoEarlierThan + COOLDOWN - 1, `due ${openedNoEarlierThan + COOLDOWN - Date.parse(skip!.at) - state.retryAfterMs!} ms before the probe time (${JSON.stringify({ skip, timeouts, retryAfterMs: state.retryAfterMs })})`);
+      const due = Date.parse(skip!.at) + state.retryAfterMs!;
+      const probeAt = openedNoEarlierThan + COOLDOWN;
+      assert.ok(due >= probeAt - 1, `due ${probeAt - due} ms before the probe time (${JSON.stringify({ skip, timeouts })})`);
       assert.ok(Math.abs(state.firstAttemptAt - Date.parse(skip!.at)) < 1_000);
     }
     let text = await h.metrics();
@@ -130,7 +141,8 @@ describe("an endpoint's Retry-After holds back its other events", () => {
   let h: Harness;
 
   before(async () => {
-    endpoint = await startReceiver({ behaviour: (_req, i) => (i === 0 ? { status: 503, headers: { 'retry-after': '2' } } : { status: 200 }) });
+    const first = { status: 503, headers: { 'retry-after': '2' } };
+    endpoint = await startReceiver({ behaviour: (_req, i) => (i === 0 ? first : { status: 200 }) });
     h = await startHarness({
       sources: [{ id: 's-ra', writeKeys: ['k-ra'] }],
       destinations: [{ id: 'd-ra', type: 'webhooks', sourceIds: ['s-ra'], settings: { webhooks: [{ url: endpoint.url }] } }],
@@ -149,7 +161,8 @@ describe("an endpoint's Retry-After holds back its other events", () => {
     const answeredAt = endpoint.requests[0]!.at;
 
     await produceEvents(h.kafka, h.config.kafka.topics.events, [ev('s-ra', 'ra-2'), ev('s-ra', 'ra-3')]);
-    await waitUntil(() => h.retriesOf('ra-2').length + h.retriesOf('ra-3').length === 2, 10_000, 'two held events handed to the retry path');
+    const handedOn = () => h.retriesOf('ra-2').length + h.retriesOf('ra-3').length === 2;
+    await waitUntil(handedOn, 10_000, 'two held events handed to the retry path');
     await waitUntil(() => h.attemptsOf('ra-2').length + h.attemptsOf('ra-3').length === 2, 10_000, 'two skip records');
     for (const id of ['ra-2', 'ra-3']) {
       const [skip] = h.attemptsOf(id);
@@ -197,7 +210,10 @@ describe('a black-hole destination fed by the same source does not slow a health
     await hole?.close();
   });
 
-  it(`${EVENTS} events reach the healthy destination within 30 s (about 60 s if the black hole held the slots); every one is handed on for the black hole`, async () => {
+  const title =
+    `${EVENTS} events reach the healthy destination within 30 s (about 60 s if the black hole held the slots); ` +
+    'every one is handed on for the black hole';
+  it(title, async () => {
     const started = Date.now();
     await produceEvents(h.kafka, h.config.kafka.topics.events, Array.from({ length: EVENTS }, (_, i) => ev('s-bh', `bh-${i}`)));
     await healthy.waitFor(EVENTS, 30_000 - (Date.now() - started));
@@ -205,7 +221,10 @@ describe('a black-hole destination fed by the same source does not slow a health
     assert.ok(took < 30_000, `healthy destination took ${took} ms`);
     // Nothing lost for the black hole: every event is on the retry topic for it (deferred, or timed out).
     await waitUntil(
-      () => new Set(h.retries().filter((x) => x.headers[RETRY_HEADERS.destinationId] === 'd-hole').map((x) => x.headers[RETRY_HEADERS.messageId])).size === EVENTS,
+      () => {
+        const forHole = h.retries().filter((x) => x.headers[RETRY_HEADERS.destinationId] === 'd-hole');
+        return new Set(forHole.map((x) => x.headers[RETRY_HEADERS.messageId])).size === EVENTS;
+      },
       20_000,
       'a retry record for the black hole per event',
     );
