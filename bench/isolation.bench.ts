@@ -52,7 +52,9 @@ interface Ports {
 }
 
 async function startEndpoints() {
-  const child = fork(fileURLToPath(new URL('./lib/isolation-endpoints.ts', import.meta.url)), { execArgv: ['--import', 'tsx'] });
+  const child = fork(fileURLToPath(new URL('./lib/isolation-endpoints.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+  });
   const next = <T>() => new Promise<T>((resolve) => child.once('message', (m) => resolve(m as T)));
   const ports = await next<Ports>();
   return {
@@ -110,7 +112,12 @@ interface PhaseResult {
   deferred: string;
 }
 
-async function runPhase(phase: Phase, brokerList: string[], endpoints: Endpoints, refusedPort: number): Promise<PhaseResult> {
+async function runPhase(
+  phase: Phase,
+  brokerList: string[],
+  endpoints: Endpoints,
+  refusedPort: number,
+): Promise<PhaseResult> {
   await endpoints.reset();
   const bad = neighbours(phase, endpoints.ports, refusedPort);
   const config = testConfig({
@@ -120,9 +127,17 @@ async function runPhase(phase: Phase, brokerList: string[], endpoints: Endpoints
         id: 'd-healthy',
         type: 'webhooks',
         sourceIds: ['s-bench'],
-        settings: { webhooks: [{ url: `http://127.0.0.1:${endpoints.ports.healthy}/hook` }], sharedSecret: 'bench-secret' },
+        settings: {
+          webhooks: [{ url: `http://127.0.0.1:${endpoints.ports.healthy}/hook` }],
+          sharedSecret: 'bench-secret',
+        },
       },
-      ...bad.map((d) => ({ id: d.id, type: 'webhooks', sourceIds: ['s-bench'], settings: { webhooks: [{ url: d.url }] } })),
+      ...bad.map((d) => ({
+        id: d.id,
+        type: 'webhooks',
+        sourceIds: ['s-bench'],
+        settings: { webhooks: [{ url: d.url }] },
+      })),
     ],
     kafka: { partitions: PARTITIONS },
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
@@ -149,7 +164,8 @@ async function runPhase(phase: Phase, brokerList: string[], endpoints: Endpoints
   const warmMessages = await Promise.all(warm.map(async (e) => ({ key: recordKey(e), value: await codec.encode(e) })));
   await producer.send({ topic: config.kafka.topics.events, messages: warmMessages });
   const warmDeadline = Date.now() + 60_000;
-  while ((await endpoints.count()) < warm.length && Date.now() < warmDeadline) await new Promise((r) => setTimeout(r, 100));
+  while ((await endpoints.count()) < warm.length && Date.now() < warmDeadline)
+    await new Promise((r) => setTimeout(r, 100));
 
   // Paced load: RATE events/s for SECONDS, in ticks of TICK_MS.
   const producedAt = new Map<string, number>();
@@ -170,7 +186,8 @@ async function runPhase(phase: Phase, brokerList: string[], endpoints: Endpoints
   }
   const lastProduced = Date.now();
   const target = warm.length + total;
-  while ((await endpoints.count()) < target && Date.now() < lastProduced + GRACE_MS) await new Promise((r) => setTimeout(r, 100));
+  while ((await endpoints.count()) < target && Date.now() < lastProduced + GRACE_MS)
+    await new Promise((r) => setTimeout(r, 100));
 
   const receipts = await endpoints.receipts();
   const metrics = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
@@ -189,7 +206,9 @@ async function runPhase(phase: Phase, brokerList: string[], endpoints: Endpoints
   });
   const graceEnd = lastProduced + GRACE_MS;
   for (const [id, at] of producedAt) if (!seen.has(id)) latencies.push(graceEnd - at);
-  const deferred = [...metrics.matchAll(/sluice_deliverer_deferred_total\{destination="([^"]+)",reason="([^"]+)"[^}]*\} (\d+)/g)]
+  const deferred = [
+    ...metrics.matchAll(/sluice_deliverer_deferred_total\{destination="([^"]+)",reason="([^"]+)"[^}]*\} (\d+)/g),
+  ]
     .map((m) => `${m[1]} ${m[2]} ${m[3]}`)
     .join(', ');
   return {
@@ -208,7 +227,9 @@ async function main(): Promise<void> {
   const refusedPort = await freePort();
   const results: PhaseResult[] = [];
   try {
-    console.log(`isolation bench: ${RATE} events/s for ${SECONDS} s per phase, ${PARTITIONS} partitions, phases ${PHASES.join(', ')}`);
+    console.log(
+      `isolation bench: ${RATE} events/s for ${SECONDS} s per phase, ${PARTITIONS} partitions, phases ${PHASES.join(', ')}`,
+    );
     for (const phase of PHASES) {
       const r = await runPhase(phase, broker.list, endpoints, refusedPort);
       results.push(r);
@@ -225,7 +246,9 @@ async function main(): Promise<void> {
   for (const r of results) {
     const share = alone ? `${((r.perSecond / alone.perSecond) * 100).toFixed(1)} %` : '—';
     const times = alone ? `${(r.p99 / alone.p99).toFixed(2)}` : '—';
-    console.log(`| ${r.phase} | ${r.delivered}/${r.produced} | ${r.perSecond.toFixed(0)} | ${share} | ${r.p99.toFixed(0)} ms | ${times} |`);
+    console.log(
+      `| ${r.phase} | ${r.delivered}/${r.produced} | ${r.perSecond.toFixed(0)} | ${share} | ${r.p99.toFixed(0)} ms | ${times} |`,
+    );
   }
   if (alone && results.length > 1) {
     const bad = results.filter((r) => r.phase !== 'alone');

@@ -35,7 +35,9 @@ const blackHole = createTcpServer((socket) => {
 });
 
 const listen = (server: { listen: (port: number, host: string, cb: () => void) => void; address: () => unknown }) =>
-  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
 
 const ports = { healthy: await listen(healthy), failing: await listen(failing), blackHole: await listen(blackHole) };
 process.send!(ports);

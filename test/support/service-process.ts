@@ -46,14 +46,18 @@ export class ServiceProcess {
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     child.on('exit', (code) => this.exits.push(code));
-    await waitUntil(async () => {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
-      try {
-        return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
-      } catch {
-        return false;
-      }
-    }, 60_000, `${this.name} /readyz`);
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
+        try {
+          return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      60_000,
+      `${this.name} /readyz`,
+    );
     return this;
   }
 

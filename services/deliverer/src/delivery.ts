@@ -1,5 +1,11 @@
 import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
-import { retryStateToHeaders, type AttemptEvent, type AttemptRecord, type DeadReason, type RetryState } from '@sluice/envelope';
+import {
+  retryStateToHeaders,
+  type AttemptEvent,
+  type AttemptRecord,
+  type DeadReason,
+  type RetryState,
+} from '@sluice/envelope';
 import type { Logger } from '@sluice/logging';
 import { signBody } from '@sluice/webhook-signature';
 import type { RecordSink } from '@sluice/kafka';
@@ -80,7 +86,8 @@ export class Delivery {
     const attempt = attemptNumber(job);
     const results: AttemptResult[] = [];
     if (admitted.length > 0) {
-      const signature = destination.sharedSecret !== undefined ? signBody(destination.sharedSecret, job.body) : undefined;
+      const signature =
+        destination.sharedSecret !== undefined ? signBody(destination.sharedSecret, job.body) : undefined;
       const cap = this.#cap(destination.id, config);
       const timeoutMs = config.delivery.timeoutMs;
       if (admitted.length === 1) {
@@ -102,7 +109,8 @@ export class Delivery {
         metrics.delivered.inc({ destination: destination.id });
         const receivedAt = job.receivedAt ?? job.previous?.receivedAt;
         const since = receivedAt === undefined ? NaN : Date.parse(receivedAt);
-        if (!Number.isNaN(since)) metrics.endToEnd.observe({ destination: destination.id }, Math.max(0, this.#now() - since) / 1_000);
+        if (!Number.isNaN(since))
+          metrics.endToEnd.observe({ destination: destination.id }, Math.max(0, this.#now() - since) / 1_000);
         break;
       }
       case 'retry': {
@@ -115,7 +123,13 @@ export class Delivery {
           lastError: decision.lastError,
           ...(retryAfterMs !== undefined && { retryAfterMs }),
         });
-        writes.push(this.deps.sink.send(config.kafka.topics.retry, { key: job.key, value: job.body, headers: retryStateToHeaders(state) }));
+        writes.push(
+          this.deps.sink.send(config.kafka.topics.retry, {
+            key: job.key,
+            value: job.body,
+            headers: retryStateToHeaders(state),
+          }),
+        );
         metrics.retried.inc({ destination: destination.id });
         break;
       }
@@ -134,7 +148,10 @@ export class Delivery {
       }
       case 'dead': {
         // The dead letter names every endpoint tried, so a replay retries them all.
-        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), { endpoints: results.map((r) => r.endpoint), ...(decision.lastError !== undefined && { lastError: decision.lastError }) });
+        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
+          endpoints: results.map((r) => r.endpoint),
+          ...(decision.lastError !== undefined && { lastError: decision.lastError }),
+        });
         writes.push(this.#writeDead(job, state, decision.reason, config));
         break;
       }
@@ -312,8 +329,15 @@ export class Delivery {
   #writeDead(job: DeliveryJob, state: RetryState, reason: DeadReason, config: SluiceConfig): Promise<void> {
     const dead: RetryState = { ...state, deadReason: reason, deadAt: this.#now() };
     this.deps.metrics.deadLettered.inc({ destination: job.destinationId, reason });
-    this.deps.logger.info({ messageId: job.messageId, destinationId: job.destinationId, reason }, 'event dead-lettered');
-    return this.deps.sink.send(config.kafka.topics.deadLetter, { key: job.key, value: job.body, headers: retryStateToHeaders(dead) });
+    this.deps.logger.info(
+      { messageId: job.messageId, destinationId: job.destinationId, reason },
+      'event dead-lettered',
+    );
+    return this.deps.sink.send(config.kafka.topics.deadLetter, {
+      key: job.key,
+      value: job.body,
+      headers: retryStateToHeaders(dead),
+    });
   }
 
   /** Requests in flight per destination (read by the metrics at scrape time). */

@@ -251,7 +251,10 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     const cap = new DestinationCap(40, 1_000, fresh(), () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     const burst = Array.from({ length: 100 }, () => cap.acquire());
-    assert.ok(burst.every((b) => b instanceof Promise), 'no answer yet, not stalled: the whole burst waits');
+    assert.ok(
+      burst.every((b) => b instanceof Promise),
+      'no answer yet, not stalled: the whole burst waits',
+    );
     now = 5;
     cap.release(5);
     assert.equal(cap.active, 40, 'moving: the whole cap in flight');
@@ -271,14 +274,20 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     cap.acquire();
     cap.judge(400);
     const own = [1, 2, 3, 4, 5].map(() => cap.acquire());
-    assert.ok(own.every((a) => a instanceof Promise), 'the fastest itself: its queue is its own business');
+    assert.ok(
+      own.every((a) => a instanceof Promise),
+      'the fastest itself: its queue is its own business',
+    );
     const slow = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, fresh(), () => now);
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) slow.acquire();
     slow.release(400);
     slow.acquire();
     slow.judge(5);
     const allowed = [1, 2, 3, 4].map(() => slow.acquire());
-    assert.ok(allowed.every((a) => a instanceof Promise), 'four places: 4 × 25 ms within 100 ms');
+    assert.ok(
+      allowed.every((a) => a instanceof Promise),
+      'four places: 4 × 25 ms within 100 ms',
+    );
     assert.equal(slow.acquire(), false, 'the fifth would wait longer than the stall time');
     cap.close();
     slow.close();

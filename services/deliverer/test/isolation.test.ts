@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
-import { retryStateFromHeaders, retryStateToHeaders, RETRY_HEADERS, type AttemptEvent, type EventEnvelope } from '@sluice/envelope';
+import {
+  retryStateFromHeaders,
+  retryStateToHeaders,
+  RETRY_HEADERS,
+  type AttemptEvent,
+  type EventEnvelope,
+} from '@sluice/envelope';
 import { createKafka } from '@sluice/kafka';
 import {
   sleep,
@@ -30,7 +36,10 @@ const ev = (sourceId: string, messageId: string): EventEnvelope => ({
 
 /** A deliverer on its own topics with `raw` as config, the records it writes, and helpers to read them. */
 async function startHarness(raw: Record<string, unknown>) {
-  const config: SluiceConfig = testConfig({ ...raw, delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, ...(raw.delivery as object) } });
+  const config: SluiceConfig = testConfig({
+    ...raw,
+    delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, ...(raw.delivery as object) },
+  });
   const ctx = testServiceContext('deliverer', config);
   const service: DelivererService = await createDeliverer(ctx, { port: 0 }).start();
   const kafka: Kafka = createKafka({ brokers: ctx.brokers, clientId: 'isolation-test', logger: ctx.logger });
@@ -43,7 +52,8 @@ async function startHarness(raw: Record<string, unknown>) {
     kafka,
     attempts,
     attemptsOf: (messageId: string) => attempts().filter((a) => a.messageId === messageId),
-    retriesOf: (messageId: string) => collected.records(t.retry).filter((x) => x.headers[RETRY_HEADERS.messageId] === messageId),
+    retriesOf: (messageId: string) =>
+      collected.records(t.retry).filter((x) => x.headers[RETRY_HEADERS.messageId] === messageId),
     retries: () => collected.records(t.retry),
     metrics: async () => (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text(),
     close: async () => {
@@ -64,7 +74,9 @@ describe('per-endpoint circuit breaker (real Kafka, real HTTP endpoint)', () => 
     endpoint = await startReceiver({ behaviour: () => ({ status: 200, delayMs: 2_000 }) });
     h = await startHarness({
       sources: [{ id: 's-cb', writeKeys: ['k-cb'] }],
-      destinations: [{ id: 'd-cb', type: 'webhooks', sourceIds: ['s-cb'], settings: { webhooks: [{ url: endpoint.url }] } }],
+      destinations: [
+        { id: 'd-cb', type: 'webhooks', sourceIds: ['s-cb'], settings: { webhooks: [{ url: endpoint.url }] } },
+      ],
       delivery: { timeout: '300ms', circuitBreaker: { failures: 3, cooldown: `${COOLDOWN}ms` } },
       retry: { schedule: ['100ms'] },
     });
@@ -76,7 +88,11 @@ describe('per-endpoint circuit breaker (real Kafka, real HTTP endpoint)', () => 
   });
 
   it('opens after 3 timeouts, skips with a circuit_open record and a retry, probes after the cool-down and closes', async () => {
-    await produceEvents(h.kafka, h.config.kafka.topics.events, ['cb-1', 'cb-2', 'cb-3'].map((id) => ev('s-cb', id)));
+    await produceEvents(
+      h.kafka,
+      h.config.kafka.topics.events,
+      ['cb-1', 'cb-2', 'cb-3'].map((id) => ev('s-cb', id)),
+    );
     await waitUntil(() => h.attempts().filter((a) => a.error === 'timeout').length === 3, 15_000, 'three timeouts');
     const timeouts = h.attempts().filter((a) => a.error === 'timeout');
     const openedNoEarlierThan = Math.max(...timeouts.map((a) => Date.parse(a.at) + a.latencyMs));
@@ -84,7 +100,11 @@ describe('per-endpoint circuit breaker (real Kafka, real HTTP endpoint)', () => 
 
     // Open: the next events get no request; each is recorded as skipped and handed to the retry path.
     await produceEvents(h.kafka, h.config.kafka.topics.events, [ev('s-cb', 'cb-4'), ev('s-cb', 'cb-5')]);
-    await waitUntil(() => h.retriesOf('cb-4').length + h.retriesOf('cb-5').length === 2, 10_000, 'two deferred retries');
+    await waitUntil(
+      () => h.retriesOf('cb-4').length + h.retriesOf('cb-5').length === 2,
+      10_000,
+      'two deferred retries',
+    );
     await waitUntil(() => h.attemptsOf('cb-4').length + h.attemptsOf('cb-5').length === 2, 10_000, 'two skip records');
     assert.equal(endpoint.handlerCalls, 3, 'no request while open');
     for (const id of ['cb-4', 'cb-5']) {
@@ -103,7 +123,10 @@ describe('per-endpoint circuit breaker (real Kafka, real HTTP endpoint)', () => 
       // 1 ms: `at` is whole milliseconds while the latency has tenths.
       const due = Date.parse(skip!.at) + state.retryAfterMs!;
       const probeAt = openedNoEarlierThan + COOLDOWN;
-      assert.ok(due >= probeAt - 1, `due ${probeAt - due} ms before the probe time (${JSON.stringify({ skip, timeouts })})`);
+      assert.ok(
+        due >= probeAt - 1,
+        `due ${probeAt - due} ms before the probe time (${JSON.stringify({ skip, timeouts })})`,
+      );
       assert.ok(Math.abs(state.firstAttemptAt - Date.parse(skip!.at)) < 1_000);
     }
     let text = await h.metrics();
@@ -118,7 +141,11 @@ describe('per-endpoint circuit breaker (real Kafka, real HTTP endpoint)', () => 
     text = await h.metrics();
     assert.doesNotMatch(text, /sluice_deliverer_circuit_open\{/, 'closed');
     await produceEvents(h.kafka, h.config.kafka.topics.events, [ev('s-cb', 'cb-7')]);
-    await waitUntil(() => h.attemptsOf('cb-7').some((a) => a.outcome === 'success'), 10_000, 'delivered normally after closing');
+    await waitUntil(
+      () => h.attemptsOf('cb-7').some((a) => a.outcome === 'success'),
+      10_000,
+      'delivered normally after closing',
+    );
 
     // Nothing lost: the skipped event, brought back as the retry service would, is delivered as attempt 1.
     const deferred = h.retriesOf('cb-4')[0]!;
@@ -127,10 +154,16 @@ describe('per-endpoint circuit breaker (real Kafka, real HTTP endpoint)', () => 
     await producer.connect();
     await producer.send({
       topic: h.config.kafka.topics.redeliver,
-      messages: [{ key: deferred.key, value: deferred.value, headers: retryStateToHeaders({ ...state, dueAt: Date.now() }) }],
+      messages: [
+        { key: deferred.key, value: deferred.value, headers: retryStateToHeaders({ ...state, dueAt: Date.now() }) },
+      ],
     });
     await producer.disconnect();
-    await waitUntil(() => h.attemptsOf('cb-4').some((a) => a.outcome === 'success'), 10_000, 'the deferred event delivered');
+    await waitUntil(
+      () => h.attemptsOf('cb-4').some((a) => a.outcome === 'success'),
+      10_000,
+      'the deferred event delivered',
+    );
     const delivered = h.attemptsOf('cb-4').find((a) => a.outcome === 'success')!;
     assert.equal(delivered.attempt, 1);
   });
@@ -145,7 +178,9 @@ describe("an endpoint's Retry-After holds back its other events", () => {
     endpoint = await startReceiver({ behaviour: (_req, i) => (i === 0 ? first : { status: 200 }) });
     h = await startHarness({
       sources: [{ id: 's-ra', writeKeys: ['k-ra'] }],
-      destinations: [{ id: 'd-ra', type: 'webhooks', sourceIds: ['s-ra'], settings: { webhooks: [{ url: endpoint.url }] } }],
+      destinations: [
+        { id: 'd-ra', type: 'webhooks', sourceIds: ['s-ra'], settings: { webhooks: [{ url: endpoint.url }] } },
+      ],
     });
   });
 
@@ -157,7 +192,11 @@ describe("an endpoint's Retry-After holds back its other events", () => {
   it('until the time it named, never earlier: no request, a retry_after record, a retry due then', async () => {
     await produceEvents(h.kafka, h.config.kafka.topics.events, [ev('s-ra', 'ra-1')]);
     await waitUntil(() => h.retriesOf('ra-1').length === 1, 10_000, 'the 503 retried');
-    assert.equal(retryStateFromHeaders(h.retriesOf('ra-1')[0]!.headers).retryAfterMs, 2_000, 'the event itself honours it');
+    assert.equal(
+      retryStateFromHeaders(h.retriesOf('ra-1')[0]!.headers).retryAfterMs,
+      2_000,
+      'the event itself honours it',
+    );
     const answeredAt = endpoint.requests[0]!.at;
 
     await produceEvents(h.kafka, h.config.kafka.topics.events, [ev('s-ra', 'ra-2'), ev('s-ra', 'ra-3')]);
@@ -178,9 +217,19 @@ describe("an endpoint's Retry-After holds back its other events", () => {
     // After the hold the endpoint gets requests again; none arrived before the time it named.
     await sleep(Math.max(0, answeredAt + 2_000 + 50 - Date.now()));
     await produceEvents(h.kafka, h.config.kafka.topics.events, [ev('s-ra', 'ra-4')]);
-    await waitUntil(() => h.attemptsOf('ra-4').some((a) => a.outcome === 'success'), 10_000, 'delivered after the hold');
-    assert.ok(endpoint.requests.slice(1).every((r) => r.at >= answeredAt + 2_000), 'no request before the Retry-After time');
-    assert.match(await h.metrics(), /sluice_deliverer_deferred_total\{destination="d-ra",reason="retry_after"[^}]*\} 2\n/);
+    await waitUntil(
+      () => h.attemptsOf('ra-4').some((a) => a.outcome === 'success'),
+      10_000,
+      'delivered after the hold',
+    );
+    assert.ok(
+      endpoint.requests.slice(1).every((r) => r.at >= answeredAt + 2_000),
+      'no request before the Retry-After time',
+    );
+    assert.match(
+      await h.metrics(),
+      /sluice_deliverer_deferred_total\{destination="d-ra",reason="retry_after"[^}]*\} 2\n/,
+    );
   });
 });
 
@@ -215,7 +264,11 @@ describe('a black-hole destination fed by the same source does not slow a health
     'every one is handed on for the black hole';
   it(title, async () => {
     const started = Date.now();
-    await produceEvents(h.kafka, h.config.kafka.topics.events, Array.from({ length: EVENTS }, (_, i) => ev('s-bh', `bh-${i}`)));
+    await produceEvents(
+      h.kafka,
+      h.config.kafka.topics.events,
+      Array.from({ length: EVENTS }, (_, i) => ev('s-bh', `bh-${i}`)),
+    );
     await healthy.waitFor(EVENTS, 30_000 - (Date.now() - started));
     const took = Date.now() - started;
     assert.ok(took < 30_000, `healthy destination took ${took} ms`);
@@ -232,6 +285,8 @@ describe('a black-hole destination fed by the same source does not slow a health
     const sent = holeAttempts.filter((a) => a.outcome === 'retryable').length;
     assert.ok(sent <= 64, `${sent} requests went to the black hole`);
     assert.ok(hole.connections > 0);
-    console.log(`healthy: ${EVENTS} in ${took} ms; black hole: ${sent} requests, ${holeAttempts.length - sent} deferred`);
+    console.log(
+      `healthy: ${EVENTS} in ${took} ms; black hole: ${sent} requests, ${holeAttempts.length - sent} deferred`,
+    );
   });
 });
