@@ -89,7 +89,11 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       sourceIds: d.sourceIds,
       endpoints: [
         ...(d.settings.webhookUrl !== undefined ? [{ url: d.settings.webhookUrl, headers: {} }] : []),
-        ...d.settings.webhooks.map((w) => ({ url: w.url, headers: w.headers ?? {} })),
+        ...d.settings.webhooks.map((w) => ({
+          url: w.url,
+          headers: w.headers ?? {},
+          ...(w.maxRequestsPerSecond !== undefined && { maxRequestsPerSecond: w.maxRequestsPerSecond }),
+        })),
       ],
       ...(d.settings.sharedSecret !== undefined && {
         sharedSecret: secret(`destinations[${i}].settings.sharedSecret`, d.settings.sharedSecret),
@@ -110,6 +114,11 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       maxInFlightPerPartition: raw.delivery.maxInFlightPerPartition,
       maxInFlightPerDestination: raw.delivery.maxInFlightPerDestination,
       connectionsPerEndpoint: raw.delivery.connectionsPerEndpoint,
+      stallAfterMs: parseDuration(raw.delivery.stallAfter),
+      circuitBreaker: {
+        failures: raw.delivery.circuitBreaker.failures,
+        cooldownMs: parseDuration(raw.delivery.circuitBreaker.cooldown),
+      },
       ...(raw.delivery.caFile !== undefined && { caFile: raw.delivery.caFile }),
       ssrf: raw.delivery.ssrf,
     },

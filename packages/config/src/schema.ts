@@ -18,6 +18,8 @@ export const EndpointSchema = Type.Object(
   {
     url: Type.String({ minLength: 1 }),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    /** Optional cap on requests per second to this endpoint; events over it are deferred. */
+    maxRequestsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   },
   { additionalProperties: false },
 );
@@ -106,6 +108,16 @@ export const ConfigSchema = Type.Object(
         maxInFlightPerDestination: Type.Integer({ minimum: 1, default: 256 }),
         /** Keep-alive connections per endpoint origin. */
         connectionsPerEndpoint: Type.Integer({ minimum: 1, default: 32 }),
+        /** A destination whose in-flight cap is full and none of whose requests finished this long is stalled. */
+        stallAfter: Duration('1s'),
+        /** Per-endpoint circuit breaker on timeouts and connection failures. */
+        circuitBreaker: Type.Object(
+          {
+            failures: Type.Integer({ minimum: 1, default: 5 }),
+            cooldown: Duration('30s'),
+          },
+          { additionalProperties: false, default: {} },
+        ),
         /** Extra PEM CA bundle trusted besides the system roots (private CAs). */
         caFile: Type.Optional(Type.String({ minLength: 1 })),
         ssrf: Type.Object(

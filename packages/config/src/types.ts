@@ -5,6 +5,8 @@ import type { DEFAULT_TOPICS } from './constants.ts';
 export interface Endpoint {
   url: string;
   headers: Record<string, string>;
+  /** Requests per second allowed to this endpoint; absent = no limit. */
+  maxRequestsPerSecond?: number;
 }
 
 export interface Source {
@@ -58,6 +60,8 @@ export interface SluiceConfig {
     maxInFlightPerPartition: number;
     maxInFlightPerDestination: number;
     connectionsPerEndpoint: number;
+    stallAfterMs: number;
+    circuitBreaker: { failures: number; cooldownMs: number };
     caFile?: string;
     ssrf: { enabled: boolean; allowCidrs: string[] };
   };

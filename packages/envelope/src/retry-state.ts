@@ -19,6 +19,7 @@ export const RETRY_HEADERS = {
   deadReason: 'sluice-dead-reason',
   deadAt: 'sluice-dead-at',
   windowMs: 'sluice-window-ms',
+  deferrals: 'sluice-deferrals',
 } as const;
 
 /** Why an event ended on the dead-letter topic. */
@@ -61,6 +62,11 @@ export interface RetryState {
   deadAt?: number;
   /** Window override in ms carried by a replay; absent means the configured window. */
   windowMs?: number;
+  /**
+   * Times the deliverer handed the event back without an attempt (an endpoint held back: circuit
+   * open, `Retry-After`, rate limit, destination stalled); spaces out its next deferrals.
+   */
+  deferrals?: number;
 }
 
 export type RecordHeaders = Record<string, string>;
@@ -98,6 +104,7 @@ export function retryStateToHeaders(state: RetryState): RecordHeaders {
   if (state.deadReason !== undefined) headers[h.deadReason] = state.deadReason;
   if (state.deadAt !== undefined) headers[h.deadAt] = String(state.deadAt);
   if (state.windowMs !== undefined) headers[h.windowMs] = String(state.windowMs);
+  if (state.deferrals !== undefined) headers[h.deferrals] = String(state.deferrals);
   return headers;
 }
 
@@ -193,6 +200,7 @@ export function retryStateFromHeaders(headers: RawHeaders): RetryState {
     deadReason: text(headers, h.deadReason) as DeadReason | undefined,
     deadAt: int(headers, h.deadAt),
     windowMs: int(headers, h.windowMs),
+    deferrals: int(headers, h.deferrals),
   };
   for (const [key, value] of Object.entries(optional)) {
     if (value !== undefined) (state as unknown as Record<string, unknown>)[key] = value;

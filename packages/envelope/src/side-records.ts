@@ -51,8 +51,20 @@ export interface AttemptEvent {
   destinationId: string;
   eventType: string;
   endpoint: string;
+  /** The attempt's number; for a deferral, the number the attempt not made would have had. */
   attempt: number;
-  outcome: 'success' | 'retryable' | 'permanent';
+  /**
+   * `success`, `retryable`, `permanent` for a request made; for an endpoint the deliverer held
+   * back without a request, why: `circuit_open`, `retry_after`, `rate_limited`, `destination_stalled`.
+   */
+  outcome:
+    | 'success'
+    | 'retryable'
+    | 'permanent'
+    | 'circuit_open'
+    | 'retry_after'
+    | 'rate_limited'
+    | 'destination_stalled';
   status?: number;
   error?: string;
   latencyMs: number;

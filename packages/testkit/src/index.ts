@@ -11,3 +11,5 @@ export { loadVector, VECTORS_DIR } from './vectors.ts';
 export { sleep, waitUntil } from './wait.ts';
 export { testServiceContext } from './service-context.ts';
 export { freePort } from './free-port.ts';
+export { startBlackHole } from './black-hole.ts';
+export type { BlackHole } from './black-hole.ts';

@@ -8,16 +8,19 @@ import {
 } from '@sluice/envelope';
 import { redactUrl, type Logger } from '@sluice/logging';
 import type { RecordSink } from '@sluice/kafka';
+import { DestinationCap, type Progress } from './adapters/destination-cap.ts';
 import type { TimedOutRequest } from './adapters/timeout-log.ts';
 import type { WebhookClient } from './adapters/webhook-client.ts';
 import type { AttemptResult } from './domain/attempt-result.ts';
-import { decide, type Decision } from './domain/decide.ts';
+import { deferralWaitMs, type Deferred } from './domain/deferral.ts';
 import { attemptNumber, stateAfterAttempt, type DeliveryJob } from './domain/delivery-job.ts';
+import { decidePart, type PartDecision } from './domain/part-decision.ts';
 import { requestHeaders } from './domain/request-headers.ts';
 import { signatureHeaders } from './domain/signature-headers.ts';
+import type { EndpointGates } from './endpoint-gates.ts';
 import { TIMEOUT_CODE } from './errors.ts';
+import type { IsolationMetrics } from './isolation-metrics.ts';
 import type { DelivererMetrics } from './metrics.ts';
-import { Semaphore } from './semaphore.ts';
 
 export interface DeliveryDeps {
   /** The config in force; read once per job so a reload applies to deliveries that start after it. */
@@ -26,28 +29,50 @@ export interface DeliveryDeps {
   sink: RecordSink;
   metrics: DelivererMetrics;
   logger: Logger;
+  /** Per-endpoint circuit breakers, `Retry-After` holds and rate limits. */
+  gates: EndpointGates;
+  isolation: IsolationMetrics;
   now?: () => number;
   /** Told of every request that timed out (the rate-limited timeout log). */
   onTimeout?: (request: TimedOutRequest) => void;
+  /** Uniform in [0, 1): the jitter of deferral waits. */
+  random?: () => number;
 }
+
+/** What became of one endpoint's request: its result, or held back before it was sent. */
+type Outcome = AttemptResult | Deferred;
+const isDeferred = (o: Outcome): o is Deferred => (o as Deferred).reason !== undefined;
 
 /**
  * Makes one attempt of a job: POSTs the body to every wanted endpoint of the destination at once
  * (each request under the destination's in-flight cap), records every attempt on
- * `sluice.attempts`, and hands the event on per docs/reference/delivery.md — done, `sluice.retry`, or
- * `sluice.dead-letter`. Resolves only when every record it wrote is acknowledged.
+ * `sluice.attempts`, and hands the event on per docs/reference/delivery.md — done,
+ * `sluice.retry`, or `sluice.dead-letter`. The destination's part is done at the first 2xx:
+ * requests still in flight to its other endpoints finish on their own (their attempt records are
+ * written when they do). Endpoints held back by their gate (circuit open, `Retry-After`, rate
+ * limit) or by a stalled destination get no request: the event goes to the retry path for them
+ * (docs/deliverer.md, "Fault isolation"). Resolves when the records it wrote are acknowledged.
  */
 export class Delivery {
-  readonly #caps = new Map<string, Semaphore>();
+  readonly #caps = new Map<string, DestinationCap>();
+  /** When any destination's request last finished (a destination's stall is judged against it). */
+  readonly #progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY, finished: 0 };
+  /** Judges every destination's cap four times per stall time (between event-loop turns). */
+  #judging: NodeJS.Timeout | undefined;
+  #judgingEveryMs = 0;
   readonly #now: () => number;
+  readonly #random: () => number;
+  /** Requests still in flight after their destination's part was done, and their attempt records. */
+  readonly #late = new Set<Promise<void>>();
 
   private readonly deps: DeliveryDeps;
   constructor(deps: DeliveryDeps) {
     this.deps = deps;
     this.#now = deps.now ?? Date.now;
+    this.#random = deps.random ?? Math.random;
   }
 
-  async run(job: DeliveryJob, destination: Destination): Promise<Decision> {
+  async run(job: DeliveryJob, destination: Destination): Promise<PartDecision> {
     const config = this.deps.config();
     // Endpoints removed from the destination since the job was scheduled are dropped (docs/reference/delivery.md).
     const endpoints = destination.endpoints.filter((e) => job.endpoints.includes(e.url));
@@ -55,19 +80,34 @@ export class Delivery {
       await this.deadLetter(job, 'no_endpoints', `no endpoint of ${destination.id} left to deliver to`);
       return { kind: 'dead', reason: 'no_endpoints' };
     }
-    const signature = signatureHeaders(destination.signing, job.messageId, job.body, this.#now());
-    const cap = this.#cap(destination.id, config.delivery.maxInFlightPerDestination);
     const startedAt = this.#now();
-    const timeoutMs = config.delivery.timeoutMs;
-    const results =
-      endpoints.length === 1
-        ? [await this.#attempt(cap, destination.id, endpoints[0]!, job, signature, timeoutMs)]
-        : await Promise.all(
-            endpoints.map((endpoint) => this.#attempt(cap, destination.id, endpoint, job, signature, timeoutMs)),
-          );
+    const { gates } = this.deps;
+    const deferred: Deferred[] = [];
+    const admitted: Admitted[] = [];
+    for (const endpoint of endpoints) {
+      const gate = gates.admit(destination, endpoint, config, startedAt);
+      if (gate.kind === 'send') admitted.push({ endpoint, probe: gate.probe });
+      else deferred.push({ endpoint: endpoint.url, reason: gate.reason, until: gate.until });
+    }
     const attempt = attemptNumber(job);
-    const decision = decide(results);
+    const results: AttemptResult[] = [];
+    if (admitted.length > 0) {
+      const signature = signatureHeaders(destination.signing, job.messageId, job.body, this.#now());
+      const cap = this.#cap(destination.id, config);
+      const timeoutMs = config.delivery.timeoutMs;
+      if (admitted.length === 1) {
+        const outcome = await this.#attempt(cap, destination.id, admitted[0]!, job, signature, timeoutMs);
+        if (isDeferred(outcome)) deferred.push(outcome);
+        else results.push(outcome);
+      } else {
+        const outcomes = admitted.map((a) => this.#attempt(cap, destination.id, a, job, signature, timeoutMs));
+        await this.#firstSuccessOrAll(outcomes, results, deferred, job, attempt, config);
+      }
+    }
+    const decision = decidePart(results, deferred);
+    const decidedAt = this.#now();
     const writes = results.map((r) => this.#recordAttempt(job, attempt, r, config));
+    for (const d of deferred) writes.push(this.#recordDeferral(job, attempt, d, config, decidedAt));
     const { metrics } = this.deps;
     switch (decision.kind) {
       case 'delivered': {
@@ -79,7 +119,15 @@ export class Delivery {
         break;
       }
       case 'retry': {
-        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), decision);
+        // Endpoints held back after the others failed permanently: their wait is the deferral's.
+        const retried = results.some((r) => r.outcome === 'retryable');
+        const heldOnly = decision.retryAfterMs === undefined && deferred.length > 0 && !retried;
+        const retryAfterMs = heldOnly ? this.#deferralWait(job, deferred, config, decidedAt) : decision.retryAfterMs;
+        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
+          endpoints: decision.endpoints,
+          lastError: decision.lastError,
+          ...(retryAfterMs !== undefined && { retryAfterMs }),
+        });
         writes.push(
           this.deps.sink.send(config.kafka.topics.retry, {
             key: job.key,
@@ -88,6 +136,19 @@ export class Delivery {
           }),
         );
         metrics.retried.inc({ destination: destination.id });
+        break;
+      }
+      case 'defer': {
+        const state = stateAfterAttempt(job, startedAt, [], {
+          endpoints: decision.endpoints,
+          lastError: decision.lastError,
+          retryAfterMs: this.#deferralWait(job, deferred, config, decidedAt),
+        });
+        // No attempt was made: the count and the history stay where the previous attempt left them.
+        state.attempts = job.previous?.attempts ?? 0;
+        state.deferrals = (job.previous?.deferrals ?? 0) + 1;
+        const headers = retryStateToHeaders(state);
+        writes.push(this.deps.sink.send(config.kafka.topics.retry, { key: job.key, value: job.body, headers }));
         break;
       }
       case 'dead': {
@@ -116,15 +177,100 @@ export class Delivery {
     await this.#writeDead(job, state, reason, config);
   }
 
+  /** Waits for requests still in flight after their destination was done, and their records (shutdown). */
+  async drain(): Promise<void> {
+    while (this.#late.size > 0) await Promise.all([...this.#late]);
+    if (this.#judging) clearInterval(this.#judging);
+    this.#judging = undefined;
+    this.#judgingEveryMs = 0;
+  }
+
+  #judge(): void {
+    let fastest: number | undefined;
+    const now = this.#now();
+    for (const cap of this.#caps.values()) {
+      const latency = cap.latencyMs;
+      if (latency !== undefined && cap.moving(now) && (fastest === undefined || latency < fastest)) fastest = latency;
+    }
+    for (const cap of this.#caps.values()) cap.judge(fastest);
+  }
+
+  /**
+   * Resolves at the first 2xx or when every request is done, with what finished by then. Requests
+   * still in flight then finish on their own: their attempt records are written when they do, and
+   * `drain` waits for them.
+   */
+  #firstSuccessOrAll(
+    outcomes: Promise<Outcome>[],
+    results: AttemptResult[],
+    deferred: Deferred[],
+    job: DeliveryJob,
+    attempt: number,
+    config: SluiceConfig,
+  ): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let pending = outcomes.length;
+      let done = false;
+      let lateDone: (() => void) | undefined;
+      const lateWrites: Promise<void>[] = [];
+      const settle = (outcome: Outcome) => {
+        pending -= 1;
+        if (!done) {
+          if (isDeferred(outcome)) deferred.push(outcome);
+          else results.push(outcome);
+          if (pending === 0 || (!isDeferred(outcome) && outcome.outcome === 'success')) {
+            done = true;
+            if (pending > 0) this.#track(new Promise<void>((r) => (lateDone = r)));
+            resolve();
+          }
+          return;
+        }
+        if (!isDeferred(outcome)) {
+          this.deps.isolation.lateAttempts.inc({ destination: job.destinationId });
+          lateWrites.push(this.#recordAttempt(job, attempt, outcome, config));
+        }
+        if (pending === 0) finishLate();
+      };
+      const finishLate = () => {
+        void Promise.all(lateWrites).then(lateDone, (err: unknown) => {
+          const fields = { err, messageId: job.messageId, destinationId: job.destinationId };
+          this.deps.logger.error(fields, 'attempt record of a late request not written');
+          lateDone?.();
+        });
+      };
+      const fail = (err: unknown) => {
+        pending -= 1;
+        if (!done) {
+          done = true;
+          reject(err as Error);
+        } else if (pending === 0) finishLate();
+      };
+      for (const o of outcomes) o.then(settle, fail);
+    });
+  }
+
+  #track(p: Promise<void>): void {
+    this.#late.add(p);
+    void p.finally(() => this.#late.delete(p));
+  }
+
   async #attempt(
-    cap: Semaphore,
+    cap: DestinationCap,
     destinationId: string,
-    endpoint: Endpoint,
+    admitted: Admitted,
     job: DeliveryJob,
     signature: Record<string, string> | undefined,
     timeoutMs: number,
-  ): Promise<AttemptResult> {
-    if (!cap.tryAcquire()) await cap.acquire();
+  ): Promise<Outcome> {
+    const { endpoint, probe } = admitted;
+    let slot = cap.acquire();
+    if (slot !== true && slot !== false) slot = await slot;
+    if (!slot) {
+      this.deps.gates.cancel(destinationId, endpoint.url, admitted);
+      return { endpoint: endpoint.url, reason: 'destination_stalled', until: this.#now() };
+    }
+    const sentAt = this.#now();
+    let timedOut = false;
     try {
       const result = await this.deps.client.send({
         url: endpoint.url,
@@ -132,13 +278,44 @@ export class Delivery {
         body: job.body,
         timeoutMs,
       });
+      timedOut = result.error === TIMEOUT_CODE;
       this.deps.metrics.attempt(destinationId, result);
       if (result.error === TIMEOUT_CODE)
         this.deps.onTimeout?.({ destinationId, url: endpoint.url, messageId: job.messageId, timeoutMs });
+      this.deps.gates.record(destinationId, result, probe, this.#now());
       return result;
     } finally {
-      cap.release();
+      cap.release(this.#now() - sentAt, timedOut);
     }
+  }
+
+  #deferralWait(job: DeliveryJob, deferred: readonly Deferred[], config: SluiceConfig, now: number): number {
+    const previous = job.previous;
+    return deferralWaitMs({
+      deferred,
+      now,
+      steps: (previous?.attempts ?? 0) + (previous?.deferrals ?? 0),
+      scheduleMs: config.retry.scheduleMs,
+      jitter: config.retry.jitter,
+      random: this.#random,
+    });
+  }
+
+  /** The record of an endpoint held back: no request, the reason as its outcome. */
+  #recordDeferral(job: DeliveryJob, attempt: number, d: Deferred, config: SluiceConfig, at: number): Promise<void> {
+    this.deps.isolation.deferred.inc({ destination: job.destinationId, reason: d.reason });
+    const event: AttemptEvent = {
+      messageId: job.messageId,
+      sourceId: job.sourceId,
+      destinationId: job.destinationId,
+      eventType: job.eventType,
+      endpoint: d.endpoint,
+      attempt,
+      outcome: d.reason,
+      latencyMs: 0,
+      at: new Date(at).toISOString(),
+    };
+    return this.deps.sink.send(config.kafka.topics.attempts, { key: job.key, value: JSON.stringify(event) });
   }
 
   #recordAttempt(job: DeliveryJob, attempt: number, r: AttemptResult, config: SluiceConfig): Promise<void> {
@@ -178,12 +355,25 @@ export class Delivery {
     for (const [destinationId, cap] of this.#caps) yield [destinationId, cap.active];
   }
 
-  #cap(destinationId: string, limit: number): Semaphore {
+  #cap(destinationId: string, config: SluiceConfig): DestinationCap {
+    const { maxInFlightPerDestination: limit, stallAfterMs } = config.delivery;
     let cap = this.#caps.get(destinationId);
-    if (!cap) this.#caps.set(destinationId, (cap = new Semaphore(limit)));
-    else if (cap.limit !== limit) cap.setLimit(limit);
+    if (!cap) this.#caps.set(destinationId, (cap = new DestinationCap(limit, stallAfterMs, this.#progress, this.#now)));
+    else cap.configure(limit, stallAfterMs);
+    const every = Math.max(10, stallAfterMs / 4);
+    if (every !== this.#judgingEveryMs) {
+      if (this.#judging) clearInterval(this.#judging);
+      this.#judging = setInterval(() => this.#judge(), every);
+      this.#judging.unref();
+      this.#judgingEveryMs = every;
+    }
     return cap;
   }
+}
+
+interface Admitted {
+  endpoint: Endpoint;
+  probe: boolean;
 }
 
 function attemptRecords(attempt: number, results: readonly AttemptResult[]): AttemptRecord[] {

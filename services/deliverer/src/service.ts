@@ -18,7 +18,9 @@ import { UndiciWebhookClient, type WebhookClient } from './adapters/webhook-clie
 import { WebhookThread } from './adapters/webhook-thread.ts';
 import { addressPolicy, delivererGroupId, endpointOrigins, poolSettings, webhookThreadSettings } from './config.ts';
 import { Delivery } from './delivery.ts';
+import { EndpointGates } from './endpoint-gates.ts';
 import { createRecordHandler } from './handle-record.ts';
+import { IsolationMetrics } from './isolation-metrics.ts';
 import { DelivererMetrics } from './metrics.ts';
 
 export interface DelivererOptions {
@@ -72,6 +74,8 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       });
       const sink = new RecordBatcher(producer, { lingerMs: PRODUCE_LINGER_MS, logger: ctx.logger });
       const metrics = new DelivererMetrics(ctx.registry);
+      const gates = new EndpointGates(ctx.logger);
+      const isolation = new IsolationMetrics(ctx.registry, gates);
 
       let policy = addressPolicy(initial);
       const client =
@@ -89,6 +93,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         const nextPolicy = addressPolicy(config);
         const threadSettings = webhookThreadSettings(config);
         return () => {
+          gates.retain(config);
           if (client instanceof UndiciWebhookClient) {
             policy = nextPolicy;
             void client.retain(endpointOrigins(config));
@@ -104,6 +109,8 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         sink,
         metrics,
         logger: ctx.logger,
+        gates,
+        isolation,
         onTimeout: (t) => timeouts.timedOut(t),
       });
       metrics.readInFlightFrom(() => delivery.inFlight());
@@ -145,7 +152,14 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
             logger: ctx.logger,
             stopIntake: () => http.close(),
             consumers: [consumer],
-            producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
+            // Requests still in flight after their destination was done write their attempt records first.
+            producers: [
+              {
+                disconnect: async () => (
+                  await delivery.drain(), await sink.flushThenClose(), await producer.disconnect()
+                ),
+              },
+            ],
             others: [() => client.close(), () => admin.disconnect(), stopReloading, () => ctx.config.close()],
             ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
           }),

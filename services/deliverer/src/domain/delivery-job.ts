@@ -50,5 +50,6 @@ export function stateAfterAttempt(
   const receivedAt = job.receivedAt ?? previous?.receivedAt;
   if (receivedAt !== undefined) state.receivedAt = receivedAt;
   if (previous?.windowMs !== undefined) state.windowMs = previous.windowMs;
+  if (previous?.deferrals !== undefined) state.deferrals = previous.deferrals;
   return state;
 }

@@ -1,0 +1,204 @@
+type Waiter = (admitted: boolean) => void;
+
+/**
+ * Requests a destination may have in flight while none of its requests has finished lately: a
+ * destination that answers nothing holds no more partition slots than this until its requests time
+ * out (and its endpoints' breakers open).
+ */
+export const UNPROVEN_IN_FLIGHT = 16;
+
+/** A destination whose requests take this many times the fastest destination's has its queue bounded. */
+export const SLOW_FACTOR = 4;
+
+/** The process's requests that finished (not timed out): the yardstick a destination is judged stalled by. */
+export interface Progress {
+  /** When the last one finished. */
+  finishedAt: number;
+  /** How many have finished. */
+  finished: number;
+}
+
+/** Requests other destinations must finish after this one's last before it can be judged stalled. */
+export const STALL_EVIDENCE = 16;
+
+/**
+ * A destination's cap on requests in flight (`delivery.maxInFlightPerDestination`) that never lets
+ * an event sit on its partition slot waiting for a destination that does not move
+ * (docs/deliverer.md, "Fault isolation").
+ * - *Moving*: one of its requests finished (answered or failed, not timed out) within `stallMs`. A
+ *   moving destination may have the whole cap in flight; one that is not may have
+ *   `UNPROVEN_IN_FLIGHT` (an idle destination proves itself with its first answers, in ms).
+ * - *Stalled*: it has requests in flight, and requests of other destinations kept finishing (not
+ *   timing out) for `stallMs` after its own last did (or after it got busy), at least
+ *   `STALL_EVIDENCE` of them. Judged against the
+ *   rest of the process, not the wall clock, so a process slow as a whole (CPU starved, a long GC)
+ *   stalls nobody.
+ * Past its allowance an event waits for a slot only while the destination is not stalled, and — if
+ * the destination is slow, its requests taking `SLOW_FACTOR` times as long as the fastest
+ * destination's — only if its expected wait (its place in the queue × the destination's average
+ * request time ÷ the cap) is within `stallMs`. Otherwise, and for every waiter once the
+ * destination is stalled, `acquire` answers false and the caller hands the event to the retry
+ * path. Stalled and slow are judged by `judge`, between event-loop turns. A healthy busy
+ * destination keeps its queue (it works it off in milliseconds); one whose requests hang has its
+ * further events leave the partition within about `stallMs`.
+ */
+export class DestinationCap {
+  #limit: number;
+  #stallMs: number;
+  readonly #now: () => number;
+  #active = 0;
+  #waiters: (Waiter | undefined)[] = [];
+  #head = 0;
+  /** When a request last finished other than by timing out. */
+  #finishedAt = Number.NEGATIVE_INFINITY;
+  /** When the destination last went from no request in flight to one. */
+  #busySince = 0;
+  /** `progress.finished` when this destination last moved (a request finished, or it got busy). */
+  #finishedMark = 0;
+  /** Moving average of how long its requests took (ms); undefined until one finished. */
+  #latencyMs: number | undefined;
+  /** Set by `judge` (between event-loop turns), cleared when one of its requests finishes. */
+  #stalled = false;
+  #slow = false;
+  readonly #progress: Progress;
+
+  constructor(limit: number, stallMs: number, progress: Progress, now: () => number = Date.now) {
+    this.#limit = limit;
+    this.#stallMs = stallMs;
+    this.#progress = progress;
+    this.#now = now;
+  }
+
+  /** As judged last: requests in flight, and the others kept finishing for `stallMs` after this one last moved. */
+  get stalled(): boolean {
+    return this.#stalled;
+  }
+
+  /** Its moving average of request time (ms); undefined until a request finished. */
+  get latencyMs(): number | undefined {
+    return this.#latencyMs;
+  }
+
+  /** One of its requests finished (not timed out) within `stallMs`. */
+  moving(now: number): boolean {
+    return now - this.#finishedAt < this.#stallMs;
+  }
+
+  /**
+   * Judges the destination against the rest of the process; called from a timer, so between
+   * event-loop turns, when the results of a batch have all been counted (judged in the middle of
+   * one, a destination whose results come later in it would look behind). `fastestMs` is the
+   * lowest average request time of the process's moving destinations: a destination 4× slower
+   * than that has its queue bounded. A stalled destination's waiters give up.
+   */
+  judge(fastestMs: number | undefined): void {
+    const behind = this.#progress.finishedAt - Math.max(this.#finishedAt, this.#busySince);
+    const evidence = this.#progress.finished - this.#finishedMark;
+    this.#stalled = this.#active > 0 && behind >= this.#stallMs && evidence >= STALL_EVIDENCE;
+    const latency = this.#latencyMs;
+    this.#slow = latency !== undefined && fastestMs !== undefined && latency > SLOW_FACTOR * fastestMs;
+    if (this.#stalled) this.#expire();
+  }
+
+  get active(): number {
+    return this.#active;
+  }
+
+  get waiting(): number {
+    return this.#waiters.length - this.#head;
+  }
+
+  get limit(): number {
+    return this.#limit;
+  }
+
+  configure(limit: number, stallMs: number): void {
+    this.#stallMs = stallMs;
+    if (limit !== this.#limit) {
+      this.#limit = limit;
+      this.#wake(this.#now());
+    }
+  }
+
+  /** True: a slot is taken (release it). False: the destination is stalled; defer the event. */
+  acquire(): boolean | Promise<boolean> {
+    const now = this.#now();
+    if (this.waiting === 0 && this.#active < this.#allowed(now)) {
+      if (this.#active === 0) this.#becameBusy(now);
+      this.#active += 1;
+      return true;
+    }
+    if (this.#stalled) return false;
+    // The queue's bound protects the others from a destination slower than them (never applies to
+    // a deliverer's only destination, nor when all are slow alike: an overloaded process).
+    if (this.#slow && (this.waiting + 1) * this.#latencyMs! > this.#stallMs * this.#limit) return false;
+    return new Promise<boolean>((resolve) => this.#waiters.push(resolve));
+  }
+
+  /**
+   * A request finished after `latencyMs`. One that hit its deadline frees its slot but proves
+   * nothing: it neither makes its destination moving nor counts as the process's progress.
+   */
+  release(latencyMs: number, timedOut = false): void {
+    this.#active -= 1;
+    const now = this.#now();
+    if (!timedOut) {
+      this.#finishedAt = now;
+      this.#stalled = false;
+      if (now > this.#progress.finishedAt) this.#progress.finishedAt = now;
+      this.#progress.finished += 1;
+      this.#finishedMark = this.#progress.finished;
+    }
+    const average = this.#latencyMs;
+    this.#latencyMs = average === undefined ? latencyMs : average + (latencyMs - average) / 4;
+    this.#wake(now);
+  }
+
+  /** Every waiter gives up (shutdown). */
+  close(): void {
+    this.#expire();
+  }
+
+  #becameBusy(now: number): void {
+    this.#busySince = now;
+    this.#finishedMark = this.#progress.finished;
+  }
+
+  #allowed(now: number): number {
+    return this.moving(now) ? this.#limit : Math.min(this.#limit, UNPROVEN_IN_FLIGHT);
+  }
+
+  #wake(now: number): void {
+    const allowed = this.#allowed(now);
+    while (this.#active < allowed && this.#head < this.#waiters.length) {
+      const waiter = this.#waiters[this.#head]!;
+      this.#waiters[this.#head] = undefined;
+      this.#head += 1;
+      if (this.#active === 0) this.#becameBusy(now);
+      this.#active += 1;
+      waiter(true);
+    }
+    this.#compact();
+  }
+
+  /** Every waiter gives up (its event is deferred). */
+  #expire(): void {
+    while (this.#head < this.#waiters.length) {
+      const waiter = this.#waiters[this.#head]!;
+      this.#waiters[this.#head] = undefined;
+      this.#head += 1;
+      waiter(false);
+    }
+    this.#compact();
+  }
+
+  #compact(): void {
+    if (this.#head === this.#waiters.length) {
+      this.#waiters.length = 0;
+      this.#head = 0;
+    } else if (this.#head >= 1_024 && this.#head * 2 >= this.#waiters.length) {
+      this.#waiters = this.#waiters.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import type { AttemptResult } from './attempt-result.ts';
+import {
+  CircuitBreaker,
+  type BreakerResult,
+  type BreakerTransition,
+  type CircuitBreakerSettings,
+} from './circuit-breaker.ts';
+
+/**
+ * Why an endpoint got no request for an event; the event is handed to the retry path instead and
+ * the skip is recorded on `sluice.attempts` with this as its outcome (docs/deliverer.md).
+ */
+export type DeferReason = 'circuit_open' | 'retry_after' | 'rate_limited' | 'destination_stalled';
+
+export type GateDecision = { kind: 'send'; probe: boolean } | { kind: 'defer'; reason: DeferReason; until: number };
+
+export interface EndpointGateSettings extends CircuitBreakerSettings {
+  /** Requests per second allowed to the endpoint; undefined = no limit. */
+  ratePerSecond?: number | undefined;
+  /** Longest a `Retry-After` holds the endpoint (bounds a hostile value; the retry window). */
+  maxHoldMs: number;
+}
+
+/** How the breaker counts a result: only timeouts and connection failures are failures. */
+export function breakerResult(result: Pick<AttemptResult, 'outcome' | 'status'>): BreakerResult {
+  return result.outcome === 'retryable' && result.status === undefined ? 'failed' : 'answered';
+}
+
+/**
+ * Whether one endpoint may get a request now (pure; the clock is passed in). Three things hold an
+ * endpoint back: a `Retry-After` it sent (until then, never earlier), its circuit breaker, and its
+ * optional rate limit (a token bucket of `ratePerSecond` with a burst of one second's worth).
+ * Deferred events get the time they may come back: the end of the hold, the breaker's next probe,
+ * or for the rate limit a turn after those already deferred, so they return spread at the rate.
+ */
+export class EndpointGate {
+  readonly breaker: CircuitBreaker;
+  #settings: EndpointGateSettings;
+  #holdUntil = 0;
+  #tokens = 0;
+  #refilledAt = Number.NEGATIVE_INFINITY;
+  #reservedUntil = 0;
+
+  constructor(settings: EndpointGateSettings) {
+    this.#settings = settings;
+    this.breaker = new CircuitBreaker(settings);
+  }
+
+  configure(settings: EndpointGateSettings): void {
+    this.#settings = settings;
+    this.breaker.configure(settings);
+  }
+
+  /** The end of the `Retry-After` hold in force (0 when none). */
+  get holdUntil(): number {
+    return this.#holdUntil;
+  }
+
+  admit(now: number): GateDecision {
+    if (now < this.#holdUntil) return { kind: 'defer', reason: 'retry_after', until: this.#holdUntil };
+    const rate = this.#settings.ratePerSecond;
+    if (rate !== undefined && !this.#hasToken(rate, now)) {
+      const interval = 1_000 / rate;
+      const next = Math.max(now + (1 - this.#tokens) * interval, this.#reservedUntil);
+      this.#reservedUntil = next + interval;
+      return { kind: 'defer', reason: 'rate_limited', until: Math.ceil(next) };
+    }
+    const admission = this.breaker.admit(now);
+    if (admission.kind === 'open') return { kind: 'defer', reason: 'circuit_open', until: admission.until };
+    if (rate !== undefined) this.#tokens -= 1;
+    return { kind: 'send', probe: admission.kind === 'probe' };
+  }
+
+  /** An admitted request that was not sent after all: its token and its probe are given back. */
+  cancel(decision: { probe: boolean }): void {
+    if (this.#settings.ratePerSecond !== undefined) this.#tokens += 1;
+    if (decision.probe) this.breaker.cancelProbe();
+  }
+
+  /** The result of a request this gate admitted. */
+  record(
+    result: Pick<AttemptResult, 'outcome' | 'status' | 'retryAfterMs'>,
+    probe: boolean,
+    now: number,
+  ): BreakerTransition {
+    if (result.retryAfterMs !== undefined && result.retryAfterMs > 0) {
+      this.#holdUntil = Math.max(this.#holdUntil, now + Math.min(result.retryAfterMs, this.#settings.maxHoldMs));
+    }
+    return this.breaker.record(breakerResult(result), probe, now);
+  }
+
+  #hasToken(rate: number, now: number): boolean {
+    const burst = Math.max(1, Math.ceil(rate));
+    if (this.#refilledAt === Number.NEGATIVE_INFINITY) this.#tokens = burst;
+    else this.#tokens = Math.min(burst, this.#tokens + ((now - this.#refilledAt) * rate) / 1_000);
+    this.#refilledAt = now;
+    if (this.#reservedUntil < now) this.#reservedUntil = 0;
+    return this.#tokens >= 1;
+  }
+}
