@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './errors.ts';
 import { DURATION_PATTERN, parseDuration } from './duration.ts';
 import { fieldPath } from './field-path.ts';
+import { resolveKafkaSection } from './kafka-security.ts';
 import { ConfigSchema, type RawConfig } from './schema.ts';
 import { checkSemantics } from './semantic-checks.ts';
 import type { SluiceConfig } from './types.ts';
@@ -76,7 +77,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
         sharedSecret: secret(`destinations[${i}].settings.sharedSecret`, d.settings.sharedSecret),
       }),
     })),
-    kafka: raw.kafka as SluiceConfig['kafka'],
+    kafka: resolveKafkaSection(raw.kafka, secret),
     ingest: {
       trustProxy: raw.ingest.trustProxy,
       ...(raw.ingest.adminToken !== undefined && { adminToken: secret('ingest.adminToken', raw.ingest.adminToken) }),

@@ -26,11 +26,39 @@ export interface Destination {
 
 export type TopicNames = { [K in keyof typeof DEFAULT_TOPICS]: string };
 
+/** TLS to the brokers, secrets resolved. The server certificate is always verified. */
+export interface KafkaSsl {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  keyPassword?: string;
+}
+
+/** OIDC client credentials for SASL/OAUTHBEARER. */
+export interface KafkaOidc {
+  tokenEndpoint: string;
+  clientId: string;
+  clientSecret: string;
+  scope?: string;
+  caFile?: string;
+}
+
+export type KafkaSasl =
+  | { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
+  | { mechanism: 'oauthbearer'; tokenFile: string }
+  | { mechanism: 'oauthbearer'; oidc: KafkaOidc };
+
+/** How clients reach the brokers beyond their addresses: `kafka.ssl` and `kafka.sasl`. */
+export interface KafkaSecurity {
+  ssl?: KafkaSsl;
+  sasl?: KafkaSasl;
+}
+
 /** The validated configuration with secrets resolved and durations in milliseconds. */
 export interface SluiceConfig {
   sources: Source[];
   destinations: Destination[];
-  kafka: { clientId: string; topics: TopicNames; partitions: number; replicationFactor: number };
+  kafka: { clientId: string; topics: TopicNames; partitions: number; replicationFactor: number } & KafkaSecurity;
   ingest: {
     trustProxy: boolean;
     adminToken?: string;

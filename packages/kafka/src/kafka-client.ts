@@ -1,5 +1,7 @@
 import kafkajs, { type Kafka, type logCreator } from 'kafkajs';
+import type { KafkaSecurity } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
+import { kafkaJsSecurity } from './kafka-security.ts';
 
 const { Kafka: KafkaClass, logLevel } = kafkajs;
 
@@ -27,13 +29,19 @@ export interface KafkaClientOptions {
   brokers: string[];
   clientId: string;
   logger: Logger;
+  /** TLS and SASL (`kafka.ssl`, `kafka.sasl` of the config file); absent: plaintext, no auth. */
+  security?: KafkaSecurity;
 }
 
-/** The one place a kafkajs client is built (brokers from `KAFKA_BROKERS`, via `@sluice/config`). */
+/**
+ * The one place a kafkajs client is built: brokers from `KAFKA_BROKERS`, TLS and SASL from the
+ * config file's `kafka` section (both via `@sluice/config`).
+ */
 export function createKafka(options: KafkaClientOptions): Kafka {
   return new KafkaClass({
     clientId: options.clientId,
     brokers: options.brokers,
+    ...kafkaJsSecurity(options.security),
     logLevel: logLevel.INFO,
     logCreator: pinoLogCreator(options.logger.child({ component: 'kafkajs' })),
     connectionTimeout: 3_000,

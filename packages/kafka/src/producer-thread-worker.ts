@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createKafka } from './kafka-client.ts';
 import { SafeProducer } from './producer.ts';
 import { createLogger } from '@sluice/logging';
+import type { KafkaSecurity } from '@sluice/config';
 import type { TopicMessages } from 'kafkajs';
 import { reviveCloned, unpackBatch, type PackedBatch } from './record-packing.ts';
 
@@ -14,6 +15,8 @@ export interface ProducerThreadData {
   service: string;
   brokers: string[];
   clientId: string;
+  /** Plain data (file paths, resolved secrets): the thread builds its own token providers. */
+  security?: KafkaSecurity;
   logLevel: string;
   producers: number;
 }
@@ -31,7 +34,7 @@ const port = parentPort!;
 const data = workerData as ProducerThreadData;
 const post = (m: FromProducerThread) => port.postMessage(m);
 const logger = createLogger({ name: data.service, level: data.logLevel as 'info' }).child({ component: 'producer-thread' });
-const kafka = createKafka({ brokers: data.brokers, clientId: data.clientId, logger });
+const kafka = createKafka({ brokers: data.brokers, clientId: data.clientId, logger, ...(data.security && { security: data.security }) });
 const producers = Array.from({ length: data.producers }, () => new SafeProducer(kafka));
 let next = 0;
 

@@ -1,7 +1,9 @@
 import type { Worker } from 'node:worker_threads';
+import type { KafkaSecurity } from '@sluice/config';
 import { startTsWorker } from '@sluice/service-kit';
 import type { TopicMessages } from 'kafkajs';
 import type { FromProducerThread, ProducerThreadData, ToProducerThread } from './producer-thread-worker.ts';
+import { kafkaSecurityOf } from './kafka-security.ts';
 import { packBatch } from './record-packing.ts';
 
 /** Failure of a batch in the producer thread (the kafkajs error's name and message). */
@@ -17,6 +19,8 @@ export interface ProducerThreadOptions {
   service: string;
   brokers: string[];
   clientId: string;
+  /** TLS and SASL settings (`kafka.ssl`, `kafka.sasl`), passed to the thread's client. */
+  security?: KafkaSecurity;
   logLevel: string;
   /** SafeProducer instances in the thread; batches go round-robin. */
   producers: number;
@@ -48,7 +52,8 @@ export class ProducerThread {
 
   /** Starts the thread and connects its producers. */
   static async start(options: ProducerThreadOptions): Promise<ProducerThread> {
-    const data: ProducerThreadData = { service: options.service, brokers: options.brokers, clientId: options.clientId, logLevel: options.logLevel, producers: options.producers };
+    const data: ProducerThreadData = { service: options.service, brokers: options.brokers, clientId: options.clientId, logLevel: options.logLevel, producers: options.producers,
+      ...(options.security && { security: kafkaSecurityOf(options.security) }) };
     const worker = startTsWorker(new URL('./producer-thread-worker.ts', import.meta.url), { workerData: data });
     const thread = new ProducerThread(worker);
     await new Promise<void>((resolve, reject) => {

@@ -42,7 +42,7 @@ export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOpt
 async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, opened: (() => Promise<void>)[]): Promise<AudienceSyncService> {
   const config = ctx.config.current;
   const clientId = `${config.kafka.clientId}-audience-sync`;
-  const kafka = createKafka({ brokers: ctx.brokers, clientId, logger: ctx.logger });
+  const kafka = createKafka({ brokers: ctx.brokers, clientId, logger: ctx.logger, security: config.kafka });
   const admin = kafka.admin();
   let adminConnected = false;
   admin.on(admin.events.CONNECT, () => (adminConnected = true));

@@ -42,14 +42,19 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
   return {
     async start(): Promise<DelivererService> {
       const initial = ctx.config.current;
-      const kafka = createKafka({ brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logger: ctx.logger });
+      const kafka = createKafka({
+        brokers: ctx.brokers,
+        clientId: `${initial.kafka.clientId}-deliverer`,
+        logger: ctx.logger,
+        security: initial.kafka,
+      });
       const admin = kafka.admin();
       await admin.connect();
       await ensureTopics(admin, topicSpecs(initial));
 
       // Side records (one attempt record per request, retries, dead letters) are encoded by kafkajs
       // in a producer thread: the largest Kafka cost of a delivery then runs beside the HTTP work.
-      const producer = await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logLevel: ctx.logger.level, producers: 1 });
+      const producer = await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, security: initial.kafka, logLevel: ctx.logger.level, producers: 1 });
       const sink = new RecordBatcher(producer, { lingerMs: PRODUCE_LINGER_MS, logger: ctx.logger });
       const metrics = new DelivererMetrics(ctx.registry);
 

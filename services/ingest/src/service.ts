@@ -36,7 +36,12 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
   return {
     async start(): Promise<IngestService> {
       const config = ctx.config.current;
-      const kafka = createKafka({ brokers: ctx.brokers, clientId: `${config.kafka.clientId}-ingest`, logger: ctx.logger });
+      const kafka = createKafka({
+        brokers: ctx.brokers,
+        clientId: `${config.kafka.clientId}-ingest`,
+        logger: ctx.logger,
+        security: config.kafka,
+      });
       const admin = kafka.admin();
       await admin.connect();
       try {
@@ -51,7 +56,7 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
       const producer =
         options.producerThread === false
           ? await connectedProducers(kafka, producerCount)
-          : await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId, logLevel: ctx.logger.level, producers: producerCount });
+          : await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId, security: config.kafka, logLevel: ctx.logger.level, producers: producerCount });
       const metrics = createIngestMetrics(ctx.registry);
       const sender = new LingeringSender(producer, {
         lingerMs: () => ctx.config.current.ingest.lingerMs,
