@@ -35,6 +35,20 @@ export class ServiceProcess {
   ) {}
 
   async start(): Promise<this> {
+    const child = await this.spawn();
+    await waitUntil(async () => {
+      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
+      try {
+        return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
+      } catch {
+        return false;
+      }
+    }, 60_000, `${this.name} /readyz`);
+    return this;
+  }
+
+  /** Starts the process without waiting for it to be ready. */
+  async spawn(): Promise<ChildProcess> {
     this.port = this.port || (await freePort());
     const child = spawn(process.execPath, serviceNodeArgs(this.name, [PARENT_WATCH_PRELOAD]), {
       cwd: root,
@@ -46,15 +60,7 @@ export class ServiceProcess {
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     child.on('exit', (code) => this.exits.push(code));
-    await waitUntil(async () => {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
-      try {
-        return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
-      } catch {
-        return false;
-      }
-    }, 60_000, `${this.name} /readyz`);
-    return this;
+    return child;
   }
 
   get url(): string {

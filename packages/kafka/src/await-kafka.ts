@@ -36,7 +36,7 @@ export async function awaitKafka(ctx: ServiceContext, options: AwaitKafkaOptions
   const config = ctx.config.current;
   // kafkajs's own lines about the failed attempts would bury the one line that names the cause.
   const quiet = ctx.logger.child({ component: 'kafka-check' }, { level: 'fatal' });
-  const kafka = createKafka({ brokers: ctx.brokers, clientId: `${config.kafka.clientId}-${ctx.name}-check`, logger: quiet, security: config.kafka });
+  const clientId = `${config.kafka.clientId}-${ctx.name}-check`;
   let delayMs = options.initialDelayMs ?? 1_000;
   const maxDelayMs = options.maxDelayMs ?? 30_000;
   let lastCause: KafkaFailureCause | undefined;
@@ -45,7 +45,8 @@ export async function awaitKafka(ctx: ServiceContext, options: AwaitKafkaOptions
     for (let attempt = 1; ; attempt++) {
       options.signal?.throwIfAborted();
       try {
-        await checkKafkaConnection(kafka);
+        // A new client per attempt: certificate files replaced meanwhile (a renewed CA) are read again.
+        await checkKafkaConnection(createKafka({ brokers: ctx.brokers, clientId, logger: quiet, security: config.kafka }));
         if (lastCause) ctx.logger.info({ attempt }, 'Kafka: connected; starting');
         return;
       } catch (err) {

@@ -1,12 +1,13 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { KafkaSecurity } from '@sluice/config';
-import type { SASLOptions } from 'kafkajs';
+import type { Mechanism, SASLOptions } from 'kafkajs';
+import { oauthBearerMechanism } from './oauth-bearer-authenticator.ts';
 import { oidcTokenProvider, readPem, tokenFileProvider } from './oauth-token.ts';
 
 /** kafkajs's `ssl` and `sasl` client options. */
 export interface KafkaJsSecurity {
   ssl?: ConnectionOptions;
-  sasl?: SASLOptions;
+  sasl?: SASLOptions | Mechanism;
 }
 
 /**
@@ -29,10 +30,10 @@ export function kafkaJsSecurity(security: KafkaSecurity | undefined): KafkaJsSec
   const sasl = security?.sasl;
   if (sasl) {
     if (sasl.mechanism !== 'oauthbearer') {
-      out.sasl = { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password };
+      out.sasl = { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } as SASLOptions;
     } else {
       const provider = 'tokenFile' in sasl ? tokenFileProvider(sasl.tokenFile) : oidcTokenProvider(sasl.oidc);
-      out.sasl = { mechanism: 'oauthbearer', oauthBearerProvider: provider };
+      out.sasl = oauthBearerMechanism(provider);
     }
   }
   return out;

@@ -12,4 +12,16 @@ export const REDACT_PATHS: string[] = [
   'headers.authorization',
   'config.sources[*].writeKeys',
   'config.destinations[*].sharedSecret',
+  // Kafka credentials (docs/configuration.md, "Kafka security"), however deep the object logged.
+  'clientSecret',
+  'keyPassword',
+  '*.clientSecret',
+  '*.keyPassword',
+  '*.*.clientSecret',
+  '*.*.keyPassword',
+  'config.kafka.sasl.password',
+  'config.kafka.sasl.oidc.clientSecret',
+  'config.kafka.ssl.keyPassword',
+  'kafka.sasl.oidc.clientSecret',
+  'security.sasl.oidc.clientSecret',
 ];
