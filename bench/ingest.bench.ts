@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '@sluice/config';
+import { benchKafkaSecurity } from './lib/kafka-security.ts';
 import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { startLocalKafka } from '@sluice/local-kafka';
@@ -50,9 +51,11 @@ async function main() {
   const local = process.env.KAFKA_BROKERS ? undefined : await startLocalKafka();
   const brokers = process.env.KAFKA_BROKERS?.split(',') ?? [local!.brokers];
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
+  const { raw: kafkaSecurity, security } = benchKafkaSecurity();
   const raw = {
     sources: [{ id: 'bench', name: 'bench', writeKeys: [WRITE_KEY] }],
     kafka: {
+      ...kafkaSecurity,
       clientId: prefix,
       partitions: PARTITIONS,
       replicationFactor: 1,
@@ -61,7 +64,7 @@ async function main() {
     retry: { tiers: ['10s'] },
   };
   const config = parseConfig(raw);
-  const admin = createKafka({ brokers, clientId: 'bench-admin', logger: createLogger({ name: 'bench', level: 'error' }) }).admin();
+  const admin = createKafka({ brokers, clientId: 'bench-admin', logger: createLogger({ name: 'bench', level: 'error' }), security }).admin();
   await admin.connect();
   await ensureTopics(admin, topicSpecs(config));
   await ensureTopics(admin, [{ topic: `${prefix}.raw`, numPartitions: PARTITIONS, replicationFactor: 1 }]);
@@ -71,7 +74,7 @@ async function main() {
   // them (same normalisation and codec, built outside the timed loops) for the raw ceiling.
   const bodies = Array.from({ length: 200 }, (_, i) => benchBatch(CALLS_PER_REQUEST, i * CALLS_PER_REQUEST));
   const records = await ingestRecords(bodies, 'bench', '127.0.0.1');
-  const rawRun = () => rawCeiling({ brokers, topic: `${prefix}.raw`, records, seconds: SECONDS / 2, producers: PRODUCERS, perBatch: RAW_PER_BATCH, inFlightPerProducer: RAW_IN_FLIGHT_PER_PRODUCER });
+  const rawRun = () => rawCeiling({ brokers, security, topic: `${prefix}.raw`, records, seconds: SECONDS / 2, producers: PRODUCERS, perBatch: RAW_PER_BATCH, inFlightPerProducer: RAW_IN_FLIGHT_PER_PRODUCER });
 
   process.stdout.write(`raw kafkajs sendBatch ceiling, first half (${SECONDS / 2}s, ${PRODUCERS} producer(s), ${PARTITIONS} partitions, acks=-1)...\n`);
   const rawCpu1 = startCpuWindow();
