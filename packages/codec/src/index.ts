@@ -13,3 +13,4 @@ export type { SnapshotCodecOptions } from './snapshot-codec.ts';
 export { createJsonValueCodec, createRegistryValueCodec } from './value-codec.ts';
 export type { ProblemFinder, RegistryValueCodecOptions, RejectCode, ValueCodec, ValueDecodeResult } from './value-codec.ts';
 export { CONFLUENT_HEADER_BYTES, frameConfluent, unframeConfluent } from './wire-format.ts';
+export type { RegistryAccess } from './registry-access.ts';

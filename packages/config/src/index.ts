@@ -8,4 +8,4 @@ export { loadConfigFile, parseConfig } from './load.ts';
 export { ConfigSchema } from './schema.ts';
 export type { RawConfig } from './schema.ts';
 export type { Destination, Endpoint, Source, SluiceConfig, TopicNames } from './types.ts';
-export type { KafkaOidc, KafkaSasl, KafkaSecurity, KafkaSsl } from './types.ts';
+export type { KafkaOidc, KafkaSasl, KafkaSecurity, KafkaSsl, SchemaRegistryAccess } from './types.ts';

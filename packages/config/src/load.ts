@@ -5,7 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './errors.ts';
 import { DURATION_PATTERN, parseDuration } from './duration.ts';
 import { fieldPath } from './field-path.ts';
-import { resolveKafkaSection } from './kafka-security.ts';
+import { resolveKafkaSection, resolveSchemaRegistry } from './connection-security.ts';
 import { ConfigSchema, type RawConfig } from './schema.ts';
 import { checkSemantics } from './semantic-checks.ts';
 import type { SluiceConfig } from './types.ts';
@@ -94,6 +94,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       ...(raw.delivery.caFile !== undefined && { caFile: raw.delivery.caFile }),
       ssrf: raw.delivery.ssrf,
     },
+    ...(raw.schemaRegistry !== undefined && { schemaRegistry: resolveSchemaRegistry(raw.schemaRegistry, secret) }),
     retry: {
       windowMs: parseDuration(raw.retry.window),
       scheduleMs: raw.retry.schedule.map(parseDuration),

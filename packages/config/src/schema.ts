@@ -165,6 +165,18 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    /** Credentials and CA for the registry at `SCHEMA_REGISTRY_URL` (docs/configuration.md). */
+    schemaRegistry: Type.Optional(
+      Type.Object(
+        {
+          username: Type.Optional(Type.String({ minLength: 1 })),
+          password: Type.Optional(SecretSchema),
+          bearerToken: Type.Optional(SecretSchema),
+          caFile: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     retry: Type.Object(
       {
         /** Retries stop this long after the first attempt (SPEC §7). */

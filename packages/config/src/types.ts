@@ -76,4 +76,14 @@ export interface SluiceConfig {
     ssrf: { enabled: boolean; allowCidrs: string[] };
   };
   retry: { windowMs: number; scheduleMs: number[]; jitter: number; tiersMs: number[] };
+  /** Credentials and CA for the schema registry; absent: anonymous, system roots. */
+  schemaRegistry?: SchemaRegistryAccess;
+}
+
+/** `schemaRegistry` with secrets resolved: Basic (`username`, `password`) or `bearerToken`, and a CA. */
+export interface SchemaRegistryAccess {
+  username?: string;
+  password?: string;
+  bearerToken?: string;
+  caFile?: string;
 }

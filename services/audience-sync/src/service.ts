@@ -56,9 +56,9 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
   opened.push(() => producer.disconnect());
   await producer.connect();
   const schemaRegistryUrl = ctx.env.schemaRegistryUrl;
-  const snapshotCodec = createSnapshotCodec({ schemaRegistryUrl, topic: config.kafka.topics.audiences });
+  const snapshotCodec = createSnapshotCodec({ schemaRegistryUrl, access: config.schemaRegistry, topic: config.kafka.topics.audiences });
   const processor = new SyncProcessor({
-    ...createKafkaSinks(producer, createEnvelopeCodec({ schemaRegistryUrl, topic: config.kafka.topics.events }), ctx.config),
+    ...createKafkaSinks(producer, createEnvelopeCodec({ schemaRegistryUrl, access: config.schemaRegistry, topic: config.kafka.topics.events }), ctx.config),
     readSnapshot: createSnapshotReader(snapshotCodec),
     metrics,
     logger: ctx.logger,

@@ -84,7 +84,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         kafka,
         groupId: delivererGroupId(initial),
         topics: [topics.events, topics.redeliver],
-        handle: createRecordHandler({ config, topics, codec: options.codec ?? createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: topics.events }), delivery, sink, metrics, logger: ctx.logger }),
+        handle: createRecordHandler({ config, topics, codec: options.codec ?? createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, access: initial.schemaRegistry, topic: topics.events }), delivery, sink, metrics, logger: ctx.logger }),
         maxInFlightPerPartition: initial.delivery.maxInFlightPerPartition,
         logger: ctx.logger,
         metrics: new ConsumerMetrics(ctx.registry),

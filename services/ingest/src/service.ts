@@ -69,7 +69,11 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
         handler: createApiHandler({
           config: ctx.config,
           sender,
-          codec: options.codec ?? createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: config.kafka.topics.events }),
+          codec: options.codec ?? createEnvelopeCodec({
+            schemaRegistryUrl: ctx.env.schemaRegistryUrl,
+            access: config.schemaRegistry,
+            topic: config.kafka.topics.events,
+          }),
           metrics,
           logger: ctx.logger,
           now: Date.now,

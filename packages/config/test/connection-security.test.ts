@@ -68,3 +68,22 @@ describe('config: kafka.ssl and kafka.sasl', () => {
     fails(withKafka({ ssl: { rejectUnauthorized: false } }), 'kafka.ssl.rejectUnauthorized', /not a known setting/);
   });
 });
+
+describe('config: schemaRegistry', () => {
+  it('is absent by default, takes Basic credentials or a bearer token from the environment, and a CA file', () => {
+    assert.equal(parseConfig({}).schemaRegistry, undefined);
+    assert.deepEqual(
+      parseConfig({ schemaRegistry: { username: 'key', password: { env: 'SR_SECRET' }, caFile: '/ca.pem' } }, { SR_SECRET: 'sec' }).schemaRegistry,
+      { username: 'key', password: 'sec', caFile: '/ca.pem' },
+    );
+    assert.deepEqual(parseConfig({ schemaRegistry: { bearerToken: { env: 'SR_TOKEN' } } }, { SR_TOKEN: 't' }).schemaRegistry, { bearerToken: 't' });
+  });
+
+  it('names the field of every mistake', () => {
+    fails({ schemaRegistry: { username: 'u' } }, 'schemaRegistry.password', /go together/);
+    fails({ schemaRegistry: { password: 'p' } }, 'schemaRegistry.username', /go together/);
+    fails({ schemaRegistry: { username: 'u', password: 'p', bearerToken: 't' } }, 'schemaRegistry.bearerToken', /one or the other/);
+    fails({ schemaRegistry: { bearerToken: { env: 'MISSING' } } }, 'schemaRegistry.bearerToken', /MISSING is not set/);
+    fails({ schemaRegistry: { url: 'https://x' } }, 'schemaRegistry.url', /not a known setting/);
+  });
+});

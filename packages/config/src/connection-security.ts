@@ -1,6 +1,6 @@
 import { ConfigError } from './errors.ts';
 import type { RawConfig } from './schema.ts';
-import type { KafkaSasl, KafkaSecurity, KafkaSsl, SluiceConfig } from './types.ts';
+import type { KafkaSasl, KafkaSecurity, KafkaSsl, SchemaRegistryAccess, SluiceConfig } from './types.ts';
 
 type Secret = string | { env: string };
 type ResolveSecret = (field: string, secret: Secret) => string;
@@ -66,6 +66,22 @@ function resolveSasl(sasl: RawSasl, secret: ResolveSecret): KafkaSasl {
       ...(oidc.scope !== undefined && { scope: oidc.scope }),
       ...(oidc.caFile !== undefined && { caFile: oidc.caFile }),
     },
+  };
+}
+
+/** The `schemaRegistry` section checked (Basic or bearer, not both) with its secrets resolved. */
+export function resolveSchemaRegistry(raw: RawConfig['schemaRegistry'], secret: ResolveSecret): SchemaRegistryAccess | undefined {
+  if (raw === undefined) return undefined;
+  if (raw.bearerToken !== undefined && (raw.username !== undefined || raw.password !== undefined)) {
+    throw new ConfigError('schemaRegistry.bearerToken', 'takes the place of username/password: set one or the other');
+  }
+  if ((raw.username === undefined) !== (raw.password === undefined)) {
+    throw new ConfigError(raw.username === undefined ? 'schemaRegistry.username' : 'schemaRegistry.password', 'username and password go together');
+  }
+  return {
+    ...(raw.username !== undefined && { username: raw.username, password: secret('schemaRegistry.password', raw.password!) }),
+    ...(raw.bearerToken !== undefined && { bearerToken: secret('schemaRegistry.bearerToken', raw.bearerToken) }),
+    ...(raw.caFile !== undefined && { caFile: raw.caFile }),
   };
 }
 
