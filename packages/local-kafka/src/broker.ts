@@ -45,7 +45,7 @@ export interface StartLocalKafkaOptions {
   startTimeoutMs?: number;
   /** Progress lines (first-time Maven download). Default: written to stderr. */
   log?: (line: string) => void;
-  /** Apache Kafka version. Default: `SLUICE_KAFKA_VERSION`, else `KAFKA_VERSION` (3.9.1). */
+  /** Apache Kafka version. Default: `SLUICE_KAFKA_VERSION`, else `KAFKA_VERSION` (4.1.1). */
   version?: KafkaVersion;
   /**
    * A secured broker: its client listener is SASL_SSL (SCRAM-SHA-512, and OAUTHBEARER accepting

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 export const SUPPORTED_KAFKA_VERSIONS = ['3.9.1', '4.1.1'] as const;
 export type KafkaVersion = (typeof SUPPORTED_KAFKA_VERSIONS)[number];
 /** The version started when neither the caller nor `SLUICE_KAFKA_VERSION` names one. */
-export const KAFKA_VERSION: KafkaVersion = '3.9.1';
+export const KAFKA_VERSION: KafkaVersion = '4.1.1';
 export const SCALA_VERSION = '2.13';
 const SLF4J_VERSION = '1.7.36';
 /** Same reload4j version as the official Kafka 3.9.1 binary distribution (Kafka 3.x logs through log4j 1). */
