@@ -17,7 +17,10 @@ export interface BenchKafkaSecurity {
 export function benchKafkaSecurity(env: NodeJS.ProcessEnv = process.env): BenchKafkaSecurity {
   if (!env.SLUICE_CONFIG) return { raw: {}, security: {} };
   const file = parse(readFileSync(env.SLUICE_CONFIG, 'utf8')) as { kafka?: { ssl?: unknown; sasl?: unknown } } | null;
-  const raw = { ...(file?.kafka?.ssl !== undefined && { ssl: file.kafka.ssl }), ...(file?.kafka?.sasl !== undefined && { sasl: file.kafka.sasl }) };
+  const raw = {
+    ...(file?.kafka?.ssl !== undefined && { ssl: file.kafka.ssl }),
+    ...(file?.kafka?.sasl !== undefined && { sasl: file.kafka.sasl }),
+  };
   const { ssl, sasl } = parseConfig({ kafka: raw }, env).kafka;
   return { raw, security: { ...(ssl && { ssl }), ...(sasl && { sasl }) } };
 }

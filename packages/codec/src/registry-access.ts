@@ -16,12 +16,14 @@ export interface RegistryAccess {
 type ClientArgs = ConstructorParameters<typeof SchemaRegistry>[0];
 type Middleware = NonNullable<ClientArgs['middlewares']>[number];
 
-const bearer = (token: string): Middleware => () => ({
-  async prepareRequest(next) {
-    const request = await next();
-    return request.enhance({ headers: { authorization: `Bearer ${token}` } });
-  },
-});
+const bearer =
+  (token: string): Middleware =>
+  () => ({
+    async prepareRequest(next) {
+      const request = await next();
+      return request.enhance({ headers: { authorization: `Bearer ${token}` } });
+    },
+  });
 
 /** The registry client's `auth` / `middlewares` / `agent` arguments for `access`. */
 export function registryClientArgs(access: RegistryAccess | undefined): Omit<ClientArgs, 'host'> {

@@ -9,7 +9,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createEnvelopeCodec, SchemaRegistrationError, SchemaRegistryUnavailableError, type RegistryEnvelopeCodec } from '@sluice/codec';
+import {
+  createEnvelopeCodec,
+  SchemaRegistrationError,
+  SchemaRegistryUnavailableError,
+  type RegistryEnvelopeCodec,
+} from '@sluice/codec';
 import { startLocalSchemaRegistry, type LocalSchemaRegistry } from '@sluice/local-schema-registry';
 import { selfSignedCert } from '@sluice/testkit';
 
@@ -55,7 +60,10 @@ describe('registry codec with credentials and a private CA', { skip, timeout: 12
         const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
         fetch(`${upstream.origin}${req.url}`, {
           method: req.method!,
-          headers: { 'content-type': req.headers['content-type'] ?? 'application/json', accept: req.headers.accept ?? '*/*' },
+          headers: {
+            'content-type': req.headers['content-type'] ?? 'application/json',
+            accept: req.headers.accept ?? '*/*',
+          },
           ...(body && { body }),
         })
           .then(async (answer) => {
@@ -89,13 +97,20 @@ describe('registry codec with credentials and a private CA', { skip, timeout: 12
     assert.deepEqual(read.envelope, track);
     // The reader registers the schema in the background too (createEnvelopeCodec); let it finish.
     await (reader as unknown as RegistryEnvelopeCodec).schemaId();
-    assert.ok(seen.length > 0 && seen.every((h) => h === BASIC), `every request carried the Basic credentials: ${seen.join(', ')}`);
+    assert.ok(
+      seen.length > 0 && seen.every((h) => h === BASIC),
+      `every request carried the Basic credentials: ${seen.join(', ')}`,
+    );
   });
 
   it('a bearer token takes the place of Basic credentials', async () => {
     seen.length = 0;
     const topic = `auth-bearer-${process.pid}.events`;
-    const codec = createEnvelopeCodec({ schemaRegistryUrl: url, access: { bearerToken: 'registry-token', caFile }, topic });
+    const codec = createEnvelopeCodec({
+      schemaRegistryUrl: url,
+      access: { bearerToken: 'registry-token', caFile },
+      topic,
+    });
     const read = await codec.decode(await codec.encode(track as never));
     assert.ok(read.ok, JSON.stringify(read));
     assert.ok(seen.length > 0 && seen.every((h) => h === BEARER), seen.join(', '));
@@ -103,8 +118,15 @@ describe('registry codec with credentials and a private CA', { skip, timeout: 12
 
   it('wrong credentials are refused by the registry, and an untrusted certificate never reaches it', async () => {
     const topic = `auth-wrong-${process.pid}.events`;
-    const wrong = createEnvelopeCodec({ schemaRegistryUrl: url, access: { username: 'registry-user', password: 'nope', caFile }, topic });
-    await assert.rejects(wrong.encode(track as never), (err: unknown) => err instanceof SchemaRegistrationError || err instanceof SchemaRegistryUnavailableError);
+    const wrong = createEnvelopeCodec({
+      schemaRegistryUrl: url,
+      access: { username: 'registry-user', password: 'nope', caFile },
+      topic,
+    });
+    await assert.rejects(
+      wrong.encode(track as never),
+      (err: unknown) => err instanceof SchemaRegistrationError || err instanceof SchemaRegistryUnavailableError,
+    );
     const before = seen.length;
     const untrusted = createEnvelopeCodec({
       schemaRegistryUrl: url,
@@ -113,7 +135,10 @@ describe('registry codec with credentials and a private CA', { skip, timeout: 12
       requestTimeoutMs: 2_000,
       unavailableRetryMs: 0,
     });
-    await assert.rejects(untrusted.encode(track as never), (err: unknown) => err instanceof Error && /certificate/i.test(err.message));
+    await assert.rejects(
+      untrusted.encode(track as never),
+      (err: unknown) => err instanceof Error && /certificate/i.test(err.message),
+    );
     assert.equal(seen.length, before, 'no request got past the TLS handshake');
   });
 });

@@ -35,13 +35,22 @@ function resolveSasl(sasl: RawSasl, secret: ResolveSecret): KafkaSasl {
   const allowed = SASL_KEYS[sasl.mechanism];
   for (const key of Object.keys(sasl)) {
     if (key !== 'mechanism' && !allowed.includes(key)) {
-      throw new ConfigError(`kafka.sasl.${key}`, `does not apply to mechanism ${sasl.mechanism} (it takes ${allowed.join(', ')})`);
+      throw new ConfigError(
+        `kafka.sasl.${key}`,
+        `does not apply to mechanism ${sasl.mechanism} (it takes ${allowed.join(', ')})`,
+      );
     }
   }
   if (sasl.mechanism !== 'oauthbearer') {
-    if (sasl.username === undefined) throw new ConfigError('kafka.sasl.username', `is required for mechanism ${sasl.mechanism}`);
-    if (sasl.password === undefined) throw new ConfigError('kafka.sasl.password', `is required for mechanism ${sasl.mechanism}`);
-    return { mechanism: sasl.mechanism, username: sasl.username, password: secret('kafka.sasl.password', sasl.password) };
+    if (sasl.username === undefined)
+      throw new ConfigError('kafka.sasl.username', `is required for mechanism ${sasl.mechanism}`);
+    if (sasl.password === undefined)
+      throw new ConfigError('kafka.sasl.password', `is required for mechanism ${sasl.mechanism}`);
+    return {
+      mechanism: sasl.mechanism,
+      username: sasl.username,
+      password: secret('kafka.sasl.password', sasl.password),
+    };
   }
   if ((sasl.tokenFile === undefined) === (sasl.oidc === undefined)) {
     throw new ConfigError('kafka.sasl', 'mechanism oauthbearer takes exactly one of tokenFile or oidc');
@@ -52,7 +61,10 @@ function resolveSasl(sasl: RawSasl, secret: ResolveSecret): KafkaSasl {
   try {
     url = new URL(oidc.tokenEndpoint);
   } catch {
-    throw new ConfigError('kafka.sasl.oidc.tokenEndpoint', `must be a full https URL, got ${JSON.stringify(oidc.tokenEndpoint)}`);
+    throw new ConfigError(
+      'kafka.sasl.oidc.tokenEndpoint',
+      `must be a full https URL, got ${JSON.stringify(oidc.tokenEndpoint)}`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError('kafka.sasl.oidc.tokenEndpoint', `must use https, got ${url.protocol}`);
@@ -70,16 +82,25 @@ function resolveSasl(sasl: RawSasl, secret: ResolveSecret): KafkaSasl {
 }
 
 /** The `schemaRegistry` section checked (Basic or bearer, not both) with its secrets resolved. */
-export function resolveSchemaRegistry(raw: RawConfig['schemaRegistry'], secret: ResolveSecret): SchemaRegistryAccess | undefined {
+export function resolveSchemaRegistry(
+  raw: RawConfig['schemaRegistry'],
+  secret: ResolveSecret,
+): SchemaRegistryAccess | undefined {
   if (raw === undefined) return undefined;
   if (raw.bearerToken !== undefined && (raw.username !== undefined || raw.password !== undefined)) {
     throw new ConfigError('schemaRegistry.bearerToken', 'takes the place of username/password: set one or the other');
   }
   if ((raw.username === undefined) !== (raw.password === undefined)) {
-    throw new ConfigError(raw.username === undefined ? 'schemaRegistry.username' : 'schemaRegistry.password', 'username and password go together');
+    throw new ConfigError(
+      raw.username === undefined ? 'schemaRegistry.username' : 'schemaRegistry.password',
+      'username and password go together',
+    );
   }
   return {
-    ...(raw.username !== undefined && { username: raw.username, password: secret('schemaRegistry.password', raw.password!) }),
+    ...(raw.username !== undefined && {
+      username: raw.username,
+      password: secret('schemaRegistry.password', raw.password!),
+    }),
     ...(raw.bearerToken !== undefined && { bearerToken: secret('schemaRegistry.bearerToken', raw.bearerToken) }),
     ...(raw.caFile !== undefined && { caFile: raw.caFile }),
   };

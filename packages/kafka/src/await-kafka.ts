@@ -14,7 +14,7 @@ export interface AwaitKafkaOptions {
   maxDelayMs?: number;
 }
 
-/** One connect + metadata request, without kafkajs's own retries: the caller owns the backoff. */
+/** One connect + metadata request. Build `kafka` with `retries: 0` so that the caller owns the backoff. */
 export async function checkKafkaConnection(kafka: Kafka): Promise<void> {
   const admin = kafka.admin({ retry: { retries: 0 } });
   try {
@@ -46,7 +46,9 @@ export async function awaitKafka(ctx: ServiceContext, options: AwaitKafkaOptions
       options.signal?.throwIfAborted();
       try {
         // A new client per attempt: certificate files replaced meanwhile (a renewed CA) are read again.
-        await checkKafkaConnection(createKafka({ brokers: ctx.brokers, clientId, logger: quiet, security: config.kafka }));
+        await checkKafkaConnection(
+          createKafka({ brokers: ctx.brokers, clientId, logger: quiet, security: config.kafka, retries: 0 }),
+        );
         if (lastCause) ctx.logger.info({ attempt }, 'Kafka: connected; starting');
         return;
       } catch (err) {
@@ -64,7 +66,12 @@ export async function awaitKafka(ctx: ServiceContext, options: AwaitKafkaOptions
       delayMs = Math.min(delayMs * 2, maxDelayMs);
     }
   } finally {
-    await http?.close();
+    if (http) {
+      // A stand-in server: drop keep-alive connections (probes) so the service can bind the port at once.
+      const closed = http.close();
+      http.server.closeAllConnections();
+      await closed;
+    }
   }
 }
 

@@ -26,7 +26,15 @@ const UNTRUSTED_CODES = new Set([
   'CERT_NOT_YET_VALID',
   'CERT_REVOKED',
 ]);
-const UNTRUSTED_TEXT = /self[- ]signed certificate|unable to verify|unable to get (local )?issuer|certificate has expired|certificate is not yet valid/i;
+const UNTRUSTED_TEXT = new RegExp(
+  [
+    'self[- ]signed certificate',
+    'unable to verify',
+    'unable to get (local )?issuer',
+    'certificate (has expired|is not yet valid)',
+  ].join('|'),
+  'i',
+);
 
 interface ErrorLike {
   name?: string;
@@ -55,10 +63,19 @@ export function describeKafkaFailure(err: unknown): KafkaFailure {
   const has = (test: (e: ErrorLike) => boolean) => errors.some(test);
   const text = errors.map((e) => `${e.name ?? ''} ${e.code ?? ''} ${e.message ?? ''}`).join(' | ');
   if (has((e) => e.name === 'OAuthTokenError')) {
-    return { cause: 'no OAuth token', line: `Kafka: no OAuth token (check kafka.sasl.tokenFile / kafka.sasl.oidc): ${message}` };
+    return {
+      cause: 'no OAuth token',
+      line: `Kafka: no OAuth token (check kafka.sasl.tokenFile / kafka.sasl.oidc): ${message}`,
+    };
   }
-  if (has((e) => e.name === 'KafkaJSSASLAuthenticationError') || /SASL .*(authentication failed|Invalid username or password)|Authentication failed/i.test(text)) {
-    return { cause: 'authentication failed', line: `Kafka: authentication failed (check kafka.sasl mechanism, username and password): ${message}` };
+  if (
+    has((e) => e.name === 'KafkaJSSASLAuthenticationError') ||
+    /SASL .*(authentication failed|Invalid username or password)|Authentication failed/i.test(text)
+  ) {
+    return {
+      cause: 'authentication failed',
+      line: `Kafka: authentication failed (check kafka.sasl mechanism, username and password): ${message}`,
+    };
   }
   if (has((e) => e.code !== undefined && UNTRUSTED_CODES.has(e.code)) || UNTRUSTED_TEXT.test(text)) {
     return {
@@ -72,19 +89,30 @@ export function describeKafkaFailure(err: unknown): KafkaFailure {
       line: `Kafka: the broker's certificate does not name the address in KAFKA_BROKERS: ${message}`,
     };
   }
-  if (has((e) => e.code === 'EPROTO' || e.code === 'ECONNRESET') || /SSL|TLS|wrong version number|handshake/i.test(text)) {
+  if (
+    has((e) => e.code === 'EPROTO' || e.code === 'ECONNRESET') ||
+    /SSL|TLS|wrong version number|handshake/i.test(text)
+  ) {
     return {
       cause: 'TLS handshake failed',
       line: `Kafka: TLS handshake failed (is the listener TLS, and kafka.ssl set to match?): ${message}`,
     };
   }
-  if (has((e) => e.name === 'KafkaJSConnectionClosedError') || /^Closed connection$|closed by the server/i.test(message)) {
+  if (
+    has((e) => e.name === 'KafkaJSConnectionClosedError') ||
+    /^Closed connection$|closed by the server/i.test(message)
+  ) {
     return {
       cause: 'connection closed by the broker',
-      line: `Kafka: the broker closed the connection (a TLS or SASL listener reached without matching kafka.ssl / kafka.sasl?): ${message}`,
+      line:
+        'Kafka: the broker closed the connection (a TLS or SASL listener reached without matching ' +
+        `kafka.ssl / kafka.sasl?): ${message}`,
     };
   }
-  if (has((e) => e.name === 'KafkaJSConnectionError' || e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND') || /Connection (timeout|error)|ECONNREFUSED|ENOTFOUND/i.test(text)) {
+  if (
+    has((e) => e.name === 'KafkaJSConnectionError' || e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND') ||
+    /Connection (timeout|error)|ECONNREFUSED|ENOTFOUND/i.test(text)
+  ) {
     return { cause: 'broker unreachable', line: `Kafka: broker unreachable (check KAFKA_BROKERS): ${message}` };
   }
   return { cause: 'other', line: `Kafka: cannot connect: ${message}` };

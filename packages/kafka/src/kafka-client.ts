@@ -31,6 +31,8 @@ export interface KafkaClientOptions {
   logger: Logger;
   /** TLS and SASL (`kafka.ssl`, `kafka.sasl` of the config file); absent: plaintext, no auth. */
   security?: KafkaSecurity;
+  /** Retries of connects and requests; default 8 (a one-shot check passes 0 and owns its backoff). */
+  retries?: number;
 }
 
 /**
@@ -46,6 +48,6 @@ export function createKafka(options: KafkaClientOptions): Kafka {
     logCreator: pinoLogCreator(options.logger.child({ component: 'kafkajs' })),
     connectionTimeout: 3_000,
     requestTimeout: 30_000,
-    retry: { initialRetryTime: 100, retries: 8, maxRetryTime: 5_000 },
+    retry: { initialRetryTime: 100, retries: options.retries ?? 8, maxRetryTime: 5_000 },
   });
 }

@@ -2,7 +2,9 @@ import kafkajs, { type AuthenticationProviderArgs, type Mechanism } from 'kafkaj
 import type { BearerToken } from './oauth-token.ts';
 
 // kafkajs's typings declare this constructor without its message parameter.
-const KafkaJSSASLAuthenticationError = kafkajs.KafkaJSSASLAuthenticationError as unknown as new (message: string) => Error;
+const KafkaJSSASLAuthenticationError = kafkajs.KafkaJSSASLAuthenticationError as unknown as new (
+  message: string,
+) => Error;
 const SOH = '\u0001';
 
 /** SASL bytes as kafkajs frames them: a 32-bit length, then the bytes. */
@@ -45,7 +47,9 @@ export function oauthBearerMechanism(provider: () => Promise<BearerToken>): Mech
           const reason = challenge.toString('utf8');
           // The broker closes the exchange after this answer, with an error; the reason is in the challenge.
           await saslAuthenticate({ request: bytesRequest(SOH), response: bytesResponse }).catch(() => undefined);
-          throw new KafkaJSSASLAuthenticationError(`SASL OAUTHBEARER authentication failed on ${host}:${port}: ${reason}`);
+          throw new KafkaJSSASLAuthenticationError(
+            `SASL OAUTHBEARER authentication failed on ${host}:${port}: ${reason}`,
+          );
         }
       },
     }),

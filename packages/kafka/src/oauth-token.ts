@@ -47,7 +47,10 @@ export function oidcTokenProvider(oidc: KafkaOidc, now: () => number = Date.now)
   const dispatcher = new Agent({
     headersTimeout: REQUEST_TIMEOUT_MS,
     bodyTimeout: REQUEST_TIMEOUT_MS,
-    connect: { timeout: REQUEST_TIMEOUT_MS, ...(oidc.caFile && { ca: readPem(oidc.caFile, 'kafka.sasl.oidc.caFile') }) },
+    connect: {
+      timeout: REQUEST_TIMEOUT_MS,
+      ...(oidc.caFile && { ca: readPem(oidc.caFile, 'kafka.sasl.oidc.caFile') }),
+    },
   });
   let cached: { value: string; refreshAt: number } | undefined;
   let pending: Promise<BearerToken> | undefined;
@@ -73,7 +76,8 @@ export function oidcTokenProvider(oidc: KafkaOidc, now: () => number = Date.now)
     } catch (err) {
       throw new OAuthTokenError(`token endpoint ${oidc.tokenEndpoint} unreachable: ${(err as Error).message}`);
     }
-    if (status !== 200) throw new OAuthTokenError(`token endpoint ${oidc.tokenEndpoint} answered ${status}: ${text.slice(0, 200)}`);
+    if (status !== 200)
+      throw new OAuthTokenError(`token endpoint ${oidc.tokenEndpoint} answered ${status}: ${text.slice(0, 200)}`);
     let body: { access_token?: unknown; expires_in?: unknown };
     try {
       body = JSON.parse(text) as typeof body;

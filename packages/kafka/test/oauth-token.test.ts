@@ -27,7 +27,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
 before(async () => {
   server = createServer((req, res) => {
     void readBody(req).then((text) => {
-      requests.push({ authorization: req.headers.authorization, contentType: req.headers['content-type'], form: new URLSearchParams(text) });
+      requests.push({
+        authorization: req.headers.authorization,
+        contentType: req.headers['content-type'],
+        form: new URLSearchParams(text),
+      });
       res.writeHead(answer.status, { 'content-type': 'application/json' });
       res.end(answer.body);
     });
@@ -38,11 +42,14 @@ before(async () => {
 after(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('oauthbearer tokens', () => {
-  it('OIDC: client credentials grant with HTTP Basic client authentication and the scope; the token is reused until 80 % of its lifetime', async () => {
+  it('OIDC: client credentials, Basic client auth, the scope; token reused until 80 % of its lifetime', async () => {
     requests.length = 0;
     answer = { status: 200, body: JSON.stringify({ access_token: 'tok-1', token_type: 'Bearer', expires_in: 100 }) };
     let now = 1_000_000;
-    const provider = oidcTokenProvider({ tokenEndpoint: endpoint, clientId: 'sluice app', clientSecret: 's:3cret', scope: 'kafka' }, () => now);
+    const provider = oidcTokenProvider(
+      { tokenEndpoint: endpoint, clientId: 'sluice app', clientSecret: 's:3cret', scope: 'kafka' },
+      () => now,
+    );
     const [a, b] = await Promise.all([provider(), provider()]);
     assert.deepEqual([a, b], [{ value: 'tok-1' }, { value: 'tok-1' }]);
     assert.equal(requests.length, 1, 'concurrent authentications share one request');
@@ -83,7 +90,10 @@ describe('oauthbearer tokens', () => {
       writeFileSync(file, '  \n');
       await assert.rejects(provider(), /is empty/);
       rmSync(file);
-      await assert.rejects(provider(), (err: unknown) => err instanceof OAuthTokenError && /cannot read kafka\.sasl\.tokenFile/.test(err.message));
+      await assert.rejects(
+        provider(),
+        (err: unknown) => err instanceof OAuthTokenError && /cannot read kafka\.sasl\.tokenFile/.test(err.message),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -92,7 +102,9 @@ describe('oauthbearer tokens', () => {
 
 describe('describeKafkaFailure', () => {
   it('names the cause of the failures an operator meets', () => {
-    const sasl = Object.assign(new Error('SASL SCRAM SHA512 authentication failed: invalid credentials'), { name: 'KafkaJSSASLAuthenticationError' });
+    const sasl = Object.assign(new Error('SASL SCRAM SHA512 authentication failed: invalid credentials'), {
+      name: 'KafkaJSSASLAuthenticationError',
+    });
     assert.equal(describeKafkaFailure(sasl).cause, 'authentication failed');
     const wrapped = Object.assign(new Error('wrapped'), { name: 'KafkaJSNonRetriableError', cause: sasl });
     assert.equal(describeKafkaFailure(wrapped).cause, 'authentication failed');
@@ -101,11 +113,18 @@ describe('describeKafkaFailure', () => {
       code: 'SELF_SIGNED_CERT_IN_CHAIN',
     });
     assert.equal(describeKafkaFailure(tls).cause, 'certificate not trusted');
-    const leaf = Object.assign(new Error('Connection error: unable to verify the first certificate'), { name: 'KafkaJSConnectionError' });
+    const leaf = Object.assign(new Error('Connection error: unable to verify the first certificate'), {
+      name: 'KafkaJSConnectionError',
+    });
     assert.equal(describeKafkaFailure(leaf).cause, 'certificate not trusted');
-    const host = Object.assign(new Error("Hostname/IP does not match certificate's altnames"), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+    const host = Object.assign(new Error("Hostname/IP does not match certificate's altnames"), {
+      code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+    });
     assert.equal(describeKafkaFailure(host).cause, 'certificate does not match the broker address');
-    const refused = Object.assign(new Error('Connection error: connect ECONNREFUSED 127.0.0.1:1'), { name: 'KafkaJSConnectionError', code: 'ECONNREFUSED' });
+    const refused = Object.assign(new Error('Connection error: connect ECONNREFUSED 127.0.0.1:1'), {
+      name: 'KafkaJSConnectionError',
+      code: 'ECONNREFUSED',
+    });
     assert.equal(describeKafkaFailure(refused).cause, 'broker unreachable');
     const closed = Object.assign(new Error('Closed connection'), { name: 'KafkaJSConnectionClosedError' });
     assert.equal(describeKafkaFailure(closed).cause, 'connection closed by the broker');

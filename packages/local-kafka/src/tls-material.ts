@@ -22,7 +22,13 @@ function openssl(args: string[], cwd: string): Promise<void> {
     execFile('openssl', args, { cwd }, (err, _stdout, stderr) => {
       if (!err) return resolve();
       const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
-      reject(new Error(missing ? 'local-kafka: a secured broker needs openssl on PATH' : `local-kafka: openssl ${args[0]} failed: ${stderr}`));
+      reject(
+        new Error(
+          missing
+            ? 'local-kafka: a secured broker needs openssl on PATH'
+            : `local-kafka: openssl ${args[0]} failed: ${stderr}`,
+        ),
+      );
     });
   });
 }
@@ -34,19 +40,53 @@ async function signed(dir: string, name: string, cn: string, extensions: string)
   await openssl(['req', ...KEY, '-subj', `/CN=${cn}`, '-keyout', `${name}.key`, '-out', `${name}.csr`], dir);
   await writeFile(join(dir, `${name}.ext`), extensions);
   await openssl(
-    ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '7', '-sha256',
-      '-extfile', `${name}.ext`, '-out', `${name}.pem`],
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '7',
+      '-sha256',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.pem`,
+    ],
     dir,
   );
 }
 
 /** Generates a CA, a broker certificate for 127.0.0.1/localhost and a client certificate in `dir`. */
 export async function generateTlsMaterial(dir: string): Promise<TlsMaterial> {
-  await openssl(['req', '-x509', ...KEY, '-days', '7', '-subj', '/CN=Sluice local-kafka throwaway CA', '-keyout', 'ca.key', '-out', 'ca.pem'], dir);
+  await openssl(
+    [
+      'req',
+      '-x509',
+      ...KEY,
+      '-days',
+      '7',
+      '-subj',
+      '/CN=Sluice local-kafka throwaway CA',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+    ],
+    dir,
+  );
   await signed(dir, 'broker', 'localhost', 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
   await signed(dir, 'client', 'sluice-client', 'extendedKeyUsage=clientAuth\n');
   const keyStore = join(dir, 'broker-keystore.pem');
-  await writeFile(keyStore, (await readFile(join(dir, 'broker.key'), 'utf8')) + (await readFile(join(dir, 'broker.pem'), 'utf8')));
+  await writeFile(
+    keyStore,
+    (await readFile(join(dir, 'broker.key'), 'utf8')) + (await readFile(join(dir, 'broker.pem'), 'utf8')),
+  );
   return {
     caFile: join(dir, 'ca.pem'),
     brokerKeyStoreFile: keyStore,

@@ -9,7 +9,10 @@ test('SLUICE_KAFKA_VERSION picks one of the supported versions; unset means the 
   assert.equal(kafkaVersionFromEnv({ SLUICE_KAFKA_VERSION: '' }), KAFKA_VERSION);
   assert.equal(kafkaVersionFromEnv({ SLUICE_KAFKA_VERSION: '3.9.1' }), '3.9.1');
   assert.equal(kafkaVersionFromEnv({ SLUICE_KAFKA_VERSION: '4.1.1' }), '4.1.1');
-  assert.throws(() => kafkaVersionFromEnv({ SLUICE_KAFKA_VERSION: '4.0.0' }), /SLUICE_KAFKA_VERSION=4\.0\.0 is not one of 3\.9\.1, 4\.1\.1/);
+  assert.throws(
+    () => kafkaVersionFromEnv({ SLUICE_KAFKA_VERSION: '4.0.0' }),
+    /SLUICE_KAFKA_VERSION=4\.0\.0 is not one of 3\.9\.1, 4\.1\.1/,
+  );
   assert.equal(isKafka4('4.1.1'), true);
   assert.equal(isKafka4('3.9.1'), false);
 });
