@@ -84,6 +84,17 @@ describe('secured Kafka (SASL_SSL, SCRAM-SHA-512, mutual TLS)', () => {
     assert.notEqual(await connectWith({ ssl, sasl }), 'connected');
   });
 
+  it('plain, scram-sha-256 and scram-sha-512 authenticate; a wrong password is named as such for each', async () => {
+    const s = broker.security!;
+    const ssl = { caFile: s.caFile, certFile: s.clientCertFile, keyFile: s.clientKeyFile };
+    for (const mechanism of ['plain', 'scram-sha-256', 'scram-sha-512'] as const) {
+      const ok = await connectWith({ ssl, sasl: { mechanism, username: s.username, password: s.password } });
+      assert.equal(ok, 'connected', mechanism);
+      const wrong = await connectWith({ ssl, sasl: { mechanism, username: s.username, password: 'wrong' } });
+      assert.equal(wrong, 'authentication failed', mechanism);
+    }
+  });
+
   it('oauthbearer: the token file is read again at each authentication', async () => {
     const s = broker.security!;
     const ssl = { caFile: s.caFile, certFile: s.clientCertFile, keyFile: s.clientKeyFile };

@@ -188,6 +188,12 @@ class Broker implements LocalKafka {
 
   /** Makes the client listener SASL_SSL: throwaway CA and certificates, SCRAM user for the format. */
   async secure(options: SecuredBrokerOptions): Promise<void> {
+    for (const [name, value] of [['username', options.username], ['password', options.password]] as const) {
+      // They go into `--add-scram name=…,password=…` and a JAAS string: keep them to plain characters.
+      if (value !== undefined && !/^[A-Za-z0-9._~-]+$/.test(value)) {
+        throw new Error(`local-kafka: secured.${name} may only use letters, digits and . _ ~ -`);
+      }
+    }
     const tlsDir = join(this.dir, 'tls');
     await mkdir(tlsDir);
     this.tls = { ...(await generateTlsMaterial(tlsDir)), requireClientCertificate: options.requireClientCertificate ?? false };
@@ -327,7 +333,7 @@ class Broker implements LocalKafka {
       this.clusterId,
       '-c',
       this.configFile,
-      ...(this.security ? ['--add-scram', `SCRAM-SHA-512=[name=${this.security.username},password=${this.security.password}]`] : []),
+      ...(this.security ? scramUsers(this.security) : []),
     ]);
     if (code !== 0) throw new Error(`local-kafka: formatting storage failed (exit ${code}):\n${output.trim()}`);
   }
@@ -528,15 +534,23 @@ async function freePorts(n: number): Promise<number[]> {
 }
 
 /**
- * The SASL_SSL client listener of a secured broker: PEM key and trust stores from the throwaway CA,
- * SCRAM-SHA-512 (users in the cluster metadata), and OAUTHBEARER with Kafka's built-in validator of
- * unsigned tokens (enough to test a client's token handling; never a production setting).
+ * The SASL_SSL client listener of a secured broker: PEM key and trust stores from the throwaway CA;
+ * SCRAM-SHA-512 and SCRAM-SHA-256 (the user in the cluster metadata), PLAIN (the same user, in the
+ * listener's JAAS config), and OAUTHBEARER with Kafka's built-in validator of unsigned tokens
+ * (enough to test a client's token handling; never a production setting).
  */
-function securedListenerProperties(tls: TlsMaterial & { requireClientCertificate: boolean }): Record<string, string> {
+function securedListenerProperties(
+  tls: TlsMaterial & { requireClientCertificate: boolean },
+  user: { username: string; password: string },
+): Record<string, string> {
   const prefix = 'listener.name.sasl_ssl';
+  const scram = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
   return {
-    'sasl.enabled.mechanisms': 'SCRAM-SHA-512,OAUTHBEARER',
-    [`${prefix}.scram-sha-512.sasl.jaas.config`]: 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+    'sasl.enabled.mechanisms': 'SCRAM-SHA-512,SCRAM-SHA-256,PLAIN,OAUTHBEARER',
+    [`${prefix}.scram-sha-512.sasl.jaas.config`]: scram,
+    [`${prefix}.scram-sha-256.sasl.jaas.config`]: scram,
+    [`${prefix}.plain.sasl.jaas.config`]:
+      `org.apache.kafka.common.security.plain.PlainLoginModule required user_${user.username}="${user.password}";`,
     [`${prefix}.oauthbearer.sasl.jaas.config`]:
       'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";',
     [`${prefix}.ssl.keystore.type`]: 'PEM',
@@ -553,13 +567,14 @@ function serverProperties(b: {
   plaintextPort: number;
   dataDir: string;
   tls: (TlsMaterial & { requireClientCertificate: boolean }) | undefined;
+  security: LocalKafkaSecurity | undefined;
 }): string {
   const listeners = b.tls
     ? {
         listeners: `SASL_SSL://${HOST}:${b.port},PLAINTEXT://${HOST}:${b.plaintextPort},CONTROLLER://${HOST}:${b.controllerPort}`,
         'advertised.listeners': `SASL_SSL://${HOST}:${b.port},PLAINTEXT://${HOST}:${b.plaintextPort}`,
         'listener.security.protocol.map': 'SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
-        ...securedListenerProperties(b.tls),
+        ...securedListenerProperties(b.tls, b.security!),
       }
     : {
         listeners: `PLAINTEXT://${HOST}:${b.port},CONTROLLER://${HOST}:${b.controllerPort}`,
@@ -620,6 +635,12 @@ log4j.logger.state.change.logger=WARN
 log4j.logger.kafka.authorizer.logger=WARN
 log4j.logger.org.apache.kafka.clients=WARN
 `;
+}
+
+/** `kafka-storage format` arguments creating the SCRAM user for both SCRAM mechanisms. */
+function scramUsers(user: { username: string; password: string }): string[] {
+  const credential = `[name=${user.username},password=${user.password}]`;
+  return ['--add-scram', `SCRAM-SHA-512=${credential}`, '--add-scram', `SCRAM-SHA-256=${credential}`];
 }
 
 /** Kafka 4.x logs through log4j 2: the same file, levels and line format as `brokerLog4j`. */
