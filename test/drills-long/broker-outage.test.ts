@@ -18,7 +18,12 @@ after(async () => {
   await broker?.dispose();
 });
 
-async function outageDrill(t: TestContext, name: string, options: Omit<PipelineOptions, 'brokers'>, afterRestart: () => void = () => {}) {
+async function outageDrill(
+  t: TestContext,
+  name: string,
+  options: Omit<PipelineOptions, 'brokers'>,
+  afterRestart: () => void = () => {},
+) {
   broker = await startLocalKafka();
   pipeline = await Pipeline.start({ ...options, brokers: broker.brokers, partitions: 3 });
   let stop = false;
@@ -60,7 +65,10 @@ async function outageDrill(t: TestContext, name: string, options: Omit<PipelineO
 }
 
 it(`broker down for ${OUTAGE_MS / 1000} s under load: 503s during, every 2xx delivered after`, (t) =>
-  outageDrill(t, 'broker-outage', { endpoints: [() => ({ status: 200 })], services: ['ingest', 'deliverer', 'retry', 'audience-sync'] }));
+  outageDrill(t, 'broker-outage', {
+    endpoints: [() => ({ status: 200 })],
+    services: ['ingest', 'deliverer', 'retry', 'audience-sync'],
+  }));
 
 it(`broker down for ${OUTAGE_MS / 1000} s while events wait in the retry tiers: all delivered once the endpoint recovers`, (t) => {
   let healthyFrom = Number.POSITIVE_INFINITY;

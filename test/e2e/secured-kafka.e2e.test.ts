@@ -236,69 +236,67 @@ describe('secured Kafka (SASL_SSL, SCRAM-SHA-512, mutual TLS)', () => {
     }
   });
 
-  it(
-    'npm start with KAFKA_BROKERS on the secured listener and the documented settings delivers a curl event',
-    { timeout: 120_000 },
-    async () => {
-      const [ingest, deliverer, retry, audienceSync, receiverPort] = await freePorts(5);
-      const config = writeConfigFile(join(dir, 'npm-start.yaml'), {
-        sources: [{ id: 'demo', writeKeys: ['secured-wk'] }],
-        destinations: [
-          {
-            id: 'demo-webhooks',
-            type: 'webhooks',
-            sourceIds: ['demo'],
-            settings: {
-              webhooks: [{ url: `http://127.0.0.1:${receiverPort}/webhook` }],
-              sharedSecret: 'secured-secret',
-            },
+  it('npm start with KAFKA_BROKERS on the secured listener and the documented settings delivers a curl event', {
+    timeout: 120_000,
+  }, async () => {
+    const [ingest, deliverer, retry, audienceSync, receiverPort] = await freePorts(5);
+    const config = writeConfigFile(join(dir, 'npm-start.yaml'), {
+      sources: [{ id: 'demo', writeKeys: ['secured-wk'] }],
+      destinations: [
+        {
+          id: 'demo-webhooks',
+          type: 'webhooks',
+          sourceIds: ['demo'],
+          settings: {
+            webhooks: [{ url: `http://127.0.0.1:${receiverPort}/webhook` }],
+            sharedSecret: 'secured-secret',
           },
-        ],
-        kafka: { ...kafkaSection(), clientId: 'npm-start-secured', partitions: 2, replicationFactor: 1 },
-        delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
-      });
-      const runner = spawn(process.execPath, ['--import', 'tsx', 'packages/runner/src/main.ts'], {
-        env: {
-          ...process.env,
-          KAFKA_BROKERS: broker.brokers,
-          KAFKA_PASSWORD: broker.security!.password,
-          SLUICE_CONFIG: config,
-          INGEST_PORT: String(ingest),
-          DELIVERER_PORT: String(deliverer),
-          RETRY_PORT: String(retry),
-          AUDIENCE_SYNC_PORT: String(audienceSync),
         },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      ],
+      kafka: { ...kafkaSection(), clientId: 'npm-start-secured', partitions: 2, replicationFactor: 1 },
+      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
+    });
+    const runner = spawn(process.execPath, ['--import', 'tsx', 'packages/runner/src/main.ts'], {
+      env: {
+        ...process.env,
+        KAFKA_BROKERS: broker.brokers,
+        KAFKA_PASSWORD: broker.security!.password,
+        SLUICE_CONFIG: config,
+        INGEST_PORT: String(ingest),
+        DELIVERER_PORT: String(deliverer),
+        RETRY_PORT: String(retry),
+        AUDIENCE_SYNC_PORT: String(audienceSync),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => runner.on('exit', (code) => resolve(code)));
+    try {
+      await waitUntil(
+        () => output.includes('Send an event'),
+        90_000,
+        `npm start ready (output so far: ${output.slice(-2_000)})`,
+      );
+      // What the printed curl line does.
+      const res = await fetch(`http://127.0.0.1:${ingest}/v1/track`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Basic ${Buffer.from('secured-wk:').toString('base64')}`,
+        },
+        body: JSON.stringify({ userId: 'user-1', event: 'Secured Demo Event', properties: { plan: 'pro' } }),
       });
-      let output = '';
-      runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const exited = new Promise<number | null>((resolve) => runner.on('exit', (code) => resolve(code)));
-      try {
-        await waitUntil(
-          () => output.includes('Send an event'),
-          90_000,
-          `npm start ready (output so far: ${output.slice(-2_000)})`,
-        );
-        // What the printed curl line does.
-        const res = await fetch(`http://127.0.0.1:${ingest}/v1/track`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            authorization: `Basic ${Buffer.from('secured-wk:').toString('base64')}`,
-          },
-          body: JSON.stringify({ userId: 'user-1', event: 'Secured Demo Event', properties: { plan: 'pro' } }),
-        });
-        assert.equal(res.status, 200);
-        await waitUntil(
-          () => /webhook track .*signature ok .*Secured Demo Event/.test(output),
-          20_000,
-          'the demo receiver line',
-        );
-      } finally {
-        runner.kill('SIGINT');
-        assert.equal(await exited, 0);
-      }
-    },
-  );
+      assert.equal(res.status, 200);
+      await waitUntil(
+        () => /webhook track .*signature ok .*Secured Demo Event/.test(output),
+        20_000,
+        'the demo receiver line',
+      );
+    } finally {
+      runner.kill('SIGINT');
+      assert.equal(await exited, 0);
+    }
+  });
 });

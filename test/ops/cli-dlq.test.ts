@@ -16,7 +16,11 @@ import { writeUniqueConfig } from './fixtures.ts';
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 const dir = mkdtempSync(join(tmpdir(), 'sluice-cli-dlq-'));
 const env = { ...process.env, KAFKA_BROKERS: testBrokers().join(',') };
-const kafka = createKafka({ brokers: testBrokers(), clientId: 'cli-dlq-test', logger: createLogger({ name: 'cli-dlq-test', level: 'error' }) });
+const kafka = createKafka({
+  brokers: testBrokers(),
+  clientId: 'cli-dlq-test',
+  logger: createLogger({ name: 'cli-dlq-test', level: 'error' }),
+});
 let configPath: string;
 let config: SluiceConfig;
 
@@ -29,7 +33,16 @@ function dead(overrides: Partial<RetryState>): RetryState {
     endpoints: ['https://a.example/hook'],
     firstAttemptAt: T0,
     attempts: 9,
-    history: [{ attempt: 9, endpoint: 'https://a.example/hook', at: T0 + 14_000_000, outcome: 'retryable', status: 503, latencyMs: 3 }],
+    history: [
+      {
+        attempt: 9,
+        endpoint: 'https://a.example/hook',
+        at: T0 + 14_000_000,
+        outcome: 'retryable',
+        status: 503,
+        latencyMs: 3,
+      },
+    ],
     deadReason: 'window_exhausted',
     deadAt: T0 + 14_400_000,
     lastError: 'http_503',
@@ -39,7 +52,13 @@ function dead(overrides: Partial<RetryState>): RetryState {
 
 const letters = [
   dead({ destinationId: 'dest-a', sourceId: 'src-a' }),
-  dead({ destinationId: 'dest-b', sourceId: 'src-a', deadReason: 'permanent_failure', deadAt: T0 + 1_000, lastError: 'http_410' }),
+  dead({
+    destinationId: 'dest-b',
+    sourceId: 'src-a',
+    deadReason: 'permanent_failure',
+    deadAt: T0 + 1_000,
+    lastError: 'http_410',
+  }),
   dead({ destinationId: 'dest-a', sourceId: 'src-b', deadAt: T0 + 86_400_000 }),
 ];
 
@@ -54,7 +73,11 @@ before(async () => {
   await producer.connect();
   await producer.send(
     config.kafka.topics.deadLetter,
-    letters.map((s) => ({ key: `${s.sourceId}:u`, value: JSON.stringify({ type: s.eventType, messageId: s.messageId }), headers: retryStateToHeaders(s) })),
+    letters.map((s) => ({
+      key: `${s.sourceId}:u`,
+      value: JSON.stringify({ type: s.eventType, messageId: s.messageId }),
+      headers: retryStateToHeaders(s),
+    })),
   );
   await producer.disconnect();
 });
@@ -75,7 +98,12 @@ test('dlq list: all, and each filter (destination, source, reason, since/until)'
   const ids = async (...filter: string[]) => {
     const r = await cli('dlq', 'list', '--json', ...filter);
     assert.equal(r.code, 0, r.stderr);
-    return r.stdout.trim().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { messageId: string }).messageId).sort();
+    return r.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { messageId: string }).messageId)
+      .sort();
   };
   const id = (i: number) => letters[i]!.messageId;
   assert.deepEqual(await ids('--destination', 'dest-a'), [id(0), id(2)].sort());
@@ -98,11 +126,17 @@ test('dlq list: all, and each filter (destination, source, reason, since/until)'
   assert.match(badTime.stderr, /--since: not a time/);
 });
 
-test('dlq replay: --dry-run writes nothing; a filtered replay re-injects those with a fresh window, once', { timeout: 60_000 }, async () => {
+test('dlq replay: --dry-run writes nothing; a filtered replay re-injects those with a fresh window, once', {
+  timeout: 60_000,
+}, async () => {
   const dry = await cli('dlq', 'replay', '--destination', 'dest-a', '--dry-run');
   assert.equal(dry.code, 0, dry.stderr);
   assert.match(dry.stdout, /dry run: 2 of 2 matching dead letters would be replayed/);
-  assert.equal((await readTopic(kafka, config.kafka.topics.redeliver, { count: 1, timeoutMs: 2_500 })).length, 0, 'a dry run writes nothing');
+  assert.equal(
+    (await readTopic(kafka, config.kafka.topics.redeliver, { count: 1, timeoutMs: 2_500 })).length,
+    0,
+    'a dry run writes nothing',
+  );
 
   const before = Date.now();
   const replay = await cli('dlq', 'replay', '--destination', 'dest-a');

@@ -27,9 +27,17 @@ test('config validate: the bundled demo config is valid (exit 0)', async () => {
 
 test('config validate: exit 1 with the error naming the field', async () => {
   const cases: [string, string, RegExp][] = [
-    ['bad-url.yaml', 'destinations:\n  - id: d\n    type: webhooks\n    settings:\n      webhooks: [{ url: "ftp://x" }]\n', /destinations\[0\]\.settings\.webhooks\[0\]\.url/],
+    [
+      'bad-url.yaml',
+      'destinations:\n  - id: d\n    type: webhooks\n    settings:\n      webhooks: [{ url: "ftp://x" }]\n',
+      /destinations\[0\]\.settings\.webhooks\[0\]\.url/,
+    ],
     ['unknown.json', '{"kafka":{"partitons":3}}', /kafka\.partitons: is not a known setting/],
-    ['reserved.yaml', 'destinations:\n  - id: d\n    type: webhooks\n    settings:\n      webhooks: [{ url: "https://x.example", headers: { X-Signature: a } }]\n', /headers/],
+    [
+      'reserved.yaml',
+      'destinations:\n  - id: d\n    type: webhooks\n    settings:\n      webhooks: [{ url: "https://x.example", headers: { X-Signature: a } }]\n',
+      /headers/,
+    ],
     ['not-yaml.yaml', 'sources: [\n', /is not valid YAML/],
   ];
   for (const [name, text, field] of cases) {

@@ -20,7 +20,10 @@ function writeConfig(receiverPort: number): { path: string; writeKey: string } {
   const prefix = uniqueName('runner');
   const writeKey = `wk-${prefix}`;
   const topics = Object.fromEntries(
-    ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((k) => [k, `${prefix}.${k}`]),
+    ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((k) => [
+      k,
+      `${prefix}.${k}`,
+    ]),
   );
   const config = {
     sources: [{ id: 'demo', name: 'Demo source', writeKeys: [writeKey] }],
@@ -29,10 +32,18 @@ function writeConfig(receiverPort: number): { path: string; writeKey: string } {
         id: 'demo-webhooks',
         type: 'webhooks',
         sourceIds: ['demo'],
-        settings: { webhooks: [{ url: `http://127.0.0.1:${receiverPort}/webhook` }], sharedSecret: 'runner-test-secret' },
+        settings: {
+          webhooks: [{ url: `http://127.0.0.1:${receiverPort}/webhook` }],
+          sharedSecret: 'runner-test-secret',
+        },
       },
     ],
-    kafka: { clientId: prefix, partitions: 2, replicationFactor: 1, topics: { ...topics, delayPrefix: `${prefix}.delay.` } },
+    kafka: {
+      clientId: prefix,
+      partitions: 2,
+      replicationFactor: 1,
+      topics: { ...topics, delayPrefix: `${prefix}.delay.` },
+    },
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
   };
   const path = join(dir, `${prefix}.json`);
@@ -40,7 +51,9 @@ function writeConfig(receiverPort: number): { path: string; writeKey: string } {
   return { path, writeKey };
 }
 
-test('npm start: printed curl → verified webhook at the demo receiver within 2 s; Ctrl-C leaves no process', { timeout: 150_000 }, async () => {
+test('npm start: printed curl → verified webhook at the demo receiver within 2 s; Ctrl-C leaves no process', {
+  timeout: 150_000,
+}, async () => {
   const [ingest, deliverer, retry, audienceSync, receiverPort] = await freePorts(5);
   const { path, writeKey } = writeConfig(receiverPort!);
   const runner = spawn(process.execPath, ['--import', 'tsx', 'packages/runner/src/main.ts'], {
@@ -72,10 +85,23 @@ test('npm start: printed curl → verified webhook at the demo receiver within 2
   const output = () => `${lines.join('\n')}\n${stderr}`;
 
   try {
-    await waitUntil(() => lines.some((l) => l.includes('Sluice is running')), 110_000, `the banner; output so far:\n${output()}`);
-    assert.ok(lines.some((l) => l.includes(`Write key (source "demo"): ${writeKey}`)), 'the banner names the write key');
-    assert.ok(lines.some((l) => l.includes(`new Analytics("${writeKey}", { endpoint: "http://localhost:${ingest}" })`)), 'TS snippet');
-    assert.ok(lines.some((l) => l.includes(`http://localhost:${deliverer}/metrics`)), 'metrics URLs');
+    await waitUntil(
+      () => lines.some((l) => l.includes('Sluice is running')),
+      110_000,
+      `the banner; output so far:\n${output()}`,
+    );
+    assert.ok(
+      lines.some((l) => l.includes(`Write key (source "demo"): ${writeKey}`)),
+      'the banner names the write key',
+    );
+    assert.ok(
+      lines.some((l) => l.includes(`new Analytics("${writeKey}", { endpoint: "http://localhost:${ingest}" })`)),
+      'TS snippet',
+    );
+    assert.ok(
+      lines.some((l) => l.includes(`http://localhost:${deliverer}/metrics`)),
+      'metrics URLs',
+    );
     const curl = lines.find((l) => l.trim().startsWith('curl '))?.trim();
     assert.ok(curl, 'the banner prints a curl line');
     assert.ok(curl.includes(`http://localhost:${ingest}/v1/track`) && curl.includes(`${writeKey}:`));
@@ -96,7 +122,10 @@ test('npm start: printed curl → verified webhook at the demo receiver within 2
 
     runner.kill('SIGINT');
     let timer: NodeJS.Timeout | undefined;
-    const exit = await Promise.race([exited, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 45_000)))]);
+    const exit = await Promise.race([
+      exited,
+      new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 45_000))),
+    ]);
     clearTimeout(timer);
     assert.deepEqual(exit, { code: 0, signal: null }, `runner exit after SIGINT; output:\n${output()}`);
     const survivors = pidsBefore.filter(isAlive);

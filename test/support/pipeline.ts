@@ -45,7 +45,10 @@ export class Pipeline {
 
   readonly brokers: string;
 
-  private constructor(private readonly options: PipelineOptions, readonly raw: Record<string, unknown>) {
+  private constructor(
+    private readonly options: PipelineOptions,
+    readonly raw: Record<string, unknown>,
+  ) {
     this.brokers = options.brokers ?? process.env.KAFKA_BROKERS!;
     this.configPath = join(this.dir, 'sluice.yaml');
     this.topics = (raw.kafka as { topics: Record<string, string> }).topics;
@@ -55,14 +58,30 @@ export class Pipeline {
     const prefix = uniqueName('pipe');
     const receivers = await Promise.all(options.endpoints.map(() => startReceiver()));
     const topics = Object.fromEntries(
-      ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((t) => [t, `${prefix}.${t}`]),
+      ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((t) => [
+        t,
+        `${prefix}.${t}`,
+      ]),
     );
     const extra = options.config ?? {};
     const raw: Record<string, unknown> = {
       ...extra,
       sources: [{ id: 'ledger', writeKeys: [WRITE_KEY] }],
-      destinations: [{ id: 'ledger-hooks', type: 'webhooks', sourceIds: ['ledger'], settings: { webhooks: receivers.map((r) => ({ url: r.url })), sharedSecret: SECRET } }],
-      kafka: { ...((extra.kafka as object) ?? {}), clientId: prefix, partitions: options.partitions ?? 4, replicationFactor: 1, topics: { ...topics, delayPrefix: `${prefix}.delay.` } },
+      destinations: [
+        {
+          id: 'ledger-hooks',
+          type: 'webhooks',
+          sourceIds: ['ledger'],
+          settings: { webhooks: receivers.map((r) => ({ url: r.url })), sharedSecret: SECRET },
+        },
+      ],
+      kafka: {
+        ...((extra.kafka as object) ?? {}),
+        clientId: prefix,
+        partitions: options.partitions ?? 4,
+        replicationFactor: 1,
+        topics: { ...topics, delayPrefix: `${prefix}.delay.` },
+      },
       delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, ...((extra.delivery as object) ?? {}) },
     };
     const pipeline = new Pipeline(options, raw);
@@ -70,7 +89,11 @@ export class Pipeline {
     receivers.forEach((r, i) => r.behave(pipeline.ledger.recording(r.url, options.endpoints[i])));
     writeConfigFile(pipeline.configPath, raw);
     for (const name of options.services ?? ['ingest', 'deliverer', 'retry']) {
-      const svc = new ServiceProcess(name, { ...options.env, SLUICE_CONFIG: pipeline.configPath, KAFKA_BROKERS: pipeline.brokers });
+      const svc = new ServiceProcess(name, {
+        ...options.env,
+        SLUICE_CONFIG: pipeline.configPath,
+        KAFKA_BROKERS: pipeline.brokers,
+      });
       pipeline.services.set(name, svc);
     }
     // Sequential starts: they race to create topics otherwise (harmless, but slower on 2 cores).
@@ -85,7 +108,10 @@ export class Pipeline {
   }
 
   /** Posts `count` ledger events through ingest's /v1/batch; records what was acknowledged. */
-  async send(count: number, options: { batchSize?: number; concurrency?: number } = {}): Promise<{ acked: number; failed: number }> {
+  async send(
+    count: number,
+    options: { batchSize?: number; concurrency?: number } = {},
+  ): Promise<{ acked: number; failed: number }> {
     const batchSize = options.batchSize ?? 50;
     const batches: string[][] = [];
     for (let i = 0; i < count; i += batchSize) {
@@ -102,13 +128,21 @@ export class Pipeline {
         ids.forEach((id) => this.ledger.sent.add(id));
         const body = JSON.stringify({
           batch: ids.map((messageId) => ({
-            type: 'track', messageId, userId: `user-${Number(messageId.split('-').pop()) % 97}`, event: 'Ledger Event',
+            type: 'track',
+            messageId,
+            userId: `user-${Number(messageId.split('-').pop()) % 97}`,
+            event: 'Ledger Event',
             properties: ledgerProperties(Number(messageId.split('-').pop())),
           })),
           sentAt: new Date().toISOString(),
         });
         try {
-          const res = await request(`${ingest.url}/v1/batch`, { method: 'POST', dispatcher: this.agent, headers: { 'content-type': 'application/json', authorization: auth }, body });
+          const res = await request(`${ingest.url}/v1/batch`, {
+            method: 'POST',
+            dispatcher: this.agent,
+            headers: { 'content-type': 'application/json', authorization: auth },
+            body,
+          });
           const text = await res.body.text();
           if (res.statusCode === 200 && (JSON.parse(text) as { accepted?: number }).accepted === ids.length) {
             ids.forEach((id) => this.ledger.acked.add(id));

@@ -36,14 +36,18 @@ export class ServiceProcess {
 
   async start(): Promise<this> {
     const child = await this.spawn();
-    await waitUntil(async () => {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
-      try {
-        return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
-      } catch {
-        return false;
-      }
-    }, 60_000, `${this.name} /readyz`);
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
+        try {
+          return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      60_000,
+      `${this.name} /readyz`,
+    );
     return this;
   }
 

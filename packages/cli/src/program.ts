@@ -15,7 +15,8 @@ function jsonObject(value: string): Record<string, unknown> {
   } catch {
     throw new InvalidArgumentError('must be a JSON object');
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError('must be a JSON object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new InvalidArgumentError('must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -56,7 +57,11 @@ export function buildProgram(io: CliIo): Command {
     .option('--group-id <id>', 'groupId (group)')
     .option('--previous-id <id>', 'previousId (alias)')
     .option('--name <name>', 'page or screen name')
-    .option('--properties <json>', 'properties (track, page, screen) or traits (identify, group) as a JSON object', jsonObject)
+    .option(
+      '--properties <json>',
+      'properties (track, page, screen) or traits (identify, group) as a JSON object',
+      jsonObject,
+    )
     .action((o: Record<string, unknown>) =>
       send(io, {
         endpoint: o.endpoint as string,

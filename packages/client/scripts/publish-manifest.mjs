@@ -7,7 +7,8 @@ const manifest = new URL('../package.json', import.meta.url);
 const backup = new URL('../package.json.in-repo', import.meta.url);
 
 if (process.argv[2] === 'apply') {
-  if (existsSync(backup)) throw new Error('package.json.in-repo exists: run `node scripts/publish-manifest.mjs restore` first');
+  if (existsSync(backup))
+    throw new Error('package.json.in-repo exists: run `node scripts/publish-manifest.mjs restore` first');
   copyFileSync(manifest, backup);
   const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
   const { exports, main, types, ...publishConfig } = pkg.publishConfig;

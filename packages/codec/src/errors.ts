@@ -29,7 +29,11 @@ export class SchemaRegistryUnavailableError extends CodecError {
 
 /** The registry refused our schema (e.g. an incompatible change under BACKWARD). An operator must act. */
 export class SchemaRegistrationError extends CodecError {
-  constructor(readonly subject: string, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly subject: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super('schema_registration_failed', `cannot register the schema under ${subject}: ${message}`, false, options);
   }
 }

@@ -25,7 +25,10 @@ export async function readToEnd(kafka: Kafka, topic: string, timeoutMs: number):
   }
   if (ends.size === 0) return [];
 
-  const consumer = kafka.consumer({ groupId: `sluice-dead-letters-${randomBytes(6).toString('hex')}`, maxWaitTimeInMs: 100 });
+  const consumer = kafka.consumer({
+    groupId: `sluice-dead-letters-${randomBytes(6).toString('hex')}`,
+    maxWaitTimeInMs: 100,
+  });
   const records: ReadRecord[] = [];
   const remaining = new Set(ends.keys());
   let done!: () => void;
@@ -46,11 +49,15 @@ export async function readToEnd(kafka: Kafka, topic: string, timeoutMs: number):
         }
       },
     });
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new ReadTimeoutError(topic, timeoutMs)), timeoutMs)));
+    const timeout = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new ReadTimeoutError(topic, timeoutMs)), timeoutMs)),
+    );
     await Promise.race([finished, timeout]);
   } finally {
     clearTimeout(timer);
     await consumer.disconnect();
   }
-  return records.sort((a, b) => a.partition - b.partition || Number(BigInt(a.message.offset) - BigInt(b.message.offset)));
+  return records.sort(
+    (a, b) => a.partition - b.partition || Number(BigInt(a.message.offset) - BigInt(b.message.offset)),
+  );
 }

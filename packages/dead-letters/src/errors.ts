@@ -1,6 +1,10 @@
 /** Typed errors of the dead-letter tools, each with a stable `code`. */
 export class DeadLetterError extends Error {
-  constructor(readonly code: string, message: string, options?: ErrorOptions) {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
     this.name = new.target.name;
   }

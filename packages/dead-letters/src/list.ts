@@ -42,7 +42,12 @@ function headerText(value: unknown): string | undefined {
  * Lists the dead letters matching `filter`, oldest first per partition. A bounded read: it stops at
  * the topic's end as of the call, so it never hangs on a live topic.
  */
-export async function listDeadLetters(kafka: Kafka, config: SluiceConfig, filter: DeadLetterFilter = {}, options: ReadOptions = {}): Promise<DeadLetterListing> {
+export async function listDeadLetters(
+  kafka: Kafka,
+  config: SluiceConfig,
+  filter: DeadLetterFilter = {},
+  options: ReadOptions = {},
+): Promise<DeadLetterListing> {
   validateFilter(filter);
   const records = await readToEnd(kafka, config.kafka.topics.deadLetter, options.timeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
   const replays = new Map<string, number>();

@@ -47,8 +47,11 @@ export function replayState(state: RetryState, now: number, windowMs?: number): 
 
 function replayMessage(letter: DeadLetter, now: number, windowMs?: number): Message {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(letter.extraHeaders)) if (!RETRY_HEADER_NAMES.has(name)) headers[name] = value;
-  Object.assign(headers, retryStateToHeaders(replayState(letter.state, now, windowMs)), { [REPLAY_HEADERS.replayedAt]: String(now) });
+  for (const [name, value] of Object.entries(letter.extraHeaders))
+    if (!RETRY_HEADER_NAMES.has(name)) headers[name] = value;
+  Object.assign(headers, retryStateToHeaders(replayState(letter.state, now, windowMs)), {
+    [REPLAY_HEADERS.replayedAt]: String(now),
+  });
   return { key: letter.key, value: letter.value, headers };
 }
 
@@ -57,7 +60,10 @@ function markerMessage(letter: DeadLetter, now: number): Message {
     key: letter.key,
     value: null,
     partition: letter.partition,
-    headers: { [REPLAY_HEADERS.replayOf]: `${letter.partition}:${letter.offset}`, [REPLAY_HEADERS.replayedAt]: String(now) },
+    headers: {
+      [REPLAY_HEADERS.replayOf]: `${letter.partition}:${letter.offset}`,
+      [REPLAY_HEADERS.replayedAt]: String(now),
+    },
   };
 }
 
@@ -67,7 +73,12 @@ function markerMessage(letter: DeadLetter, now: number): Message {
  * replay skips them (unless `again`). The markers are written after the re-injection is
  * acknowledged: a crash in between can replay those letters once more on the next run.
  */
-export async function replayDeadLetters(kafka: Kafka, config: SluiceConfig, filter: DeadLetterFilter = {}, options: ReplayOptions = {}): Promise<ReplayResult> {
+export async function replayDeadLetters(
+  kafka: Kafka,
+  config: SluiceConfig,
+  filter: DeadLetterFilter = {},
+  options: ReplayOptions = {},
+): Promise<ReplayResult> {
   const { letters: matched } = await listDeadLetters(kafka, config, filter, options);
   const toReplay = options.again ? matched : matched.filter((l) => l.replayedAt === undefined);
   const result: ReplayResult = {
@@ -83,8 +94,14 @@ export async function replayDeadLetters(kafka: Kafka, config: SluiceConfig, filt
   await producer.connect();
   try {
     const { redeliver, deadLetter } = config.kafka.topics;
-    await producer.send(redeliver, toReplay.map((l) => replayMessage(l, now, options.windowMs)));
-    await producer.send(deadLetter, toReplay.map((l) => markerMessage(l, now)));
+    await producer.send(
+      redeliver,
+      toReplay.map((l) => replayMessage(l, now, options.windowMs)),
+    );
+    await producer.send(
+      deadLetter,
+      toReplay.map((l) => markerMessage(l, now)),
+    );
   } finally {
     await producer.disconnect();
   }

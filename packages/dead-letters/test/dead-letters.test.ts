@@ -4,17 +4,41 @@ import { retryStateFromHeaders, retryStateToHeaders, type RetryState } from '@sl
 import { createKafka, ensureTopics, SafeProducer, topicSpecs, type Kafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { readTopic, testBrokers, testConfig, uniqueName } from '@sluice/testkit';
-import { InvalidFilterError, listDeadLetters, matchesFilter, REPLAY_HEADERS, replayDeadLetters, replayState } from '@sluice/dead-letters';
+import {
+  InvalidFilterError,
+  listDeadLetters,
+  matchesFilter,
+  REPLAY_HEADERS,
+  replayDeadLetters,
+  replayState,
+} from '@sluice/dead-letters';
 
 const logger = createLogger({ name: 'dead-letters-test', level: 'warn' });
 const T0 = 1_700_000_000_000;
 
 function dead(overrides: Partial<RetryState>): RetryState {
   return {
-    messageId: uniqueName('m'), sourceId: 'src-a', destinationId: 'dest-a', eventType: 'track',
-    endpoints: ['https://a.example/hook'], firstAttemptAt: T0, attempts: 5,
-    history: [{ attempt: 5, endpoint: 'https://a.example/hook', at: T0 + 14_000_000, outcome: 'retryable', status: 500, latencyMs: 4 }],
-    deadReason: 'window_exhausted', deadAt: T0 + 14_400_000, windowMs: 7_200_000, lastError: 'http_500',
+    messageId: uniqueName('m'),
+    sourceId: 'src-a',
+    destinationId: 'dest-a',
+    eventType: 'track',
+    endpoints: ['https://a.example/hook'],
+    firstAttemptAt: T0,
+    attempts: 5,
+    history: [
+      {
+        attempt: 5,
+        endpoint: 'https://a.example/hook',
+        at: T0 + 14_000_000,
+        outcome: 'retryable',
+        status: 500,
+        latencyMs: 4,
+      },
+    ],
+    deadReason: 'window_exhausted',
+    deadAt: T0 + 14_400_000,
+    windowMs: 7_200_000,
+    lastError: 'http_500',
     ...overrides,
   };
 }
@@ -71,7 +95,11 @@ describe('listing and replaying dead letters against the real broker', () => {
     producer = new SafeProducer(kafka);
     await producer.connect();
     await producer.send(topics.deadLetter, [
-      ...letters.map((s, i) => ({ key: `${s.sourceId}:u${i}`, value: Buffer.from(`{"n":${i}}`), headers: retryStateToHeaders(s) })),
+      ...letters.map((s, i) => ({
+        key: `${s.sourceId}:u${i}`,
+        value: Buffer.from(`{"n":${i}}`),
+        headers: retryStateToHeaders(s),
+      })),
       { key: 'x', value: 'not a dead letter', headers: { junk: '1' } },
     ]);
   });
@@ -93,7 +121,10 @@ describe('listing and replaying dead letters against the real broker', () => {
     assert.equal(all.letters.length, 3);
     assert.equal(all.unreadable, 1);
     assert.deepEqual(all.letters.map((l) => l.value?.toString()).sort(), ['{"n":0}', '{"n":1}', '{"n":2}']);
-    assert.deepEqual(all.letters.find((l) => l.state.messageId === letters[0]!.messageId)!.state.history, letters[0]!.history);
+    assert.deepEqual(
+      all.letters.find((l) => l.state.messageId === letters[0]!.messageId)!.state.history,
+      letters[0]!.history,
+    );
     assert.equal((await listDeadLetters(kafka, config, { destinationId: 'dest-a' })).letters.length, 2);
     assert.equal((await listDeadLetters(kafka, config, { sourceId: 'src-a' })).letters.length, 2);
     assert.equal((await listDeadLetters(kafka, config, { reason: 'permanent_failure' })).letters.length, 1);

@@ -12,7 +12,10 @@ const requireField = (type: string, required: string[]) => ({
 });
 
 const requireIdentity = {
-  if: { properties: { type: { enum: ['identify', 'track', 'page', 'screen', 'group', 'delete'] } }, required: ['type'] },
+  if: {
+    properties: { type: { enum: ['identify', 'track', 'page', 'screen', 'group', 'delete'] } },
+    required: ['type'],
+  },
   then: {
     anyOf: [
       { required: ['userId'], properties: { userId: { type: 'string', minLength: 1 } } },

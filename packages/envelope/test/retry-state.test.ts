@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { recordKey, RetryHeadersError, retryStateFromHeaders, retryStateToHeaders, type RetryState } from '@sluice/envelope';
+import {
+  recordKey,
+  RetryHeadersError,
+  retryStateFromHeaders,
+  retryStateToHeaders,
+  type RetryState,
+} from '@sluice/envelope';
 
 describe('retry state headers', () => {
   it('round-trips through Kafka-style Buffer headers', () => {
@@ -15,15 +21,30 @@ describe('retry state headers', () => {
       dueAt: 1_700_000_030_000,
       retryAfterMs: 2_000,
       lastError: 'http_503',
-      history: [{ attempt: 1, endpoint: 'https://a.example/hook', at: 1_700_000_000_000, outcome: 'retryable', status: 503, error: 'http_503', latencyMs: 12 }],
+      history: [
+        {
+          attempt: 1,
+          endpoint: 'https://a.example/hook',
+          at: 1_700_000_000_000,
+          outcome: 'retryable',
+          status: 503,
+          error: 'http_503',
+          latencyMs: 12,
+        },
+      ],
       receivedAt: '2026-11-21T23:34:15.210Z',
     };
-    const asBuffers = Object.fromEntries(Object.entries(retryStateToHeaders(state)).map(([k, v]) => [k, Buffer.from(v)]));
+    const asBuffers = Object.fromEntries(
+      Object.entries(retryStateToHeaders(state)).map(([k, v]) => [k, Buffer.from(v)]),
+    );
     assert.deepEqual(retryStateFromHeaders(asBuffers), state);
   });
 
   it('names the missing header', () => {
-    assert.throws(() => retryStateFromHeaders({ 'sluice-message-id': 'm' }), (e: unknown) => e instanceof RetryHeadersError && /sluice-first-attempt-at/.test(e.message));
+    assert.throws(
+      () => retryStateFromHeaders({ 'sluice-message-id': 'm' }),
+      (e: unknown) => e instanceof RetryHeadersError && /sluice-first-attempt-at/.test(e.message),
+    );
   });
 
   it('keys records by source and user (SPEC §1)', () => {

@@ -76,7 +76,10 @@ export class ConcurrentConsumer {
       partitionsConsumedConcurrently: 16,
       eachBatch: (payload) => this.#onBatch(payload),
     });
-    this.#commitTimer = setInterval(() => void this.commit().catch(() => undefined), this.options.commitIntervalMs ?? 200);
+    this.#commitTimer = setInterval(
+      () => void this.commit().catch(() => undefined),
+      this.options.commitIntervalMs ?? 200,
+    );
   }
 
   async #onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
@@ -126,7 +129,10 @@ export class ConcurrentConsumer {
       tracker.finish(offset);
       this.#release(key);
     } catch (err) {
-      this.options.logger.error({ err, topic: record.topic, partition: record.partition, offset }, 'record handler failed; stopping');
+      this.options.logger.error(
+        { err, topic: record.topic, partition: record.partition, offset },
+        'record handler failed; stopping',
+      );
       this.#group.reportFatal(err as Error);
     } finally {
       this.#running -= 1;
@@ -181,7 +187,10 @@ export class ConcurrentConsumer {
   async drain(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (this.#running > 0 && Date.now() < deadline) {
-      await Promise.race([new Promise<void>((resolve) => this.#idle.push(resolve)), new Promise((r) => setTimeout(r, 100))]);
+      await Promise.race([
+        new Promise<void>((resolve) => this.#idle.push(resolve)),
+        new Promise((r) => setTimeout(r, 100)),
+      ]);
     }
     return this.#running === 0;
   }

@@ -21,7 +21,9 @@ export interface ProducerThreadData {
   producers: number;
 }
 
-export type ToProducerThread = { kind: 'send'; id: number; packed?: PackedBatch; topicMessages?: TopicMessages[] } | { kind: 'close' };
+export type ToProducerThread =
+  | { kind: 'send'; id: number; packed?: PackedBatch; topicMessages?: TopicMessages[] }
+  | { kind: 'close' };
 export type FromProducerThread =
   | { kind: 'ready' }
   | { kind: 'start-failed'; message: string }
@@ -33,8 +35,15 @@ export type FromProducerThread =
 const port = parentPort!;
 const data = workerData as ProducerThreadData;
 const post = (m: FromProducerThread) => port.postMessage(m);
-const logger = createLogger({ name: data.service, level: data.logLevel as 'info' }).child({ component: 'producer-thread' });
-const kafka = createKafka({ brokers: data.brokers, clientId: data.clientId, logger, ...(data.security && { security: data.security }) });
+const logger = createLogger({ name: data.service, level: data.logLevel as 'info' }).child({
+  component: 'producer-thread',
+});
+const kafka = createKafka({
+  brokers: data.brokers,
+  clientId: data.clientId,
+  logger,
+  ...(data.security && { security: data.security }),
+});
 const producers = Array.from({ length: data.producers }, () => new SafeProducer(kafka));
 let next = 0;
 
@@ -47,7 +56,8 @@ port.on('message', (msg: ToProducerThread) => {
     const producer = producers[next++ % producers.length]!;
     producer.sendBatch(topicMessages).then(
       () => post({ kind: 'sent', id: msg.id }),
-      (err: Error) => post({ kind: 'failed', id: msg.id, message: err?.message ?? String(err), name: err?.name ?? 'Error' }),
+      (err: Error) =>
+        post({ kind: 'failed', id: msg.id, message: err?.message ?? String(err), name: err?.name ?? 'Error' }),
     );
   } else if (msg.kind === 'close') {
     // kafkajs resolves in-flight sends before it disconnects.

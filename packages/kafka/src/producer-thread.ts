@@ -52,8 +52,14 @@ export class ProducerThread {
 
   /** Starts the thread and connects its producers. */
   static async start(options: ProducerThreadOptions): Promise<ProducerThread> {
-    const data: ProducerThreadData = { service: options.service, brokers: options.brokers, clientId: options.clientId, logLevel: options.logLevel, producers: options.producers,
-      ...(options.security && { security: kafkaSecurityOf(options.security) }) };
+    const data: ProducerThreadData = {
+      service: options.service,
+      brokers: options.brokers,
+      clientId: options.clientId,
+      logLevel: options.logLevel,
+      producers: options.producers,
+      ...(options.security && { security: kafkaSecurityOf(options.security) }),
+    };
     const worker = startTsWorker(new URL('./producer-thread-worker.ts', import.meta.url), { workerData: data });
     const thread = new ProducerThread(worker);
     await new Promise<void>((resolve, reject) => {

@@ -44,7 +44,10 @@ export class SequentialConsumer {
   #busy = 0;
 
   constructor(private readonly options: SequentialConsumerOptions) {
-    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100 });
+    this.#group = createGroupConsumer(options.kafka, {
+      groupId: options.groupId,
+      maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
+    });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
   }
@@ -86,20 +89,32 @@ export class SequentialConsumer {
         try {
           await Promise.all(runs.map((run) => run()));
         } catch (err) {
-          this.options.logger.error({ err, topic: batch.topic, partition: batch.partition }, 'record step failed; stopping');
+          this.options.logger.error(
+            { err, topic: batch.topic, partition: batch.partition },
+            'record step failed; stopping',
+          );
           this.#group.reportFatal(err as Error);
           throw err;
         }
         resolveOffset(lastOffset);
-        this.options.metrics?.record(this.options.groupId, batch.topic, batch.partition, batch.highWatermark, lastOffset);
+        this.options.metrics?.record(
+          this.options.groupId,
+          batch.topic,
+          batch.partition,
+          batch.highWatermark,
+          lastOffset,
+        );
         await heartbeat();
       }
       if (waitUntil !== undefined && !this.#intakeStopped) {
         const resume = pause();
-        const timer = setTimeout(() => {
-          this.#timers.delete(timer);
-          if (!this.#intakeStopped) resume();
-        }, Math.max(0, waitUntil - now()));
+        const timer = setTimeout(
+          () => {
+            this.#timers.delete(timer);
+            if (!this.#intakeStopped) resume();
+          },
+          Math.max(0, waitUntil - now()),
+        );
         this.#timers.add(timer);
       }
     } finally {

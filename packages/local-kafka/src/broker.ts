@@ -188,7 +188,10 @@ class Broker implements LocalKafka {
 
   /** Makes the client listener SASL_SSL: throwaway CA and certificates, SCRAM user for the format. */
   async secure(options: SecuredBrokerOptions): Promise<void> {
-    for (const [name, value] of [['username', options.username], ['password', options.password]] as const) {
+    for (const [name, value] of [
+      ['username', options.username],
+      ['password', options.password],
+    ] as const) {
       // They go into `--add-scram name=…,password=…` and a JAAS string: keep them to plain characters.
       if (value !== undefined && !/^[A-Za-z0-9._~-]+$/.test(value)) {
         throw new Error(`local-kafka: secured.${name} may only use letters, digits and . _ ~ -`);
@@ -196,7 +199,10 @@ class Broker implements LocalKafka {
     }
     const tlsDir = join(this.dir, 'tls');
     await mkdir(tlsDir);
-    this.tls = { ...(await generateTlsMaterial(tlsDir)), requireClientCertificate: options.requireClientCertificate ?? false };
+    this.tls = {
+      ...(await generateTlsMaterial(tlsDir)),
+      requireClientCertificate: options.requireClientCertificate ?? false,
+    };
     this.security = {
       mechanism: 'scram-sha-512',
       username: options.username ?? 'sluice',
@@ -218,7 +224,10 @@ class Broker implements LocalKafka {
 
   async firstStart(port: number | undefined): Promise<void> {
     const kafka4 = isKafka4(this.version);
-    await writeFile(join(this.dir, 'config', 'log4j.properties'), kafka4 ? brokerLog4j2(this.logFile) : brokerLog4j(this.logFile));
+    await writeFile(
+      join(this.dir, 'config', 'log4j.properties'),
+      kafka4 ? brokerLog4j2(this.logFile) : brokerLog4j(this.logFile),
+    );
     await writeFile(join(this.dir, 'config', 'tools-log4j.properties'), kafka4 ? TOOLS_LOG4J2 : TOOLS_LOG4J);
     installExitHook();
     live.add(this);
@@ -294,7 +303,10 @@ class Broker implements LocalKafka {
     const parts: string[] = [];
     const errors = errorLines(this.logFile, 12);
     if (errors) parts.push(`--- first errors in ${this.logFile} ---\n${errors}`);
-    for (const [name, file] of [['jvm output', this.jvmOut], ['server.log', this.logFile]] as const) {
+    for (const [name, file] of [
+      ['jvm output', this.jvmOut],
+      ['server.log', this.logFile],
+    ] as const) {
       const text = tail(file, lines);
       if (text) parts.push(`--- last lines of ${name} (${file}) ---\n${text}`);
     }
@@ -361,7 +373,9 @@ class Broker implements LocalKafka {
       signal(run, 'SIGKILL');
       await waitForExit(run, STOP_GRACE_MS);
       const message = (err as Error).message;
-      const reason = message.startsWith('exited') ? message : `did not become ready within ${this.startTimeoutMs / 1000} s`;
+      const reason = message.startsWith('exited')
+        ? message
+        : `did not become ready within ${this.startTimeoutMs / 1000} s`;
       throw new Error(`local-kafka: Apache Kafka ${this.version} on ${this.brokers} ${reason}.\n${this.logTail()}`);
     }
     this.startupMs = Date.now() - started;
@@ -392,9 +406,18 @@ async function spawnJvm(args: string[], outFile: string, cleanupDir: string): Pr
   let reported: BrokerExit | undefined;
   return new Promise<JvmRun>((resolve, reject) => {
     let run: JvmRun | undefined;
-    const keepAlive = setTimeout(() => reject(new Error('local-kafka: the watchdog did not start the JVM within 10 s')), 10_000);
+    const keepAlive = setTimeout(
+      () => reject(new Error('local-kafka: the watchdog did not start the JVM within 10 s')),
+      10_000,
+    );
     watchdog.on('message', (raw) => {
-      const m = raw as { type: string; pid?: number; code?: number | null; signal?: NodeJS.Signals | null; message?: string };
+      const m = raw as {
+        type: string;
+        pid?: number;
+        code?: number | null;
+        signal?: NodeJS.Signals | null;
+        message?: string;
+      };
       if (m.type === 'spawned' && typeof m.pid === 'number') {
         clearTimeout(keepAlive);
         run = { watchdog, pid: m.pid, exit };
@@ -469,7 +492,8 @@ async function waitUntilReady(brokers: string, run: JvmRun, deadline: number): P
     retry: { retries: 0 },
   });
   for (;;) {
-    if (run.exitInfo) throw new Error(`exited during start-up (${run.exitInfo.signal ?? `exit code ${run.exitInfo.code}`})`);
+    if (run.exitInfo)
+      throw new Error(`exited during start-up (${run.exitInfo.signal ?? `exit code ${run.exitInfo.code}`})`);
     if (Date.now() > deadline) throw new Error('timeout');
     const admin = kafka.admin({ retry: { retries: 0 } });
     try {
@@ -549,8 +573,7 @@ function securedListenerProperties(
     'sasl.enabled.mechanisms': 'SCRAM-SHA-512,SCRAM-SHA-256,PLAIN,OAUTHBEARER',
     [`${prefix}.scram-sha-512.sasl.jaas.config`]: scram,
     [`${prefix}.scram-sha-256.sasl.jaas.config`]: scram,
-    [`${prefix}.plain.sasl.jaas.config`]:
-      `org.apache.kafka.common.security.plain.PlainLoginModule required user_${user.username}="${user.password}";`,
+    [`${prefix}.plain.sasl.jaas.config`]: `org.apache.kafka.common.security.plain.PlainLoginModule required user_${user.username}="${user.password}";`,
     [`${prefix}.oauthbearer.sasl.jaas.config`]:
       'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";',
     [`${prefix}.ssl.keystore.type`]: 'PEM',
@@ -645,7 +668,13 @@ function scramUsers(user: { username: string; password: string }): string[] {
 
 /** Kafka 4.x logs through log4j 2: the same file, levels and line format as `brokerLog4j`. */
 function brokerLog4j2(file: string): string {
-  const quiet = ['kafka.request.logger', 'kafka.network.RequestChannel$', 'state.change.logger', 'kafka.authorizer.logger', 'org.apache.kafka.clients'];
+  const quiet = [
+    'kafka.request.logger',
+    'kafka.network.RequestChannel$',
+    'state.change.logger',
+    'kafka.authorizer.logger',
+    'org.apache.kafka.clients',
+  ];
   return `status = warn
 appender.file.type = RollingFile
 appender.file.name = file
@@ -693,7 +722,11 @@ function fileUrl(path: string): string {
 function tail(file: string, lines: number): string {
   try {
     const text = readFileSync(file, 'utf8');
-    return text.split('\n').slice(-lines - 1).join('\n').trim();
+    return text
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n')
+      .trim();
   } catch {
     return '';
   }

@@ -5,7 +5,13 @@
 
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { ensureKafkaInstalled, KAFKA_VERSION, startLocalKafka, SUPPORTED_KAFKA_VERSIONS, type LocalKafka } from './index.ts';
+import {
+  ensureKafkaInstalled,
+  KAFKA_VERSION,
+  startLocalKafka,
+  SUPPORTED_KAFKA_VERSIONS,
+  type LocalKafka,
+} from './index.ts';
 
 const USAGE = `usage: node --import tsx packages/local-kafka/src/cli.ts <command>
 
@@ -107,7 +113,9 @@ async function cmdStart(opts: Options): Promise<number> {
   for (const s of SIGNALS) process.off(s, early);
   if (!signalled) {
     process.stdout.write(`${kafka.brokers}\n`);
-    process.stderr.write(`local-kafka: export KAFKA_BROKERS=${kafka.brokers}   (Ctrl-C to stop; broker log: ${kafka.logFile})\n`);
+    process.stderr.write(
+      `local-kafka: export KAFKA_BROKERS=${kafka.brokers}   (Ctrl-C to stop; broker log: ${kafka.logFile})\n`,
+    );
     const keepAlive = setInterval(() => {}, 1 << 30);
     const outcome = await new Promise<{ signal: Signal } | { crashed: true }>((resolve) => {
       for (const s of SIGNALS) process.once(s, () => resolve({ signal: s }));
@@ -141,7 +149,11 @@ async function cmdRun(opts: Options): Promise<number> {
   for (const s of SIGNALS) process.off(s, early);
   try {
     if (signalled) return signalExitCode(signalled);
-    const code = await runCommand(command, args, { ...process.env, KAFKA_BROKERS: kafka.brokers, SLUICE_LOCAL_KAFKA_PID: String(kafka.pid) });
+    const code = await runCommand(command, args, {
+      ...process.env,
+      KAFKA_BROKERS: kafka.brokers,
+      SLUICE_LOCAL_KAFKA_PID: String(kafka.pid),
+    });
     if (!kafka.running) process.stderr.write(`local-kafka: note: the broker was not running when the command ended.\n`);
     return code;
   } finally {

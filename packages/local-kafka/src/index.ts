@@ -1,5 +1,11 @@
 export { startLocalKafka } from './broker.ts';
-export type { BrokerExit, LocalKafka, LocalKafkaSecurity, SecuredBrokerOptions, StartLocalKafkaOptions } from './broker.ts';
+export type {
+  BrokerExit,
+  LocalKafka,
+  LocalKafkaSecurity,
+  SecuredBrokerOptions,
+  StartLocalKafkaOptions,
+} from './broker.ts';
 export {
   ensureKafkaInstalled,
   findKafkaInstallation,

@@ -103,10 +103,16 @@ export async function ensureKafkaInstalled(opts: InstallOptions = {}): Promise<K
   }
 }
 
-async function install(cacheDir: string, version: KafkaVersion, log: (line: string) => void): Promise<KafkaInstallation> {
+async function install(
+  cacheDir: string,
+  version: KafkaVersion,
+  log: (line: string) => void,
+): Promise<KafkaInstallation> {
   const inst = installation(cacheDir, version);
   const started = Date.now();
-  log(`local-kafka: fetching Apache Kafka ${version} (kafka_${SCALA_VERSION}) from Maven Central into ${inst.home} ...`);
+  log(
+    `local-kafka: fetching Apache Kafka ${version} (kafka_${SCALA_VERSION}) from Maven Central into ${inst.home} ...`,
+  );
   // We hold the lock, so staging dirs of earlier attempts are leftovers of killed processes.
   for (const entry of await readdir(cacheDir)) {
     if (entry.startsWith(`.kafka-${version}.tmp-`)) await rm(join(cacheDir, entry), { recursive: true, force: true });
@@ -119,8 +125,10 @@ async function install(cacheDir: string, version: KafkaVersion, log: (line: stri
     await writeFile(join(work, 'pom.xml'), pom(version));
     const libs = join(staging, 'libs');
     await runMaven(work, [
-      '-B', '-q',
-      '-f', join(work, 'pom.xml'),
+      '-B',
+      '-q',
+      '-f',
+      join(work, 'pom.xml'),
       `${DEPENDENCY_PLUGIN}:copy-dependencies`,
       `-DoutputDirectory=${libs}`,
       '-DincludeScope=runtime',
@@ -128,15 +136,18 @@ async function install(cacheDir: string, version: KafkaVersion, log: (line: stri
     const jars = (await readdir(libs)).filter((f) => f.endsWith('.jar')).sort();
     const logging = isKafka4(version) ? `log4j-core-${LOG4J2_VERSION}.jar` : `reload4j-${RELOAD4J_VERSION}.jar`;
     for (const required of [`kafka_${SCALA_VERSION}-${version}.jar`, `kafka-clients-${version}.jar`, logging]) {
-      if (!jars.includes(required)) throw new Error(`local-kafka: Maven finished but ${required} is missing from ${libs}`);
+      if (!jars.includes(required))
+        throw new Error(`local-kafka: Maven finished but ${required} is missing from ${libs}`);
     }
     await writeFile(
       join(staging, MARKER),
-      JSON.stringify({ kafka: version, scala: SCALA_VERSION, installedAt: new Date().toISOString(), jars }, null, 2) + '\n',
+      JSON.stringify({ kafka: version, scala: SCALA_VERSION, installedAt: new Date().toISOString(), jars }, null, 2) +
+        '\n',
     );
     await chmod(staging, 0o755);
     // A leftover directory without a marker is an interrupted older attempt: remove it.
-    if (existsSync(inst.home) && !existsSync(join(inst.home, MARKER))) await rm(inst.home, { recursive: true, force: true });
+    if (existsSync(inst.home) && !existsSync(join(inst.home, MARKER)))
+      await rm(inst.home, { recursive: true, force: true });
     try {
       await rename(staging, inst.home);
     } catch (err) {
@@ -198,7 +209,10 @@ function runMaven(cwd: string, args: string[]): Promise<void> {
     });
     child.on('close', (code, signal) => {
       if (code === 0) resolve();
-      else reject(new Error(`local-kafka: 'mvn ${args.join(' ')}' failed (${signal ?? `exit ${code}`}):\n${output.trim()}`));
+      else
+        reject(
+          new Error(`local-kafka: 'mvn ${args.join(' ')}' failed (${signal ?? `exit ${code}`}):\n${output.trim()}`),
+        );
     });
   });
 }

@@ -9,7 +9,11 @@ const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: PACKAGE_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      cwd: PACKAGE_DIR,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -21,7 +25,10 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
 
 test('run: with KAFKA_BROKERS set, provisions nothing and passes the exit code through', async () => {
   const script = 'process.stdout.write(process.env.KAFKA_BROKERS ?? ""); process.exit(3)';
-  const r = await cli(['run', '--', process.execPath, '-e', script], { ...process.env, KAFKA_BROKERS: 'elsewhere:9092' });
+  const r = await cli(['run', '--', process.execPath, '-e', script], {
+    ...process.env,
+    KAFKA_BROKERS: 'elsewhere:9092',
+  });
   assert.equal(r.code, 3);
   assert.equal(r.stdout, 'elsewhere:9092');
   assert.doesNotMatch(r.stderr, /started in/);

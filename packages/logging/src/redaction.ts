@@ -2,7 +2,19 @@
  * Paths pino censors (SPEC §11, §12): secrets, write keys, the admin token and every
  * Authorization header never reach a log line, wherever they sit one or two levels deep.
  */
-const SECRET_KEYS = ['authorization', 'Authorization', 'sharedSecret', 'writeKey', 'writeKeys', 'adminToken', 'password', 'secret', 'x-signature', 'X-Signature', 'cookie'];
+const SECRET_KEYS = [
+  'authorization',
+  'Authorization',
+  'sharedSecret',
+  'writeKey',
+  'writeKeys',
+  'adminToken',
+  'password',
+  'secret',
+  'x-signature',
+  'X-Signature',
+  'cookie',
+];
 
 export const REDACT_PATHS: string[] = [
   ...SECRET_KEYS,

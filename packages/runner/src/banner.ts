@@ -65,7 +65,9 @@ export function renderBanner(info: BannerInfo): string {
     'Sluice is running. Ctrl-C stops everything.',
     '',
     ...info.services.map((s) => row(s.name, `${s.url}  metrics ${s.url}/metrics`)),
-    ...(info.receiverUrl ? [row('demo receiver', `${info.receiverUrl}  (prints each webhook and its X-Signature check)`)] : []),
+    ...(info.receiverUrl
+      ? [row('demo receiver', `${info.receiverUrl}  (prints each webhook and its X-Signature check)`)]
+      : []),
     row('Kafka', `${info.brokers}${info.localKafka ? '  (local broker, stopped on exit)' : '  (KAFKA_BROKERS)'}`),
     row('config', info.configPath),
     '',

@@ -26,5 +26,11 @@ export const SERVICE_NODE_FLAGS: Readonly<Record<ServiceName, readonly string[]>
  * extra `--import` preloads, then its entry point.
  */
 export function serviceNodeArgs(name: ServiceName, preloads: readonly string[] = []): string[] {
-  return [...SERVICE_NODE_FLAGS[name], '--import', 'tsx', ...preloads.flatMap((p) => ['--import', p]), `services/${name}/src/main.ts`];
+  return [
+    ...SERVICE_NODE_FLAGS[name],
+    '--import',
+    'tsx',
+    ...preloads.flatMap((p) => ['--import', p]),
+    `services/${name}/src/main.ts`,
+  ];
 }

@@ -7,5 +7,8 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
  */
 export function startTsWorker(entry: URL, options: Omit<WorkerOptions, 'eval'> = {}): Worker {
   const href = JSON.stringify(entry.href);
-  return new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${href}, ${href}))`, { ...options, eval: true });
+  return new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${href}, ${href}))`, {
+    ...options,
+    eval: true,
+  });
 }

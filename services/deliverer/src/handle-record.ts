@@ -1,6 +1,12 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
 import type { EnvelopeCodec } from '@sluice/codec';
-import { rejectedRecord, retryStateFromHeaders, RetryHeadersError, type EventEnvelope, type RetryState } from '@sluice/envelope';
+import {
+  rejectedRecord,
+  retryStateFromHeaders,
+  RetryHeadersError,
+  type EventEnvelope,
+  type RetryState,
+} from '@sluice/envelope';
 import type { ConsumedRecord, RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { REJECT_ORIGIN } from './constants.ts';
@@ -29,7 +35,10 @@ export interface RecordHandlerDeps {
 export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedRecord) => Promise<void> {
   const reject = async (record: ConsumedRecord, code: string, message: string, sourceId?: string) => {
     deps.metrics.rejected.inc({ topic: record.topic, code });
-    deps.logger.warn({ topic: record.topic, partition: record.partition, offset: record.offset, code, message }, 'record rejected');
+    deps.logger.warn(
+      { topic: record.topic, partition: record.partition, offset: record.offset, code, message },
+      'record rejected',
+    );
     const rejected = rejectedRecord({
       code,
       message,
@@ -53,7 +62,8 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     const body = encodeBody(rendered.body);
     const key = record.key?.toString() ?? null;
     // No named closure per event: tsx wraps each named closure in a costly `__name` call.
-    if (destinations.length === 1) await deps.delivery.run(newEventJob(event, key, body, destinations[0]!), destinations[0]!);
+    if (destinations.length === 1)
+      await deps.delivery.run(newEventJob(event, key, body, destinations[0]!), destinations[0]!);
     else await Promise.all(destinations.map((d) => deps.delivery.run(newEventJob(event, key, body, d), d)));
   };
 
@@ -65,7 +75,8 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
       if (err instanceof RetryHeadersError) return reject(record, err.code, err.message);
       throw err;
     }
-    if (!record.value || record.value.length === 0) return reject(record, 'empty', 'retry record has no body', state.sourceId);
+    if (!record.value || record.value.length === 0)
+      return reject(record, 'empty', 'retry record has no body', state.sourceId);
     const job = {
       key: record.key?.toString() ?? `${state.sourceId}:`,
       body: record.value,
@@ -78,7 +89,11 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     };
     const destination = deps.config().destinations.find((d) => d.id === state.destinationId);
     if (!destination || !destination.enabled) {
-      return deps.delivery.deadLetter(job, 'no_endpoints', `destination ${state.destinationId} is ${destination ? 'disabled' : 'gone'}`);
+      return deps.delivery.deadLetter(
+        job,
+        'no_endpoints',
+        `destination ${state.destinationId} is ${destination ? 'disabled' : 'gone'}`,
+      );
     }
     await deps.delivery.run(job, destination);
   };

@@ -55,16 +55,21 @@ export async function dlqList(io: CliIo, flags: DlqListFlags): Promise<void> {
   const { config, kafka } = openKafkaSession(io, flags.config);
   const { letters, unreadable } = await withFilterErrors(() => listDeadLetters(kafka, config, filter));
   for (const letter of letters) io.stdout(`${flags.json ? json(letter) : summary(letter)}\n`);
-  if (!flags.json) io.stderr(`${letters.length} dead letters${unreadable > 0 ? ` (${unreadable} unreadable records skipped)` : ''}\n`);
+  if (!flags.json)
+    io.stderr(`${letters.length} dead letters${unreadable > 0 ? ` (${unreadable} unreadable records skipped)` : ''}\n`);
 }
 
 /** `sluice dlq replay [filters] [--dry-run]`: re-inject onto the redeliver topic with a fresh window. */
 export async function dlqReplay(io: CliIo, flags: DlqReplayFlags): Promise<void> {
   const filter = filterFromFlags(flags);
   const { config, kafka } = openKafkaSession(io, flags.config);
-  const result = await withFilterErrors(() => replayDeadLetters(kafka, config, filter, { dryRun: flags.dryRun ?? false }));
-  for (const letter of result.letters) io.stdout(`${result.dryRun ? 'would replay' : 'replayed'}  ${summary(letter)}\n`);
-  const skipped = result.skippedAlreadyReplayed > 0 ? `, ${result.skippedAlreadyReplayed} skipped (already replayed)` : '';
+  const result = await withFilterErrors(() =>
+    replayDeadLetters(kafka, config, filter, { dryRun: flags.dryRun ?? false }),
+  );
+  for (const letter of result.letters)
+    io.stdout(`${result.dryRun ? 'would replay' : 'replayed'}  ${summary(letter)}\n`);
+  const skipped =
+    result.skippedAlreadyReplayed > 0 ? `, ${result.skippedAlreadyReplayed} skipped (already replayed)` : '';
   io.stdout(
     result.dryRun
       ? `dry run: ${result.letters.length} of ${result.matched} matching dead letters would be replayed${skipped}\n`

@@ -1,4 +1,10 @@
-import { type ConsumerMetrics, type Drainable, type Kafka, createGroupConsumer, type GroupConsumer } from '@sluice/kafka';
+import {
+  type ConsumerMetrics,
+  type Drainable,
+  type Kafka,
+  createGroupConsumer,
+  type GroupConsumer,
+} from '@sluice/kafka';
 import type { Consumer } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
 import type { SnapshotRecord } from '../sync-processor.ts';
@@ -59,7 +65,10 @@ export class SnapshotConsumer implements Drainable {
               this.#committed.set(partition, next);
             }
           } catch (err) {
-            this.options.logger.error({ err, topic, partition, offset: message.offset }, 'snapshot handling failed; stopping');
+            this.options.logger.error(
+              { err, topic, partition, offset: message.offset },
+              'snapshot handling failed; stopping',
+            );
             this.#group.reportFatal(err as Error);
             throw err;
           } finally {

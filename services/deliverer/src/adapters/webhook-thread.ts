@@ -3,7 +3,12 @@ import { startTsWorker } from '@sluice/service-kit';
 import type { AttemptResult } from '../domain/attempt-result.ts';
 import { TurnBatch } from './turn-batch.ts';
 import type { WebhookClient, WebhookRequest } from './webhook-client.ts';
-import type { FromWebhookThread, ThreadRequest, ToWebhookThread, WebhookThreadSettings } from './webhook-thread-worker.ts';
+import type {
+  FromWebhookThread,
+  ThreadRequest,
+  ToWebhookThread,
+  WebhookThreadSettings,
+} from './webhook-thread-worker.ts';
 
 export type { WebhookThreadSettings } from './webhook-thread-worker.ts';
 
@@ -62,7 +67,13 @@ export class WebhookThread implements WebhookClient {
     const id = this.#nextId++;
     return new Promise<AttemptResult>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#outbox.push({ id, url: request.url, headers: request.headers, body: request.body, timeoutMs: request.timeoutMs });
+      this.#outbox.push({
+        id,
+        url: request.url,
+        headers: request.headers,
+        body: request.body,
+        timeoutMs: request.timeoutMs,
+      });
     });
   }
 

@@ -21,7 +21,11 @@ const present = <T>(value: T | undefined | null): value is T => value !== undefi
 export function renderBody(event: EventEnvelope): RenderResult {
   const timestamp = toIsoMillis(event.timestamp);
   if (timestamp === undefined) {
-    return { ok: false, code: 'invalid_timestamp', message: `timestamp ${JSON.stringify(event.timestamp)} is not an ISO 8601 date` };
+    return {
+      ok: false,
+      code: 'invalid_timestamp',
+      message: `timestamp ${JSON.stringify(event.timestamp)} is not an ISO 8601 date`,
+    };
   }
   if (event.type === 'delete') return { ok: true, body: { type: 'delete', userId: event.userId ?? null, timestamp } };
 

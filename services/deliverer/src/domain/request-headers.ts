@@ -6,7 +6,11 @@ import { CONTENT_TYPE, MESSAGE_ID_HEADER, USER_AGENT } from '../constants.ts';
  * The headers of a webhook request (SPEC §6). The endpoint's static headers go first so that the
  * fixed ones can never be overridden (config validation already rejects reserved names).
  */
-export function requestHeaders(endpoint: Endpoint, messageId: string, signature: string | undefined): Record<string, string> {
+export function requestHeaders(
+  endpoint: Endpoint,
+  messageId: string,
+  signature: string | undefined,
+): Record<string, string> {
   const headers: Record<string, string> = { ...endpoint.headers };
   headers['user-agent'] = USER_AGENT;
   headers['content-type'] = CONTENT_TYPE;

@@ -62,7 +62,10 @@ async function waitUntil(at: number, now: () => number, stopping: Promise<void>)
   void stopping.then(() => (stopped = true));
   while (!stopped && now() < at) {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(1, at - now())))), stopping]);
+    await Promise.race([
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(1, at - now())))),
+      stopping,
+    ]);
     clearTimeout(timer);
   }
   return now() >= at;
