@@ -22,6 +22,7 @@ import { createKafka, ensureTopics } from '@sluice/kafka';
 import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
 import { createLogger } from '@sluice/logging';
 import { ServiceProcess, writeConfigFile } from '../test/support/service-process.ts';
+import { benchKafkaSecurity } from './lib/kafka-security.ts';
 import { rawIdentifyCeiling } from './lib/audience-raw.ts';
 import { mb, readRss, RssSampler } from './lib/audience-rss.ts';
 
@@ -132,15 +133,17 @@ async function main(): Promise<void> {
   let local: LocalKafka | undefined;
   const brokers = process.env.KAFKA_BROKERS ?? (local = await startLocalKafka()).brokers;
   const dir = mkdtempSync(join(tmpdir(), 'sluice-audience-bench-'));
+  const { raw: kafkaSecurity, security } = benchKafkaSecurity();
   const configPath = writeConfigFile(join(dir, 'sluice.yaml'), {
     sources: [{ id: 'bench', writeKeys: ['bench-wk'] }],
     ingest: { adminToken: ADMIN },
-    kafka: { clientId: run, partitions: PARTITIONS, replicationFactor: 1, topics },
+    kafka: { ...kafkaSecurity, clientId: run, partitions: PARTITIONS, replicationFactor: 1, topics },
   });
   const kafka = createKafka({
     brokers: brokers.split(','),
     clientId: `${run}-bench`,
     logger: createLogger({ name: 'audience-bench', level: 'error' }),
+    security,
   });
   const admin = kafka.admin();
   await admin.connect();

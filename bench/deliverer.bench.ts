@@ -63,6 +63,7 @@ import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { signBody } from '@sluice/webhook-signature';
 import { startCpuWindow, type CpuSplit } from './lib/cpu-window.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
+import { benchKafkaSecurity } from './lib/kafka-security.ts';
 
 // The deliverer runs in this process: give it (and the raw phase) the flags it runs with in production.
 rerunWithNodeFlags(SERVICE_NODE_FLAGS.deliverer);
@@ -332,26 +333,34 @@ async function main(): Promise<void> {
     await receiver.reset();
 
     // Phase 2: the deliverer from a pre-filled topic.
-    const config = testConfig({
-      sources: [{ id: 's-bench', writeKeys: ['k'] }],
-      destinations: [
-        {
-          id: 'd-bench',
-          type: 'webhooks',
-          sourceIds: ['s-bench'],
-          settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' },
+    const config = testConfig(
+      {
+        sources: [{ id: 's-bench', writeKeys: ['k'] }],
+        destinations: [
+          {
+            id: 'd-bench',
+            type: 'webhooks',
+            sourceIds: ['s-bench'],
+            settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' },
+          },
+        ],
+        kafka: { ...benchKafkaSecurity().raw, partitions: PARTITIONS },
+        delivery: {
+          ssrf: { allowCidrs: ['127.0.0.0/8'] },
+          connectionsPerEndpoint: CONNECTIONS,
+          maxInFlightPerDestination: IN_FLIGHT,
+          ...(PER_PARTITION !== undefined && { maxInFlightPerPartition: PER_PARTITION }),
         },
-      ],
-      kafka: { partitions: PARTITIONS },
-      delivery: {
-        ssrf: { allowCidrs: ['127.0.0.0/8'] },
-        connectionsPerEndpoint: CONNECTIONS,
-        maxInFlightPerDestination: IN_FLIGHT,
-        ...(PER_PARTITION !== undefined && { maxInFlightPerPartition: PER_PARTITION }),
       },
-    });
+      process.env,
+    );
     const ctx = testServiceContext('deliverer-bench', config);
-    const kafka = createKafka({ brokers: broker.list, clientId: 'deliverer-bench', logger: ctx.logger });
+    const kafka = createKafka({
+      brokers: broker.list,
+      clientId: 'deliverer-bench',
+      logger: ctx.logger,
+      security: config.kafka,
+    });
     const admin = kafka.admin();
     await admin.connect();
     await ensureTopics(admin, topicSpecs(config));

@@ -16,6 +16,7 @@ import { Agent, Pool, request } from 'undici';
 import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
 import { startProcessCpuWindow } from './lib/cpu-window.ts';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../test/support/service-process.ts';
+import { benchKafkaSecurity } from './lib/kafka-security.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
@@ -89,6 +90,7 @@ async function main() {
       },
     ],
     kafka: {
+      ...benchKafkaSecurity().raw,
       clientId: prefix,
       partitions: PARTITIONS,
       replicationFactor: 1,

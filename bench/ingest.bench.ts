@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '@sluice/config';
+import { benchKafkaSecurity } from './lib/kafka-security.ts';
 import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { startLocalKafka } from '@sluice/local-kafka';
@@ -50,9 +51,11 @@ async function main() {
   const local = process.env.KAFKA_BROKERS ? undefined : await startLocalKafka();
   const brokers = process.env.KAFKA_BROKERS?.split(',') ?? [local!.brokers];
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
+  const { raw: kafkaSecurity, security } = benchKafkaSecurity();
   const raw = {
     sources: [{ id: 'bench', name: 'bench', writeKeys: [WRITE_KEY] }],
     kafka: {
+      ...kafkaSecurity,
       clientId: prefix,
       partitions: PARTITIONS,
       replicationFactor: 1,
@@ -75,6 +78,7 @@ async function main() {
     brokers,
     clientId: 'bench-admin',
     logger: createLogger({ name: 'bench', level: 'error' }),
+    security,
   }).admin();
   await admin.connect();
   await ensureTopics(admin, topicSpecs(config));
@@ -88,6 +92,7 @@ async function main() {
   const rawRun = () =>
     rawCeiling({
       brokers,
+      security,
       topic: `${prefix}.raw`,
       records,
       seconds: SECONDS / 2,

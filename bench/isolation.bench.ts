@@ -2,7 +2,7 @@
  * Fault isolation of the deliverer: does a bad destination fed by the same source slow a healthy
  * one? (docs/deliverer.md, "Fault isolation").
  *
- *   KAFKA_BROKERS=127.0.0.1:29092 LOG_LEVEL=error node --import tsx bench/isolation.bench.ts
+ *   KAFKA_BROKERS=127.0.0.1:29092 LOG_LEVEL=error node bench/isolation.bench.ts
  *
  * Without KAFKA_BROKERS a local broker is started with `startLocalKafka()`. One run, five phases,
  * each on fresh topics with a fresh deliverer (defaults: 5 s deadline, 6 partitions, 128 events in
@@ -52,9 +52,7 @@ interface Ports {
 }
 
 async function startEndpoints() {
-  const child = fork(fileURLToPath(new URL('./lib/isolation-endpoints.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx'],
-  });
+  const child = fork(fileURLToPath(new URL('./lib/isolation-endpoints.ts', import.meta.url)), { execArgv: [] });
   const next = <T>() => new Promise<T>((resolve) => child.once('message', (m) => resolve(m as T)));
   const ports = await next<Ports>();
   return {

@@ -18,6 +18,7 @@ import { createLogger } from '@sluice/logging';
 import { createMetricsRegistry } from '@sluice/service-kit';
 import { createRetry } from '@sluice/retry';
 import { formatSummary, summarise, watchArrivals } from './lib/retry-measure.ts';
+import { benchKafkaSecurity } from './lib/kafka-security.ts';
 
 const RECORDS = 10_000;
 const MIN_AHEAD_MS = 5_000;
@@ -30,9 +31,11 @@ const brokers = env.kafkaBrokers ?? [localBroker!.brokers];
 const logger = createLogger({ name: 'retry-bench', level: env.logLevel === 'info' ? 'error' : env.logLevel });
 const run = `bench-retry-${randomBytes(3).toString('hex')}`;
 const topic = (name: string) => `${run}.${name}`;
+const { raw: kafkaSecurity, security } = benchKafkaSecurity();
 const configFor = (scenario: string, tiers?: string[]) =>
   parseConfig({
     kafka: {
+      ...kafkaSecurity,
       clientId: `${run}-${scenario}`,
       partitions: PARTITIONS,
       replicationFactor: 1,
@@ -55,7 +58,7 @@ const configFor = (scenario: string, tiers?: string[]) =>
     },
     retry: { window: '1h', ...(tiers && { tiers }) },
   });
-const kafka: Kafka = createKafka({ brokers, clientId: run, logger });
+const kafka: Kafka = createKafka({ brokers, clientId: run, logger, security });
 
 function states(now: number): RetryState[] {
   return Array.from({ length: RECORDS }, (_, i) => ({

@@ -1,5 +1,6 @@
 import { createJsonCodec } from '@sluice/codec';
 import { recordKey } from '@sluice/envelope';
+import type { KafkaSecurity } from '@sluice/config';
 import { createKafka, SafeProducer, type Message } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { normaliseCall } from '../../services/ingest/src/domain/normalise-call.ts';
@@ -35,6 +36,8 @@ export async function ingestRecords(bodies: Buffer[], sourceId: string, ip: stri
 
 export interface RawOptions {
   brokers: string[];
+  /** TLS/SASL of the run (bench/lib/kafka-security.ts). */
+  security?: KafkaSecurity;
   topic: string;
   records: Message[];
   seconds: number;
@@ -49,7 +52,12 @@ export interface RawOptions {
 /** Raw kafkajs ceiling: `SafeProducer.sendBatch` of pre-built records as fast as acks come back. */
 export async function rawCeiling(options: RawOptions): Promise<{ events: number; seconds: number }> {
   const logger = createLogger({ name: 'bench', level: 'error' });
-  const kafka = createKafka({ brokers: options.brokers, clientId: 'bench-raw', logger });
+  const kafka = createKafka({
+    brokers: options.brokers,
+    clientId: 'bench-raw',
+    logger,
+    ...(options.security && { security: options.security }),
+  });
   const producers = Array.from({ length: options.producers }, () => new SafeProducer(kafka));
   await Promise.all(producers.map((p) => p.connect()));
   // Untimed warm-up: metadata of a topic created a moment ago can take a while to be served.

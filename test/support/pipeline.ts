@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { RETRY_HEADERS } from '@sluice/envelope';
+import type { KafkaSecurity } from '@sluice/config';
 import { createKafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { readTopic, startReceiver, uniqueName, type Behaviour, type Receiver } from '@sluice/testkit';
@@ -21,6 +22,10 @@ export interface PipelineOptions {
   partitions?: number;
   /** Broker list; default `KAFKA_BROKERS` (drills that stop a broker bring their own). */
   brokers?: string;
+  /** Extra environment of the service processes (e.g. the variable a `{ env: NAME }` secret names). */
+  env?: Record<string, string>;
+  /** TLS/SASL of the pipeline's own reader (the services take theirs from `config.kafka`). */
+  security?: KafkaSecurity;
 }
 
 /**
@@ -41,7 +46,9 @@ export class Pipeline {
   readonly brokers: string;
 
   readonly raw: Record<string, unknown>;
+  private readonly options: PipelineOptions;
   private constructor(options: PipelineOptions, raw: Record<string, unknown>) {
+    this.options = options;
     this.raw = raw;
     this.brokers = options.brokers ?? process.env.KAFKA_BROKERS!;
     this.configPath = join(this.dir, 'sluice.yaml');
@@ -70,6 +77,7 @@ export class Pipeline {
         },
       ],
       kafka: {
+        ...((extra.kafka as object) ?? {}),
         clientId: prefix,
         partitions: options.partitions ?? 4,
         replicationFactor: 1,
@@ -82,7 +90,11 @@ export class Pipeline {
     receivers.forEach((r, i) => r.behave(pipeline.ledger.recording(r.url, options.endpoints[i])));
     writeConfigFile(pipeline.configPath, raw);
     for (const name of options.services ?? ['ingest', 'deliverer', 'retry']) {
-      const svc = new ServiceProcess(name, { SLUICE_CONFIG: pipeline.configPath, KAFKA_BROKERS: pipeline.brokers });
+      const svc = new ServiceProcess(name, {
+        ...options.env,
+        SLUICE_CONFIG: pipeline.configPath,
+        KAFKA_BROKERS: pipeline.brokers,
+      });
       pipeline.services.set(name, svc);
     }
     // Sequential starts: they race to create topics otherwise (harmless, but slower on 2 cores).
@@ -152,6 +164,7 @@ export class Pipeline {
       brokers: this.brokers.split(','),
       clientId: 'ledger',
       logger: createLogger({ name: 'ledger', level: 'error' }),
+      ...(this.options.security && { security: this.options.security }),
     });
     const records = await readTopic(kafka, this.topics.deadLetter!, { count: expected, timeoutMs, settleMs: 1_000 });
     const counts = new Map<string, number>();

@@ -40,6 +40,24 @@ export class ServiceProcess {
   }
 
   async start(): Promise<this> {
+    const child = await this.spawn();
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
+        try {
+          return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      60_000,
+      `${this.name} /readyz`,
+    );
+    return this;
+  }
+
+  /** Starts the process without waiting for it to be ready. */
+  async spawn(): Promise<ChildProcess> {
     this.port = this.port || (await freePort());
     const child = spawn(process.execPath, serviceNodeArgs(this.name, [PARENT_WATCH_PRELOAD]), {
       cwd: root,
@@ -55,19 +73,7 @@ export class ServiceProcess {
       this.exits.push(code);
       if (!this.#stopping) this.unexpectedExits.push({ code, signal, output: this.output.slice(-4_000) });
     });
-    await waitUntil(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
-        try {
-          return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
-        } catch {
-          return false;
-        }
-      },
-      60_000,
-      `${this.name} /readyz`,
-    );
-    return this;
+    return child;
   }
 
   get url(): string {

@@ -32,6 +32,11 @@ export function openKafkaSession(io: CliIo, configOption: string | undefined): K
     level: io.env.LOG_LEVEL ? env.logLevel : 'error',
     destination: process.stderr,
   });
-  const kafka = createKafka({ brokers: requireBrokers(env), clientId: `${config.kafka.clientId}-cli`, logger });
+  const kafka = createKafka({
+    brokers: requireBrokers(env),
+    clientId: `${config.kafka.clientId}-cli`,
+    logger,
+    security: config.kafka,
+  });
   return { configPath, config, kafka };
 }

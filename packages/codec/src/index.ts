@@ -19,3 +19,4 @@ export type {
   ValueDecodeResult,
 } from './value-codec.ts';
 export { CONFLUENT_HEADER_BYTES, frameConfluent, unframeConfluent } from './wire-format.ts';
+export type { RegistryAccess } from './registry-access.ts';

@@ -1,5 +1,6 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { REGISTRY_DEFAULTS } from './constants.ts';
+import { registryClientArgs, type RegistryAccess } from './registry-access.ts';
 import { SchemaRegistrationError, SchemaRegistryUnavailableError } from './errors.ts';
 
 /** What reading one framed value through the registry came to (availability failures throw). */
@@ -12,6 +13,8 @@ export type RegistryRead =
 export interface RegistryClientOptions {
   /** Base URL of the Confluent-compatible API (for Apicurio it ends in `/apis/ccompat/v7`). */
   url: string;
+  /** Credentials and CA (`schemaRegistry` in the config file). */
+  access?: RegistryAccess;
   /** Default `REGISTRY_DEFAULTS.requestTimeoutMs`. */
   requestTimeoutMs?: number;
   /** Default `REGISTRY_DEFAULTS.unavailableRetryMs`. */
@@ -59,7 +62,7 @@ export class RegistryClient {
 
   constructor(options: RegistryClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
-    this.#client = new SchemaRegistry({ host: this.url, clientId: 'sluice' });
+    this.#client = new SchemaRegistry({ host: this.url, clientId: 'sluice', ...registryClientArgs(options.access) });
     this.#requestTimeoutMs = options.requestTimeoutMs ?? REGISTRY_DEFAULTS.requestTimeoutMs;
     this.#unavailableRetryMs = options.unavailableRetryMs ?? REGISTRY_DEFAULTS.unavailableRetryMs;
     this.#unknownIdCacheMs = options.unknownIdCacheMs ?? REGISTRY_DEFAULTS.unknownIdCacheMs;

@@ -19,3 +19,4 @@ export { SIGNING_SCHEMES } from './signing-schema.ts';
 export type { SigningScheme } from './signing-schema.ts';
 export type { Destination, DestinationSigning, Endpoint, Source, SluiceConfig, TopicNames } from './types.ts';
 export { HOP_BY_HOP_HEADERS, headerNameProblem, headerValueProblem } from './header-rules.ts';
+export type { KafkaOidc, KafkaSasl, KafkaSecurity, KafkaSsl, SchemaRegistryAccess } from './types.ts';

@@ -6,6 +6,7 @@ import { ConfigError } from './errors.ts';
 import { DURATION_PATTERN, parseDuration } from './duration.ts';
 import { fieldPath } from './field-path.ts';
 import { parseErrorProblem } from './parse-error.ts';
+import { resolveKafkaSection, resolveSchemaRegistry } from './connection-security.ts';
 import { ConfigSchema, type RawConfig } from './schema.ts';
 import { checkSemantics } from './semantic-checks.ts';
 import { resolveSigning } from './signing.ts';
@@ -100,7 +101,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       }),
       signing: resolveSigning(d, `destinations[${i}]`, secret),
     })),
-    kafka: raw.kafka as SluiceConfig['kafka'],
+    kafka: resolveKafkaSection(raw.kafka, secret),
     ingest: {
       trustProxy: raw.ingest.trustProxy,
       ...(raw.ingest.adminToken !== undefined && { adminToken: secret('ingest.adminToken', raw.ingest.adminToken) }),
@@ -122,6 +123,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       ...(raw.delivery.caFile !== undefined && { caFile: raw.delivery.caFile }),
       ssrf: raw.delivery.ssrf,
     },
+    ...(raw.schemaRegistry !== undefined && { schemaRegistry: resolveSchemaRegistry(raw.schemaRegistry, secret) }),
     retry: {
       windowMs: parseDuration(raw.retry.window),
       scheduleMs: raw.retry.schedule.map(parseDuration),

@@ -63,6 +63,50 @@ export const DestinationSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** TLS to the brokers (docs/configuration.md, "Kafka security"). The server certificate is always verified. */
+export const KafkaSslSchema = Type.Object(
+  {
+    /** PEM CA bundle trusted for the brokers' certificates instead of the system roots. */
+    caFile: Type.Optional(Type.String({ minLength: 1 })),
+    /** PEM client certificate (chain) for mutual TLS; needs `keyFile`. */
+    certFile: Type.Optional(Type.String({ minLength: 1 })),
+    /** PEM private key of the client certificate. */
+    keyFile: Type.Optional(Type.String({ minLength: 1 })),
+    /** Passphrase of an encrypted `keyFile`. */
+    keyPassword: Type.Optional(SecretSchema),
+  },
+  { additionalProperties: false },
+);
+
+/** SASL authentication to the brokers; which keys apply depends on `mechanism`. */
+export const KafkaSaslSchema = Type.Object(
+  {
+    mechanism: Type.Unsafe<'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer'>({
+      type: 'string',
+      enum: ['plain', 'scram-sha-256', 'scram-sha-512', 'oauthbearer'],
+    }),
+    username: Type.Optional(Type.String({ minLength: 1 })),
+    password: Type.Optional(SecretSchema),
+    /** oauthbearer: a file holding the token, read again at every authentication. */
+    tokenFile: Type.Optional(Type.String({ minLength: 1 })),
+    /** oauthbearer: OIDC client credentials, exchanged for a token at the token endpoint. */
+    oidc: Type.Optional(
+      Type.Object(
+        {
+          tokenEndpoint: Type.String({ minLength: 1 }),
+          clientId: Type.String({ minLength: 1 }),
+          clientSecret: SecretSchema,
+          scope: Type.Optional(Type.String({ minLength: 1 })),
+          /** PEM CA bundle trusted for the token endpoint instead of the system roots. */
+          caFile: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const topicDefaults = Object.fromEntries(
   Object.entries(DEFAULT_TOPICS).map(([k, v]) => [k, Type.String({ minLength: 1, default: v })]),
 ) as { [K in keyof typeof DEFAULT_TOPICS]: ReturnType<typeof Type.String> };
@@ -79,6 +123,10 @@ export const ConfigSchema = Type.Object(
         partitions: Type.Integer({ minimum: 1, default: 6 }),
         /** Replication factor of created topics; -1 means the broker's default. */
         replicationFactor: Type.Integer({ minimum: -1, default: -1 }),
+        /** TLS to the brokers; absent means plaintext. */
+        ssl: Type.Optional(KafkaSslSchema),
+        /** SASL authentication; absent means none. */
+        sasl: Type.Optional(KafkaSaslSchema),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -130,6 +178,18 @@ export const ConfigSchema = Type.Object(
         ),
       },
       { additionalProperties: false, default: {} },
+    ),
+    /** Credentials and CA for the registry at `SCHEMA_REGISTRY_URL` (docs/configuration.md). */
+    schemaRegistry: Type.Optional(
+      Type.Object(
+        {
+          username: Type.Optional(Type.String({ minLength: 1 })),
+          password: Type.Optional(SecretSchema),
+          bearerToken: Type.Optional(SecretSchema),
+          caFile: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        { additionalProperties: false },
+      ),
     ),
     retry: Type.Object(
       {

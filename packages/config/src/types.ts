@@ -42,11 +42,39 @@ export interface DestinationSigning {
 
 export type TopicNames = { [K in keyof typeof DEFAULT_TOPICS]: string };
 
+/** TLS to the brokers, secrets resolved. The server certificate is always verified. */
+export interface KafkaSsl {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  keyPassword?: string;
+}
+
+/** OIDC client credentials for SASL/OAUTHBEARER. */
+export interface KafkaOidc {
+  tokenEndpoint: string;
+  clientId: string;
+  clientSecret: string;
+  scope?: string;
+  caFile?: string;
+}
+
+export type KafkaSasl =
+  | { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
+  | { mechanism: 'oauthbearer'; tokenFile: string }
+  | { mechanism: 'oauthbearer'; oidc: KafkaOidc };
+
+/** How clients reach the brokers beyond their addresses: `kafka.ssl` and `kafka.sasl`. */
+export interface KafkaSecurity {
+  ssl?: KafkaSsl;
+  sasl?: KafkaSasl;
+}
+
 /** The validated configuration with secrets resolved and durations in milliseconds. */
 export interface SluiceConfig {
   sources: Source[];
   destinations: Destination[];
-  kafka: { clientId: string; topics: TopicNames; partitions: number; replicationFactor: number };
+  kafka: { clientId: string; topics: TopicNames; partitions: number; replicationFactor: number } & KafkaSecurity;
   ingest: {
     trustProxy: boolean;
     adminToken?: string;
@@ -66,4 +94,14 @@ export interface SluiceConfig {
     ssrf: { enabled: boolean; allowCidrs: string[] };
   };
   retry: { windowMs: number; scheduleMs: number[]; jitter: number; tiersMs: number[] };
+  /** Credentials and CA for the schema registry; absent: anonymous, system roots. */
+  schemaRegistry?: SchemaRegistryAccess;
+}
+
+/** `schemaRegistry` with secrets resolved: Basic (`username`, `password`) or `bearerToken`, and a CA. */
+export interface SchemaRegistryAccess {
+  username?: string;
+  password?: string;
+  bearerToken?: string;
+  caFile?: string;
 }

@@ -1,5 +1,7 @@
 import kafkajs, { type Kafka, type logCreator } from 'kafkajs';
+import type { KafkaSecurity } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
+import { kafkaJsSecurity } from './kafka-security.ts';
 
 const { Kafka: KafkaClass, logLevel } = kafkajs;
 
@@ -28,17 +30,25 @@ export interface KafkaClientOptions {
   brokers: string[];
   clientId: string;
   logger: Logger;
+  /** TLS and SASL (`kafka.ssl`, `kafka.sasl` of the config file); absent: plaintext, no auth. */
+  security?: KafkaSecurity;
+  /** Retries of connects and requests; default 8 (a one-shot check passes 0 and owns its backoff). */
+  retries?: number;
 }
 
-/** The one place a kafkajs client is built (brokers from `KAFKA_BROKERS`, via `@sluice/config`). */
+/**
+ * The one place a kafkajs client is built: brokers from `KAFKA_BROKERS`, TLS and SASL from the
+ * config file's `kafka` section (both via `@sluice/config`).
+ */
 export function createKafka(options: KafkaClientOptions): Kafka {
   return new KafkaClass({
     clientId: options.clientId,
     brokers: options.brokers,
+    ...kafkaJsSecurity(options.security),
     logLevel: logLevel.INFO,
     logCreator: pinoLogCreator(options.logger.child({ component: 'kafkajs' })),
     connectionTimeout: 3_000,
     requestTimeout: 30_000,
-    retry: { initialRetryTime: 100, retries: 8, maxRetryTime: 5_000 },
+    retry: { initialRetryTime: 100, retries: options.retries ?? 8, maxRetryTime: 5_000 },
   });
 }

@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createKafka } from './kafka-client.ts';
 import { SafeProducer } from './producer.ts';
 import { createLogger, logProcessWarnings } from '@sluice/logging';
+import type { KafkaSecurity } from '@sluice/config';
 import type { TopicMessages } from 'kafkajs';
 import { reviveCloned, unpackBatch, type PackedBatch } from './record-packing.ts';
 
@@ -14,6 +15,8 @@ export interface ProducerThreadData {
   service: string;
   brokers: string[];
   clientId: string;
+  /** Plain data (file paths, resolved secrets): the thread builds its own token providers. */
+  security?: KafkaSecurity;
   logLevel: string;
   producers: number;
 }
@@ -36,7 +39,12 @@ const logger = createLogger({ name: data.service, level: data.logLevel as 'info'
   component: 'producer-thread',
 });
 logProcessWarnings(logger);
-const kafka = createKafka({ brokers: data.brokers, clientId: data.clientId, logger });
+const kafka = createKafka({
+  brokers: data.brokers,
+  clientId: data.clientId,
+  logger,
+  ...(data.security && { security: data.security }),
+});
 const producers = Array.from({ length: data.producers }, () => new SafeProducer(kafka));
 let next = 0;
 

@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
+import type { KafkaSecurity } from '@sluice/config';
 import type { TopicMessages } from 'kafkajs';
 import type { FromProducerThread, ProducerThreadData, ToProducerThread } from './producer-thread-worker.ts';
+import { kafkaSecurityOf } from './kafka-security.ts';
 import { packBatch } from './record-packing.ts';
 
 /** Failure of a batch in the producer thread (the kafkajs error's name and message). */
@@ -16,6 +18,8 @@ export interface ProducerThreadOptions {
   service: string;
   brokers: string[];
   clientId: string;
+  /** TLS and SASL settings (`kafka.ssl`, `kafka.sasl`), passed to the thread's client. */
+  security?: KafkaSecurity;
   logLevel: string;
   /** SafeProducer instances in the thread; batches go round-robin. */
   producers: number;
@@ -53,6 +57,7 @@ export class ProducerThread {
       clientId: options.clientId,
       logLevel: options.logLevel,
       producers: options.producers,
+      ...(options.security && { security: kafkaSecurityOf(options.security) }),
     };
     const worker = new Worker(new URL('./producer-thread-worker.ts', import.meta.url), { workerData: data });
     const thread = new ProducerThread(worker);

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
-import { ensureKafkaInstalled, KAFKA_VERSION, processExists, type KafkaInstallation } from './install.ts';
+import { ensureKafkaInstalled, isKafka4, processExists, type KafkaInstallation, type KafkaVersion } from './install.ts';
+import { generateTlsMaterial, type TlsMaterial } from './tls-material.ts';
 
 const HOST = '127.0.0.1';
 const NODE_ID = 1;
@@ -44,6 +45,37 @@ export interface StartLocalKafkaOptions {
   startTimeoutMs?: number;
   /** Progress lines (first-time Maven download). Default: written to stderr. */
   log?: (line: string) => void;
+  /** Apache Kafka version. Default: `SLUICE_KAFKA_VERSION`, else `KAFKA_VERSION` (4.1.1). */
+  version?: KafkaVersion;
+  /**
+   * A secured broker: its client listener is SASL_SSL (SCRAM-SHA-512, and OAUTHBEARER accepting
+   * unsigned tokens) with a certificate from a throwaway CA, and `brokers` names that listener.
+   * The SCRAM user is created when the storage is formatted. `true` takes the defaults.
+   */
+  secured?: boolean | SecuredBrokerOptions;
+}
+
+export interface SecuredBrokerOptions {
+  /** SCRAM-SHA-512 user created at start. Default `sluice`. */
+  username?: string;
+  /** Its password. Default: random. */
+  password?: string;
+  /** Require a client certificate signed by the throwaway CA (mutual TLS). Default false. */
+  requireClientCertificate?: boolean;
+}
+
+/** How to reach a secured local broker: the values for `kafka.ssl` and `kafka.sasl`. */
+export interface LocalKafkaSecurity {
+  mechanism: 'scram-sha-512';
+  username: string;
+  password: string;
+  /** The throwaway CA (PEM), for `kafka.ssl.caFile`. */
+  caFile: string;
+  /** A client certificate and key signed by that CA, for `kafka.ssl.certFile` / `keyFile`. */
+  clientCertFile: string;
+  clientKeyFile: string;
+  /** The broker's PLAINTEXT listener (inter-broker traffic and start-up probe), `127.0.0.1:PORT`. */
+  plaintextBrokers: string;
 }
 
 export interface BrokerExit {
@@ -66,7 +98,9 @@ export interface LocalKafka {
   /** The broker's own log (log4j). */
   readonly logFile: string;
   readonly clusterId: string;
-  readonly version: string;
+  readonly version: KafkaVersion;
+  /** Set for a secured broker (`secured` option): credentials and CA for its SASL_SSL listener. */
+  readonly security?: LocalKafkaSecurity;
   /** Milliseconds the last (re)start took, from spawning the JVM to a successful metadata request. */
   readonly startupMs: number;
   /** SIGTERM (controlled shutdown) and wait for the JVM to exit; SIGKILL after 15 s. */
@@ -93,10 +127,10 @@ interface JvmRun {
 const live = new Set<Broker>();
 let exitHookInstalled = false;
 
-/** Starts a fresh single-node Kafka 3.9.1 broker on 127.0.0.1 (fetching Kafka first if needed). */
+/** Starts a fresh single-node Kafka broker on 127.0.0.1 (fetching Kafka first if needed). */
 export async function startLocalKafka(opts: StartLocalKafkaOptions = {}): Promise<LocalKafka> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const install = await ensureKafkaInstalled({ log });
+  const install = await ensureKafkaInstalled({ log, ...(opts.version && { version: opts.version }) });
   sweepAbandonedTempDirs();
   const dir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
   try {
@@ -104,6 +138,7 @@ export async function startLocalKafka(opts: StartLocalKafkaOptions = {}): Promis
     const dataDir = opts.logDir ?? join(dir, 'data');
     await Promise.all([mkdir(dataDir, { recursive: true }), mkdir(join(dir, 'logs')), mkdir(join(dir, 'config'))]);
     const broker = new Broker(install, dir, dataDir, opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    if (opts.secured) await broker.secure(opts.secured === true ? {} : opts.secured);
     await broker.firstStart(opts.port);
     return broker;
   } catch (err) {
@@ -113,10 +148,13 @@ export async function startLocalKafka(opts: StartLocalKafkaOptions = {}): Promis
 }
 
 class Broker implements LocalKafka {
-  readonly version = KAFKA_VERSION;
   readonly logFile: string;
   port = 0;
   controllerPort = 0;
+  /** PLAINTEXT listener of a secured broker (inter-broker and probe); 0 when not secured. */
+  plaintextPort = 0;
+  security: LocalKafkaSecurity | undefined;
+  tls: (TlsMaterial & { requireClientCertificate: boolean }) | undefined;
   clusterId = '';
   startupMs = 0;
   private run: JvmRun | undefined;
@@ -138,8 +176,45 @@ class Broker implements LocalKafka {
     this.configFile = join(dir, 'config', 'server.properties');
   }
 
+  get version(): KafkaVersion {
+    return this.install.version;
+  }
+
   get brokers(): string {
     return `${HOST}:${this.port}`;
+  }
+
+  /** Where the start-up probe connects: the PLAINTEXT listener (secured brokers have both). */
+  get probeBrokers(): string {
+    return `${HOST}:${this.plaintextPort || this.port}`;
+  }
+
+  /** Makes the client listener SASL_SSL: throwaway CA and certificates, SCRAM user for the format. */
+  async secure(options: SecuredBrokerOptions): Promise<void> {
+    for (const [name, value] of [
+      ['username', options.username],
+      ['password', options.password],
+    ] as const) {
+      // They go into `--add-scram name=…,password=…` and a JAAS string: keep them to plain characters.
+      if (value !== undefined && !/^[A-Za-z0-9._~-]+$/.test(value)) {
+        throw new Error(`local-kafka: secured.${name} may only use letters, digits and . _ ~ -`);
+      }
+    }
+    const tlsDir = join(this.dir, 'tls');
+    await mkdir(tlsDir);
+    this.tls = {
+      ...(await generateTlsMaterial(tlsDir)),
+      requireClientCertificate: options.requireClientCertificate ?? false,
+    };
+    this.security = {
+      mechanism: 'scram-sha-512',
+      username: options.username ?? 'sluice',
+      password: options.password ?? randomBytes(12).toString('base64url'),
+      caFile: this.tls.caFile,
+      clientCertFile: this.tls.clientCertFile,
+      clientKeyFile: this.tls.clientKeyFile,
+      plaintextBrokers: '',
+    };
   }
 
   get pid(): number {
@@ -151,16 +226,25 @@ class Broker implements LocalKafka {
   }
 
   async firstStart(port: number | undefined): Promise<void> {
-    await writeFile(join(this.dir, 'config', 'log4j.properties'), brokerLog4j(this.logFile));
-    await writeFile(join(this.dir, 'config', 'tools-log4j.properties'), TOOLS_LOG4J);
+    const kafka4 = isKafka4(this.version);
+    await writeFile(
+      join(this.dir, 'config', 'log4j.properties'),
+      kafka4 ? brokerLog4j2(this.logFile) : brokerLog4j(this.logFile),
+    );
+    await writeFile(join(this.dir, 'config', 'tools-log4j.properties'), kafka4 ? TOOLS_LOG4J2 : TOOLS_LOG4J);
     installExitHook();
     live.add(this);
     // A free port can be taken by someone else before the JVM binds it: then pick new ones.
     const attempts = port === undefined ? 3 : 1;
     for (let attempt = 1; ; attempt++) {
-      const ports = port === undefined ? await freePorts(2) : [port, ...(await freePorts(1))];
+      const extra = this.tls ? 2 : 1;
+      const ports = port === undefined ? await freePorts(extra + 1) : [port, ...(await freePorts(extra))];
       this.port = ports[0]!;
       this.controllerPort = ports[1]!;
+      if (this.security) {
+        this.plaintextPort = ports[2]!;
+        this.security.plaintextBrokers = `${HOST}:${this.plaintextPort}`;
+      }
       await writeFile(this.configFile, serverProperties(this));
       if (attempt === 1) await this.formatIfNeeded();
       try {
@@ -255,7 +339,7 @@ class Broker implements LocalKafka {
     this.clusterId = randomClusterId();
     const { code, output } = await runJava([
       ...TOOL_JVM_OPTIONS,
-      `-Dlog4j.configuration=${fileUrl(join(this.dir, 'config', 'tools-log4j.properties'))}`,
+      logConfigFlag(this.version, join(this.dir, 'config', 'tools-log4j.properties')),
       '-cp',
       this.install.classpath,
       'kafka.tools.StorageTool',
@@ -264,6 +348,7 @@ class Broker implements LocalKafka {
       this.clusterId,
       '-c',
       this.configFile,
+      ...(this.security ? scramUsers(this.security) : []),
     ]);
     if (code !== 0) throw new Error(`local-kafka: formatting storage failed (exit ${code}):\n${output.trim()}`);
   }
@@ -273,7 +358,7 @@ class Broker implements LocalKafka {
     const run = await spawnJvm(
       [
         ...BROKER_JVM_OPTIONS,
-        `-Dlog4j.configuration=${fileUrl(join(this.dir, 'config', 'log4j.properties'))}`,
+        logConfigFlag(this.version, join(this.dir, 'config', 'log4j.properties')),
         `-Dkafka.logs.dir=${join(this.dir, 'logs')}`,
         '-cp',
         this.install.classpath,
@@ -285,7 +370,7 @@ class Broker implements LocalKafka {
     );
     this.run = run;
     try {
-      await waitUntilReady(this.brokers, run, started + this.startTimeoutMs);
+      await waitUntilReady(this.probeBrokers, run, started + this.startTimeoutMs);
     } catch (err) {
       announceStop(run);
       signal(run, 'SIGKILL');
@@ -294,7 +379,7 @@ class Broker implements LocalKafka {
       const reason = message.startsWith('exited')
         ? message
         : `did not become ready within ${this.startTimeoutMs / 1000} s`;
-      throw new Error(`local-kafka: Apache Kafka ${KAFKA_VERSION} on ${this.brokers} ${reason}.\n${this.logTail()}`);
+      throw new Error(`local-kafka: Apache Kafka ${this.version} on ${this.brokers} ${reason}.\n${this.logTail()}`);
     }
     this.startupMs = Date.now() - started;
   }
@@ -444,7 +529,7 @@ function javaBinary(): string {
 
 function javaMissing(detail: string): Error {
   return new Error(
-    `local-kafka: cannot run Java (${javaBinary()}: ${detail}). Apache Kafka ${KAFKA_VERSION} needs Java 17 ` +
+    `local-kafka: cannot run Java (${javaBinary()}: ${detail}). Apache Kafka needs Java 17 or later ` +
       `(set JAVA_HOME or put 'java' on PATH), or set KAFKA_BROKERS to use an existing broker.`,
   );
 }
@@ -475,14 +560,58 @@ async function freePorts(n: number): Promise<number[]> {
   }
 }
 
-function serverProperties(b: { port: number; controllerPort: number; dataDir: string }): string {
+/**
+ * The SASL_SSL client listener of a secured broker: PEM key and trust stores from the throwaway CA;
+ * SCRAM-SHA-512 and SCRAM-SHA-256 (the user in the cluster metadata), PLAIN (the same user, in the
+ * listener's JAAS config), and OAUTHBEARER with Kafka's built-in validator of unsigned tokens
+ * (enough to test a client's token handling; never a production setting).
+ */
+function securedListenerProperties(
+  tls: TlsMaterial & { requireClientCertificate: boolean },
+  user: { username: string; password: string },
+): Record<string, string> {
+  const prefix = 'listener.name.sasl_ssl';
+  const scram = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+  return {
+    'sasl.enabled.mechanisms': 'SCRAM-SHA-512,SCRAM-SHA-256,PLAIN,OAUTHBEARER',
+    [`${prefix}.scram-sha-512.sasl.jaas.config`]: scram,
+    [`${prefix}.scram-sha-256.sasl.jaas.config`]: scram,
+    [`${prefix}.plain.sasl.jaas.config`]: `org.apache.kafka.common.security.plain.PlainLoginModule required user_${user.username}="${user.password}";`,
+    [`${prefix}.oauthbearer.sasl.jaas.config`]:
+      'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";',
+    [`${prefix}.ssl.keystore.type`]: 'PEM',
+    [`${prefix}.ssl.keystore.location`]: tls.brokerKeyStoreFile,
+    [`${prefix}.ssl.truststore.type`]: 'PEM',
+    [`${prefix}.ssl.truststore.location`]: tls.caFile,
+    [`${prefix}.ssl.client.auth`]: tls.requireClientCertificate ? 'required' : 'none',
+  };
+}
+
+function serverProperties(b: {
+  port: number;
+  controllerPort: number;
+  plaintextPort: number;
+  dataDir: string;
+  tls: (TlsMaterial & { requireClientCertificate: boolean }) | undefined;
+  security: LocalKafkaSecurity | undefined;
+}): string {
+  const listeners = b.tls
+    ? {
+        listeners: `SASL_SSL://${HOST}:${b.port},PLAINTEXT://${HOST}:${b.plaintextPort},CONTROLLER://${HOST}:${b.controllerPort}`,
+        'advertised.listeners': `SASL_SSL://${HOST}:${b.port},PLAINTEXT://${HOST}:${b.plaintextPort}`,
+        'listener.security.protocol.map': 'SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+        ...securedListenerProperties(b.tls, b.security!),
+      }
+    : {
+        listeners: `PLAINTEXT://${HOST}:${b.port},CONTROLLER://${HOST}:${b.controllerPort}`,
+        'advertised.listeners': `PLAINTEXT://${HOST}:${b.port}`,
+        'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+      };
   const props: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
     'node.id': NODE_ID,
     'controller.quorum.voters': `${NODE_ID}@${HOST}:${b.controllerPort}`,
-    listeners: `PLAINTEXT://${HOST}:${b.port},CONTROLLER://${HOST}:${b.controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://${HOST}:${b.port}`,
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    ...listeners,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
     'log.dirs': b.dataDir,
@@ -532,6 +661,54 @@ log4j.logger.state.change.logger=WARN
 log4j.logger.kafka.authorizer.logger=WARN
 log4j.logger.org.apache.kafka.clients=WARN
 `;
+}
+
+/** `kafka-storage format` arguments creating the SCRAM user for both SCRAM mechanisms. */
+function scramUsers(user: { username: string; password: string }): string[] {
+  const credential = `[name=${user.username},password=${user.password}]`;
+  return ['--add-scram', `SCRAM-SHA-512=${credential}`, '--add-scram', `SCRAM-SHA-256=${credential}`];
+}
+
+/** Kafka 4.x logs through log4j 2: the same file, levels and line format as `brokerLog4j`. */
+function brokerLog4j2(file: string): string {
+  const quiet = [
+    'kafka.request.logger',
+    'kafka.network.RequestChannel$',
+    'state.change.logger',
+    'kafka.authorizer.logger',
+    'org.apache.kafka.clients',
+  ];
+  return `status = warn
+appender.file.type = RollingFile
+appender.file.name = file
+appender.file.fileName = ${file.replace(/\\/g, '/')}
+appender.file.filePattern = ${file.replace(/\\/g, '/')}.%i
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+appender.file.policies.type = Policies
+appender.file.policies.size.type = SizeBasedTriggeringPolicy
+appender.file.policies.size.size = 20MB
+appender.file.strategy.type = DefaultRolloverStrategy
+appender.file.strategy.max = 2
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = file
+${quiet.map((name, i) => `logger.q${i}.name = ${name}\nlogger.q${i}.level = WARN`).join('\n')}
+`;
+}
+
+const TOOLS_LOG4J2 = `status = warn
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.stderr.ref = stderr
+`;
+
+/** The JVM flag naming the logging config: log4j 1 (reload4j) for Kafka 3.x, log4j 2 for 4.x. */
+function logConfigFlag(version: KafkaVersion, file: string): string {
+  return isKafka4(version) ? `-Dlog4j2.configurationFile=${fileUrl(file)}` : `-Dlog4j.configuration=${fileUrl(file)}`;
 }
 
 const TOOLS_LOG4J = `log4j.rootLogger=WARN, stderr

@@ -5,20 +5,29 @@
 
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { ensureKafkaInstalled, KAFKA_VERSION, startLocalKafka, type LocalKafka } from './index.ts';
+import {
+  ensureKafkaInstalled,
+  KAFKA_VERSION,
+  startLocalKafka,
+  SUPPORTED_KAFKA_VERSIONS,
+  type LocalKafka,
+} from './index.ts';
 
 const USAGE = `usage: node packages/local-kafka/src/cli.ts <command>
 
   install
       Fetch Apache Kafka ${KAFKA_VERSION} into the cache (with Maven) and exit.
-  start [--port N] [--data-dir DIR]
+  start [--port N] [--data-dir DIR] [--secured]
       Start a single-node broker on 127.0.0.1 and keep it up until SIGINT/SIGTERM.
-      Prints the bootstrap address (127.0.0.1:PORT) on stdout.
+      Prints the bootstrap address (127.0.0.1:PORT) on stdout. --secured: the listener is
+      SASL_SSL (SCRAM-SHA-512) with a throwaway CA; the settings for the Sluice config file
+      and the password are printed on stderr.
   run [--port N] [--data-dir DIR] -- <command> [args...]
       Run <command> with KAFKA_BROKERS set. If KAFKA_BROKERS is already set, nothing is
       provisioned; otherwise a broker is started first and removed afterwards. Exits with
       the command's exit code.
 
+Kafka version: $SLUICE_KAFKA_VERSION (${SUPPORTED_KAFKA_VERSIONS.join(' or ')}), default ${KAFKA_VERSION}.
 Cache: $SLUICE_CACHE_DIR, else $XDG_CACHE_HOME/sluice, else ~/.cache/sluice.`;
 
 type Signal = 'SIGINT' | 'SIGTERM';
@@ -27,6 +36,7 @@ const SIGNALS: Signal[] = ['SIGINT', 'SIGTERM'];
 interface Options {
   port?: number;
   dataDir?: string;
+  secured?: boolean;
   rest: string[];
 }
 
@@ -45,6 +55,8 @@ function parse(args: string[]): Options {
       const dir = args[++i];
       if (!dir) fail('--data-dir needs a directory');
       opts.dataDir = dir;
+    } else if (a === '--secured') {
+      opts.secured = true;
     } else if (a.startsWith('-')) {
       fail(`unknown option ${a}`);
     } else {
@@ -69,10 +81,20 @@ async function startBroker(opts: Options): Promise<LocalKafka> {
   const kafka = await startLocalKafka({
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.dataDir !== undefined ? { logDir: opts.dataDir } : {}),
+    ...(opts.secured && { secured: true }),
   });
   process.stderr.write(
-    `local-kafka: Apache Kafka ${KAFKA_VERSION} (pid ${kafka.pid}) on ${kafka.brokers}, started in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
+    `local-kafka: Apache Kafka ${kafka.version} (pid ${kafka.pid}) on ${kafka.brokers}, started in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
   );
+  if (kafka.security) {
+    const s = kafka.security;
+    process.stderr.write(
+      `local-kafka: the listener is SASL_SSL (SCRAM-SHA-512). In the Sluice config file:\n` +
+        `  kafka:\n    ssl: { caFile: ${s.caFile} }\n` +
+        `    sasl: { mechanism: scram-sha-512, username: ${s.username}, password: { env: KAFKA_PASSWORD } }\n` +
+        `local-kafka: export KAFKA_PASSWORD=${s.password}\n`,
+    );
+  }
   return kafka;
 }
 

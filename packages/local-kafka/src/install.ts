@@ -1,6 +1,6 @@
 // Provisioning of the Apache Kafka broker jars from Maven Central into a per-user cache.
 //
-// Layout:  <cache>/kafka-3.9.1/libs/*.jar  +  <cache>/kafka-3.9.1/.installed (marker)
+// Layout:  <cache>/kafka-<version>/libs/*.jar  +  <cache>/kafka-<version>/.installed (marker)
 // The directory is built in a sibling temp dir and renamed into place, so it either exists
 // complete (with its marker) or not at all. A lock file keeps two processes from downloading
 // at the same time; correctness does not depend on it (the rename is the commit point).
@@ -12,18 +12,24 @@ import { chmod, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, write
 import { homedir, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const KAFKA_VERSION = '3.9.1';
+/** The Apache Kafka versions the local broker can run (docs/local-kafka.md). */
+export const SUPPORTED_KAFKA_VERSIONS = ['3.9.1', '4.1.1'] as const;
+export type KafkaVersion = (typeof SUPPORTED_KAFKA_VERSIONS)[number];
+/** The version started when neither the caller nor `SLUICE_KAFKA_VERSION` names one. */
+export const KAFKA_VERSION: KafkaVersion = '4.1.1';
 export const SCALA_VERSION = '2.13';
 const SLF4J_VERSION = '1.7.36';
-/** Same reload4j version as the official Kafka 3.9.1 binary distribution. */
+/** Same reload4j version as the official Kafka 3.9.1 binary distribution (Kafka 3.x logs through log4j 1). */
 const RELOAD4J_VERSION = '1.2.25';
+/** Same log4j 2 version as the official Kafka 4.1.1 binary distribution (Kafka 4.x logs through log4j 2). */
+const LOG4J2_VERSION = '2.24.3';
 const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1';
 const MARKER = '.installed';
 /** A lock older than this whose holder we cannot see is considered abandoned. */
 const STALE_LOCK_MS = 15 * 60_000;
 
 export interface KafkaInstallation {
-  version: string;
+  version: KafkaVersion;
   /** `<cache>/kafka-3.9.1` */
   home: string;
   /** `<cache>/kafka-3.9.1/libs` */
@@ -35,6 +41,23 @@ export interface KafkaInstallation {
 export interface InstallOptions {
   /** Progress messages (default: silent). */
   log?: (line: string) => void;
+  /** Kafka version; default `SLUICE_KAFKA_VERSION`, else `KAFKA_VERSION`. */
+  version?: KafkaVersion;
+}
+
+/** `SLUICE_KAFKA_VERSION` if set (one of `SUPPORTED_KAFKA_VERSIONS`), else `KAFKA_VERSION`. */
+export function kafkaVersionFromEnv(env: NodeJS.ProcessEnv = process.env): KafkaVersion {
+  const wanted = env.SLUICE_KAFKA_VERSION;
+  if (wanted === undefined || wanted === '') return KAFKA_VERSION;
+  if (!(SUPPORTED_KAFKA_VERSIONS as readonly string[]).includes(wanted)) {
+    throw new Error(`local-kafka: SLUICE_KAFKA_VERSION=${wanted} is not one of ${SUPPORTED_KAFKA_VERSIONS.join(', ')}`);
+  }
+  return wanted as KafkaVersion;
+}
+
+/** Kafka 4 dropped ZooKeeper and log4j 1: its broker logs through log4j 2. */
+export function isKafka4(version: KafkaVersion): boolean {
+  return version.startsWith('4.');
 }
 
 /** `$SLUICE_CACHE_DIR`, else `$XDG_CACHE_HOME/sluice`, else `~/.cache/sluice`. */
@@ -44,15 +67,18 @@ export function sluiceCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(homedir(), '.cache', 'sluice');
 }
 
-function installation(cacheDir: string): KafkaInstallation {
-  const home = join(cacheDir, `kafka-${KAFKA_VERSION}`);
+function installation(cacheDir: string, version: KafkaVersion): KafkaInstallation {
+  const home = join(cacheDir, `kafka-${version}`);
   const libs = join(home, 'libs');
-  return { version: KAFKA_VERSION, home, libs, classpath: join(libs, '*') };
+  return { version, home, libs, classpath: join(libs, '*') };
 }
 
 /** The installation if it is complete in the cache, else undefined. Never downloads. */
-export function findKafkaInstallation(cacheDir: string = sluiceCacheDir()): KafkaInstallation | undefined {
-  const inst = installation(cacheDir);
+export function findKafkaInstallation(
+  cacheDir: string = sluiceCacheDir(),
+  version: KafkaVersion = kafkaVersionFromEnv(),
+): KafkaInstallation | undefined {
+  const inst = installation(cacheDir, version);
   return existsSync(join(inst.home, MARKER)) ? inst : undefined;
 }
 
@@ -63,36 +89,40 @@ export function findKafkaInstallation(cacheDir: string = sluiceCacheDir()): Kafk
  */
 export async function ensureKafkaInstalled(opts: InstallOptions = {}): Promise<KafkaInstallation> {
   const cacheDir = sluiceCacheDir();
-  const found = findKafkaInstallation(cacheDir);
+  const version = opts.version ?? kafkaVersionFromEnv();
+  const found = findKafkaInstallation(cacheDir, version);
   if (found) return found;
   await mkdir(cacheDir, { recursive: true });
-  const release = await acquireLock(join(cacheDir, `kafka-${KAFKA_VERSION}.lock`), opts.log);
+  const release = await acquireLock(join(cacheDir, `kafka-${version}.lock`), opts.log);
   try {
-    const again = findKafkaInstallation(cacheDir);
+    const again = findKafkaInstallation(cacheDir, version);
     if (again) return again;
-    return await install(cacheDir, opts.log ?? (() => {}));
+    return await install(cacheDir, version, opts.log ?? (() => {}));
   } finally {
     await release();
   }
 }
 
-async function install(cacheDir: string, log: (line: string) => void): Promise<KafkaInstallation> {
-  const inst = installation(cacheDir);
+async function install(
+  cacheDir: string,
+  version: KafkaVersion,
+  log: (line: string) => void,
+): Promise<KafkaInstallation> {
+  const inst = installation(cacheDir, version);
   const started = Date.now();
   log(
-    `local-kafka: fetching Apache Kafka ${KAFKA_VERSION} (kafka_${SCALA_VERSION}) from Maven Central into ${inst.home} ...`,
+    `local-kafka: fetching Apache Kafka ${version} (kafka_${SCALA_VERSION}) from Maven Central into ${inst.home} ...`,
   );
   // We hold the lock, so staging dirs of earlier attempts are leftovers of killed processes.
   for (const entry of await readdir(cacheDir)) {
-    if (entry.startsWith(`.kafka-${KAFKA_VERSION}.tmp-`))
-      await rm(join(cacheDir, entry), { recursive: true, force: true });
+    if (entry.startsWith(`.kafka-${version}.tmp-`)) await rm(join(cacheDir, entry), { recursive: true, force: true });
   }
   // Staging dir next to the final one (same file system, so rename is atomic).
-  const staging = await mkdtemp(join(cacheDir, `.kafka-${KAFKA_VERSION}.tmp-`));
+  const staging = await mkdtemp(join(cacheDir, `.kafka-${version}.tmp-`));
   // The throwaway pom lives outside the cache.
   const work = await mkdtemp(join(tmpdir(), 'sluice-kafka-pom-'));
   try {
-    await writeFile(join(work, 'pom.xml'), pom());
+    await writeFile(join(work, 'pom.xml'), pom(version));
     const libs = join(staging, 'libs');
     await runMaven(work, [
       '-B',
@@ -104,21 +134,15 @@ async function install(cacheDir: string, log: (line: string) => void): Promise<K
       '-DincludeScope=runtime',
     ]);
     const jars = (await readdir(libs)).filter((f) => f.endsWith('.jar')).sort();
-    for (const required of [
-      `kafka_${SCALA_VERSION}-${KAFKA_VERSION}.jar`,
-      `kafka-clients-${KAFKA_VERSION}.jar`,
-      `reload4j-${RELOAD4J_VERSION}.jar`,
-    ]) {
+    const logging = isKafka4(version) ? `log4j-core-${LOG4J2_VERSION}.jar` : `reload4j-${RELOAD4J_VERSION}.jar`;
+    for (const required of [`kafka_${SCALA_VERSION}-${version}.jar`, `kafka-clients-${version}.jar`, logging]) {
       if (!jars.includes(required))
         throw new Error(`local-kafka: Maven finished but ${required} is missing from ${libs}`);
     }
     await writeFile(
       join(staging, MARKER),
-      JSON.stringify(
-        { kafka: KAFKA_VERSION, scala: SCALA_VERSION, installedAt: new Date().toISOString(), jars },
-        null,
-        2,
-      ) + '\n',
+      JSON.stringify({ kafka: version, scala: SCALA_VERSION, installedAt: new Date().toISOString(), jars }, null, 2) +
+        '\n',
     );
     await chmod(staging, 0o755);
     // A leftover directory without a marker is an interrupted older attempt: remove it.
@@ -128,7 +152,7 @@ async function install(cacheDir: string, log: (line: string) => void): Promise<K
       await rename(staging, inst.home);
     } catch (err) {
       // Someone else (without the lock, e.g. a lock judged stale) finished first: fine.
-      if (!findKafkaInstallation(cacheDir)) throw err;
+      if (!findKafkaInstallation(cacheDir, version)) throw err;
     }
     log(`local-kafka: installed ${jars.length} jars in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return inst;
@@ -138,9 +162,16 @@ async function install(cacheDir: string, log: (line: string) => void): Promise<K
   }
 }
 
-function pom(): string {
+function pom(version: KafkaVersion): string {
   const dep = (g: string, a: string, v: string) =>
     `    <dependency><groupId>${g}</groupId><artifactId>${a}</artifactId><version>${v}</version></dependency>`;
+  const logging = isKafka4(version)
+    ? [
+        dep('org.apache.logging.log4j', 'log4j-slf4j-impl', LOG4J2_VERSION),
+        dep('org.apache.logging.log4j', 'log4j-core', LOG4J2_VERSION),
+        dep('org.apache.logging.log4j', 'log4j-api', LOG4J2_VERSION),
+      ]
+    : [dep('org.slf4j', 'slf4j-reload4j', SLF4J_VERSION), dep('ch.qos.reload4j', 'reload4j', RELOAD4J_VERSION)];
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!-- Generated by @sluice/local-kafka to fetch the broker's runtime class path. -->
 <project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -150,9 +181,8 @@ function pom(): string {
   <version>1</version>
   <packaging>pom</packaging>
   <dependencies>
-${dep('org.apache.kafka', `kafka_${SCALA_VERSION}`, KAFKA_VERSION)}
-${dep('org.slf4j', 'slf4j-reload4j', SLF4J_VERSION)}
-${dep('ch.qos.reload4j', 'reload4j', RELOAD4J_VERSION)}
+${dep('org.apache.kafka', `kafka_${SCALA_VERSION}`, version)}
+${logging.join('\n')}
   </dependencies>
 </project>
 `;
@@ -171,7 +201,7 @@ function runMaven(cwd: string, args: string[]): Promise<void> {
       reject(
         err.code === 'ENOENT'
           ? new Error(
-              `local-kafka: Maven ('mvn') is not on PATH. It is needed once, to fetch Apache Kafka ${KAFKA_VERSION} ` +
+              `local-kafka: Maven ('mvn') is not on PATH. It is needed once per Kafka version, to fetch Apache Kafka ` +
                 `from Maven Central (install Maven 3.6+ and Java 17), or set KAFKA_BROKERS to use an existing broker.`,
             )
           : err,

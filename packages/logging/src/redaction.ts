@@ -30,4 +30,16 @@ export const REDACT_PATHS: string[] = [
     `${d}.signing.xSignatureKeys[*].secret`,
     `${d}.signing.standardWebhooksKeys[*].secret`,
   ]),
+  // Kafka credentials (docs/configuration.md, "Kafka security"), however deep the object logged.
+  'clientSecret',
+  'keyPassword',
+  '*.clientSecret',
+  '*.keyPassword',
+  '*.*.clientSecret',
+  '*.*.keyPassword',
+  'config.kafka.sasl.password',
+  'config.kafka.sasl.oidc.clientSecret',
+  'config.kafka.ssl.keyPassword',
+  'kafka.sasl.oidc.clientSecret',
+  'security.sasl.oidc.clientSecret',
 ];

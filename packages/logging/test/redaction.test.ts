@@ -22,3 +22,26 @@ it('never writes secrets or Authorization headers (docs/reference/observability.
     assert.ok(!out.includes(secret), `leaked ${secret}: ${out}`);
   assert.match(out, /\[redacted\]/);
 });
+
+it('never writes Kafka credentials (kafka.sasl password, OIDC client secret, key passphrase)', () => {
+  const lines: string[] = [];
+  const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
+  const logger = createLogger({ name: 't', destination: sink });
+  const kafka = {
+    ssl: { caFile: '/ca.pem', keyFile: '/k.pem', keyPassword: 'kp-secret' },
+    sasl: {
+      mechanism: 'scram-sha-512',
+      username: 'sluice',
+      password: 'scram-secret',
+      oidc: { clientId: 'c', clientSecret: 'oidc-secret' },
+    },
+  };
+  logger.info({ config: { kafka } }, 'config');
+  logger.info({ kafka }, 'kafka');
+  logger.info({ security: kafka }, 'security');
+  logger.info({ sasl: kafka.sasl }, 'sasl');
+  const out = lines.join('');
+  for (const secret of ['kp-secret', 'scram-secret', 'oidc-secret'])
+    assert.ok(!out.includes(secret), `leaked ${secret}: ${out}`);
+  assert.match(out, /"username":"sluice"/);
+});

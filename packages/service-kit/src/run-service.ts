@@ -12,6 +12,11 @@ export interface RunServiceOptions {
   name: string;
   logger: Logger;
   start: () => Promise<RunningService>;
+  /**
+   * Runs before `start` and may take as long as it needs (e.g. waiting for Kafka to accept the
+   * credentials); SIGTERM/SIGINT meanwhile abort it and the process exits 0.
+   */
+  waitFor?: (signal: AbortSignal) => Promise<void>;
   /** Hard limit on graceful shutdown before the process exits anyway (default 25 s). */
   shutdownTimeoutMs?: number;
   /** Injected for tests; default `process.exit`. */
@@ -29,6 +34,27 @@ export async function runService(options: RunServiceOptions): Promise<void> {
   const timeoutMs = options.shutdownTimeoutMs ?? 25_000;
   logProcessWarnings(logger);
   let service: RunningService;
+  if (options.waitFor) {
+    const abort = new AbortController();
+    const onSignal = () => abort.abort(new Error('stopped before it started'));
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    try {
+      await options.waitFor(abort.signal);
+    } catch (err) {
+      if (abort.signal.aborted) {
+        logger.info(`${name} stopped before it started`);
+        exit(0);
+      } else {
+        logger.fatal({ err }, `${name} failed to start`);
+        exit(1);
+      }
+      return;
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+  }
   try {
     service = await options.start();
   } catch (err) {

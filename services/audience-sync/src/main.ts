@@ -1,9 +1,13 @@
+import { awaitKafka } from '@sluice/kafka';
 import { loadServiceContext, runService } from '@sluice/service-kit';
 import { createAudienceSync } from './service.ts';
 
 const ctx = loadServiceContext('audience-sync');
+const port = ctx.env.ports.audienceSync;
 await runService({
   name: ctx.name,
   logger: ctx.logger,
-  start: () => createAudienceSync(ctx, { port: ctx.env.ports.audienceSync }).start(),
+  // Until the brokers accept the TLS/SASL settings: /readyz 503 and one log line naming the cause.
+  waitFor: (signal) => awaitKafka(ctx, { port, signal }),
+  start: () => createAudienceSync(ctx, { port }).start(),
 });

@@ -47,7 +47,7 @@ async function startParts(
 ): Promise<AudienceSyncService> {
   const config = ctx.config.current;
   const clientId = `${config.kafka.clientId}-audience-sync`;
-  const kafka = createKafka({ brokers: ctx.brokers, clientId, logger: ctx.logger });
+  const kafka = createKafka({ brokers: ctx.brokers, clientId, logger: ctx.logger, security: config.kafka });
   const admin = kafka.admin();
   let adminConnected = false;
   admin.on(admin.events.CONNECT, () => (adminConnected = true));
@@ -61,11 +61,15 @@ async function startParts(
   opened.push(() => producer.disconnect());
   await producer.connect();
   const schemaRegistryUrl = ctx.env.schemaRegistryUrl;
-  const snapshotCodec = createSnapshotCodec({ schemaRegistryUrl, topic: config.kafka.topics.audiences });
+  const snapshotCodec = createSnapshotCodec({
+    schemaRegistryUrl,
+    access: config.schemaRegistry,
+    topic: config.kafka.topics.audiences,
+  });
   const processor = new SyncProcessor({
     ...createKafkaSinks(
       producer,
-      createEnvelopeCodec({ schemaRegistryUrl, topic: config.kafka.topics.events }),
+      createEnvelopeCodec({ schemaRegistryUrl, access: config.schemaRegistry, topic: config.kafka.topics.events }),
       ctx.config,
     ),
     readSnapshot: createSnapshotReader(snapshotCodec),

@@ -1,9 +1,13 @@
+import { awaitKafka } from '@sluice/kafka';
 import { loadServiceContext, runService } from '@sluice/service-kit';
 import { createDeliverer } from './service.ts';
 
 const ctx = loadServiceContext('deliverer');
+const port = ctx.env.ports.deliverer;
 await runService({
   name: ctx.name,
   logger: ctx.logger,
-  start: () => createDeliverer(ctx, { port: ctx.env.ports.deliverer }).start(),
+  // Until the brokers accept the TLS/SASL settings: /readyz 503 and one log line naming the cause.
+  waitFor: (signal) => awaitKafka(ctx, { port, signal }),
+  start: () => createDeliverer(ctx, { port }).start(),
 });

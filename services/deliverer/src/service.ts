@@ -58,6 +58,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         brokers: ctx.brokers,
         clientId: `${initial.kafka.clientId}-deliverer`,
         logger: ctx.logger,
+        security: initial.kafka,
       });
       const admin = kafka.admin();
       await admin.connect();
@@ -69,6 +70,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         service: ctx.name,
         brokers: ctx.brokers,
         clientId: `${initial.kafka.clientId}-deliverer`,
+        security: initial.kafka,
         logLevel: ctx.logger.level,
         producers: 1,
       });
@@ -124,7 +126,11 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
           topics,
           codec:
             options.codec ??
-            createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: topics.events }),
+            createEnvelopeCodec({
+              schemaRegistryUrl: ctx.env.schemaRegistryUrl,
+              access: initial.schemaRegistry,
+              topic: topics.events,
+            }),
           delivery,
           sink,
           metrics,

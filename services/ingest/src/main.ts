@@ -1,9 +1,13 @@
+import { awaitKafka } from '@sluice/kafka';
 import { loadServiceContext, runService } from '@sluice/service-kit';
 import { createIngest } from './service.ts';
 
 const ctx = loadServiceContext('ingest');
+const port = ctx.env.ports.ingest;
 await runService({
   name: ctx.name,
   logger: ctx.logger,
-  start: () => createIngest(ctx, { port: ctx.env.ports.ingest }).start(),
+  // Until the brokers accept the TLS/SASL settings: /readyz 503 and one log line naming the cause.
+  waitFor: (signal) => awaitKafka(ctx, { port, signal }),
+  start: () => createIngest(ctx, { port }).start(),
 });

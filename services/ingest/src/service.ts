@@ -49,6 +49,7 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
         brokers: ctx.brokers,
         clientId: `${config.kafka.clientId}-ingest`,
         logger: ctx.logger,
+        security: config.kafka,
       });
       const admin = kafka.admin();
       await admin.connect();
@@ -68,6 +69,7 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
               service: ctx.name,
               brokers: ctx.brokers,
               clientId,
+              security: config.kafka,
               logLevel: ctx.logger.level,
               producers: producerCount,
             });
@@ -85,7 +87,11 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
           sender,
           codec:
             options.codec ??
-            createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: config.kafka.topics.events }),
+            createEnvelopeCodec({
+              schemaRegistryUrl: ctx.env.schemaRegistryUrl,
+              access: config.schemaRegistry,
+              topic: config.kafka.topics.events,
+            }),
           metrics,
           logger: ctx.logger,
           now: Date.now,

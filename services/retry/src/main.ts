@@ -1,9 +1,13 @@
+import { awaitKafka } from '@sluice/kafka';
 import { loadServiceContext, runService } from '@sluice/service-kit';
 import { createRetry } from './service.ts';
 
 const ctx = loadServiceContext('retry');
+const port = ctx.env.ports.retry;
 await runService({
   name: ctx.name,
   logger: ctx.logger,
-  start: () => createRetry(ctx, { port: ctx.env.ports.retry }).start(),
+  // Until the brokers accept the TLS/SASL settings: /readyz 503 and one log line naming the cause.
+  waitFor: (signal) => awaitKafka(ctx, { port, signal }),
+  start: () => createRetry(ctx, { port }).start(),
 });

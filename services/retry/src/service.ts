@@ -45,7 +45,12 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       const initial = ctx.config.current;
       const { tiersMs, tierTopic } = retrySettings(initial);
       const logger = ctx.logger;
-      const kafka = createKafka({ brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-retry`, logger });
+      const kafka = createKafka({
+        brokers: ctx.brokers,
+        clientId: `${initial.kafka.clientId}-retry`,
+        logger,
+        security: initial.kafka,
+      });
       const admin = kafka.admin();
       let adminConnected = false;
       admin.on(admin.events.CONNECT, () => (adminConnected = true));
