@@ -37,9 +37,10 @@ export function oauthBearerMechanism(provider: () => Promise<BearerToken>): Mech
       authenticate: async () => {
         const token = await provider();
         const initial = `n,,${SOH}auth=Bearer ${token.value}${SOH}${SOH}`;
-        let challenge: Buffer | void;
+        let challenge: Buffer | undefined;
         try {
-          challenge = await saslAuthenticate({ request: bytesRequest(initial), response: bytesResponse });
+          challenge =
+            (await saslAuthenticate({ request: bytesRequest(initial), response: bytesResponse })) ?? undefined;
         } catch (err) {
           throw new KafkaJSSASLAuthenticationError(`SASL OAUTHBEARER authentication failed: ${(err as Error).message}`);
         }
