@@ -62,4 +62,12 @@ export interface SluiceConfig {
     ssrf: { enabled: boolean; allowCidrs: string[] };
   };
   retry: { windowMs: number; scheduleMs: number[]; jitter: number; tiersMs: number[] };
+  deliveryLog: {
+    databaseUrl?: string;
+    dataDir?: string;
+    retentionMs: number;
+    pruneIntervalMs: number;
+    adminToken?: string;
+    healthWindowMs: number;
+  };
 }
