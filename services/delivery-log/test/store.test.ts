@@ -27,6 +27,10 @@ describe('delivery-log store', () => {
     const second = await store.message('src', 'twice');
     assert.deepEqual(second, first);
     assert.equal(first!.attempts.length, 3);
+    const [kept] = await sql.query<{ t: string }>(
+      "select jsonb_typeof(event) as t from messages where message_id = 'twice'",
+    );
+    assert.equal(kept!.t, 'object', 'the event is stored as a JSON object, not a string');
     assert.deepEqual(
       first!.deliveries.map((d) => [d.destinationId, d.state, d.attempts]),
       [['hooks', 'delivered', 3]],

@@ -126,7 +126,7 @@ export class LogStore {
     const event = Buffer.byteLength(e.event) > MAX_EVENT_BYTES ? JSON.stringify({ truncated: true }) : e.event;
     // The event fixes the message's receive time; rows made earlier from attempts take it on.
     const rows = await tx.query(
-      `insert into messages (source_id, message_id, event_type, received_at, event) values ($1, $2, $3, $4, $5::jsonb)
+      `insert into messages (source_id, message_id, event_type, received_at, event) values ($1, $2, $3, $4, $5::text::jsonb)
        on conflict (source_id, message_id) do update set event = excluded.event, event_type = excluded.event_type,
          received_at = excluded.received_at
        where messages.event is null
@@ -348,7 +348,7 @@ export class LogStore {
     const keys = rows.map((r) => `${r.source_id}\u0000${r.message_id}`);
     const states = await this.sql.query<Row>(
       `select source_id, message_id, destination_id, state from deliveries
-       where (source_id, message_id) in (select x->>0, x->>1 from jsonb_array_elements($1::jsonb) x) order by destination_id`,
+       where (source_id, message_id) in (select x->>0, x->>1 from jsonb_array_elements($1::text::jsonb) x) order by destination_id`,
       [JSON.stringify(rows.map((r) => [r.source_id, r.message_id]))],
     );
     const byKey = new Map<string, { destinationId: string | null; state: DeliveryState }[]>();
@@ -453,7 +453,7 @@ export class LogStore {
     matched: number;
   }): Promise<void> {
     await this.sql.query(
-      'insert into replays (requested_at, source_id, message_id, destination_id, filter, replayed, matched) values ($1, $2, $3, $4, $5::jsonb, $6, $7)',
+      'insert into replays (requested_at, source_id, message_id, destination_id, filter, replayed, matched) values ($1, $2, $3, $4, $5::text::jsonb, $6, $7)',
       [
         iso(input.at),
         input.sourceId ?? null,
