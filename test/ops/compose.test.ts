@@ -21,7 +21,7 @@ interface ComposeService {
 }
 
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
-const SERVICES: Record<string, string> = { ingest: 'INGEST_PORT', deliverer: 'DELIVERER_PORT', retry: 'RETRY_PORT', 'audience-sync': 'AUDIENCE_SYNC_PORT' };
+const SERVICES: Record<string, string> = { ingest: 'INGEST_PORT', deliverer: 'DELIVERER_PORT', retry: 'RETRY_PORT', 'audience-sync': 'AUDIENCE_SYNC_PORT', 'delivery-log': 'DELIVERY_LOG_PORT' };
 
 test('compose has Kafka (KRaft), a schema registry, the four services, the demo receiver, Prometheus and Grafana', () => {
   const s = compose.services;
@@ -37,7 +37,7 @@ test('compose has Kafka (KRaft), a schema registry, the four services, the demo 
 test('every Sluice service: env names ⊆ what packages/config/src/env.ts reads, with the right values', () => {
   const known = envVarsReadByConfig();
   const ports = portVars();
-  assert.equal(known.size, 8, `env.ts reads ${[...known].join(', ')}`);
+  assert.equal(known.size, 10, `env.ts reads ${[...known].join(', ')}`);
   for (const [name, portVar] of Object.entries(SERVICES)) {
     const service = compose.services[name]!;
     const env = service.environment ?? {};

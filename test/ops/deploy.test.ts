@@ -15,7 +15,7 @@ const docs: Doc[] = readdirSync(join(ROOT, 'deploy/kubernetes'))
   .flatMap((f) => parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes', f), 'utf8')).map((d) => d.toJS() as Doc))
   .filter(Boolean);
 const of = (kind: string) => docs.filter((d) => d.kind === kind);
-const SERVICES: Record<string, string> = { ingest: 'INGEST_PORT', deliverer: 'DELIVERER_PORT', retry: 'RETRY_PORT', 'audience-sync': 'AUDIENCE_SYNC_PORT' };
+const SERVICES: Record<string, string> = { ingest: 'INGEST_PORT', deliverer: 'DELIVERER_PORT', retry: 'RETRY_PORT', 'audience-sync': 'AUDIENCE_SYNC_PORT', 'delivery-log': 'DELIVERY_LOG_PORT' };
 const configMap = of('ConfigMap').find((d) => d.metadata.name === 'sluice-config')!;
 const configText = configMap.data!['sluice.yaml']!;
 

@@ -19,6 +19,8 @@ export interface SluiceEnv {
   configPath?: string;
   /** `SCHEMA_REGISTRY_URL`: turns on the Confluent wire format. */
   schemaRegistryUrl?: string;
+  /** `DATABASE_URL`: the delivery log's PostgreSQL, unless `deliveryLog.databaseUrl` names one. */
+  databaseUrl?: string;
   /** `LOG_LEVEL`, default `info`. */
   logLevel: string;
   ports: { ingest: number; deliverer: number; retry: number; audienceSync: number; deliveryLog: number };
@@ -46,6 +48,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): SluiceEnv {
     ...(brokers && brokers.length > 0 && { kafkaBrokers: brokers }),
     ...(env.SLUICE_CONFIG && { configPath: env.SLUICE_CONFIG }),
     ...(env.SCHEMA_REGISTRY_URL && { schemaRegistryUrl: env.SCHEMA_REGISTRY_URL }),
+    ...(env.DATABASE_URL && { databaseUrl: env.DATABASE_URL }),
     logLevel,
     ports: {
       ingest: port(env, 'INGEST_PORT', DEFAULT_PORTS.ingest),

@@ -1,4 +1,4 @@
-import type { SluiceConfig } from '@sluice/config';
+import type { SluiceConfig, SluiceEnv } from '@sluice/config';
 import { GROUP_SUFFIX } from './constants.ts';
 import type { DatabaseSettings } from './adapters/database.ts';
 import type { TopicRoles } from './domain/records.ts';
@@ -7,8 +7,8 @@ import type { TopicRoles } from './domain/records.ts';
  * The database: `deliveryLog.databaseUrl`, else `DATABASE_URL` from the environment, else the
  * embedded database (in `deliveryLog.dataDir`, or in memory).
  */
-export function databaseSettings(config: SluiceConfig, env: NodeJS.ProcessEnv): DatabaseSettings {
-  const url = config.deliveryLog.databaseUrl ?? (env.DATABASE_URL || undefined);
+export function databaseSettings(config: SluiceConfig, env: SluiceEnv): DatabaseSettings {
+  const url = config.deliveryLog.databaseUrl ?? env.databaseUrl;
   if (url !== undefined) return { url };
   return config.deliveryLog.dataDir !== undefined ? { dataDir: config.deliveryLog.dataDir } : {};
 }

@@ -46,7 +46,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
       const now = options.now ?? Date.now;
       const initial = ctx.config.current;
       const { logger } = ctx;
-      const settings = databaseSettings(initial, ctx.env.raw);
+      const settings = databaseSettings(initial, ctx.env);
       let sql: Sql;
       let instanceId: string;
       try {
