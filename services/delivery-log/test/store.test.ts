@@ -132,6 +132,28 @@ describe('delivery-log store', () => {
     assert.equal(h!.lastError!.error, 'http_500_20');
   });
 
+  it('the same records in any order and any batching give the same state (replayed run included)', async () => {
+    const run = (id: string) => [
+      eventEntry({ sourceId: 'order', messageId: id }),
+      attemptEntry({ sourceId: 'order', messageId: id, at: 2_000 }),
+      attemptEntry({ sourceId: 'order', messageId: id, at: 3_000, outcome: 'permanent', status: 404 }),
+      deadEntry({ sourceId: 'order', messageId: id, at: 3_500 }),
+      attemptEntry({ sourceId: 'order', messageId: id, attempt: 1, at: 9_000, outcome: 'success', status: 200 }),
+    ];
+    const views = [];
+    for (let trial = 0; trial < 6; trial++) {
+      const id = `o-${trial}`;
+      const entries = run(id);
+      if (trial > 0) entries.sort(() => Math.random() - 0.5);
+      while (entries.length > 0) await store.ingest(entries.splice(0, 1 + Math.floor(Math.random() * 3)));
+      const m = await store.message('order', id);
+      views.push(m!.deliveries.map((d) => [d.state, d.stateAt, d.attempts, d.deadReason]));
+    }
+    for (const v of views) assert.deepEqual(v, views[0]);
+    assert.equal(views[0]![0]![0], 'delivered');
+    assert.equal(views[0]![0]![2], 3);
+  });
+
   it('pruning deletes what was received before the cut, with its attempts, and keeps the rest', async () => {
     await store.ingest([
       eventEntry({ sourceId: 'prune', messageId: 'old', receivedAt: 50 }),

@@ -72,6 +72,16 @@ export interface EndpointHealth {
 
 type Row = Record<string, unknown>;
 
+const messageKey = (e: { sourceId: string; messageId: string }) => `${e.sourceId}\u0000${e.messageId}`;
+const positionKey = (p: { topic: string; partition: number; offset: string }) =>
+  `${p.topic}\u0000${p.partition}\u0000${p.offset}`;
+
+function dedupe<T>(items: T[], key: (t: T) => string): T[] {
+  const seen = new Map<string, T>();
+  for (const item of items) if (!seen.has(key(item))) seen.set(key(item), item);
+  return [...seen.values()];
+}
+
 /** Reads and writes the log's tables (docs/delivery-log.md). One instance per database. */
 export class LogStore {
   readonly sql: Sql;
@@ -80,170 +90,258 @@ export class LogStore {
   }
 
   /**
-   * Writes what a batch of records says, in one transaction. Idempotent: attempts and rejections
-   * are keyed by their place in their topic, events by message, and states only move forward
-   * (`advance`), so writing a batch again changes nothing.
+   * Writes what a batch of records says, in one transaction of a few set-based statements (not
+   * one per record). Idempotent: attempts and rejections are keyed by their place in their topic,
+   * events by message, and states only move forward (`advance`), so writing a batch again
+   * changes nothing.
    */
   async ingest(entries: readonly LogEntry[]): Promise<void> {
     if (entries.length === 0) return;
+    const events = new Map<string, EventEntry>();
+    const attempts = new Map<string, AttemptEntry>();
+    const rejections = new Map<string, RejectedEntry>();
+    const deaths: DeadEntry[] = [];
+    for (const e of entries) {
+      if (e.kind === 'event') events.set(messageKey(e), events.get(messageKey(e)) ?? e);
+      else if (e.kind === 'attempt') attempts.set(positionKey(e.position), e);
+      else if (e.kind === 'rejected') rejections.set(positionKey(e.position), e);
+      else deaths.push(e);
+    }
     await this.sql.transaction(async (tx) => {
-      for (const entry of entries) {
-        switch (entry.kind) {
-          case 'event':
-            await this.#event(tx, entry);
-            break;
-          case 'attempt':
-            await this.#attempt(tx, entry);
-            break;
-          case 'dead':
-            await this.#dead(tx, entry);
-            break;
-          case 'rejected':
-            await this.#rejected(tx, entry);
-            break;
-        }
+      await this.#events(tx, [...events.values()]);
+      const newAttempts = await this.#newAttempts(tx, [...attempts.values()]);
+      const newRejections = await this.#newRejections(tx, [...rejections.values()]);
+      const receivedAt = await this.#ensureMessages(tx, [...newAttempts, ...deaths, ...newRejections]);
+      await this.#states(tx, newAttempts, deaths, receivedAt);
+      if (newRejections.length > 0) {
+        await tx.query(
+          `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, reject_code, reject_message, reject_origin)
+           select x.s, x.m, $2, 'rejected', x.at::timestamptz, x.r::timestamptz, x.code, x.msg, x.origin
+           from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, at text, r text, code text, msg text, origin text)
+           on conflict (source_id, message_id, destination_id) do nothing`,
+          [
+            JSON.stringify(
+              dedupe(newRejections, messageKey).map((r) => ({
+                s: r.sourceId,
+                m: r.messageId,
+                at: iso(r.at),
+                r: iso(receivedAt.get(messageKey(r)) ?? r.at),
+                code: r.code,
+                msg: r.message,
+                origin: r.origin,
+              })),
+            ),
+            NO_DESTINATION,
+          ],
+        );
       }
     });
   }
 
-  async #ensureMessage(
-    tx: Sql,
-    sourceId: string,
-    messageId: string,
-    eventType: string,
-    receivedAt: number,
-  ): Promise<number> {
-    const rows = await tx.query<{ received_at: unknown }>(
-      `insert into messages (source_id, message_id, event_type, received_at) values ($1, $2, $3, $4)
-       on conflict (source_id, message_id) do update set event_type = messages.event_type
-       returning received_at`,
-      [sourceId, messageId, eventType, iso(receivedAt)],
-    );
-    return ms(rows[0]!.received_at);
-  }
-
-  async #event(tx: Sql, e: EventEntry): Promise<void> {
-    const event = Buffer.byteLength(e.event) > MAX_EVENT_BYTES ? JSON.stringify({ truncated: true }) : e.event;
-    // The event fixes the message's receive time; rows made earlier from attempts take it on.
-    const rows = await tx.query(
-      `insert into messages (source_id, message_id, event_type, received_at, event) values ($1, $2, $3, $4, $5::text::jsonb)
+  /** Events: the event fixes its message's receive time; rows made earlier from attempts take it on. */
+  async #events(tx: Sql, events: EventEntry[]): Promise<void> {
+    if (events.length === 0) return;
+    const fresh = await tx.query<{ source_id: string; message_id: string }>(
+      `insert into messages (source_id, message_id, event_type, received_at, event)
+       select x.s, x.m, x.t, x.r::timestamptz, x.e::jsonb
+       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r text, e text)
        on conflict (source_id, message_id) do update set event = excluded.event, event_type = excluded.event_type,
          received_at = excluded.received_at
        where messages.event is null
-       returning 1`,
-      [e.sourceId, e.messageId, e.eventType, iso(e.receivedAt), event],
-    );
-    if (rows.length === 0) return;
-    await tx.query('update deliveries set received_at = $3 where source_id = $1 and message_id = $2', [
-      e.sourceId,
-      e.messageId,
-      iso(e.receivedAt),
-    ]);
-    for (const destinationId of e.destinationIds) {
-      await tx.query(
-        `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at) values ($1, $2, $3, 'delivering', $4, $4)
-         on conflict do nothing`,
-        [e.sourceId, e.messageId, destinationId, iso(e.receivedAt)],
-      );
-    }
-  }
-
-  async #state(
-    tx: Sql,
-    key: [string, string, string],
-    receivedAt: number,
-    fact: Fact,
-    extra: { attempt?: boolean; lastError?: string | null; deadReason?: string },
-  ): Promise<void> {
-    const [row] = await tx.query<{ state: DeliveryState; state_at: unknown }>(
-      'select state, state_at from deliveries where source_id = $1 and message_id = $2 and destination_id = $3 for update',
-      key,
-    );
-    const current: StateAt | undefined = row ? { state: row.state, at: ms(row.state_at) } : undefined;
-    const next = advance(current, fact);
-    const moved = current === undefined || next.state !== current.state || next.at !== current.at;
-    await tx.query(
-      `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, attempts, last_error, dead_reason)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       on conflict (source_id, message_id, destination_id) do update set
-         attempts = deliveries.attempts + excluded.attempts,
-         state = case when $10 then excluded.state else deliveries.state end,
-         state_at = case when $10 then excluded.state_at else deliveries.state_at end,
-         last_error = case when $10 and excluded.last_error is not null then excluded.last_error else deliveries.last_error end,
-         dead_reason = case when $10 then excluded.dead_reason else deliveries.dead_reason end`,
+       returning source_id, message_id`,
       [
-        ...key,
-        next.state,
-        iso(next.at),
-        iso(receivedAt),
-        extra.attempt ? 1 : 0,
-        extra.lastError ?? null,
-        next.state === 'dead' ? (extra.deadReason ?? null) : null,
-        moved,
+        JSON.stringify(
+          events.map((e) => ({
+            s: e.sourceId,
+            m: e.messageId,
+            t: e.eventType,
+            r: iso(e.receivedAt),
+            e: Buffer.byteLength(e.event) > MAX_EVENT_BYTES ? JSON.stringify({ truncated: true }) : e.event,
+          })),
+        ),
       ],
     );
+    if (fresh.length === 0) return;
+    const isFresh = new Set(fresh.map((f) => `${f.source_id}\u0000${f.message_id}`));
+    const kept = events.filter((e) => isFresh.has(messageKey(e)));
+    await tx.query(
+      `update deliveries d set received_at = x.r::timestamptz
+       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, r text)
+       where d.source_id = x.s and d.message_id = x.m`,
+      [JSON.stringify(kept.map((e) => ({ s: e.sourceId, m: e.messageId, r: iso(e.receivedAt) })))],
+    );
+    const routed = kept.flatMap((e) =>
+      e.destinationIds.map((d) => ({ s: e.sourceId, m: e.messageId, d, r: iso(e.receivedAt) })),
+    );
+    if (routed.length === 0) return;
+    await tx.query(
+      `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at)
+       select x.s, x.m, x.d, 'delivering', x.r::timestamptz, x.r::timestamptz
+       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, d text, r text)
+       on conflict do nothing`,
+      [JSON.stringify(routed)],
+    );
   }
 
-  async #attempt(tx: Sql, a: AttemptEntry): Promise<void> {
-    const inserted = await tx.query(
+  /** Inserts the attempts; returns those not seen before. */
+  async #newAttempts(tx: Sql, attempts: AttemptEntry[]): Promise<AttemptEntry[]> {
+    if (attempts.length === 0) return [];
+    const rows = await tx.query<{ topic: string; partition: number; record_offset: string | number | bigint }>(
       `insert into attempts (topic, partition, record_offset, source_id, message_id, destination_id, endpoint, attempt, at,
          outcome, status, error, latency_ms, response_snippet)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       on conflict do nothing returning 1`,
+       select x.topic, x.p, x.o::bigint, x.s, x.m, x.d, x.endpoint, x.n, x.at::timestamptz, x.outcome, x.status, x.error, x.latency, x.snippet
+       from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, d text, endpoint text, n int, at text,
+         outcome text, status int, error text, latency double precision, snippet text)
+       on conflict do nothing returning topic, partition, record_offset`,
       [
-        a.position.topic,
-        a.position.partition,
-        a.position.offset,
-        a.sourceId,
-        a.messageId,
-        a.destinationId,
-        a.endpoint,
-        a.attempt,
-        iso(a.at),
-        a.outcome,
-        a.status ?? null,
-        a.error ?? null,
-        a.latencyMs,
-        a.responseSnippet ?? null,
+        JSON.stringify(
+          attempts.map((a) => ({
+            topic: a.position.topic,
+            p: a.position.partition,
+            o: a.position.offset,
+            s: a.sourceId,
+            m: a.messageId,
+            d: a.destinationId,
+            endpoint: a.endpoint,
+            n: a.attempt,
+            at: iso(a.at),
+            outcome: a.outcome,
+            status: a.status ?? null,
+            error: a.error ?? null,
+            latency: a.latencyMs,
+            snippet: a.responseSnippet ?? null,
+          })),
+        ),
       ],
     );
-    if (inserted.length === 0) return;
-    const receivedAt = await this.#ensureMessage(tx, a.sourceId, a.messageId, a.eventType, a.at);
-    const lastError =
-      a.outcome === 'success' ? null : (a.error ?? (a.status !== undefined ? `http_${a.status}` : 'failed'));
-    await this.#state(
-      tx,
-      [a.sourceId, a.messageId, a.destinationId],
-      receivedAt,
-      { kind: 'attempt', outcome: a.outcome, at: a.at },
-      { attempt: true, lastError },
-    );
+    const inserted = new Set(rows.map((r) => `${r.topic}\u0000${r.partition}\u0000${String(r.record_offset)}`));
+    return attempts.filter((a) => inserted.has(positionKey(a.position)));
   }
 
-  async #dead(tx: Sql, d: DeadEntry): Promise<void> {
-    const receivedAt = await this.#ensureMessage(tx, d.sourceId, d.messageId, d.eventType, d.receivedAt ?? d.at);
-    await this.#state(
-      tx,
-      [d.sourceId, d.messageId, d.destinationId],
-      receivedAt,
-      { kind: 'dead', at: d.at },
-      { lastError: d.lastError ?? null, deadReason: d.reason },
+  async #newRejections(tx: Sql, rejections: RejectedEntry[]): Promise<RejectedEntry[]> {
+    if (rejections.length === 0) return [];
+    const rows = await tx.query<{ topic: string; partition: number; record_offset: string | number | bigint }>(
+      `insert into rejections (topic, partition, record_offset, source_id, message_id, at, value)
+       select x.topic, x.p, x.o::bigint, x.s, x.m, x.at::timestamptz, x.v
+       from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, at text, v text)
+       on conflict do nothing returning topic, partition, record_offset`,
+      [
+        JSON.stringify(
+          rejections.map((r) => ({
+            topic: r.position.topic,
+            p: r.position.partition,
+            o: r.position.offset,
+            s: r.sourceId,
+            m: r.messageId,
+            at: iso(r.at),
+            v: r.value ?? null,
+          })),
+        ),
+      ],
     );
+    const inserted = new Set(rows.map((r) => `${r.topic}\u0000${r.partition}\u0000${String(r.record_offset)}`));
+    return rejections.filter((r) => inserted.has(positionKey(r.position)));
   }
 
-  async #rejected(tx: Sql, r: RejectedEntry): Promise<void> {
-    const inserted = await tx.query(
-      `insert into rejections (topic, partition, record_offset, source_id, message_id, at, value) values ($1, $2, $3, $4, $5, $6, $7)
-       on conflict do nothing returning 1`,
-      [r.position.topic, r.position.partition, r.position.offset, r.sourceId, r.messageId, iso(r.at), r.value ?? null],
+  /** Makes a message row for facts read before (or without) their event; returns every message's receive time. */
+  async #ensureMessages(tx: Sql, facts: (AttemptEntry | DeadEntry | RejectedEntry)[]): Promise<Map<string, number>> {
+    const received = new Map<string, number>();
+    if (facts.length === 0) return received;
+    const earliest = new Map<string, { s: string; m: string; t: string; r: number }>();
+    for (const f of facts) {
+      const at = f.kind === 'dead' ? (f.receivedAt ?? f.at) : f.at;
+      const k = messageKey(f);
+      const seen = earliest.get(k);
+      if (!seen || at < seen.r)
+        earliest.set(k, { s: f.sourceId, m: f.messageId, t: f.kind === 'rejected' ? 'unknown' : f.eventType, r: at });
+    }
+    const rows = await tx.query<{ source_id: string; message_id: string; received_at: unknown }>(
+      `insert into messages (source_id, message_id, event_type, received_at)
+       select x.s, x.m, x.t, x.r::timestamptz from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r text)
+       on conflict (source_id, message_id) do update set event_type = messages.event_type
+       returning source_id, message_id, received_at`,
+      [JSON.stringify([...earliest.values()].map((e) => ({ ...e, r: iso(e.r) })))],
     );
-    if (inserted.length === 0) return;
-    const receivedAt = await this.#ensureMessage(tx, r.sourceId, r.messageId, 'unknown', r.at);
+    for (const r of rows) received.set(`${r.source_id}\u0000${r.message_id}`, ms(r.received_at));
+    return received;
+  }
+
+  /** Folds the batch's attempts and deaths into the state of each message at each destination. */
+  async #states(
+    tx: Sql,
+    attempts: AttemptEntry[],
+    deaths: DeadEntry[],
+    receivedAt: Map<string, number>,
+  ): Promise<void> {
+    type Step = { fact: Fact; attempt: boolean; error: string | null; deadReason?: string };
+    const steps = new Map<string, { s: string; m: string; d: string; steps: Step[] }>();
+    const add = (s: string, m: string, d: string, step: Step) => {
+      const k = `${s}\u0000${m}\u0000${d}`;
+      const entry = steps.get(k) ?? { s, m, d, steps: [] };
+      entry.steps.push(step);
+      steps.set(k, entry);
+    };
+    for (const a of attempts) {
+      const error =
+        a.outcome === 'success' ? null : (a.error ?? (a.status !== undefined ? `http_${a.status}` : 'failed'));
+      add(a.sourceId, a.messageId, a.destinationId, {
+        fact: { kind: 'attempt', outcome: a.outcome, at: a.at },
+        attempt: true,
+        error,
+      });
+    }
+    for (const d of deaths) {
+      add(d.sourceId, d.messageId, d.destinationId, {
+        fact: { kind: 'dead', at: d.at },
+        attempt: false,
+        error: d.lastError ?? null,
+        deadReason: d.reason,
+      });
+    }
+    if (steps.size === 0) return;
+    const keys = [...steps.values()];
+    const current = await tx.query<Row>(
+      `select d.source_id, d.message_id, d.destination_id, d.state, d.state_at, d.attempts, d.last_error, d.dead_reason
+       from deliveries d join jsonb_to_recordset($1::text::jsonb) as x(s text, m text, d text)
+         on d.source_id = x.s and d.message_id = x.m and d.destination_id = x.d
+       for update of d`,
+      [JSON.stringify(keys.map(({ s, m, d }) => ({ s, m, d })))],
+    );
+    const byKey = new Map(current.map((r) => [`${r.source_id}\u0000${r.message_id}\u0000${r.destination_id}`, r]));
+    const rows = keys.map(({ s, m, d, steps: list }) => {
+      const row = byKey.get(`${s}\u0000${m}\u0000${d}`);
+      let state: StateAt | undefined = row ? { state: row.state as DeliveryState, at: ms(row.state_at) } : undefined;
+      let count = row ? Number(row.attempts) : 0;
+      let lastError = (row?.last_error as string | null | undefined) ?? null;
+      let deadReason = (row?.dead_reason as string | null | undefined) ?? null;
+      for (const step of list.sort((a, b) => a.fact.at - b.fact.at)) {
+        const next = advance(state, step.fact);
+        if (step.attempt) count += 1;
+        if (state === undefined || next.state !== state.state || next.at !== state.at) {
+          if (step.error !== null) lastError = step.error;
+          deadReason = next.state === 'dead' ? (step.deadReason ?? deadReason) : null;
+        }
+        state = next;
+      }
+      return {
+        s,
+        m,
+        d,
+        state: state!.state,
+        at: iso(state!.at),
+        r: iso(receivedAt.get(`${s}\u0000${m}`) ?? state!.at),
+        n: count,
+        e: lastError,
+        dr: deadReason,
+      };
+    });
     await tx.query(
-      `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, reject_code, reject_message, reject_origin)
-       values ($1, $2, $3, 'rejected', $4, $5, $6, $7, $8)
-       on conflict (source_id, message_id, destination_id) do nothing`,
-      [r.sourceId, r.messageId, NO_DESTINATION, iso(r.at), iso(receivedAt), r.code, r.message, r.origin],
+      `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, attempts, last_error, dead_reason)
+       select x.s, x.m, x.d, x.state, x.at::timestamptz, x.r::timestamptz, x.n, x.e, x.dr
+       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, d text, state text, at text, r text, n int, e text, dr text)
+       on conflict (source_id, message_id, destination_id) do update set state = excluded.state, state_at = excluded.state_at,
+         attempts = excluded.attempts, last_error = excluded.last_error, dead_reason = excluded.dead_reason`,
+      [JSON.stringify(rows)],
     );
   }
 
