@@ -15,7 +15,10 @@ const ARTIFACTS = fileURLToPath(new URL('../../artifacts/delivery-log-console/',
 function systemChromium(): string | undefined {
   if (existsSync(CHROMIUM)) return CHROMIUM;
   if (process.getuid?.() === 0) {
-    spawnSync('sh', ['-c', 'apt-get update -qq && apt-get install -y -qq chromium'], { stdio: 'ignore', timeout: 600_000 });
+    spawnSync('sh', ['-c', 'apt-get update -qq && apt-get install -y -qq chromium'], {
+      stdio: 'ignore',
+      timeout: 600_000,
+    });
   }
   return existsSync(CHROMIUM) ? CHROMIUM : undefined;
 }
@@ -26,7 +29,10 @@ const executablePath = systemChromium();
  * The console in a real headless browser (Debian's chromium driven by playwright-core) over the
  * whole pipeline: a delivered event's page shows its attempts; Replay adds a new one.
  */
-describe('delivery-log console in a browser', { skip: executablePath ? false : `no ${CHROMIUM} (apt-get install chromium)`, timeout: 240_000 }, () => {
+describe('delivery-log console in a browser', {
+  skip: executablePath ? false : `no ${CHROMIUM} (apt-get install chromium)`,
+  timeout: 240_000,
+}, () => {
   let pipeline: Pipeline;
   let browser: Browser;
   let page: Page;
@@ -57,11 +63,17 @@ describe('delivery-log console in a browser', { skip: executablePath ? false : `
 
   it('shows a delivered message with its attempts, and Replay records a new attempt', async () => {
     const id = `${run}-1`;
-    await pipeline.postBatch([{ type: 'track', messageId: id, userId: 'u-1', event: 'Console Test', properties: { plan: 'pro' } }]);
-    await waitUntil(async () => {
-      const r = await pipeline.deliveryLog(`/api/v1/messages/ledger/${id}`);
-      return r.status === 200 && r.body.deliveries[0]?.state === 'delivered' && r.body.attempts.length === 2;
-    }, 60_000, 'delivered');
+    await pipeline.postBatch([
+      { type: 'track', messageId: id, userId: 'u-1', event: 'Console Test', properties: { plan: 'pro' } },
+    ]);
+    await waitUntil(
+      async () => {
+        const r = await pipeline.deliveryLog(`/api/v1/messages/ledger/${id}`);
+        return r.status === 200 && r.body.deliveries[0]?.state === 'delivered' && r.body.attempts.length === 2;
+      },
+      60_000,
+      'delivered',
+    );
 
     const url = pipeline.service('delivery-log').url;
     await page.goto(`${url}/#/message/ledger/${id}`);
@@ -79,7 +91,11 @@ describe('delivery-log console in a browser', { skip: executablePath ? false : `
     const replay = page.getByRole('button', { name: 'Replay' });
     await replay.focus();
     await page.keyboard.press('Enter');
-    await waitUntil(async () => (await page.locator('tr.attempt').count()) === 3, 30_000, 'the replayed attempt on the page');
+    await waitUntil(
+      async () => (await page.locator('tr.attempt').count()) === 3,
+      30_000,
+      'the replayed attempt on the page',
+    );
     assert.match(await page.locator('tr.attempt').nth(2).innerText(), /HTTP 200/);
     await page.screenshot({ path: `${ARTIFACTS}message-replayed.png`, fullPage: true });
 
