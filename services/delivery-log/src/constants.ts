@@ -4,9 +4,9 @@
 export const GROUP_SUFFIX = 'delivery-log';
 
 /** Records ingested at once per partition (they are written in one transaction per batch). */
-export const IN_FLIGHT_PER_PARTITION = 500;
+export const IN_FLIGHT_PER_PARTITION = 2_000;
 /** Records written per database transaction at most. */
-export const INGEST_BATCH_MAX = 1_000;
+export const INGEST_BATCH_MAX = 5_000;
 
 /** Identifiers (source, message, destination) longer than this are refused by the API and clipped on ingestion. */
 export const MAX_ID_LENGTH = 200;
