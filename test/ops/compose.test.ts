@@ -23,7 +23,7 @@ interface ComposeService {
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
 const SERVICES: Record<string, string> = { ingest: 'INGEST_PORT', deliverer: 'DELIVERER_PORT', retry: 'RETRY_PORT', 'audience-sync': 'AUDIENCE_SYNC_PORT', 'delivery-log': 'DELIVERY_LOG_PORT' };
 
-test('compose has Kafka (KRaft), a schema registry, the four services, the demo receiver, Prometheus and Grafana', () => {
+test('compose has Kafka (KRaft), a schema registry, the five services, the demo receiver, Prometheus and Grafana', () => {
   const s = compose.services;
   assert.equal(s.kafka?.image, 'apache/kafka:3.9.1');
   assert.match(String(s.kafka?.environment?.KAFKA_PROCESS_ROLES), /broker,controller/);
