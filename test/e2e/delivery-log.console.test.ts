@@ -42,6 +42,7 @@ describe('delivery-log console in a browser', {
     const id = String(req.headers['x-message-id'] ?? '');
     const n = (seen.get(id) ?? 0) + 1;
     seen.set(id, n);
+    if (id.endsWith('-gone')) return { status: 404, body: 'no such hook' };
     return n === 1 ? { status: 503, body: 'warming up' } : { status: 200, body: 'ok' };
   };
 
@@ -61,7 +62,7 @@ describe('delivery-log console in a browser', {
     await pipeline?.close();
   });
 
-  it('shows a delivered message with its attempts, and Replay records a new attempt', async () => {
+  it('shows a delivered message with its attempts, Replay records a new attempt; dead letters replay in bulk', async () => {
     const id = `${run}-1`;
     await pipeline.postBatch([
       { type: 'track', messageId: id, userId: 'u-1', event: 'Console Test', properties: { plan: 'pro' } },
@@ -87,6 +88,7 @@ describe('delivery-log console in a browser', {
     assert.match(await attempts.nth(1).innerText(), /HTTP 200/);
     assert.match(await page.locator('pre').first().innerText(), /Console Test/);
     await page.screenshot({ path: `${ARTIFACTS}message-delivered.png`, fullPage: true });
+    assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|undefined/, 'no absent part is printed');
 
     const replay = page.getByRole('button', { name: 'Replay' });
     await replay.focus();
@@ -103,6 +105,26 @@ describe('delivery-log console in a browser', {
     await page.getByRole('heading', { name: 'Destinations' }).waitFor();
     await page.getByRole('cell', { name: pipeline.receivers[0]!.url }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}destinations.png`, fullPage: true });
+
+    const gone = `${run}-gone`;
+    await pipeline.postBatch([{ type: 'track', messageId: gone, userId: 'u-2', event: 'Console Dead' }]);
+    await waitUntil(
+      async () =>
+        (await pipeline.deliveryLog(`/api/v1/messages/ledger/${gone}`)).body.deliveries?.[0]?.state === 'dead',
+      60_000,
+      'dead',
+    );
+    await page.goto(`${url}/#/dead?sourceId=ledger`);
+    await page.getByRole('link', { name: gone }).waitFor();
+    await page.getByRole('button', { name: 'Replay all matching dead letters' }).click();
+    await page.getByRole('status').getByText('Replayed 1 dead letters').waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}dead-letters.png`, fullPage: true });
+    assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|undefined/, 'no absent part is printed');
+    await waitUntil(
+      async () => (await pipeline.deliveryLog(`/api/v1/messages/ledger/${gone}`)).body.attempts.length === 2,
+      30_000,
+      'the bulk-replayed attempt',
+    );
 
     await page.goto(`${url}/#/stream/ledger`);
     await page.getByText('Console Test').first().waitFor();

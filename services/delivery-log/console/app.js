@@ -63,7 +63,8 @@ function table(caption, headers, rows) {
 }
 
 function show(title, ...content) {
-  main.replaceChildren(el('h2', {}, title), ...content);
+  // Absent parts (no next page, no replays) are passed as null and left out.
+  main.replaceChildren(el('h2', {}, title), ...content.filter((c) => c !== null && c !== undefined));
   document.title = `${title} · Sluice delivery log`;
 }
 
