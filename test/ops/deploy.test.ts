@@ -9,13 +9,27 @@ import { parseConfig } from '@sluice/config';
 import { SERVICE_NODE_FLAGS, serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
 import { envVarsReadByConfig, exportedMetricNames, metricsInPromQL, portVars, ROOT } from './code-facts.ts';
 
-type Doc = { kind: string; metadata: { name: string }; spec: any; data?: Record<string, string>; stringData?: Record<string, string> };
+type Doc = {
+  kind: string;
+  metadata: { name: string };
+  spec: any;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+};
 const docs: Doc[] = readdirSync(join(ROOT, 'deploy/kubernetes'))
   .filter((f) => f.endsWith('.yaml'))
-  .flatMap((f) => parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes', f), 'utf8')).map((d) => d.toJS() as Doc))
+  .flatMap((f) =>
+    parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes', f), 'utf8')).map((d) => d.toJS() as Doc),
+  )
   .filter(Boolean);
 const of = (kind: string) => docs.filter((d) => d.kind === kind);
-const SERVICES: Record<string, string> = { ingest: 'INGEST_PORT', deliverer: 'DELIVERER_PORT', retry: 'RETRY_PORT', 'audience-sync': 'AUDIENCE_SYNC_PORT', 'delivery-log': 'DELIVERY_LOG_PORT' };
+const SERVICES: Record<string, string> = {
+  ingest: 'INGEST_PORT',
+  deliverer: 'DELIVERER_PORT',
+  retry: 'RETRY_PORT',
+  'audience-sync': 'AUDIENCE_SYNC_PORT',
+  'delivery-log': 'DELIVERY_LOG_PORT',
+};
 const configMap = of('ConfigMap').find((d) => d.metadata.name === 'sluice-config')!;
 const configText = configMap.data!['sluice.yaml']!;
 
@@ -49,8 +63,14 @@ test('one Deployment and one Service per service: command, env, ports, probes, g
     const [container] = pod.containers;
     assert.deepEqual(container.command, ['node', ...serviceNodeArgs(name as ServiceName)]);
     const env = new Map<string, any>(container.env.map((e: any) => [e.name, e]));
-    for (const envName of env.keys()) assert.ok(known.has(envName) || secrets.has(envName), `${name}: ${envName} is read by the code or the config`);
-    for (const envName of secrets) assert.equal(env.get(envName)?.valueFrom?.secretKeyRef?.name, 'sluice-secrets', `${name}: ${envName} from the Secret`);
+    for (const envName of env.keys())
+      assert.ok(known.has(envName) || secrets.has(envName), `${name}: ${envName} is read by the code or the config`);
+    for (const envName of secrets)
+      assert.equal(
+        env.get(envName)?.valueFrom?.secretKeyRef?.name,
+        'sluice-secrets',
+        `${name}: ${envName} from the Secret`,
+      );
     const port = Number(env.get(portVar)?.value);
     assert.equal(port, ports.get(portVar));
     assert.deepEqual(container.ports, [{ name: 'http', containerPort: port }]);
@@ -71,14 +91,20 @@ test('one Deployment and one Service per service: command, env, ports, probes, g
 test("each service's own `npm start` and the image's default command start it with SERVICE_NODE_FLAGS", () => {
   for (const name of Object.keys(SERVICES) as ServiceName[]) {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'services', name, 'package.json'), 'utf8'));
-    assert.equal(pkg.scripts.start, ['node', ...SERVICE_NODE_FLAGS[name], 'src/main.ts'].join(' '), `services/${name} npm start`);
+    assert.equal(
+      pkg.scripts.start,
+      ['node', ...SERVICE_NODE_FLAGS[name], 'src/main.ts'].join(' '),
+      `services/${name} npm start`,
+    );
   }
   const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
   assert.deepEqual(JSON.parse(cmd ?? 'null'), ['node', ...serviceNodeArgs('ingest')]);
 });
 
 test('ingest and deliverer autoscale', () => {
-  const targets = of('HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort();
+  const targets = of('HorizontalPodAutoscaler')
+    .map((h) => h.spec.scaleTargetRef.name)
+    .sort();
   assert.deepEqual(targets, ['sluice-deliverer', 'sluice-ingest']);
 });
 
@@ -103,12 +129,15 @@ test('the metric scan sees every metric the code declares', async () => {
 
 test('every metric in the alert rules is one the code exports; the required alerts exist', async () => {
   const names = await exportedMetricNames();
-  const rules = parse(readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
+  const rules = parse(readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8')) as {
+    groups: { rules: { alert: string; expr: string }[] }[];
+  };
   const all = rules.groups.flatMap((g) => g.rules);
   for (const rule of all) {
     const used = metricsInPromQL(rule.expr);
     assert.ok(used.length > 0, `${rule.alert} uses a metric`);
-    for (const metric of used) assert.ok(metric === 'up' || names.has(metric), `${rule.alert}: ${metric} is not exported by any service`);
+    for (const metric of used)
+      assert.ok(metric === 'up' || names.has(metric), `${rule.alert}: ${metric} is not exported by any service`);
   }
   const metricsOf = (alert: string) => metricsInPromQL(all.find((r) => r.alert === alert)?.expr ?? '');
   assert.ok(metricsOf('SluiceConsumerLagHigh').includes('sluice_consumer_lag'));
@@ -120,7 +149,9 @@ test('every metric in the alert rules is one the code exports; the required aler
 
 test('every metric in the Grafana dashboard is exported, and the dashboard covers the reference metrics', async () => {
   const names = await exportedMetricNames();
-  const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/dashboards/sluice.json'), 'utf8')) as { panels: { title: string; targets?: { expr: string }[] }[] };
+  const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/dashboards/sluice.json'), 'utf8')) as {
+    panels: { title: string; targets?: { expr: string }[] }[];
+  };
   const used = new Set<string>();
   for (const panel of dashboard.panels) {
     for (const target of panel.targets ?? []) {

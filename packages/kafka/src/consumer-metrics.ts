@@ -5,7 +5,9 @@ export class ConsumerMetrics {
   readonly lag: Gauge<'topic' | 'partition' | 'group'>;
 
   constructor(registry: Registry) {
-    const existing = registry.getSingleMetric('sluice_consumer_lag') as Gauge<'topic' | 'partition' | 'group'> | undefined;
+    const existing = registry.getSingleMetric('sluice_consumer_lag') as
+      | Gauge<'topic' | 'partition' | 'group'>
+      | undefined;
     this.lag =
       existing ??
       new Gauge({

@@ -98,7 +98,14 @@ export function renderBanner(info: BannerInfo): string {
     ...(info.webhooks ? [row(...receiverRow(info.webhooks))] : []),
     row('Kafka', `${info.brokers}${info.localKafka ? '  (local broker, stopped on exit)' : '  (KAFKA_BROKERS)'}`),
     row('config', info.configPath),
-    ...(info.deliveryLog ? [row('console', `${info.deliveryLog.url}  (delivery log${info.deliveryLog.token !== undefined ? `, admin token ${info.deliveryLog.token}` : ': set deliveryLog.adminToken to use it'})`)] : []),
+    ...(info.deliveryLog
+      ? [
+          row(
+            'console',
+            `${info.deliveryLog.url}  (delivery log${info.deliveryLog.token !== undefined ? `, admin token ${info.deliveryLog.token}` : ': set deliveryLog.adminToken to use it'})`,
+          ),
+        ]
+      : []),
     '',
   ];
   if (info.writeKey === undefined) {

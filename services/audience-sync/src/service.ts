@@ -31,7 +31,8 @@ export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOpt
       try {
         return await startParts(ctx, options, opened);
       } catch (err) {
-        for (const close of opened.reverse()) await close().catch((e) => ctx.logger.warn({ err: e }, 'close after a failed start failed'));
+        for (const close of opened.reverse())
+          await close().catch((e) => ctx.logger.warn({ err: e }, 'close after a failed start failed'));
         throw err;
       }
     },
@@ -39,7 +40,11 @@ export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOpt
 }
 
 /** The start sequence; each step registers its close in `opened` before it can fail half-way. */
-async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, opened: (() => Promise<void>)[]): Promise<AudienceSyncService> {
+async function startParts(
+  ctx: ServiceContext,
+  options: AudienceSyncOptions,
+  opened: (() => Promise<void>)[],
+): Promise<AudienceSyncService> {
   const config = ctx.config.current;
   const clientId = `${config.kafka.clientId}-audience-sync`;
   const kafka = createKafka({ brokers: ctx.brokers, clientId, logger: ctx.logger });
@@ -58,7 +63,11 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
   const schemaRegistryUrl = ctx.env.schemaRegistryUrl;
   const snapshotCodec = createSnapshotCodec({ schemaRegistryUrl, topic: config.kafka.topics.audiences });
   const processor = new SyncProcessor({
-    ...createKafkaSinks(producer, createEnvelopeCodec({ schemaRegistryUrl, topic: config.kafka.topics.events }), ctx.config),
+    ...createKafkaSinks(
+      producer,
+      createEnvelopeCodec({ schemaRegistryUrl, topic: config.kafka.topics.events }),
+      ctx.config,
+    ),
     readSnapshot: createSnapshotReader(snapshotCodec),
     metrics,
     logger: ctx.logger,
@@ -66,7 +75,14 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
     batchSize: options.emitBatchSize ?? DEFAULT_EMIT_BATCH_SIZE,
     now: options.now ?? Date.now,
   });
-  await rebuildState({ kafka, admin, topic: config.kafka.topics.audienceState, clientId, logger: ctx.logger, apply: (k, v) => processor.loadState(k, v) });
+  await rebuildState({
+    kafka,
+    admin,
+    topic: config.kafka.topics.audienceState,
+    clientId,
+    logger: ctx.logger,
+    apply: (k, v) => processor.loadState(k, v),
+  });
   metrics.stateIndexBytes.set(processor.indexBytes);
 
   const consumer = new SnapshotConsumer({

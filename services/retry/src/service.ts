@@ -1,4 +1,15 @@
-import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, RecordBatcher, SafeProducer, SequentialConsumer, shutdownInOrder, topicSpecs, type Drainable } from '@sluice/kafka';
+import {
+  ConcurrentConsumer,
+  ConsumerMetrics,
+  createKafka,
+  ensureTopics,
+  RecordBatcher,
+  SafeProducer,
+  SequentialConsumer,
+  shutdownInOrder,
+  topicSpecs,
+  type Drainable,
+} from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createIntakeHandler } from './adapters/intake.ts';
 import { Router } from './adapters/router.ts';
@@ -50,12 +61,19 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       // written, so a broker outage is waited out (offsets stay uncommitted meanwhile).
       const sink = new RecordBatcher(producer, { lingerMs: 0, logger });
       const router = new Router({
-        sink, metrics, logger, tiersMs, tierTopic, now,
+        sink,
+        metrics,
+        logger,
+        tiersMs,
+        tierTopic,
+        now,
         topics: () => ctx.config.current.kafka.topics,
       });
 
       const intake = new ConcurrentConsumer({
-        kafka, logger, metrics: consumerMetrics,
+        kafka,
+        logger,
+        metrics: consumerMetrics,
         groupId: intakeGroupId(initial),
         topics: [initial.kafka.topics.retry],
         maxInFlightPerPartition: INTAKE_IN_FLIGHT_PER_PARTITION,
@@ -66,11 +84,20 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       let stop!: () => void;
       const stopping = new Promise<void>((resolve) => (stop = resolve));
       const finalTier = new ConcurrentConsumer({
-        kafka, logger, metrics: consumerMetrics,
+        kafka,
+        logger,
+        metrics: consumerMetrics,
         groupId: tierGroupId(initial, finalTierMs),
         topics: [tierTopic(finalTierMs)],
         maxInFlightPerPartition: FINAL_TIER_MAX_HELD_PER_PARTITION,
-        handle: createFinalTierHandler({ router, metrics, now, tierMs: finalTierMs, holdMs: finalHoldMs(tiersMs, HOP_ALLOWANCE_MS), stopping }),
+        handle: createFinalTierHandler({
+          router,
+          metrics,
+          now,
+          tierMs: finalTierMs,
+          holdMs: finalHoldMs(tiersMs, HOP_ALLOWANCE_MS),
+          stopping,
+        }),
       });
       const finalTierDrainable: Drainable = {
         stopIntake: () => {
@@ -83,7 +110,11 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       const tiers = longerTiers.map(
         (tierMs) =>
           new SequentialConsumer({
-            kafka, logger, metrics: consumerMetrics, now, maxWaitTimeInMs: 50,
+            kafka,
+            logger,
+            metrics: consumerMetrics,
+            now,
+            maxWaitTimeInMs: 50,
             groupId: tierGroupId(initial, tierMs),
             topics: [tierTopic(tierMs)],
             step: createTierStep({ router, now, tierMs }),

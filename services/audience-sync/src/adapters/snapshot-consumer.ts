@@ -1,4 +1,10 @@
-import { type ConsumerMetrics, type Drainable, type Kafka, createGroupConsumer, type GroupConsumer } from '@sluice/kafka';
+import {
+  type ConsumerMetrics,
+  type Drainable,
+  type Kafka,
+  createGroupConsumer,
+  type GroupConsumer,
+} from '@sluice/kafka';
 import type { Consumer } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
 import type { SnapshotRecord } from '../sync-processor.ts';
@@ -31,12 +37,17 @@ export class SnapshotConsumer implements Drainable {
   private readonly options: SnapshotConsumerOptions;
   constructor(options: SnapshotConsumerOptions) {
     this.options = options;
-    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, logger: options.logger, maxWaitTimeInMs: 100 });
+    this.#group = createGroupConsumer(options.kafka, {
+      groupId: options.groupId,
+      logger: options.logger,
+      maxWaitTimeInMs: 100,
+    });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
     // A commit counts once Kafka confirmed it: kafkajs returns without committing while not running.
     this.#group.onCommitted((topic, partition, offset) => {
-      if (topic === options.topic && offset > (this.#committed.get(partition) ?? -1)) this.#committed.set(partition, offset);
+      if (topic === options.topic && offset > (this.#committed.get(partition) ?? -1))
+        this.#committed.set(partition, offset);
     });
   }
 
@@ -45,32 +56,41 @@ export class SnapshotConsumer implements Drainable {
   }
 
   async start(): Promise<void> {
-    await this.#group.run({ topics: [this.options.topic], fromBeginning: true }, {
-      autoCommit: false,
-      partitionsConsumedConcurrently: 1,
-      eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
-        const { topic, partition } = batch;
-        for (const message of batch.messages) {
-          if (this.#intakeStopped || !isRunning() || isStale()) return;
-          this.#busy++;
-          try {
-            const offset = Number(message.offset);
-            await this.options.handle({ topic, partition, offset, key: message.key, value: message.value }, heartbeat);
-            this.options.metrics?.record(this.options.groupId, topic, partition, batch.highWatermark, message.offset);
-            const next = Math.min(this.options.heldOffset(partition) ?? offset + 1, offset + 1);
-            if (next > (this.#committed.get(partition) ?? -1)) {
-              await this.consumer.commitOffsets([{ topic, partition, offset: String(next) }]);
+    await this.#group.run(
+      { topics: [this.options.topic], fromBeginning: true },
+      {
+        autoCommit: false,
+        partitionsConsumedConcurrently: 1,
+        eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+          const { topic, partition } = batch;
+          for (const message of batch.messages) {
+            if (this.#intakeStopped || !isRunning() || isStale()) return;
+            this.#busy++;
+            try {
+              const offset = Number(message.offset);
+              await this.options.handle(
+                { topic, partition, offset, key: message.key, value: message.value },
+                heartbeat,
+              );
+              this.options.metrics?.record(this.options.groupId, topic, partition, batch.highWatermark, message.offset);
+              const next = Math.min(this.options.heldOffset(partition) ?? offset + 1, offset + 1);
+              if (next > (this.#committed.get(partition) ?? -1)) {
+                await this.consumer.commitOffsets([{ topic, partition, offset: String(next) }]);
+              }
+            } catch (err) {
+              this.options.logger.error(
+                { err, topic, partition, offset: message.offset },
+                'snapshot handling failed; stopping',
+              );
+              this.#group.reportFatal(err as Error);
+              throw err;
+            } finally {
+              this.#busy--;
             }
-          } catch (err) {
-            this.options.logger.error({ err, topic, partition, offset: message.offset }, 'snapshot handling failed; stopping');
-            this.#group.reportFatal(err as Error);
-            throw err;
-          } finally {
-            this.#busy--;
           }
-        }
+        },
       },
-    });
+    );
   }
 
   stopIntake(): void {
