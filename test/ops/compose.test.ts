@@ -28,9 +28,10 @@ const SERVICES: Record<string, string> = {
   deliverer: 'DELIVERER_PORT',
   retry: 'RETRY_PORT',
   'audience-sync': 'AUDIENCE_SYNC_PORT',
+  'delivery-log': 'DELIVERY_LOG_PORT',
 };
 
-test('compose has Kafka (KRaft), a schema registry, the four services, the demo receiver, Prometheus and Grafana', () => {
+test('compose has Kafka (KRaft), a schema registry, the five services, the demo receiver, Prometheus and Grafana', () => {
   const s = compose.services;
   assert.equal(s.kafka?.image, 'apache/kafka:3.9.1');
   assert.match(String(s.kafka?.environment?.KAFKA_PROCESS_ROLES), /broker,controller/);
@@ -45,7 +46,7 @@ test('compose has Kafka (KRaft), a schema registry, the four services, the demo 
 test('every Sluice service: env names ⊆ what packages/config/src/env.ts reads, with the right values', () => {
   const known = envVarsReadByConfig();
   const ports = portVars();
-  assert.equal(known.size, 8, `env.ts reads ${[...known].join(', ')}`);
+  assert.equal(known.size, 10, `env.ts reads ${[...known].join(', ')}`);
   for (const [name, portVar] of Object.entries(SERVICES)) {
     const service = compose.services[name]!;
     const env = service.environment ?? {};

@@ -28,6 +28,7 @@ const SERVICES: Record<string, string> = {
   deliverer: 'DELIVERER_PORT',
   retry: 'RETRY_PORT',
   'audience-sync': 'AUDIENCE_SYNC_PORT',
+  'delivery-log': 'DELIVERY_LOG_PORT',
 };
 const configMap = of('ConfigMap').find((d) => d.metadata.name === 'sluice-config')!;
 const configText = configMap.data!['sluice.yaml']!;

@@ -64,7 +64,7 @@ interface RunningRunner {
 
 /** The runner as `npm start` runs it, on the test broker, with the services on free ports. */
 async function startRunner(configPath: string): Promise<RunningRunner & { ports: Record<string, number> }> {
-  const [ingest, deliverer, retry, audienceSync] = await freePorts(4);
+  const [ingest, deliverer, retry, audienceSync, deliveryLog] = await freePorts(5);
   const runner = spawn(process.execPath, ['packages/runner/src/main.ts'], {
     env: {
       ...process.env,
@@ -74,6 +74,7 @@ async function startRunner(configPath: string): Promise<RunningRunner & { ports:
       DELIVERER_PORT: String(deliverer),
       RETRY_PORT: String(retry),
       AUDIENCE_SYNC_PORT: String(audienceSync),
+      DELIVERY_LOG_PORT: String(deliveryLog),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -94,7 +95,13 @@ async function startRunner(configPath: string): Promise<RunningRunner & { ports:
   const output = () => `${lines.join('\n')}\n${stderr}`;
   return {
     pid: runner.pid!,
-    ports: { ingest: ingest!, deliverer: deliverer!, retry: retry!, audienceSync: audienceSync! },
+    ports: {
+      ingest: ingest!,
+      deliverer: deliverer!,
+      retry: retry!,
+      audienceSync: audienceSync!,
+      deliveryLog: deliveryLog!,
+    },
     lines,
     output,
     async banner() {

@@ -12,6 +12,8 @@ import { ServiceProcess, writeConfigFile, type ServiceName } from './service-pro
 
 export const SECRET = 'ledger-secret';
 export const WRITE_KEY = 'ledger-write-key';
+/** Bearer token of the delivery-log API in every pipeline. */
+export const DELIVERY_LOG_TOKEN = 'ledger-delivery-log-token';
 
 export interface PipelineOptions {
   /** One behaviour per endpoint (1–5 endpoints). */
@@ -84,6 +86,7 @@ export class Pipeline {
         topics: { ...topics, delayPrefix: `${prefix}.delay.` },
       },
       delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, ...((extra.delivery as object) ?? {}) },
+      deliveryLog: { adminToken: DELIVERY_LOG_TOKEN, ...((extra.deliveryLog as object) ?? {}) },
     };
     const pipeline = new Pipeline(options, raw);
     pipeline.receivers.push(...receivers);
@@ -156,6 +159,35 @@ export class Pipeline {
     };
     await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
     return { acked, failed };
+  }
+
+  /** Posts raw calls to ingest's /v1/batch (no ledger); returns the HTTP status and the answer. */
+  async postBatch(calls: Record<string, unknown>[]): Promise<{ status: number; body: unknown }> {
+    const auth = `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`;
+    const res = await request(`${this.service('ingest').url}/v1/batch`, {
+      method: 'POST',
+      dispatcher: this.agent,
+      headers: { 'content-type': 'application/json', authorization: auth },
+      body: JSON.stringify({ batch: calls }),
+    });
+    return { status: res.statusCode, body: await res.body.json() };
+  }
+
+  /** Calls the delivery-log API (`delivery-log` must be among the services) with the pipeline's token. */
+  async deliveryLog(
+    path: string,
+    init: { method?: 'GET' | 'POST'; body?: unknown } = {},
+  ): Promise<{ status: number; body: any }> {
+    const res = await request(`${this.service('delivery-log').url}${path}`, {
+      method: init.method ?? 'GET',
+      dispatcher: this.agent,
+      headers: {
+        authorization: `Bearer ${DELIVERY_LOG_TOKEN}`,
+        ...(init.body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+    });
+    return { status: res.statusCode, body: await res.body.json() };
   }
 
   /** Reads the dead-letter topic into the ledger; returns messageId → number of dead-letter records. */

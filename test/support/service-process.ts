@@ -12,6 +12,7 @@ const PORT_VAR: Record<ServiceName, string> = {
   deliverer: 'DELIVERER_PORT',
   retry: 'RETRY_PORT',
   'audience-sync': 'AUDIENCE_SYNC_PORT',
+  'delivery-log': 'DELIVERY_LOG_PORT',
 };
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

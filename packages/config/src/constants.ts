@@ -48,4 +48,5 @@ export const DEFAULT_PORTS = {
   deliverer: 8081,
   retry: 8082,
   audienceSync: 8083,
+  deliveryLog: 8084,
 } as const;

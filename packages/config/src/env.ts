@@ -19,9 +19,11 @@ export interface SluiceEnv {
   configPath?: string;
   /** `SCHEMA_REGISTRY_URL`: turns on the Confluent wire format. */
   schemaRegistryUrl?: string;
+  /** `DATABASE_URL`: the delivery log's PostgreSQL, unless `deliveryLog.databaseUrl` names one. */
+  databaseUrl?: string;
   /** `LOG_LEVEL`, default `info`. */
   logLevel: string;
-  ports: { ingest: number; deliverer: number; retry: number; audienceSync: number };
+  ports: { ingest: number; deliverer: number; retry: number; audienceSync: number; deliveryLog: number };
   /** The raw environment, for resolving `{ env: NAME }` secrets. */
   raw: NodeJS.ProcessEnv;
 }
@@ -49,12 +51,14 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): SluiceEnv {
     ...(brokers && brokers.length > 0 && { kafkaBrokers: brokers }),
     ...(env.SLUICE_CONFIG && { configPath: env.SLUICE_CONFIG }),
     ...(env.SCHEMA_REGISTRY_URL && { schemaRegistryUrl: env.SCHEMA_REGISTRY_URL }),
+    ...(env.DATABASE_URL && { databaseUrl: env.DATABASE_URL }),
     logLevel,
     ports: {
       ingest: port(env, 'INGEST_PORT', DEFAULT_PORTS.ingest),
       deliverer: port(env, 'DELIVERER_PORT', DEFAULT_PORTS.deliverer),
       retry: port(env, 'RETRY_PORT', DEFAULT_PORTS.retry),
       audienceSync: port(env, 'AUDIENCE_SYNC_PORT', DEFAULT_PORTS.audienceSync),
+      deliveryLog: port(env, 'DELIVERY_LOG_PORT', DEFAULT_PORTS.deliveryLog),
     },
     raw: env,
   };

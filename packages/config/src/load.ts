@@ -130,6 +130,18 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       jitter: raw.retry.jitter,
       tiersMs: [...new Set(raw.retry.tiers.map(parseDuration))].sort((a, b) => a - b),
     },
+    deliveryLog: {
+      ...(raw.deliveryLog.databaseUrl !== undefined && {
+        databaseUrl: secret('deliveryLog.databaseUrl', raw.deliveryLog.databaseUrl),
+      }),
+      ...(raw.deliveryLog.dataDir !== undefined && { dataDir: raw.deliveryLog.dataDir }),
+      retentionMs: parseDuration(raw.deliveryLog.retention),
+      pruneIntervalMs: parseDuration(raw.deliveryLog.pruneInterval),
+      ...(raw.deliveryLog.adminToken !== undefined && {
+        adminToken: secret('deliveryLog.adminToken', raw.deliveryLog.adminToken),
+      }),
+      healthWindowMs: parseDuration(raw.deliveryLog.healthWindow),
+    },
   };
 }
 

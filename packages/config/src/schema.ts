@@ -210,6 +210,24 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    /** The delivery log (docs/delivery-log.md). */
+    deliveryLog: Type.Object(
+      {
+        /** PostgreSQL URL; without it the embedded database (PGlite) is used. */
+        databaseUrl: Type.Optional(SecretSchema),
+        /** Data directory of the embedded database; without it the embedded database lives in memory. */
+        dataDir: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+        /** Messages older than this are pruned. */
+        retention: Duration('336h'),
+        /** How often the pruning job runs. */
+        pruneInterval: Duration('10m'),
+        /** Bearer token of the API and the console. Without it the API answers 404. */
+        adminToken: Type.Optional(SecretSchema),
+        /** Window of the endpoint-health figures. */
+        healthWindow: Duration('1h'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
   },
   { additionalProperties: false },
 );

@@ -94,6 +94,14 @@ export interface SluiceConfig {
     ssrf: { enabled: boolean; allowCidrs: string[] };
   };
   retry: { windowMs: number; scheduleMs: number[]; jitter: number; tiersMs: number[] };
+  deliveryLog: {
+    databaseUrl?: string;
+    dataDir?: string;
+    retentionMs: number;
+    pruneIntervalMs: number;
+    adminToken?: string;
+    healthWindowMs: number;
+  };
   /** Credentials and CA for the schema registry; absent: anonymous, system roots. */
   schemaRegistry?: SchemaRegistryAccess;
 }

@@ -3,6 +3,8 @@ import { InvalidFilterError } from './errors.ts';
 
 /** Which dead letters to list or replay; every field is optional and they combine with AND. */
 export interface DeadLetterFilter {
+  /** One event's dead letters (the delivery log's replay of one message). */
+  messageId?: string;
   destinationId?: string;
   sourceId?: string;
   reason?: DeadReason;
@@ -28,6 +30,7 @@ export function validateFilter(filter: DeadLetterFilter): void {
 
 export function matchesFilter(letter: FilterSubject, filter: DeadLetterFilter): boolean {
   const { state } = letter;
+  if (filter.messageId !== undefined && state.messageId !== filter.messageId) return false;
   if (filter.destinationId !== undefined && state.destinationId !== filter.destinationId) return false;
   if (filter.sourceId !== undefined && state.sourceId !== filter.sourceId) return false;
   if (filter.reason !== undefined && state.deadReason !== filter.reason) return false;

@@ -47,9 +47,11 @@ function dead(overrides: Partial<RetryState>): RetryState {
 }
 
 describe('dead-letter filter (pure)', () => {
-  const letter = { state: dead({}) };
+  const letter = { state: dead({ messageId: 'msg-1' }) };
   const rows: [string, Parameters<typeof matchesFilter>[1], boolean][] = [
     ['empty filter', {}, true],
+    ['message', { messageId: 'msg-1' }, true],
+    ['other message', { messageId: 'msg-2' }, false],
     ['destination', { destinationId: 'dest-a' }, true],
     ['other destination', { destinationId: 'dest-b' }, false],
     ['source', { sourceId: 'src-a' }, true],

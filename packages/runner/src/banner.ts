@@ -13,6 +13,8 @@ export interface BannerInfo {
   configPath: string;
   /** Where the config's first webhook endpoint is, and who receives there; none when it has none. */
   webhooks?: WebhookTarget;
+  /** The delivery-log console, and the admin token it asks for (`deliveryLog.adminToken`) when set. */
+  deliveryLog?: { url: string; token?: string };
 }
 
 /**
@@ -96,6 +98,14 @@ export function renderBanner(info: BannerInfo): string {
     ...(info.webhooks ? [row(...receiverRow(info.webhooks))] : []),
     row('Kafka', `${info.brokers}${info.localKafka ? '  (local broker, stopped on exit)' : '  (KAFKA_BROKERS)'}`),
     row('config', info.configPath),
+    ...(info.deliveryLog
+      ? [
+          row(
+            'console',
+            `${info.deliveryLog.url}  (delivery log${info.deliveryLog.token !== undefined ? `, admin token ${info.deliveryLog.token}` : ': set deliveryLog.adminToken to use it'})`,
+          ),
+        ]
+      : []),
     '',
   ];
   if (info.writeKey === undefined) {

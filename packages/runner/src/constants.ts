@@ -4,7 +4,7 @@ import type { ServiceName } from '@sluice/service-kit';
 /** The repository root (the runner starts the services from their sources there). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-export type PortKey = 'ingest' | 'deliverer' | 'retry' | 'audienceSync';
+export type PortKey = 'ingest' | 'deliverer' | 'retry' | 'audienceSync' | 'deliveryLog';
 
 export interface ServiceSpec {
   /** Service name, also its folder under `services/`. */
@@ -15,11 +15,12 @@ export interface ServiceSpec {
   portVar: string;
 }
 
-/** The four services, in the order they are started (consumers before the producer of traffic). */
+/** The services, in the order they are started (consumers before the producer of traffic). */
 export const SERVICES: readonly ServiceSpec[] = [
   { name: 'deliverer', portKey: 'deliverer', portVar: 'DELIVERER_PORT' },
   { name: 'retry', portKey: 'retry', portVar: 'RETRY_PORT' },
   { name: 'audience-sync', portKey: 'audienceSync', portVar: 'AUDIENCE_SYNC_PORT' },
+  { name: 'delivery-log', portKey: 'deliveryLog', portVar: 'DELIVERY_LOG_PORT' },
   { name: 'ingest', portKey: 'ingest', portVar: 'INGEST_PORT' },
 ];
 

@@ -132,6 +132,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         localKafka: kafka !== undefined,
         configPath,
         ...(webhooks && { webhooks }),
+        deliveryLog: {
+          url: `http://localhost:${env.ports.deliveryLog}/`,
+          ...(config.deliveryLog.adminToken !== undefined && { token: config.deliveryLog.adminToken }),
+        },
       }),
     );
   }

@@ -68,3 +68,10 @@ test('banner without a source says there is no write key', () => {
   assert.match(renderBanner(rest), /no source/);
   assert.doesNotMatch(renderBanner(rest), /curl/);
 });
+
+test('banner prints the delivery-log console URL and its admin token', () => {
+  const text = renderBanner({ ...info, deliveryLog: { url: 'http://localhost:8084/', token: 'demo-log-token' } });
+  assert.match(text, /console +http:\/\/localhost:8084\/ +\(delivery log, admin token demo-log-token\)/);
+  const off = renderBanner({ ...info, deliveryLog: { url: 'http://localhost:8084/' } });
+  assert.match(off, /set deliveryLog\.adminToken to use it/);
+});

@@ -1,5 +1,5 @@
 /** The Sluice services, as named under `services/`. */
-export type ServiceName = 'ingest' | 'deliverer' | 'retry' | 'audience-sync';
+export type ServiceName = 'ingest' | 'deliverer' | 'retry' | 'audience-sync' | 'delivery-log';
 
 /**
  * Node/V8 flags each service is started with, wherever it is started: the runner (`npm start`),
@@ -19,6 +19,7 @@ export const SERVICE_NODE_FLAGS: Readonly<Record<ServiceName, readonly string[]>
   deliverer: ['--max-semi-space-size=64'],
   retry: [],
   'audience-sync': [],
+  'delivery-log': [],
 };
 
 /**

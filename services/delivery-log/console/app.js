@@ -1,0 +1,359 @@
+// The delivery-log console: plain JavaScript modules, no build, no CDN (docs/delivery-log.md,
+// "Console"). Every value from the log is written with textContent: payloads are untrusted.
+
+const main = document.getElementById('main');
+const statusBox = document.getElementById('status');
+const TOKEN_KEY = 'sluice-delivery-log-token';
+let timer;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== undefined && c !== null) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+
+function say(text) {
+  statusBox.textContent = text;
+  clearTimeout(say.t);
+  say.t = setTimeout(() => (statusBox.textContent = ''), 4000);
+}
+
+async function api(path, init = {}) {
+  const token = sessionStorage.getItem(TOKEN_KEY) ?? '';
+  const res = await fetch(path, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+  });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok)
+    throw new Error(
+      res.status === 401 ? 'The admin token is missing or wrong.' : (body.message ?? `HTTP ${res.status}`),
+    );
+  return body;
+}
+
+const state = (s) => el('span', { class: `state state-${s}` }, s);
+const time = (iso) => el('time', { datetime: iso }, new Date(iso).toLocaleString());
+const msgLink = (m) =>
+  el('a', { href: `#/message/${encodeURIComponent(m.sourceId)}/${encodeURIComponent(m.messageId)}` }, m.messageId);
+const pct = (x) => `${(x * 100).toFixed(1)} %`;
+const ms = (x) => (x === null ? '–' : `${Math.round(x)} ms`);
+
+function table(caption, headers, rows) {
+  return el(
+    'table',
+    {},
+    el('caption', { class: 'muted' }, caption),
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        headers.map((h) => el('th', { scope: 'col' }, h)),
+      ),
+    ),
+    el('tbody', {}, rows),
+  );
+}
+
+function show(title, ...content) {
+  // Absent parts (no next page, no replays) are passed as null and left out.
+  main.replaceChildren(el('h2', {}, title), ...content.filter((c) => c !== null && c !== undefined));
+  document.title = `${title} · Sluice delivery log`;
+}
+
+async function destinationsPage() {
+  const { destinations } = await api('/api/v1/destinations');
+  const sections = [];
+  for (const d of destinations) {
+    const health = await api(`/api/v1/destinations/${encodeURIComponent(d.id)}/health`);
+    const byUrl = new Map(health.endpoints.map((h) => [h.endpoint, h]));
+    const counts = Object.entries(d.states).map(([s, n]) => el('li', {}, state(s), ` ${n}`));
+    sections.push(
+      el(
+        'section',
+        { 'aria-labelledby': `dest-${d.id}` },
+        el('h3', { id: `dest-${d.id}` }, `${d.name} (${d.id})`, d.enabled ? '' : ' — disabled'),
+        el('p', { class: 'muted' }, `Sources: ${d.sourceIds.join(', ') || 'none'}`),
+        el('ul', { class: 'counts' }, counts),
+        table(
+          `Endpoint health over the last ${Math.round(health.windowMs / 60000)} minutes`,
+          ['Endpoint', 'Attempts', 'Success', 'p50', 'p95', 'Last error'],
+          d.endpoints.map((url) => {
+            const h = byUrl.get(url);
+            return el(
+              'tr',
+              {},
+              el('td', {}, url),
+              el('td', { class: 'num' }, h ? h.attempts : 0),
+              el('td', { class: 'num' }, h ? pct(h.successRate) : '–'),
+              el('td', { class: 'num' }, h ? ms(h.p50LatencyMs) : '–'),
+              el('td', { class: 'num' }, h ? ms(h.p95LatencyMs) : '–'),
+              el(
+                'td',
+                {},
+                h?.lastError ? [time(h.lastError.at), ' ', h.lastError.error ?? `HTTP ${h.lastError.status}`] : '–',
+              ),
+            );
+          }),
+        ),
+      ),
+    );
+  }
+  show('Destinations', ...(sections.length ? sections : [el('p', {}, 'No destinations are configured.')]));
+}
+
+async function streamPage(sourceId) {
+  const form = el(
+    'form',
+    {
+      class: 'filters',
+      onsubmit: (e) => (e.preventDefault(), (location.hash = `#/stream/${encodeURIComponent(form.source.value)}`)),
+    },
+    el('label', {}, 'Source', el('input', { name: 'source', value: sourceId ?? '', required: true, maxlength: 200 })),
+    el('button', { type: 'submit' }, 'Watch'),
+  );
+  const list = el('ol', { class: 'stream', 'aria-live': 'polite', 'aria-label': 'Newest events first' });
+  show('Live events', form, list);
+  if (!sourceId) return;
+  const refresh = async () => {
+    const { events } = await api(`/api/v1/sources/${encodeURIComponent(sourceId)}/events?limit=20`);
+    list.replaceChildren(
+      ...events.map((e) =>
+        el(
+          'li',
+          {},
+          el('p', {}, time(e.receivedAt), ' ', e.eventType, ' ', msgLink({ sourceId, messageId: e.messageId })),
+          el('pre', {}, JSON.stringify(e.event, null, 2)),
+        ),
+      ),
+    );
+  };
+  await refresh();
+  timer = setInterval(() => refresh().catch((err) => say(err.message)), 2000);
+}
+
+const STATES = ['delivering', 'retrying', 'delivered', 'dead', 'rejected'];
+
+async function messagesPage(params, { title = 'Messages', bulk = false } = {}) {
+  const q = new URLSearchParams(params);
+  const field = (name, label, extra = {}) =>
+    el('label', {}, label, el('input', { name, value: q.get(name) ?? '', maxlength: 200, ...extra }));
+  const select = el(
+    'select',
+    { name: 'state' },
+    el('option', { value: '' }, 'any'),
+    STATES.map((s) => el('option', { value: s, selected: q.get('state') === s }, s)),
+  );
+  const form = el(
+    'form',
+    {
+      class: 'filters',
+      role: 'search',
+      'aria-label': 'Message search',
+      onsubmit: (e) => {
+        e.preventDefault();
+        const next = new URLSearchParams();
+        for (const [k, v] of new FormData(form)) if (v) next.set(k, String(v));
+        location.hash = `${bulk ? '#/dead' : '#/messages'}?${next}`;
+      },
+    },
+    field('messageId', 'Message id'),
+    field('sourceId', 'Source'),
+    field('destinationId', 'Destination'),
+    bulk ? null : el('label', {}, 'State', select),
+    field('since', 'Received since', { type: 'datetime-local' }),
+    el('button', { type: 'submit' }, 'Search'),
+  );
+  const query = new URLSearchParams(q);
+  if (bulk) query.set('state', 'dead');
+  if (query.get('since')) query.set('since', new Date(query.get('since')).toISOString());
+  const page = await api(`/api/v1/messages?${query}`);
+  const rows = page.messages.map((m) =>
+    el(
+      'tr',
+      {},
+      el('td', {}, msgLink(m)),
+      el('td', {}, m.sourceId),
+      el('td', {}, m.eventType),
+      el('td', {}, time(m.receivedAt)),
+      el(
+        'td',
+        {},
+        m.deliveries.map((d) => el('span', {}, d.destinationId ?? '(none)', ' ', state(d.state), ' ')),
+      ),
+    ),
+  );
+  const more = page.nextCursor
+    ? el(
+        'a',
+        {
+          href: `${bulk ? '#/dead' : '#/messages'}?${new URLSearchParams({ ...Object.fromEntries(q), cursor: page.nextCursor })}`,
+        },
+        'Next page',
+      )
+    : null;
+  const replayAll = bulk
+    ? el(
+        'button',
+        {
+          type: 'button',
+          onclick: async () => {
+            const filter = {};
+            if (q.get('sourceId')) filter.sourceId = q.get('sourceId');
+            if (q.get('destinationId')) filter.destinationId = q.get('destinationId');
+            const r = await api('/api/v1/replays', { method: 'POST', body: JSON.stringify(filter) }).catch((err) =>
+              say(err.message),
+            );
+            if (r) say(`Replayed ${r.replayed} dead letters (${r.skippedAlreadyReplayed} already replayed).`);
+          },
+        },
+        'Replay all matching dead letters',
+      )
+    : null;
+  show(
+    title,
+    form,
+    replayAll,
+    table(
+      `${page.messages.length} messages, newest first`,
+      ['Message', 'Source', 'Type', 'Received', 'Deliveries'],
+      rows,
+    ),
+    more,
+  );
+}
+
+async function messagePage(sourceId, messageId) {
+  const m = await api(`/api/v1/messages/${encodeURIComponent(sourceId)}/${encodeURIComponent(messageId)}`);
+  const replay = el(
+    'button',
+    {
+      type: 'button',
+      id: 'replay',
+      onclick: async () => {
+        replay.disabled = true;
+        try {
+          const r = await api(
+            `/api/v1/messages/${encodeURIComponent(sourceId)}/${encodeURIComponent(messageId)}/replay`,
+            { method: 'POST' },
+          );
+          say(`Replayed to ${r.replayed} destination(s); new attempts appear below.`);
+          const before = m.attempts.length;
+          const poll = async () => {
+            const now = await api(`/api/v1/messages/${encodeURIComponent(sourceId)}/${encodeURIComponent(messageId)}`);
+            if (now.attempts.length > before) return route();
+            timer = setTimeout(() => poll().catch((err) => say(err.message)), 500);
+          };
+          await poll();
+        } catch (err) {
+          say(err.message);
+          replay.disabled = false;
+        }
+      },
+    },
+    'Replay',
+  );
+  const canReplay = m.deliveries.some((d) => d.state === 'dead' || d.state === 'delivered');
+  show(
+    `Message ${messageId}`,
+    el('p', {}, `Source ${sourceId} · ${m.eventType} · received `, time(m.receivedAt)),
+    canReplay ? replay : el('p', { class: 'muted' }, 'Replay is possible once a delivery is dead or delivered.'),
+    el('h3', {}, 'Deliveries'),
+    table(
+      'State per destination',
+      ['Destination', 'State', 'Since', 'Attempts', 'Last error'],
+      m.deliveries.map((d) =>
+        el(
+          'tr',
+          {},
+          el('td', {}, d.destinationId ?? '(none)'),
+          el('td', {}, state(d.state)),
+          el('td', {}, time(d.stateAt)),
+          el('td', { class: 'num' }, d.attempts),
+          el(
+            'td',
+            {},
+            d.reject
+              ? `${d.reject.code}: ${d.reject.message} (${d.reject.origin})`
+              : (d.deadReason ? `${d.deadReason}; ` : '') + (d.lastError ?? ''),
+          ),
+        ),
+      ),
+    ),
+    el('h3', {}, 'Attempts'),
+    table(
+      `${m.attempts.length} attempts, oldest first`,
+      ['#', 'Time', 'Destination', 'Endpoint', 'Result', 'Latency', 'Response'],
+      m.attempts.map((a) =>
+        el(
+          'tr',
+          { class: 'attempt' },
+          el('td', { class: 'num' }, a.attempt),
+          el('td', {}, time(a.at)),
+          el('td', {}, a.destinationId),
+          el('td', {}, a.endpoint),
+          el('td', {}, a.status ? `HTTP ${a.status}` : (a.error ?? ''), ' ', el('span', { class: 'muted' }, a.outcome)),
+          el('td', { class: 'num' }, ms(a.latencyMs)),
+          el('td', {}, a.responseSnippet ?? ''),
+        ),
+      ),
+    ),
+    m.replays.length ? el('h3', {}, 'Replays') : null,
+    m.replays.length
+      ? el(
+          'ul',
+          {},
+          m.replays.map((r) =>
+            el('li', {}, time(r.requestedAt), ` to ${r.destinationId ?? 'all'}: ${r.replayed} re-injected`),
+          ),
+        )
+      : null,
+    el('h3', {}, 'Event'),
+    el('pre', {}, JSON.stringify(m.event, null, 2)),
+    ...m.rejectedValues.map((v) => el('pre', { 'aria-label': 'Rejected call' }, v)),
+  );
+}
+
+async function route() {
+  clearInterval(timer);
+  clearTimeout(timer);
+  const [path, query = ''] = location.hash.slice(1).split('?');
+  const parts = (path || '/').split('/').filter(Boolean).map(decodeURIComponent);
+  for (const a of document.querySelectorAll('nav a')) {
+    const target = a.getAttribute('href').slice(2);
+    if ((parts[0] ?? '') === target || (parts[0] === 'message' && target === 'messages'))
+      a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  if (!sessionStorage.getItem(TOKEN_KEY)) {
+    show('Sign in', el('p', {}, 'Enter the admin token (deliveryLog.adminToken) above to use the console.'));
+    document.getElementById('token').focus();
+    return;
+  }
+  try {
+    if (parts[0] === 'stream') await streamPage(parts[1]);
+    else if (parts[0] === 'messages') await messagesPage(query);
+    else if (parts[0] === 'dead') await messagesPage(query, { title: 'Dead letters', bulk: true });
+    else if (parts[0] === 'message' && parts.length === 3) await messagePage(parts[1], parts[2]);
+    else await destinationsPage();
+  } catch (err) {
+    show('Something went wrong', el('p', { class: 'error', role: 'alert' }, err.message));
+  }
+}
+
+document.getElementById('token-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  sessionStorage.setItem(TOKEN_KEY, document.getElementById('token').value);
+  document.getElementById('token').value = '';
+  say('Token saved for this tab.');
+  route();
+});
+window.addEventListener('hashchange', () => route().then(() => main.focus()));
+route();

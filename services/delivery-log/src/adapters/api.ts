@@ -1,0 +1,300 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SluiceConfig } from '@sluice/config';
+import type { RequestHandler } from '@sluice/service-kit';
+import { MAX_BODY_BYTES } from '../constants.ts';
+import { encodeCursor } from '../domain/cursor.ts';
+import {
+  checkId,
+  parseListQuery,
+  parseReplayFilter,
+  parseStreamLimit,
+  parseWindow,
+  type Invalid,
+} from '../domain/query.ts';
+import type { DeliveryLogMetrics } from '../metrics.ts';
+import { bearerMatches } from './auth.ts';
+import { serveConsole } from './console-assets.ts';
+import { openApiDocument } from './openapi.ts';
+import { NotReplayableError, type ReplayCounts, ReplayTooLargeError, type Replayer } from './replayer.ts';
+import type { LogStore } from './store.ts';
+
+export interface ApiDeps {
+  store: LogStore;
+  replayer: Replayer;
+  config: () => SluiceConfig;
+  metrics: DeliveryLogMetrics;
+  now: () => number;
+}
+
+class HttpError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly field: string | undefined;
+  constructor(status: number, code: string, message: string, field?: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.field = field;
+  }
+}
+
+const badRequest = (c: Invalid) => new HttpError(400, 'invalid_parameter', `${c.field} ${c.message}`, c.field);
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const type = req.headers['content-type'] ?? '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES)
+      throw new HttpError(413, 'body_too_large', `the body may be at most ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  if (size === 0) return undefined;
+  if (!/^application\/json\b/i.test(type))
+    throw new HttpError(415, 'unsupported_media_type', 'the body must be application/json');
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'the body is not JSON');
+  }
+}
+
+function pathId(field: string, raw: string): string {
+  let value: string;
+  try {
+    value = decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(400, 'invalid_parameter', `${field} is not valid percent-encoding`, field);
+  }
+  const c = checkId(field, value);
+  if (!c.ok) throw badRequest(c);
+  return c.value!;
+}
+
+type Route = {
+  method: string;
+  pattern: RegExp;
+  name: string;
+  run: (m: RegExpExecArray, url: URL, req: IncomingMessage) => Promise<[number, unknown]>;
+};
+
+/**
+ * The delivery-log HTTP API (docs/delivery-log.md, `/openapi.json`) and the console. Every `/api/`
+ * route needs `Authorization: Bearer <deliveryLog.adminToken>`; without a configured token they
+ * answer 404. Every input is checked (bounded ids, closed sets, bounded pages) and refused with a 4xx
+ * naming the field.
+ */
+export function createApiHandler(deps: ApiDeps): RequestHandler {
+  const { store } = deps;
+  const routes: Route[] = [
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/messages$/,
+      name: 'listMessages',
+      run: async (_m, url) => {
+        const q = parseListQuery(url.searchParams);
+        if (!q.ok) throw badRequest(q);
+        const { limit, cursor, ...filter } = q.value;
+        const rows = await store.listMessages(filter, limit, cursor);
+        const page = rows.slice(0, limit);
+        const last = page.at(-1);
+        const nextCursor =
+          rows.length > limit && last
+            ? encodeCursor({
+                receivedAt: Date.parse(last.receivedAt),
+                sourceId: last.sourceId,
+                messageId: last.messageId,
+              })
+            : null;
+        return [200, { messages: page, nextCursor }];
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/messages\/([^/]+)\/([^/]+)$/,
+      name: 'getMessage',
+      run: async (m) => {
+        const message = await store.message(pathId('sourceId', m[1]!), pathId('messageId', m[2]!));
+        if (!message) throw new HttpError(404, 'not_found', 'no such message in the log');
+        return [200, message];
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/v1\/messages\/([^/]+)\/([^/]+)\/replay$/,
+      name: 'replayMessage',
+      run: async (m, _url, req) => {
+        const sourceId = pathId('sourceId', m[1]!);
+        const messageId = pathId('messageId', m[2]!);
+        const body = await readJson(req);
+        if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+          throw new HttpError(400, 'invalid_body', 'the body must be a JSON object');
+        }
+        const fields = (body ?? {}) as Record<string, unknown>;
+        for (const key of Object.keys(fields))
+          if (key !== 'destinationId')
+            throw new HttpError(400, 'invalid_parameter', `${key} is not a field of this route`, key);
+        const dest = checkId(
+          'destinationId',
+          fields.destinationId === undefined
+            ? undefined
+            : typeof fields.destinationId === 'string'
+              ? fields.destinationId
+              : '',
+        );
+        if (!dest.ok) throw badRequest(dest);
+        const message = await store.message(sourceId, messageId);
+        if (!message) throw new HttpError(404, 'not_found', 'no such message in the log');
+        const at = (state: string) =>
+          message.deliveries
+            .filter(
+              (d) =>
+                d.state === state &&
+                d.destinationId !== null &&
+                (dest.value === undefined || d.destinationId === dest.value),
+            )
+            .map((d) => d.destinationId!);
+        const dead = at('dead');
+        const delivered = at('delivered');
+        if (dead.length + delivered.length === 0) {
+          throw new HttpError(
+            409,
+            'not_replayable',
+            'no delivery of this message is dead or delivered (one in flight is not replayed)',
+          );
+        }
+        let result: ReplayCounts;
+        try {
+          result = await deps.replayer.replayMessage(message, dead, delivered);
+        } catch (err) {
+          if (err instanceof NotReplayableError) throw new HttpError(409, err.code, err.message);
+          throw err;
+        }
+        deps.metrics.replayed.inc(result.replayed);
+        return [
+          202,
+          { matched: result.matched, replayed: result.replayed, skippedAlreadyReplayed: result.skippedAlreadyReplayed },
+        ];
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/v1\/replays$/,
+      name: 'replayFilter',
+      run: async (_m, _url, req) => {
+        const f = parseReplayFilter(await readJson(req));
+        if (!f.ok) throw badRequest(f);
+        try {
+          const result = await deps.replayer.replayFilter(f.value);
+          deps.metrics.replayed.inc(result.replayed);
+          return [
+            202,
+            {
+              matched: result.matched,
+              replayed: result.replayed,
+              skippedAlreadyReplayed: result.skippedAlreadyReplayed,
+            },
+          ];
+        } catch (err) {
+          if (err instanceof ReplayTooLargeError) throw new HttpError(413, err.code, err.message);
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/destinations$/,
+      name: 'listDestinations',
+      run: async () => {
+        const counts = await store.destinationStates();
+        const destinations = deps.config().destinations.map((d) => ({
+          id: d.id,
+          name: d.name,
+          enabled: d.enabled,
+          sourceIds: d.sourceIds,
+          endpoints: d.endpoints.map((e) => e.url),
+          states: Object.fromEntries(counts.filter((c) => c.destinationId === d.id).map((c) => [c.state, c.count])),
+        }));
+        return [200, { destinations }];
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/destinations\/([^/]+)\/health$/,
+      name: 'endpointHealth',
+      run: async (m, url) => {
+        const destinationId = pathId('destinationId', m[1]!);
+        for (const name of url.searchParams.keys())
+          if (name !== 'window')
+            throw new HttpError(400, 'invalid_parameter', `${name} is not a parameter of this route`, name);
+        const w = parseWindow(url.searchParams.get('window'), deps.config().deliveryLog.healthWindowMs);
+        if (!w.ok) throw badRequest(w);
+        const since = deps.now() - w.value;
+        return [
+          200,
+          {
+            windowMs: w.value,
+            since: new Date(since).toISOString(),
+            endpoints: await store.endpointHealth(since, destinationId),
+          },
+        ];
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/sources\/([^/]+)\/events$/,
+      name: 'recentEvents',
+      run: async (m, url) => {
+        const sourceId = pathId('sourceId', m[1]!);
+        for (const name of url.searchParams.keys())
+          if (name !== 'limit')
+            throw new HttpError(400, 'invalid_parameter', `${name} is not a parameter of this route`, name);
+        const limit = parseStreamLimit(url.searchParams);
+        if (!limit.ok) throw badRequest(limit);
+        return [200, { events: await store.recentEvents(sourceId, limit.value) }];
+      },
+    },
+  ];
+
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://delivery-log');
+    if (req.method === 'GET' && url.pathname === '/openapi.json') return send(res, 200, openApiDocument);
+    if (!url.pathname.startsWith('/api/')) {
+      if (await serveConsole(url.pathname, req, res)) return;
+      return send(res, 404, { code: 'not_found', message: 'no such route' });
+    }
+    const token = deps.config().deliveryLog.adminToken;
+    let name = 'unknown';
+    let status = 500;
+    try {
+      if (token === undefined) throw new HttpError(404, 'not_found', 'the API is off: set deliveryLog.adminToken');
+      if (!bearerMatches(req.headers.authorization, token))
+        throw new HttpError(401, 'unauthorized', 'a valid bearer token is required');
+      const matching = routes.filter((r) => r.pattern.test(url.pathname));
+      if (matching.length === 0) throw new HttpError(404, 'not_found', 'no such route');
+      const route = matching.find((r) => r.method === req.method);
+      if (!route) throw new HttpError(405, 'method_not_allowed', `use ${matching.map((r) => r.method).join(', ')}`);
+      name = route.name;
+      const [code, body] = await route.run(route.pattern.exec(url.pathname)!, url, req);
+      status = code;
+      send(res, code, body);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      status = err.status;
+      if (err.status === 401) res.setHeader('www-authenticate', 'Bearer');
+      send(res, err.status, {
+        code: err.code,
+        message: err.message,
+        ...(err.field !== undefined && { field: err.field }),
+      });
+    } finally {
+      deps.metrics.requests.inc({ route: name, status: String(status) });
+    }
+  };
+}

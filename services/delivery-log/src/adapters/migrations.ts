@@ -1,0 +1,104 @@
+import type { Sql } from './database.ts';
+
+/**
+ * The schema, as ordered migrations (docs/delivery-log.md, "Database"). Each runs once, in a
+ * transaction, recorded in `schema_migrations`; start-up applies those not yet applied.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  create table log_instance (id text primary key, created_at timestamptz not null default now());
+  create table messages (
+    source_id text not null,
+    message_id text not null,
+    event_type text not null default 'unknown',
+    received_at timestamptz not null,
+    event jsonb,
+    primary key (source_id, message_id)
+  );
+  create index messages_received on messages (received_at desc, source_id, message_id);
+  create table deliveries (
+    source_id text not null,
+    message_id text not null,
+    destination_id text not null,
+    state text not null,
+    state_at timestamptz not null,
+    received_at timestamptz not null,
+    attempts integer not null default 0,
+    last_error text,
+    dead_reason text,
+    reject_code text,
+    reject_message text,
+    reject_origin text,
+    primary key (source_id, message_id, destination_id)
+  );
+  create index deliveries_list on deliveries (received_at desc, source_id, message_id);
+  create index deliveries_state on deliveries (state, received_at desc);
+  create index deliveries_destination on deliveries (destination_id, received_at desc);
+  create table attempts (
+    topic text not null,
+    partition integer not null,
+    record_offset bigint not null,
+    source_id text not null,
+    message_id text not null,
+    destination_id text not null,
+    endpoint text not null,
+    attempt integer not null,
+    at timestamptz not null,
+    outcome text not null,
+    status integer,
+    error text,
+    latency_ms double precision not null,
+    response_snippet text,
+    primary key (topic, partition, record_offset)
+  );
+  create index attempts_message on attempts (source_id, message_id, destination_id, at);
+  create index attempts_health on attempts (destination_id, at);
+  create table rejections (
+    topic text not null,
+    partition integer not null,
+    record_offset bigint not null,
+    source_id text not null,
+    message_id text not null,
+    at timestamptz not null,
+    value text,
+    primary key (topic, partition, record_offset)
+  );
+  create table replays (
+    id bigserial primary key,
+    requested_at timestamptz not null,
+    source_id text,
+    message_id text,
+    destination_id text,
+    filter jsonb not null,
+    replayed integer not null,
+    matched integer not null
+  );
+  create index replays_message on replays (source_id, message_id);
+  `,
+];
+
+/** Applies the migrations not yet applied; returns the database's instance id (made on first start). */
+export async function migrate(sql: Sql): Promise<string> {
+  await sql.query(
+    'create table if not exists schema_migrations (version integer primary key, applied_at timestamptz not null default now())',
+  );
+  const done = new Set(
+    (await sql.query<{ version: number }>('select version from schema_migrations')).map((r) => Number(r.version)),
+  );
+  for (const [i, text] of MIGRATIONS.entries()) {
+    const version = i + 1;
+    if (done.has(version)) continue;
+    await sql.transaction(async (tx) => {
+      for (const statement of text
+        .split(';')
+        .map((s) => s.trim())
+        .filter(Boolean))
+        await tx.query(statement);
+      await tx.query('insert into schema_migrations (version) values ($1) on conflict do nothing', [version]);
+    });
+  }
+  const id = crypto.randomUUID();
+  await sql.query('insert into log_instance (id) select $1 where not exists (select 1 from log_instance)', [id]);
+  const [row] = await sql.query<{ id: string }>('select id from log_instance limit 1');
+  return row!.id;
+}

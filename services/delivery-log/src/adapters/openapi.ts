@@ -1,0 +1,368 @@
+import { DEFAULT_PAGE_SIZE, DEFAULT_STREAM_SIZE, MAX_ID_LENGTH, MAX_PAGE_SIZE, MAX_STREAM_SIZE } from '../constants.ts';
+import { DELIVERY_STATES } from '../domain/state.ts';
+
+/**
+ * The OpenAPI 3.1 description of the delivery-log API (served at `/openapi.json`, documented in
+ * docs/delivery-log.md). Its schemas are JSON Schema 2020-12; the tests check real answers against them.
+ */
+const id = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH } as const;
+const time = { type: 'string', format: 'date-time' } as const;
+const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+const errors = {
+  '400': { description: 'A parameter or the body is invalid', ...json(ref('Error')) },
+  '401': { description: 'Missing or wrong bearer token', ...json(ref('Error')) },
+};
+const idParam = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: id });
+const queryId = (name: string, description: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema: id,
+});
+const queryTime = (name: string, description: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  description: `${description} (ISO 8601 or epoch milliseconds)`,
+  schema: { type: 'string', maxLength: 40 },
+});
+
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Sluice delivery log',
+    version: '1.0.0',
+    description: 'Every event, every delivery attempt and the state of each message per destination, with replay.',
+  },
+  components: {
+    securitySchemes: {
+      adminToken: { type: 'http', scheme: 'bearer', description: '`deliveryLog.adminToken` of the config' },
+    },
+    schemas: {
+      Error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: 'string' } },
+      },
+      State: { type: 'string', enum: [...DELIVERY_STATES] },
+      Delivery: {
+        type: 'object',
+        required: ['destinationId', 'state', 'stateAt', 'attempts', 'lastError', 'deadReason', 'reject'],
+        properties: {
+          destinationId: { ...nullable(id), description: 'null for a rejection before any destination' },
+          state: ref('State'),
+          stateAt: time,
+          attempts: { type: 'integer', minimum: 0 },
+          lastError: nullable({ type: 'string' }),
+          deadReason: nullable({ type: 'string' }),
+          reject: nullable({
+            type: 'object',
+            required: ['code', 'message', 'origin'],
+            properties: { code: { type: 'string' }, message: { type: 'string' }, origin: { type: 'string' } },
+          }),
+        },
+      },
+      Attempt: {
+        type: 'object',
+        required: [
+          'destinationId',
+          'endpoint',
+          'attempt',
+          'at',
+          'outcome',
+          'status',
+          'error',
+          'latencyMs',
+          'responseSnippet',
+        ],
+        properties: {
+          destinationId: id,
+          endpoint: { type: 'string' },
+          attempt: { type: 'integer', minimum: 1 },
+          at: time,
+          outcome: { type: 'string', enum: ['success', 'retryable', 'permanent'] },
+          status: nullable({ type: 'integer' }),
+          error: nullable({ type: 'string' }),
+          latencyMs: { type: 'number', minimum: 0 },
+          responseSnippet: nullable({ type: 'string' }),
+        },
+      },
+      Message: {
+        type: 'object',
+        required: [
+          'sourceId',
+          'messageId',
+          'eventType',
+          'receivedAt',
+          'event',
+          'deliveries',
+          'attempts',
+          'replays',
+          'rejectedValues',
+        ],
+        properties: {
+          sourceId: id,
+          messageId: id,
+          eventType: { type: 'string' },
+          receivedAt: time,
+          event: { description: 'The event as it was on the events topic; null when only its attempts were read' },
+          deliveries: { type: 'array', items: ref('Delivery') },
+          attempts: { type: 'array', items: ref('Attempt') },
+          replays: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['requestedAt', 'destinationId', 'replayed'],
+              properties: { requestedAt: time, destinationId: nullable(id), replayed: { type: 'integer', minimum: 0 } },
+            },
+          },
+          rejectedValues: { type: 'array', items: { type: 'string' } },
+        },
+      },
+      MessageSummary: {
+        type: 'object',
+        required: ['sourceId', 'messageId', 'eventType', 'receivedAt', 'deliveries'],
+        properties: {
+          sourceId: id,
+          messageId: id,
+          eventType: { type: 'string' },
+          receivedAt: time,
+          deliveries: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['destinationId', 'state'],
+              properties: { destinationId: nullable(id), state: ref('State') },
+            },
+          },
+        },
+      },
+      MessagePage: {
+        type: 'object',
+        required: ['messages', 'nextCursor'],
+        properties: {
+          messages: { type: 'array', items: ref('MessageSummary') },
+          nextCursor: {
+            ...nullable({ type: 'string' }),
+            description: 'Pass as `cursor` for the next page; null on the last page',
+          },
+        },
+      },
+      EndpointHealth: {
+        type: 'object',
+        required: [
+          'destinationId',
+          'endpoint',
+          'attempts',
+          'successRate',
+          'p50LatencyMs',
+          'p95LatencyMs',
+          'lastError',
+          'lastAttemptAt',
+        ],
+        properties: {
+          destinationId: id,
+          endpoint: { type: 'string' },
+          attempts: { type: 'integer', minimum: 0 },
+          successRate: { type: 'number', minimum: 0, maximum: 1 },
+          p50LatencyMs: nullable({ type: 'number' }),
+          p95LatencyMs: nullable({ type: 'number' }),
+          lastError: nullable({
+            type: 'object',
+            required: ['at', 'status', 'error'],
+            properties: { at: time, status: nullable({ type: 'integer' }), error: nullable({ type: 'string' }) },
+          }),
+          lastAttemptAt: nullable(time),
+        },
+      },
+      Health: {
+        type: 'object',
+        required: ['windowMs', 'since', 'endpoints'],
+        properties: {
+          windowMs: { type: 'integer' },
+          since: time,
+          endpoints: { type: 'array', items: ref('EndpointHealth') },
+        },
+      },
+      Destinations: {
+        type: 'object',
+        required: ['destinations'],
+        properties: {
+          destinations: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'name', 'enabled', 'sourceIds', 'endpoints', 'states'],
+              properties: {
+                id,
+                name: { type: 'string' },
+                enabled: { type: 'boolean' },
+                sourceIds: { type: 'array', items: { type: 'string' } },
+                endpoints: { type: 'array', items: { type: 'string' } },
+                states: { type: 'object', additionalProperties: { type: 'integer' } },
+              },
+            },
+          },
+        },
+      },
+      Events: {
+        type: 'object',
+        required: ['events'],
+        properties: {
+          events: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['messageId', 'eventType', 'receivedAt', 'event'],
+              properties: { messageId: id, eventType: { type: 'string' }, receivedAt: time, event: {} },
+            },
+          },
+        },
+      },
+      ReplayFilter: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          sourceId: id,
+          destinationId: id,
+          reason: { type: 'string', enum: ['window_exhausted', 'permanent_failure', 'no_endpoints', 'undecodable'] },
+          since: { type: ['string', 'integer'], description: 'Dead at or after (ISO 8601 or epoch ms)' },
+          until: { type: ['string', 'integer'], description: 'Dead before (ISO 8601 or epoch ms)' },
+        },
+      },
+      ReplayResult: {
+        type: 'object',
+        required: ['matched', 'replayed', 'skippedAlreadyReplayed'],
+        properties: {
+          matched: { type: 'integer', minimum: 0 },
+          replayed: { type: 'integer', minimum: 0 },
+          skippedAlreadyReplayed: { type: 'integer', minimum: 0 },
+        },
+      },
+    },
+  },
+  security: [{ adminToken: [] }],
+  paths: {
+    '/api/v1/messages': {
+      get: {
+        operationId: 'listMessages',
+        summary: 'Messages, newest first, with their state per destination',
+        parameters: [
+          queryId('sourceId', 'Only this source'),
+          queryId('destinationId', 'Only messages with a delivery to this destination'),
+          queryId('messageId', 'Only this message id'),
+          {
+            name: 'state',
+            in: 'query',
+            required: false,
+            description: 'Only messages with a delivery in this state',
+            schema: ref('State'),
+          },
+          queryTime('since', 'Received at or after'),
+          queryTime('until', 'Received before'),
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+          },
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            description: '`nextCursor` of the previous page',
+            schema: { type: 'string', maxLength: 1024 },
+          },
+        ],
+        responses: { '200': { description: 'One page', ...json(ref('MessagePage')) }, ...errors },
+      },
+    },
+    '/api/v1/messages/{sourceId}/{messageId}': {
+      get: {
+        operationId: 'getMessage',
+        summary: 'One message: the event, its state per destination, every attempt, its replays',
+        parameters: [idParam('sourceId', 'Source of the event'), idParam('messageId', 'The event messageId')],
+        responses: {
+          '200': { description: 'The message', ...json(ref('Message')) },
+          '404': { description: 'Not in the log (never seen, or pruned)', ...json(ref('Error')) },
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/messages/{sourceId}/{messageId}/replay': {
+      post: {
+        operationId: 'replayMessage',
+        summary:
+          'Replays one message at its dead and delivered destinations (or one): its dead letters, or the kept event',
+        parameters: [idParam('sourceId', 'Source of the event'), idParam('messageId', 'The event messageId')],
+        requestBody: {
+          required: false,
+          ...json({ type: 'object', additionalProperties: false, properties: { destinationId: id } }),
+        },
+        responses: {
+          '202': { description: 'Re-injected; new attempts follow', ...json(ref('ReplayResult')) },
+          '404': { description: 'Not in the log', ...json(ref('Error')) },
+          '409': {
+            description: 'No delivery of this message is dead or delivered, or its event is not kept',
+            ...json(ref('Error')),
+          },
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/replays': {
+      post: {
+        operationId: 'replayFilter',
+        summary: 'Replays the dead letters matching a filter (as `sluice dead-letters replay`)',
+        requestBody: { required: true, ...json(ref('ReplayFilter')) },
+        responses: {
+          '202': { description: 'Re-injected', ...json(ref('ReplayResult')) },
+          '413': { description: 'The filter matches too many dead letters', ...json(ref('Error')) },
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/destinations': {
+      get: {
+        operationId: 'listDestinations',
+        summary: 'Configured destinations with their endpoints and message counts per state',
+        responses: { '200': { description: 'Destinations', ...json(ref('Destinations')) }, ...errors },
+      },
+    },
+    '/api/v1/destinations/{destinationId}/health': {
+      get: {
+        operationId: 'endpointHealth',
+        summary: 'Per endpoint: attempts, success rate, p50/p95 latency and last error over a window',
+        parameters: [
+          idParam('destinationId', 'The destination'),
+          {
+            name: 'window',
+            in: 'query',
+            required: false,
+            schema: { type: 'string', pattern: '^\\d{1,4}(m|h)$', default: '1h' },
+          },
+        ],
+        responses: { '200': { description: 'Health', ...json(ref('Health')) }, ...errors },
+      },
+    },
+    '/api/v1/sources/{sourceId}/events': {
+      get: {
+        operationId: 'recentEvents',
+        summary: 'The newest events of a source with their payload (the live stream)',
+        parameters: [
+          idParam('sourceId', 'The source'),
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            schema: { type: 'integer', minimum: 1, maximum: MAX_STREAM_SIZE, default: DEFAULT_STREAM_SIZE },
+          },
+        ],
+        responses: { '200': { description: 'Events, newest first', ...json(ref('Events')) }, ...errors },
+      },
+    },
+  },
+} as const;

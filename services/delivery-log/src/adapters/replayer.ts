@@ -1,0 +1,162 @@
+import type { SluiceConfig } from '@sluice/config';
+import { executeReplay, planReplay, REPLAY_HEADERS, replayState, type DeadLetterFilter } from '@sluice/dead-letters';
+import { encodeBody, renderBody } from '@sluice/deliverer';
+import { isJsonObject, recordKey, retryStateToHeaders, type EventEnvelope } from '@sluice/envelope';
+import { SafeProducer, type Kafka } from '@sluice/kafka';
+import { MAX_REPLAY_LETTERS, REPLAY_IDLE_TIMEOUT_MS } from '../constants.ts';
+import type { LogStore, MessageView } from './store.ts';
+
+export interface ReplayCounts {
+  /** Dead letters (or delivered messages) that matched. */
+  matched: number;
+  /** Re-injected onto the redeliver topic. */
+  replayed: number;
+  /** Dead letters an earlier replay already re-injected (skipped). */
+  skippedAlreadyReplayed: number;
+}
+
+export class ReplayTooLargeError extends Error {
+  readonly code = 'replay_too_large';
+  constructor(matched: number) {
+    super(
+      `the filter matches ${matched} dead letters; at most ${MAX_REPLAY_LETTERS} may be replayed at once, narrow it`,
+    );
+  }
+}
+
+/** A delivered message cannot be sent again (its event is not in the log, or it no longer renders). */
+export class NotReplayableError extends Error {
+  readonly code = 'not_replayable';
+}
+
+/**
+ * Replays through the API, recorded in the log (`replays`). Dead letters are replayed exactly as
+ * `sluice dead-letters replay` does (`@sluice/dead-letters`: fresh window, replay markers so a
+ * second replay skips them). A delivered message is sent again the same way a replay re-injects a
+ * dead letter: a record on the redeliver topic with the state `replayState` gives it, its body the
+ * webhook body the deliverer renders from the event the log kept. Replays run one at a time.
+ */
+export class Replayer {
+  #last: Promise<unknown> = Promise.resolve();
+  #producer: SafeProducer | undefined;
+  readonly #kafka: Kafka;
+  readonly #config: () => SluiceConfig;
+  readonly #store: LogStore;
+  readonly #now: () => number;
+
+  constructor(kafka: Kafka, config: () => SluiceConfig, store: LogStore, now: () => number) {
+    this.#kafka = kafka;
+    this.#config = config;
+    this.#store = store;
+    this.#now = now;
+  }
+
+  /** Replays the dead letters matching `filter`. */
+  replayFilter(filter: DeadLetterFilter): Promise<ReplayCounts> {
+    return this.#serial(async () => {
+      const result = await this.#deadLetters(filter);
+      await this.#record(filter, result);
+      return result;
+    });
+  }
+
+  /**
+   * Replays one message at the destinations named (dead ones through their dead letters,
+   * delivered ones from the kept event).
+   */
+  replayMessage(message: MessageView, dead: string[], delivered: string[]): Promise<ReplayCounts> {
+    return this.#serial(async () => {
+      const { sourceId, messageId } = message;
+      const total: ReplayCounts = { matched: 0, replayed: 0, skippedAlreadyReplayed: 0 };
+      for (const destinationId of dead) {
+        const r = await this.#deadLetters({ sourceId, messageId, destinationId });
+        await this.#record({ sourceId, messageId, destinationId }, r);
+        add(total, r);
+      }
+      for (const destinationId of delivered) {
+        const r = await this.#redeliver(message, destinationId);
+        await this.#record({ sourceId, messageId, destinationId }, r);
+        add(total, r);
+      }
+      return total;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#last.catch(() => {});
+    await this.#producer?.disconnect();
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#last.catch(() => {}).then(work);
+    this.#last = run;
+    return run;
+  }
+
+  async #deadLetters(filter: DeadLetterFilter): Promise<ReplayCounts> {
+    const config = this.#config();
+    const options = { idleTimeoutMs: REPLAY_IDLE_TIMEOUT_MS };
+    const plan = await planReplay(this.#kafka, config, filter, options);
+    if (plan.toReplay > MAX_REPLAY_LETTERS) throw new ReplayTooLargeError(plan.toReplay);
+    const { matched, replayed, skippedAlreadyReplayed } = await executeReplay(this.#kafka, config, plan, {
+      ...options,
+      now: this.#now,
+    });
+    return { matched, replayed, skippedAlreadyReplayed };
+  }
+
+  async #redeliver(message: MessageView, destinationId: string): Promise<ReplayCounts> {
+    const config = this.#config();
+    const destination = config.destinations.find((d) => d.id === destinationId);
+    const event = message.event;
+    if (!destination) throw new NotReplayableError(`destination ${destinationId} is not in the config`);
+    if (!isJsonObject(event)) throw new NotReplayableError('the event of this message is not in the log');
+    const rendered = renderBody(event as EventEnvelope);
+    if (!rendered.ok) throw new NotReplayableError(rendered.message);
+    const now = this.#now();
+    const state = replayState(
+      {
+        messageId: message.messageId,
+        sourceId: message.sourceId,
+        destinationId,
+        eventType: message.eventType,
+        endpoints: destination.endpoints.map((e) => e.url),
+        firstAttemptAt: now,
+        attempts: 0,
+        history: [],
+        ...(typeof event.receivedAt === 'string' && { receivedAt: event.receivedAt }),
+      },
+      now,
+    );
+    if (!this.#producer) {
+      this.#producer = new SafeProducer(this.#kafka);
+      await this.#producer.connect();
+    }
+    await this.#producer.send(config.kafka.topics.redeliver, [
+      {
+        key: recordKey(event as EventEnvelope),
+        value: encodeBody(rendered.body),
+        headers: { ...retryStateToHeaders(state), [REPLAY_HEADERS.replayedAt]: String(now) },
+      },
+    ]);
+    return { matched: 1, replayed: 1, skippedAlreadyReplayed: 0 };
+  }
+
+  #record(filter: DeadLetterFilter, r: ReplayCounts): Promise<void> {
+    return this.#store.recordReplay({
+      at: this.#now(),
+      ...(filter.sourceId !== undefined &&
+        filter.messageId !== undefined && { sourceId: filter.sourceId, messageId: filter.messageId }),
+      ...(filter.destinationId !== undefined && { destinationId: filter.destinationId }),
+      filter,
+      replayed: r.replayed,
+      matched: r.matched,
+    });
+  }
+}
+
+function add(total: ReplayCounts, r: ReplayCounts): void {
+  total.matched += r.matched;
+  total.replayed += r.replayed;
+  total.skippedAlreadyReplayed += r.skippedAlreadyReplayed;
+}

@@ -1,0 +1,27 @@
+import type { SluiceConfig, SluiceEnv } from '@sluice/config';
+import { GROUP_SUFFIX } from './constants.ts';
+import type { DatabaseSettings } from './adapters/database.ts';
+import type { TopicRoles } from './domain/records.ts';
+
+/**
+ * The database: `deliveryLog.databaseUrl`, else `DATABASE_URL` from the environment, else the
+ * embedded database (in `deliveryLog.dataDir`, or in memory).
+ */
+export function databaseSettings(config: SluiceConfig, env: SluiceEnv): DatabaseSettings {
+  const url = config.deliveryLog.databaseUrl ?? env.databaseUrl;
+  if (url !== undefined) return { url };
+  return config.deliveryLog.dataDir !== undefined ? { dataDir: config.deliveryLog.dataDir } : {};
+}
+
+/**
+ * One consumer group per database: a fresh database (a new instance id) starts a new group that
+ * reads the topics from their beginning, which is how the log is rebuilt (docs/delivery-log.md).
+ */
+export function groupId(config: SluiceConfig, instanceId: string): string {
+  return `${config.kafka.clientId}.${GROUP_SUFFIX}.${instanceId}`;
+}
+
+export function topicRoles(config: SluiceConfig): TopicRoles {
+  const t = config.kafka.topics;
+  return { events: t.events, attempts: t.attempts, deadLetter: t.deadLetter, rejected: t.rejected };
+}

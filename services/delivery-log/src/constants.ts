@@ -1,0 +1,29 @@
+/** Defaults and limits of the delivery log, in one place (docs/CONVENTIONS.md). */
+
+/** Consumer group: `<clientId>.delivery-log.<database id>`, so a fresh database reads the topics from the start. */
+export const GROUP_SUFFIX = 'delivery-log';
+
+/** Records ingested at once per partition (they are written in one transaction per batch). */
+export const IN_FLIGHT_PER_PARTITION = 2_000;
+/** Records written per database transaction at most. */
+export const INGEST_BATCH_MAX = 5_000;
+
+/** Identifiers (source, message, destination) longer than this are refused by the API and clipped on ingestion. */
+export const MAX_ID_LENGTH = 200;
+/** Error texts, response snippets and endpoint URLs are kept up to this length. */
+export const MAX_TEXT_LENGTH = 2_048;
+/** Events are kept up to this size in bytes (the pipeline's own limit is smaller). */
+export const MAX_EVENT_BYTES = 64 * 1024;
+
+/** Page size of the message list: default and maximum. */
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+/** Events of the live stream: default and maximum. */
+export const DEFAULT_STREAM_SIZE = 20;
+export const MAX_STREAM_SIZE = 100;
+/** Largest request body the API reads. */
+export const MAX_BODY_BYTES = 16 * 1024;
+/** Replays of a filter re-inject at most this many dead letters per request. */
+export const MAX_REPLAY_LETTERS = 10_000;
+/** A replay gives up reading the dead-letter topic after this long without a record. */
+export const REPLAY_IDLE_TIMEOUT_MS = 5_000;

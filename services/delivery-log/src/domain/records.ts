@@ -1,0 +1,213 @@
+import { REJECT_HEADERS, RETRY_HEADERS, isJsonObject, retryStateFromHeaders } from '@sluice/envelope';
+import type { AttemptEvent } from '@sluice/envelope';
+import type { ConsumedRecord } from '@sluice/kafka';
+import { MAX_ID_LENGTH, MAX_TEXT_LENGTH } from '../constants.ts';
+
+/** Where a record was read: the idempotency key of everything it says. */
+export interface RecordPosition {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+export interface EventEntry {
+  kind: 'event';
+  sourceId: string;
+  messageId: string;
+  eventType: string;
+  /** Epoch ms ingest received the event (`receivedAt`), else the record time. */
+  receivedAt: number;
+  /** The event as read, JSON text. */
+  event: string;
+  /** The parsed event (for routing). */
+  envelope: Record<string, unknown>;
+  /** Destinations the event is routed to, filled in by the ingestion (the config decides). */
+  destinationIds: string[];
+}
+
+export interface AttemptEntry {
+  kind: 'attempt';
+  position: RecordPosition;
+  sourceId: string;
+  messageId: string;
+  destinationId: string;
+  eventType: string;
+  endpoint: string;
+  attempt: number;
+  outcome: 'success' | 'retryable' | 'permanent';
+  status?: number;
+  error?: string;
+  latencyMs: number;
+  at: number;
+  responseSnippet?: string;
+}
+
+export interface DeadEntry {
+  kind: 'dead';
+  sourceId: string;
+  messageId: string;
+  destinationId: string;
+  eventType: string;
+  reason: string;
+  lastError?: string;
+  at: number;
+  receivedAt?: number;
+}
+
+export interface RejectedEntry {
+  kind: 'rejected';
+  position: RecordPosition;
+  sourceId: string;
+  messageId: string;
+  code: string;
+  message: string;
+  origin: string;
+  at: number;
+  /** The rejected bytes as text (bounded), for the message page. */
+  value?: string;
+}
+
+export type LogEntry = EventEntry | AttemptEntry | DeadEntry | RejectedEntry;
+export type Read = { ok: true; entry: LogEntry } | { ok: false; reason: string };
+
+export interface TopicRoles {
+  events: string;
+  attempts: string;
+  deadLetter: string;
+  rejected: string;
+}
+
+const str = (v: unknown, max = MAX_ID_LENGTH): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const clip = (s: string, max = MAX_TEXT_LENGTH) => (s.length > max ? s.slice(0, max) : s);
+
+function header(record: ConsumedRecord, name: string): string | undefined {
+  const raw = record.headers[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return value === undefined ? undefined : value.toString();
+}
+
+function json(value: Buffer | null): unknown {
+  if (value === null || value.length === 0) return undefined;
+  try {
+    return JSON.parse(value.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const time = (iso: unknown): number | undefined => {
+  if (typeof iso !== 'string') return undefined;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
+};
+
+function readEvent(record: ConsumedRecord): Read {
+  const event = json(record.value);
+  if (!isJsonObject(event) || !str(event.sourceId) || !str(event.messageId))
+    return { ok: false, reason: 'not an event envelope' };
+  return {
+    ok: true,
+    entry: {
+      kind: 'event',
+      sourceId: event.sourceId,
+      messageId: event.messageId,
+      eventType: str(event.type, 32) ? event.type : 'unknown',
+      receivedAt: time(event.receivedAt) ?? record.timestamp,
+      event: record.value!.toString('utf8'),
+      envelope: event,
+      destinationIds: [],
+    },
+  };
+}
+
+function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
+  const a = json(record.value) as Partial<AttemptEvent> | undefined;
+  if (!isJsonObject(a)) return { ok: false, reason: 'attempt record is not JSON' };
+  const at = time(a.at);
+  const outcomes = ['success', 'retryable', 'permanent'];
+  if (
+    !str(a.messageId) ||
+    !str(a.sourceId) ||
+    !str(a.destinationId) ||
+    !str(a.endpoint, MAX_TEXT_LENGTH) ||
+    !num(a.attempt) ||
+    !num(a.latencyMs) ||
+    at === undefined ||
+    !outcomes.includes(a.outcome as string)
+  ) {
+    return { ok: false, reason: 'attempt record misses a field' };
+  }
+  const entry: AttemptEntry = {
+    kind: 'attempt',
+    position,
+    sourceId: a.sourceId,
+    messageId: a.messageId,
+    destinationId: a.destinationId,
+    eventType: str(a.eventType, 32) ? a.eventType : 'unknown',
+    endpoint: a.endpoint,
+    attempt: a.attempt,
+    outcome: a.outcome as AttemptEntry['outcome'],
+    latencyMs: a.latencyMs,
+    at,
+  };
+  if (num(a.status)) entry.status = a.status;
+  if (typeof a.error === 'string') entry.error = clip(a.error);
+  if (typeof a.responseSnippet === 'string') entry.responseSnippet = clip(a.responseSnippet);
+  return { ok: true, entry };
+}
+
+function readDead(record: ConsumedRecord): Read {
+  // Replay markers (no value) say nothing about a message.
+  if (record.value === null || header(record, RETRY_HEADERS.messageId) === undefined)
+    return { ok: false, reason: 'not a dead letter' };
+  try {
+    const s = retryStateFromHeaders(record.headers);
+    const entry: DeadEntry = {
+      kind: 'dead',
+      sourceId: s.sourceId,
+      messageId: s.messageId,
+      destinationId: s.destinationId,
+      eventType: s.eventType,
+      reason: s.deadReason ?? 'unknown',
+      at: s.deadAt ?? record.timestamp,
+    };
+    if (s.lastError !== undefined) entry.lastError = clip(s.lastError);
+    const received = time(s.receivedAt);
+    if (received !== undefined) entry.receivedAt = received;
+    return { ok: true, entry };
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  }
+}
+
+function readRejected(record: ConsumedRecord, position: RecordPosition): Read {
+  const body = json(record.value);
+  const fromBody = isJsonObject(body) && str(body.messageId) ? body.messageId : undefined;
+  const entry: RejectedEntry = {
+    kind: 'rejected',
+    position,
+    sourceId: clip(
+      header(record, REJECT_HEADERS.sourceId) ?? (isJsonObject(body) && str(body.sourceId) ? body.sourceId : ''),
+      MAX_ID_LENGTH,
+    ),
+    // A rejected call without a usable messageId is still kept, under its place in the topic.
+    messageId: fromBody ?? `rejected:${position.topic}/${position.partition}/${position.offset}`,
+    code: clip(header(record, REJECT_HEADERS.code) ?? 'unknown', MAX_ID_LENGTH),
+    message: clip(header(record, REJECT_HEADERS.message) ?? ''),
+    origin: clip(header(record, REJECT_HEADERS.origin) ?? 'unknown', MAX_ID_LENGTH),
+    at: record.timestamp,
+  };
+  if (record.value !== null) entry.value = clip(record.value.toString('utf8'));
+  return { ok: true, entry };
+}
+
+/** What one record of the four topics says, or why it says nothing the log keeps. Never throws. */
+export function readRecord(record: ConsumedRecord, topics: TopicRoles): Read {
+  const position = { topic: record.topic, partition: record.partition, offset: record.offset };
+  if (record.topic === topics.events) return readEvent(record);
+  if (record.topic === topics.attempts) return readAttempt(record, position);
+  if (record.topic === topics.deadLetter) return readDead(record);
+  if (record.topic === topics.rejected) return readRejected(record, position);
+  return { ok: false, reason: `unexpected topic ${record.topic}` };
+}

@@ -1,0 +1,46 @@
+/**
+ * The state of one message at one destination (docs/delivery-log.md, "State machine"), derived from
+ * the records of the pipeline in whatever order they are read:
+ *
+ * - `delivering`: the event was read, no attempt yet;
+ * - `retrying`: the last attempt failed and a retry is due;
+ * - `delivered`: an attempt succeeded (final);
+ * - `dead`: the event was dead-lettered; only an attempt made after that (a replay) moves it on;
+ * - `rejected`: the event was rejected (bad input), kept per message.
+ */
+export const DELIVERY_STATES = ['delivering', 'retrying', 'delivered', 'dead', 'rejected'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export interface StateAt {
+  state: DeliveryState;
+  /** Epoch ms of the fact that set the state (attempt start, time of death). */
+  at: number;
+}
+
+/** What a record says about a message at a destination. */
+export type Fact =
+  | { kind: 'attempt'; outcome: 'success' | 'retryable' | 'permanent'; at: number }
+  | { kind: 'dead'; at: number };
+
+function factState(fact: Fact): DeliveryState {
+  if (fact.kind === 'dead') return 'dead';
+  return fact.outcome === 'success' ? 'delivered' : 'retrying';
+}
+
+/**
+ * The state after `fact`, given the current one. Monotonic and order-independent for the facts
+ * one delivery run produces: `delivered` is final (a late failure of the same run, or an older
+ * record read again, never moves it back); `dead` wins over any earlier failure; a failure or
+ * success newer than the death (a replayed attempt) leaves `dead`. Applying the same fact twice
+ * changes nothing.
+ */
+export function advance(current: StateAt | undefined, fact: Fact): StateAt {
+  const next: StateAt = { state: factState(fact), at: fact.at };
+  if (current === undefined || current.state === 'delivering') return next;
+  if (current.state === 'delivered' || current.state === 'rejected') return current;
+  if (next.state === 'delivered') return next;
+  if (current.state === 'dead') return next.state === 'retrying' && fact.at > current.at ? next : current;
+  // current is retrying: a death or a newer failure moves it; an older failure keeps the newest time.
+  if (next.state === 'dead') return fact.at >= current.at ? next : current;
+  return fact.at >= current.at ? next : current;
+}

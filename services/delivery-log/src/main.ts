@@ -1,0 +1,13 @@
+import { awaitKafka } from '@sluice/kafka';
+import { loadServiceContext, runService } from '@sluice/service-kit';
+import { createDeliveryLog } from './service.ts';
+
+const ctx = loadServiceContext('delivery-log');
+const port = ctx.env.ports.deliveryLog;
+await runService({
+  name: ctx.name,
+  logger: ctx.logger,
+  // Until the brokers accept the TLS/SASL settings: /readyz 503 and one log line naming the cause.
+  waitFor: (signal) => awaitKafka(ctx, { port, signal }),
+  start: () => createDeliveryLog(ctx, { port }).start(),
+});

@@ -1,0 +1,54 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/** Every metric of the delivery log (docs/reference/observability.md), registered on the service's registry. */
+export class DeliveryLogMetrics {
+  /** Records written to the database. */
+  readonly ingested: Counter;
+  /** Records read but not kept (unreadable, replay markers, past retention), by topic. */
+  readonly skipped: Counter<'topic'>;
+  /** Seconds one ingestion transaction took. */
+  readonly batchSeconds: Histogram;
+  /** Messages deleted by the pruning job. */
+  readonly pruned: Counter;
+  /** API requests, by route and status. */
+  readonly requests: Counter<'route' | 'status'>;
+  /** Replays asked for through the API, and dead letters they re-injected. */
+  readonly replayed: Counter;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.ingested = new Counter({
+      name: 'sluice_delivery_log_ingested_total',
+      help: 'Records written to the delivery log',
+      registers,
+    });
+    this.skipped = new Counter({
+      name: 'sluice_delivery_log_skipped_total',
+      help: 'Records read but not kept, by topic',
+      labelNames: ['topic'],
+      registers,
+    });
+    this.batchSeconds = new Histogram({
+      name: 'sluice_delivery_log_batch_seconds',
+      help: 'Time of one ingestion transaction',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    });
+    this.pruned = new Counter({
+      name: 'sluice_delivery_log_pruned_total',
+      help: 'Messages deleted past retention',
+      registers,
+    });
+    this.requests = new Counter({
+      name: 'sluice_delivery_log_requests_total',
+      help: 'API requests by route and status',
+      labelNames: ['route', 'status'],
+      registers,
+    });
+    this.replayed = new Counter({
+      name: 'sluice_delivery_log_replayed_total',
+      help: 'Dead letters re-injected through the API',
+      registers,
+    });
+  }
+}

@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { retryStateToHeaders, type AttemptEvent } from '@sluice/envelope';
+import { createKafka, SafeProducer } from '@sluice/kafka';
+import { createLogger } from '@sluice/logging';
+import { testBrokers, testConfig, testServiceContext, uniqueName, waitUntil } from '@sluice/testkit';
+import { openDatabase, type Sql } from '../src/adapters/database.ts';
+import { openApiDocument } from '../src/adapters/openapi.ts';
+import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
+
+const TOKEN = 'api-test-token';
+const DAY = 24 * 3_600_000;
+
+/**
+ * The service in-process on the real broker with the embedded database: records written straight
+ * onto the topics, the API asked, every answer checked against the served OpenAPI document.
+ */
+describe('delivery-log API', { timeout: 120_000 }, () => {
+  const config = testConfig({
+    sources: [{ id: 'web', writeKeys: ['k'] }],
+    destinations: [
+      { id: 'hooks', type: 'webhooks', sourceIds: ['web'], settings: { webhooks: [{ url: 'http://127.0.0.1:9/a' }] } },
+    ],
+    deliveryLog: { adminToken: TOKEN, retention: '48h' },
+  });
+  const logger = createLogger({ name: 'api-test', level: 'error' });
+  const kafka = createKafka({ brokers: testBrokers(), clientId: uniqueName('api-test'), logger });
+  const producer = new SafeProducer(kafka);
+  let clock = Date.now();
+  let service: DeliveryLogService;
+  let sql: Sql;
+  const base = () => `http://127.0.0.1:${service.port}`;
+  const get = async (path: string, token = TOKEN) => {
+    const res = await fetch(`${base()}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const ajv = new Ajv2020({ strict: false, validateFormats: false });
+  ajv.addSchema({ $id: 'openapi', components: openApiDocument.components });
+  const conforms = (schema: string, value: unknown) => {
+    const validate = ajv.getSchema(`openapi#/components/schemas/${schema}`)!;
+    assert.ok(validate(value), `${schema}: ${ajv.errorsText(validate.errors)}`);
+  };
+  const event = (messageId: string, receivedAt: number) => ({
+    key: 'web:u1',
+    value: JSON.stringify({
+      sourceId: 'web',
+      type: 'track',
+      event: 'Bought',
+      messageId,
+      userId: 'u1',
+      timestamp: new Date(receivedAt).toISOString(),
+      receivedAt: new Date(receivedAt).toISOString(),
+    }),
+  });
+  const attempt = (messageId: string, n: number, status: number, at: number): { key: string; value: string } => {
+    const a: AttemptEvent = {
+      messageId,
+      sourceId: 'web',
+      destinationId: 'hooks',
+      eventType: 'track',
+      endpoint: 'http://127.0.0.1:9/a',
+      attempt: n,
+      outcome: status < 300 ? 'success' : status === 404 ? 'permanent' : 'retryable',
+      status,
+      latencyMs: 5 * n,
+      at: new Date(at).toISOString(),
+    };
+    return { key: 'web:u1', value: JSON.stringify(a) };
+  };
+
+  before(async () => {
+    await producer.connect();
+    sql = await openDatabase({});
+    service = await createDeliveryLog(testServiceContext('delivery-log', config), {
+      port: 0,
+      now: () => clock,
+      sql,
+    }).start();
+    const t = config.kafka.topics;
+    const now = Date.now();
+    await producer.send(t.events, [
+      event('ok-1', now - 1_000),
+      event('dead-1', now - 900),
+      event('old-1', now - 47 * 3_600_000),
+    ]);
+    await producer.send(t.attempts, [
+      attempt('ok-1', 1, 503, now - 800),
+      attempt('ok-1', 2, 200, now - 700),
+      attempt('dead-1', 1, 404, now - 600),
+    ]);
+    await producer.send(t.deadLetter, [
+      {
+        key: 'web:u1',
+        value: '{}',
+        headers: retryStateToHeaders({
+          messageId: 'dead-1',
+          sourceId: 'web',
+          destinationId: 'hooks',
+          eventType: 'track',
+          endpoints: [],
+          firstAttemptAt: now - 600,
+          attempts: 1,
+          history: [],
+          deadReason: 'permanent_failure',
+          deadAt: now - 500,
+        }),
+      },
+    ]);
+    await producer.send(t.rejected, [
+      {
+        key: null,
+        value: '{"type":"track","messageId":"bad-1"}',
+        headers: {
+          'sluice-reject-code': 'invalid_call',
+          'sluice-reject-message': 'track needs event',
+          'sluice-reject-origin': 'ingest',
+          'sluice-source-id': 'web',
+        },
+      },
+    ]);
+    // Unreadable records are skipped, never stop the partition.
+    await producer.send(t.attempts, [{ key: null, value: 'not json' }, attempt('ok-2', 1, 200, now - 100)]);
+    await waitUntil(async () => (await get('/api/v1/messages/web/ok-2')).status === 200, 30_000, 'records ingested');
+  });
+  after(async () => {
+    await service?.close();
+    await producer.disconnect();
+    await sql?.close();
+  });
+
+  it('serves an OpenAPI 3.1 document whose schemas compile and whose routes all answer 401 without the token', async () => {
+    const res = await fetch(`${base()}/openapi.json`);
+    const doc = (await res.json()) as typeof openApiDocument;
+    assert.equal(doc.openapi, '3.1.0');
+    for (const name of Object.keys(doc.components.schemas))
+      assert.ok(ajv.getSchema(`openapi#/components/schemas/${name}`), name);
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops as Record<string, { responses: Record<string, unknown> }>)) {
+        assert.ok(op.responses['401'] && op.responses['400'], `${method} ${path} documents 400 and 401`);
+        const url = path.replace(/\{[^}]+\}/g, 'x');
+        const r = await fetch(`${base()}${url}`, {
+          method: method.toUpperCase(),
+          headers: { authorization: 'Bearer nope' },
+        });
+        assert.equal(r.status, 401, `${method} ${path}`);
+      }
+    }
+  });
+
+  it('answers lookups, lists, health and the stream as the document says', async () => {
+    const ok = await get('/api/v1/messages/web/ok-1');
+    conforms('Message', ok.body);
+    assert.deepEqual(
+      ok.body.deliveries.map((d: { state: string }) => d.state),
+      ['delivered'],
+    );
+    assert.deepEqual(
+      ok.body.attempts.map((a: { status: number }) => a.status),
+      [503, 200],
+    );
+    const dead = await get('/api/v1/messages/web/dead-1');
+    conforms('Message', dead.body);
+    assert.equal(dead.body.deliveries[0].state, 'dead');
+    assert.equal(dead.body.deliveries[0].deadReason, 'permanent_failure');
+    const bad = await get('/api/v1/messages/web/bad-1');
+    conforms('Message', bad.body);
+    assert.deepEqual(bad.body.deliveries[0].reject, {
+      code: 'invalid_call',
+      message: 'track needs event',
+      origin: 'ingest',
+    });
+    const page = await get('/api/v1/messages?sourceId=web&limit=2');
+    conforms('MessagePage', page.body);
+    assert.equal(page.body.messages.length, 2);
+    const rest = await get(`/api/v1/messages?sourceId=web&limit=2&cursor=${page.body.nextCursor}`);
+    conforms('MessagePage', rest.body);
+    const all = [...page.body.messages, ...rest.body.messages].map((m: { messageId: string }) => m.messageId);
+    assert.equal(new Set(all).size, all.length, 'no message on two pages');
+    const deadOnly = await get('/api/v1/messages?state=dead');
+    assert.deepEqual(
+      deadOnly.body.messages.map((m: { messageId: string }) => m.messageId),
+      ['dead-1'],
+    );
+    const health = await get('/api/v1/destinations/hooks/health?window=1h');
+    conforms('Health', health.body);
+    assert.equal(health.body.endpoints[0].attempts, 4);
+    const destinations = await get('/api/v1/destinations');
+    conforms('Destinations', destinations.body);
+    assert.equal(destinations.body.destinations[0].states.delivered, 2);
+    const stream = await get('/api/v1/sources/web/events?limit=2');
+    conforms('Events', stream.body);
+    assert.deepEqual(
+      stream.body.events.map((e: { messageId: string }) => e.messageId),
+      ['dead-1', 'ok-1'],
+    );
+    for (const path of [
+      '/api/v1/messages?limit=201',
+      '/api/v1/destinations/hooks/health?window=9d',
+      '/api/v1/sources/web/events?limit=1000',
+      '/api/v1/messages/web/%ZZ',
+    ]) {
+      const r = await get(path);
+      assert.equal(r.status, 400, path);
+      conforms('Error', r.body);
+    }
+    const notDead = await fetch(`${base()}/api/v1/messages/web/bad-1/replay`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    assert.equal(notDead.status, 409);
+    const tooBig = await fetch(`${base()}/api/v1/replays`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'bored' }),
+    });
+    assert.equal(tooBig.status, 400);
+  });
+
+  it('pruning with the clock moved past retention deletes exactly the old messages', async () => {
+    assert.equal((await get('/api/v1/messages/web/old-1')).status, 200);
+    clock = Date.now() + 2 * 3_600_000;
+    const deleted = await service.pruner.runOnce();
+    assert.equal(deleted, 1);
+    assert.equal((await get('/api/v1/messages/web/old-1')).status, 404);
+    assert.equal((await get('/api/v1/messages/web/ok-1')).status, 200);
+    clock = Date.now() + 3 * DAY;
+    assert.equal(await service.pruner.runOnce(), 4);
+  });
+
+  it('rebuilds from the topics: a fresh database reads them from the start into the same state', async () => {
+    clock = Date.now();
+    const fresh = await openDatabase({});
+    const again = await createDeliveryLog(testServiceContext('delivery-log', config), {
+      port: 0,
+      now: () => clock,
+      sql: fresh,
+    }).start();
+    try {
+      const view = async (svc: DeliveryLogService, id: string) => {
+        const r = await fetch(`http://127.0.0.1:${svc.port}/api/v1/messages/web/${id}`, {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        });
+        return r.status === 200 ? ((await r.json()) as Record<string, unknown>) : undefined;
+      };
+      await waitUntil(async () => (await view(again, 'ok-2')) !== undefined, 30_000, 'rebuild');
+      for (const id of ['ok-1', 'dead-1', 'bad-1', 'ok-2', 'old-1']) {
+        const rebuilt = await view(again, id);
+        assert.ok(rebuilt, id);
+        assert.deepEqual((rebuilt.deliveries as unknown[]).length > 0, true);
+      }
+      assert.deepEqual(
+        ((await view(again, 'ok-1'))!.attempts as { status: number }[]).map((a) => a.status),
+        [503, 200],
+      );
+      assert.equal(((await view(again, 'dead-1'))!.deliveries as { state: string }[])[0]!.state, 'dead');
+    } finally {
+      await again.close();
+      await fresh.close();
+    }
+  });
+});

@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Sql } from '../src/adapters/database.ts';
+import { LogStore } from '../src/adapters/store.ts';
+import type { Cursor } from '../src/domain/cursor.ts';
+import { attemptEntry, deadEntry, eventEntry, rejectedEntry, testDatabase } from './helpers.ts';
+
+describe('delivery-log store', () => {
+  let sql: Sql;
+  let store: LogStore;
+  before(async () => {
+    sql = await testDatabase();
+    store = new LogStore(sql);
+  });
+  after(() => sql.close());
+
+  it('keeps the event, every attempt and the state; a batch written twice changes nothing', async () => {
+    const batch = [
+      eventEntry({ messageId: 'twice' }),
+      attemptEntry({ messageId: 'twice', at: 2_000 }),
+      attemptEntry({ messageId: 'twice', attempt: 2, at: 3_000 }),
+      attemptEntry({ messageId: 'twice', attempt: 3, at: 4_000, outcome: 'success', status: 200, error: undefined }),
+    ];
+    await store.ingest(batch);
+    const first = await store.message('src', 'twice');
+    await store.ingest(batch);
+    const second = await store.message('src', 'twice');
+    assert.deepEqual(second, first);
+    assert.equal(first!.attempts.length, 3);
+    const [kept] = await sql.query<{ t: string }>(
+      "select jsonb_typeof(event) as t from messages where message_id = 'twice'",
+    );
+    assert.equal(kept!.t, 'object', 'the event is stored as a JSON object, not a string');
+    assert.deepEqual(
+      first!.deliveries.map((d) => [d.destinationId, d.state, d.attempts]),
+      [['hooks', 'delivered', 3]],
+    );
+    assert.deepEqual(first!.event, JSON.parse(batch[0]!.kind === 'event' ? batch[0]!.event : ''));
+  });
+
+  it('an older failure read after the success never moves a delivered message back', async () => {
+    await store.ingest([attemptEntry({ messageId: 'late', attempt: 2, at: 5_000, outcome: 'success', status: 200 })]);
+    await store.ingest([
+      attemptEntry({ messageId: 'late', attempt: 1, at: 4_000 }),
+      deadEntry({ messageId: 'late', at: 4_500 }),
+    ]);
+    const m = await store.message('src', 'late');
+    assert.equal(m!.deliveries[0]!.state, 'delivered');
+    assert.equal(m!.attempts.length, 2);
+  });
+
+  it('dead wins over earlier failures, and an attempt after the death (a replay) moves it on', async () => {
+    await store.ingest([
+      eventEntry({ messageId: 'd' }),
+      attemptEntry({ messageId: 'd', outcome: 'permanent', status: 404, at: 2_000 }),
+    ]);
+    await store.ingest([deadEntry({ messageId: 'd', at: 2_100 })]);
+    assert.equal((await store.message('src', 'd'))!.deliveries[0]!.state, 'dead');
+    await store.ingest([attemptEntry({ messageId: 'd', at: 1_900 })]);
+    assert.equal((await store.message('src', 'd'))!.deliveries[0]!.state, 'dead', 'an older failure keeps it dead');
+    await store.ingest([attemptEntry({ messageId: 'd', at: 9_000, outcome: 'success', status: 200 })]);
+    const m = await store.message('src', 'd');
+    assert.equal(m!.deliveries[0]!.state, 'delivered');
+    assert.equal(m!.deliveries[0]!.deadReason, null);
+  });
+
+  it('a routed event without attempts is delivering; a rejection is kept with its reason', async () => {
+    await store.ingest([eventEntry({ messageId: 'new', destinationIds: ['hooks', 'other'] }), rejectedEntry()]);
+    const m = await store.message('src', 'new');
+    assert.deepEqual(
+      m!.deliveries.map((d) => [d.destinationId, d.state]),
+      [
+        ['hooks', 'delivering'],
+        ['other', 'delivering'],
+      ],
+    );
+    const r = await store.message('src', 'bad-1');
+    assert.deepEqual(
+      r!.deliveries.map((d) => [d.destinationId, d.state, d.reject]),
+      [[null, 'rejected', { code: 'invalid_call', message: 'track needs event', origin: 'ingest' }]],
+    );
+  });
+
+  it('lists by state and destination with a stable keyset cursor over every page', async () => {
+    const entries = [];
+    for (let i = 0; i < 25; i++)
+      entries.push(
+        eventEntry({ sourceId: 'list', messageId: `l-${String(i).padStart(2, '0')}`, receivedAt: 10_000 + (i % 5) }),
+      );
+    await store.ingest(entries);
+    const seen: string[] = [];
+    let cursor: Cursor | undefined;
+    for (let page = 0; page < 10; page++) {
+      const rows = await store.listMessages(
+        { sourceId: 'list', state: 'delivering', destinationId: 'hooks' },
+        7,
+        cursor,
+      );
+      seen.push(...rows.slice(0, 7).map((r) => r.messageId));
+      if (rows.length <= 7) break;
+      const last = rows[6]!;
+      cursor = { receivedAt: Date.parse(last.receivedAt), sourceId: last.sourceId, messageId: last.messageId };
+    }
+    assert.equal(seen.length, 25);
+    assert.equal(new Set(seen).size, 25);
+    assert.deepEqual(await store.listMessages({ sourceId: 'list', state: 'dead' }, 10), []);
+  });
+
+  it('endpoint health: success rate, p50/p95 and the last error over the window', async () => {
+    const at = 100_000;
+    const entries = [];
+    for (let i = 1; i <= 20; i++) {
+      entries.push(
+        attemptEntry({
+          destinationId: 'health',
+          messageId: `h${i}`,
+          at: at + i,
+          latencyMs: i * 10,
+          outcome: i % 4 === 0 ? 'retryable' : 'success',
+          status: i % 4 === 0 ? 500 : 200,
+          error: i % 4 === 0 ? `http_500_${i}` : undefined,
+        }),
+      );
+    }
+    entries.push(attemptEntry({ destinationId: 'health', messageId: 'old', at: 1, latencyMs: 99_999 }));
+    await store.ingest(entries);
+    const [h] = await store.endpointHealth(at, 'health');
+    assert.equal(h!.attempts, 20);
+    assert.equal(h!.successRate, 0.75);
+    assert.equal(h!.p50LatencyMs, 105);
+    assert.equal(h!.p95LatencyMs, 190.5);
+    assert.equal(h!.lastError!.error, 'http_500_20');
+  });
+
+  it('the same records in any order and any batching give the same state (replayed run included)', async () => {
+    const run = (id: string) => [
+      eventEntry({ sourceId: 'order', messageId: id }),
+      attemptEntry({ sourceId: 'order', messageId: id, at: 2_000 }),
+      attemptEntry({ sourceId: 'order', messageId: id, at: 3_000, outcome: 'permanent', status: 404 }),
+      deadEntry({ sourceId: 'order', messageId: id, at: 3_500 }),
+      attemptEntry({ sourceId: 'order', messageId: id, attempt: 1, at: 9_000, outcome: 'success', status: 200 }),
+    ];
+    const views = [];
+    for (let trial = 0; trial < 6; trial++) {
+      const id = `o-${trial}`;
+      const entries = run(id);
+      if (trial > 0) entries.sort(() => Math.random() - 0.5);
+      while (entries.length > 0) await store.ingest(entries.splice(0, 1 + Math.floor(Math.random() * 3)));
+      const m = await store.message('order', id);
+      views.push(m!.deliveries.map((d) => [d.state, d.stateAt, d.attempts, d.deadReason]));
+    }
+    for (const v of views) assert.deepEqual(v, views[0]);
+    assert.equal(views[0]![0]![0], 'delivered');
+    assert.equal(views[0]![0]![2], 3);
+  });
+
+  it('pruning deletes what was received before the cut, with its attempts, and keeps the rest', async () => {
+    await store.ingest([
+      eventEntry({ sourceId: 'prune', messageId: 'old', receivedAt: 50 }),
+      attemptEntry({ sourceId: 'prune', messageId: 'old', at: 60 }),
+      eventEntry({ sourceId: 'prune', messageId: 'kept', receivedAt: 500_000 }),
+    ]);
+    const deleted = await store.prune(400_000);
+    assert.ok(deleted >= 1);
+    assert.equal(await store.message('prune', 'old'), undefined);
+    assert.ok(await store.message('prune', 'kept'));
+    assert.equal(
+      (await sql.query("select 1 from attempts where message_id = 'old' and source_id = 'prune'")).length,
+      0,
+    );
+  });
+});

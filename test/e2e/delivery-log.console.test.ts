@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { uniqueName, waitUntil, type ReceivedRequest } from '@sluice/testkit';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { DELIVERY_LOG_TOKEN, Pipeline } from '../support/pipeline.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+/** Screenshots of the run (gitignored). */
+const ARTIFACTS = fileURLToPath(new URL('../../artifacts/delivery-log-console/', import.meta.url));
+
+/** Debian's chromium, installed when absent and the machine allows it; undefined (skip) otherwise. */
+function systemChromium(): string | undefined {
+  if (existsSync(CHROMIUM)) return CHROMIUM;
+  if (process.getuid?.() === 0) {
+    spawnSync('sh', ['-c', 'apt-get update -qq && apt-get install -y -qq chromium'], {
+      stdio: 'ignore',
+      timeout: 600_000,
+    });
+  }
+  return existsSync(CHROMIUM) ? CHROMIUM : undefined;
+}
+
+const executablePath = systemChromium();
+
+/**
+ * The console in a real headless browser (Debian's chromium driven by playwright-core) over the
+ * whole pipeline: a delivered event's page shows its attempts; Replay adds a new one.
+ */
+describe('delivery-log console in a browser', {
+  skip: executablePath ? false : `no ${CHROMIUM} (apt-get install chromium)`,
+  timeout: 240_000,
+}, () => {
+  let pipeline: Pipeline;
+  let browser: Browser;
+  let page: Page;
+  const run = uniqueName('console');
+  const seen = new Map<string, number>();
+  const behaviour = (req: ReceivedRequest) => {
+    const id = String(req.headers['x-message-id'] ?? '');
+    const n = (seen.get(id) ?? 0) + 1;
+    seen.set(id, n);
+    if (id.endsWith('-gone')) return { status: 404, body: 'no such hook' };
+    return n === 1 ? { status: 503, body: 'warming up' } : { status: 200, body: 'ok' };
+  };
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    pipeline = await Pipeline.start({
+      endpoints: [behaviour],
+      services: ['delivery-log', 'deliverer', 'retry', 'ingest'],
+      partitions: 2,
+      config: { retry: { window: '60s', schedule: ['200ms'], tiers: ['1s'] }, delivery: { timeout: '2s' } },
+    });
+    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+  });
+  after(async () => {
+    await browser?.close();
+    await pipeline?.close();
+  });
+
+  it('shows a delivered message with its attempts, Replay records a new attempt; dead letters replay in bulk', async () => {
+    const id = `${run}-1`;
+    await pipeline.postBatch([
+      { type: 'track', messageId: id, userId: 'u-1', event: 'Console Test', properties: { plan: 'pro' } },
+    ]);
+    await waitUntil(
+      async () => {
+        const r = await pipeline.deliveryLog(`/api/v1/messages/ledger/${id}`);
+        return r.status === 200 && r.body.deliveries[0]?.state === 'delivered' && r.body.attempts.length === 2;
+      },
+      60_000,
+      'delivered',
+    );
+
+    const url = pipeline.service('delivery-log').url;
+    await page.goto(`${url}/#/message/ledger/${id}`);
+    // Signing in with the keyboard: the token field has a label and the form submits on Enter.
+    await page.getByLabel('Admin token').fill(DELIVERY_LOG_TOKEN);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: `Message ${id}` }).waitFor();
+    const attempts = page.locator('tr.attempt');
+    await waitUntil(async () => (await attempts.count()) === 2, 10_000, 'two attempt rows');
+    assert.match(await attempts.nth(0).innerText(), /HTTP 503/);
+    assert.match(await attempts.nth(1).innerText(), /HTTP 200/);
+    assert.match(await page.locator('pre').first().innerText(), /Console Test/);
+    await page.screenshot({ path: `${ARTIFACTS}message-delivered.png`, fullPage: true });
+    assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|undefined/, 'no absent part is printed');
+
+    const replay = page.getByRole('button', { name: 'Replay' });
+    await replay.focus();
+    await page.keyboard.press('Enter');
+    await waitUntil(
+      async () => (await page.locator('tr.attempt').count()) === 3,
+      30_000,
+      'the replayed attempt on the page',
+    );
+    assert.match(await page.locator('tr.attempt').nth(2).innerText(), /HTTP 200/);
+    await page.screenshot({ path: `${ARTIFACTS}message-replayed.png`, fullPage: true });
+
+    await page.goto(`${url}/#/`);
+    await page.getByRole('heading', { name: 'Destinations' }).waitFor();
+    await page.getByRole('cell', { name: pipeline.receivers[0]!.url }).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}destinations.png`, fullPage: true });
+
+    const gone = `${run}-gone`;
+    await pipeline.postBatch([{ type: 'track', messageId: gone, userId: 'u-2', event: 'Console Dead' }]);
+    await waitUntil(
+      async () =>
+        (await pipeline.deliveryLog(`/api/v1/messages/ledger/${gone}`)).body.deliveries?.[0]?.state === 'dead',
+      60_000,
+      'dead',
+    );
+    await page.goto(`${url}/#/dead?sourceId=ledger`);
+    await page.getByRole('link', { name: gone }).waitFor();
+    await page.getByRole('button', { name: 'Replay all matching dead letters' }).click();
+    await page.getByRole('status').getByText('Replayed 1 dead letters').waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}dead-letters.png`, fullPage: true });
+    assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|undefined/, 'no absent part is printed');
+    await waitUntil(
+      async () => (await pipeline.deliveryLog(`/api/v1/messages/ledger/${gone}`)).body.attempts.length === 2,
+      30_000,
+      'the bulk-replayed attempt',
+    );
+
+    await page.goto(`${url}/#/stream/ledger`);
+    await page.getByText('Console Test').first().waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}live-events.png`, fullPage: true });
+  });
+});
