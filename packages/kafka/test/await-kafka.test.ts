@@ -14,7 +14,11 @@ test('while the brokers refuse: /readyz 503 (kafka false), /healthz 200, one err
   const [port, deadPort] = [await freePort(), await freePort()];
   const ctx = {
     name: 'ingest',
-    env: { logLevel: 'debug', ports: { ingest: port, deliverer: 0, retry: 0, audienceSync: 0, deliveryLog: 0 }, raw: {} },
+    env: {
+      logLevel: 'debug',
+      ports: { ingest: port, deliverer: 0, retry: 0, audienceSync: 0, deliveryLog: 0 },
+      raw: {},
+    },
     brokers: [`127.0.0.1:${deadPort}`],
     config: new ConfigStore(undefined, testConfig()),
     logger: createLogger({ name: 'ingest', level: 'info', destination: sink }),
