@@ -146,3 +146,18 @@ test('every metric in the Grafana dashboard is exported, and the dashboard cover
   ];
   for (const metric of section11) assert.ok(used.has(metric), `the dashboard shows ${metric}`);
 });
+
+test('every scrape target and pod carries app_kubernetes_io_part_of=sluice, the label the alerts find targets by', () => {
+  const alerts = readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8');
+  assert.match(alerts, /up\{app_kubernetes_io_part_of="sluice"\} == 0/);
+  assert.doesNotMatch(alerts, /job=/, 'no alert depends on a scrape job name');
+  const scrape = parse(readFileSync(join(ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
+    scrape_configs: { static_configs: { labels: Record<string, string> }[] }[];
+  };
+  for (const target of scrape.scrape_configs.flatMap((c) => c.static_configs)) {
+    assert.equal(target.labels.app_kubernetes_io_part_of, 'sluice');
+  }
+  for (const deployment of of('Deployment')) {
+    assert.equal(deployment.spec.template.metadata.labels['app.kubernetes.io/part-of'], 'sluice', deployment.metadata.name);
+  }
+});
