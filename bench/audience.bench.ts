@@ -131,7 +131,7 @@ async function main(): Promise<void> {
 
     const first = await sync(service, 'sync-1', userId, MEMBERS, 0);
     const indexBytes = await metric(service.url, 'sluice_audience_state_index_bytes');
-    const heapAfterFirst = await metric(service.url, 'sluice_nodejs_heap_size_used_bytes');
+    const heapAfterFirst = await metric(service.url, 'nodejs_heap_size_used_bytes');
     console.log(`first sync: ${first.identifies} identifies in ${secs(first.totalMs)} (posting ${secs(first.postMs)}, final processing ${secs(first.emitMs)}), peak RSS ${mb(first.peakRss)}`);
 
     // ~1 % churn: every 200th member left, as many new ones joined.
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     const second = await sync(service, 'sync-2', churned, MEMBERS, 1);
     console.log(`second sync: ${second.identifies} identifies in ${secs(second.totalMs)} (posting ${secs(second.postMs)}, final processing ${secs(second.emitMs)}), peak RSS ${mb(second.peakRss)}`);
 
-    const heapAfterSecond = await metric(service.url, 'sluice_nodejs_heap_size_used_bytes');
+    const heapAfterSecond = await metric(service.url, 'nodejs_heap_size_used_bytes');
     const events = (await admin.fetchTopicOffsets(topics.events)).reduce((n, p) => n + Number(p.high), 0);
     if (first.identifies !== MEMBERS || second.identifies !== 2 * churn || events !== MEMBERS + 2 * churn) {
       throw new Error(`wrong counts: first ${first.identifies}, second ${second.identifies}, on the events topic ${events}`);
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
     await startService(service);
     const rebuildMs = performance.now() - restartAt;
     const rebuilt = readRss(service.child!.pid!);
-    const heapAfterRebuild = await metric(service.url, 'sluice_nodejs_heap_size_used_bytes');
+    const heapAfterRebuild = await metric(service.url, 'nodejs_heap_size_used_bytes');
     console.log(`restart: ready after ${secs(rebuildMs)} (state rebuilt), RSS ${mb(rebuilt.rss)}, peak ${mb(rebuilt.peak)}`);
     await service.sigterm();
 

@@ -98,7 +98,10 @@ test('the metric scan sees every metric the code declares', async () => {
     }
   }
   for (const name of declared) assert.ok(names.has(name), `${name} found by the scan`);
-  for (const name of ['sluice_consumer_lag', 'sluice_process_resident_memory_bytes']) assert.ok(names.has(name));
+  for (const name of ['sluice_consumer_lag', 'sluice_retry_backlog', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_p99_seconds']) {
+    assert.ok(names.has(name), name);
+  }
+  for (const name of names) assert.ok(!/^sluice_(process|nodejs)_/.test(name), `${name}: default metrics keep their usual names`);
 });
 
 test('every metric in the alert rules is one the code exports; the required alerts exist', async () => {

@@ -69,12 +69,14 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
   await rebuildState({ kafka, admin, topic: config.kafka.topics.audienceState, clientId, logger: ctx.logger, apply: (k, v) => processor.loadState(k, v) });
   metrics.stateIndexBytes.set(processor.indexBytes);
 
+  const lag = new ConsumerMetrics(ctx.registry, { admin, logger: ctx.logger });
+  opened.push(async () => lag.close());
   const consumer = new SnapshotConsumer({
     kafka,
     groupId: options.groupId ?? `${config.kafka.clientId}-audience-sync`,
     topic: config.kafka.topics.audiences,
     logger: ctx.logger,
-    metrics: new ConsumerMetrics(ctx.registry),
+    metrics: lag,
     handle: (record, heartbeat) => processor.handle(record, heartbeat),
     heldOffset: (partition) => processor.heldOffset(partition),
   });
@@ -100,7 +102,7 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
         stopIntake: () => http.close(),
         consumers: [consumer],
         producers: [producer],
-        others: [() => admin.disconnect(), () => ctx.config.close()],
+        others: [() => lag.close(), () => admin.disconnect(), () => ctx.config.close()],
       }),
   };
 }

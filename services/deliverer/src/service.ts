@@ -29,6 +29,8 @@ export interface DelivererOptions {
   webhookThread?: boolean;
   /** Time allowed at shutdown for in-flight deliveries; default 20 s. */
   drainTimeoutMs?: number;
+  /** Interval of the consumer lag reads (docs/reference/observability.md); default 10 s. */
+  lagIntervalMs?: number;
 }
 
 export interface DelivererService extends RunningService {
@@ -77,6 +79,11 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       const delivery = new Delivery({ config, client, sink, metrics, logger: ctx.logger, onTimeout: (t) => timeouts.timedOut(t) });
       metrics.readInFlightFrom(() => delivery.inFlight());
       const topics = { events: initial.kafka.topics.events, redeliver: initial.kafka.topics.redeliver };
+      const lag = new ConsumerMetrics(ctx.registry, {
+        admin,
+        logger: ctx.logger,
+        ...(options.lagIntervalMs !== undefined && { intervalMs: options.lagIntervalMs }),
+      });
       const consumer = new ConcurrentConsumer({
         kafka,
         groupId: delivererGroupId(initial),
@@ -84,7 +91,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         handle: createRecordHandler({ config, topics, codec: options.codec ?? createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: topics.events }), delivery, sink, metrics, logger: ctx.logger }),
         maxInFlightPerPartition: initial.delivery.maxInFlightPerPartition,
         logger: ctx.logger,
-        metrics: new ConsumerMetrics(ctx.registry),
+        metrics: lag,
       });
       await consumer.start();
 
@@ -102,7 +109,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
             stopIntake: () => http.close(),
             consumers: [consumer],
             producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
-            others: [() => client.close(), () => admin.disconnect(), () => ctx.config.off('change', onChange), () => ctx.config.close()],
+            others: [() => client.close(), () => lag.close(), () => admin.disconnect(), () => ctx.config.off('change', onChange), () => ctx.config.close()],
             ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
           }),
       };

@@ -15,6 +15,8 @@ export interface RetryOptions {
   now?: () => number;
   /** Injected for tests; default `Math.random`. */
   random?: () => number;
+  /** Interval of the consumer lag and tier backlog reads; default 10 s. */
+  lagIntervalMs?: number;
 }
 
 export interface RetryService extends RunningService {
@@ -43,7 +45,11 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       await ensureTopics(admin, topicSpecs(initial));
 
       const metrics = new RetryMetrics(ctx.registry);
-      const consumerMetrics = new ConsumerMetrics(ctx.registry);
+      // The intake's lag means the retry service falls behind; a delay tier's backlog is records
+      // waiting on purpose until due (sluice_retry_backlog), so the lag alert never sees it.
+      const lagSettings = { admin, logger, ...(options.lagIntervalMs !== undefined && { intervalMs: options.lagIntervalMs }) };
+      const intakeLag = new ConsumerMetrics(ctx.registry, lagSettings);
+      const tierBacklog = new ConsumerMetrics(ctx.registry, { ...lagSettings, metric: 'sluice_retry_backlog' });
       const producer = new SafeProducer(kafka);
       await producer.connect();
       // Forwards and dead letters leave in batches; one Kafka does not take is tried again until
@@ -55,7 +61,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       });
 
       const intake = new ConcurrentConsumer({
-        kafka, logger, metrics: consumerMetrics,
+        kafka, logger, metrics: intakeLag,
         groupId: intakeGroupId(initial),
         topics: [initial.kafka.topics.retry],
         maxInFlightPerPartition: INTAKE_IN_FLIGHT_PER_PARTITION,
@@ -66,7 +72,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       let stop!: () => void;
       const stopping = new Promise<void>((resolve) => (stop = resolve));
       const finalTier = new ConcurrentConsumer({
-        kafka, logger, metrics: consumerMetrics,
+        kafka, logger, metrics: tierBacklog,
         groupId: tierGroupId(initial, finalTierMs),
         topics: [tierTopic(finalTierMs)],
         maxInFlightPerPartition: FINAL_TIER_MAX_HELD_PER_PARTITION,
@@ -83,7 +89,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       const tiers = longerTiers.map(
         (tierMs) =>
           new SequentialConsumer({
-            kafka, logger, metrics: consumerMetrics, now, maxWaitTimeInMs: 50,
+            kafka, logger, metrics: tierBacklog, now, maxWaitTimeInMs: 50,
             groupId: tierGroupId(initial, tierMs),
             topics: [tierTopic(tierMs)],
             step: createTierStep({ router, now, tierMs }),
@@ -113,7 +119,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
             stopIntake: () => http.close(),
             consumers: [intake, finalTierDrainable, ...tiers],
             producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
-            others: [() => admin.disconnect(), () => ctx.config.close()],
+            others: [() => intakeLag.close(), () => tierBacklog.close(), () => admin.disconnect(), () => ctx.config.close()],
           }),
       };
     },

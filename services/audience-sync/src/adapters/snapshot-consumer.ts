@@ -34,6 +34,7 @@ export class SnapshotConsumer implements Drainable {
     this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, logger: options.logger, maxWaitTimeInMs: 100 });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
+    options.metrics?.watch(options.groupId, this.consumer);
     // A commit counts once Kafka confirmed it: kafkajs returns without committing while not running.
     this.#group.onCommitted((topic, partition, offset) => {
       if (topic === options.topic && offset > (this.#committed.get(partition) ?? -1)) this.#committed.set(partition, offset);
@@ -56,7 +57,6 @@ export class SnapshotConsumer implements Drainable {
           try {
             const offset = Number(message.offset);
             await this.options.handle({ topic, partition, offset, key: message.key, value: message.value }, heartbeat);
-            this.options.metrics?.record(this.options.groupId, topic, partition, batch.highWatermark, message.offset);
             const next = Math.min(this.options.heldOffset(partition) ?? offset + 1, offset + 1);
             if (next > (this.#committed.get(partition) ?? -1)) {
               await this.consumer.commitOffsets([{ topic, partition, offset: String(next) }]);
