@@ -53,7 +53,11 @@ test('one Deployment and one Service per service: command, env, ports, probes, g
     for (const envName of secrets) assert.equal(env.get(envName)?.valueFrom?.secretKeyRef?.name, 'sluice-secrets', `${name}: ${envName} from the Secret`);
     const port = Number(env.get(portVar)?.value);
     assert.equal(port, ports.get(portVar));
-    assert.deepEqual(container.ports, [{ name: 'http', containerPort: port }]);
+    const adminPort = name === 'ingest' ? Number(env.get('INGEST_ADMIN_PORT')?.value) : undefined;
+    const expectedPorts = [{ name: 'http', containerPort: port }, ...(adminPort ? [{ name: 'admin', containerPort: adminPort }] : [])];
+    assert.deepEqual(container.ports, expectedPorts);
+    // Prometheus scrapes the port that serves /metrics: ingest's admin port, else the one port.
+    assert.equal(Number(deployment.spec.template.metadata.annotations['prometheus.io/port']), adminPort ?? port);
     assert.equal(container.livenessProbe.httpGet.path, '/healthz');
     assert.equal(container.readinessProbe.httpGet.path, '/readyz');
     for (const probe of [container.livenessProbe, container.readinessProbe]) assert.equal(probe.httpGet.port, 'http');

@@ -21,7 +21,7 @@ export interface SluiceEnv {
   schemaRegistryUrl?: string;
   /** `LOG_LEVEL`, default `info`. */
   logLevel: string;
-  ports: { ingest: number; deliverer: number; retry: number; audienceSync: number };
+  ports: { ingest: number; deliverer: number; retry: number; audienceSync: number; ingestAdmin?: number };
   /** The raw environment, for resolving `{ env: NAME }` secrets. */
   raw: NodeJS.ProcessEnv;
 }
@@ -52,6 +52,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): SluiceEnv {
       deliverer: port(env, 'DELIVERER_PORT', DEFAULT_PORTS.deliverer),
       retry: port(env, 'RETRY_PORT', DEFAULT_PORTS.retry),
       audienceSync: port(env, 'AUDIENCE_SYNC_PORT', DEFAULT_PORTS.audienceSync),
+      // Unset: ingest serves /metrics on INGEST_PORT too (docs/reference/operating-interface.md).
+      ...(env.INGEST_ADMIN_PORT && { ingestAdmin: port(env, 'INGEST_ADMIN_PORT', 0) }),
     },
     raw: env,
   };
