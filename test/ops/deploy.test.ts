@@ -81,9 +81,15 @@ test("each service's own `npm start` and the image's default command start it wi
   assert.deepEqual(JSON.parse(cmd ?? 'null'), ['node', ...serviceNodeArgs('ingest')]);
 });
 
-test('ingest and deliverer autoscale', () => {
+test('ingest and deliverer autoscale, the deliverer to at most one replica per partition; audience-sync runs one', () => {
   const targets = of('HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort();
   assert.deepEqual(targets, ['sluice-deliverer', 'sluice-ingest']);
+  const partitions = (parse(configText) as { kafka: { partitions: number } }).kafka.partitions;
+  const deliverer = of('HorizontalPodAutoscaler').find((h) => h.metadata.name === 'sluice-deliverer')!;
+  assert.ok(deliverer.spec.maxReplicas <= partitions, `maxReplicas ${deliverer.spec.maxReplicas} ≤ ${partitions} partitions`);
+  const audienceSync = of('Deployment').find((d) => d.metadata.name === 'sluice-audience-sync')!;
+  assert.equal(audienceSync.spec.replicas, 1);
+  assert.equal(audienceSync.spec.strategy.type, 'Recreate');
 });
 
 test('the metric scan sees every metric the code declares', async () => {

@@ -1,4 +1,4 @@
-export type { Admin, Kafka, Message, IHeaders } from 'kafkajs';
+export type { Admin, Kafka, Message, IHeaders, PartitionAssigner } from 'kafkajs';
 export { createKafka } from './kafka-client.ts';
 export type { KafkaClientOptions } from './kafka-client.ts';
 export { delayTopicName, ensureTopics, topicSpecs } from './topics.ts';
@@ -23,3 +23,5 @@ export type { Drainable, ShutdownParts } from './shutdown.ts';
 export { createGroupConsumer } from './group-consumer.ts';
 export type { CommittedListener, GroupConsumer, GroupConsumerSettings, Subscription } from './group-consumer.ts';
 export { retryTransient } from './retry-transient.ts';
+export { chooseOwner, SINGLE_OWNER_PROTOCOL, singleOwnerAssigner } from './single-owner-assigner.ts';
+export type { OwnerClaim } from './single-owner-assigner.ts';

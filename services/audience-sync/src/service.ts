@@ -5,6 +5,7 @@ import { createSnapshotApi } from './adapters/http-api.ts';
 import { createKafkaSinks } from './adapters/kafka-sinks.ts';
 import { SnapshotConsumer } from './adapters/snapshot-consumer.ts';
 import { rebuildState } from './adapters/state-rebuild.ts';
+import { OwnershipGuard, stateTopicEnds } from './adapters/ownership-guard.ts';
 import { DEFAULT_EMIT_BATCH_SIZE, type AudienceSyncOptions } from './config.ts';
 import { createMetrics } from './metrics.ts';
 import { createSnapshotReader } from './adapters/snapshot-reader.ts';
@@ -66,20 +67,32 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
     batchSize: options.emitBatchSize ?? DEFAULT_EMIT_BATCH_SIZE,
     now: options.now ?? Date.now,
   });
+  // Where the state topic ended before it was read: the owner checks nobody wrote past it (ownership-guard.ts).
+  const readUpTo = await stateTopicEnds(admin, config.kafka.topics.audienceState);
   await rebuildState({ kafka, admin, topic: config.kafka.topics.audienceState, clientId, logger: ctx.logger, apply: (k, v) => processor.loadState(k, v) });
   metrics.stateIndexBytes.set(processor.indexBytes);
 
   const lag = new ConsumerMetrics(ctx.registry, { admin, logger: ctx.logger });
   opened.push(async () => lag.close());
+  const ownership = new OwnershipGuard({
+    admin, readUpTo, logger: ctx.logger, active: metrics.active,
+    stateTopic: config.kafka.topics.audienceState,
+    startedAt: (options.now ?? Date.now)(),
+  });
   const consumer = new SnapshotConsumer({
     kafka,
     groupId: options.groupId ?? `${config.kafka.clientId}-audience-sync`,
     topic: config.kafka.topics.audiences,
     logger: ctx.logger,
     metrics: lag,
-    handle: (record, heartbeat) => processor.handle(record, heartbeat),
+    partitionAssigners: [ownership.assigner],
+    handle: async (record, heartbeat) => {
+      await ownership.ready();
+      return processor.handle(record, heartbeat);
+    },
     heldOffset: (partition) => processor.heldOffset(partition),
   });
+  ownership.watch(consumer.consumer);
   opened.push(() => consumer.close());
   await consumer.start();
 
@@ -95,7 +108,7 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
   ctx.config.watch();
   return {
     port: http.port,
-    fatal: consumer.fatal,
+    fatal: Promise.race([consumer.fatal, ownership.fatal]),
     close: () =>
       shutdownInOrder({
         logger: ctx.logger,

@@ -1,4 +1,4 @@
-import { type ConsumerMetrics, type Drainable, type Kafka, createGroupConsumer, type GroupConsumer } from '@sluice/kafka';
+import { type ConsumerMetrics, type Drainable, type Kafka, createGroupConsumer, type GroupConsumer, type PartitionAssigner } from '@sluice/kafka';
 import type { Consumer } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
 import type { SnapshotRecord } from '../sync-processor.ts';
@@ -9,6 +9,8 @@ export interface SnapshotConsumerOptions {
   topic: string;
   logger: Logger;
   metrics?: ConsumerMetrics;
+  /** Partition assigners of the group (audience-sync: one owner, see single-owner.ts). */
+  partitionAssigners?: PartitionAssigner[];
   handle: (record: SnapshotRecord, heartbeat: () => Promise<void>) => Promise<void>;
   /** First offset of the earliest unfinished sync on the partition, if any: commits never pass it. */
   heldOffset: (partition: number) => number | undefined;
@@ -31,7 +33,12 @@ export class SnapshotConsumer implements Drainable {
   private readonly options: SnapshotConsumerOptions;
   constructor(options: SnapshotConsumerOptions) {
     this.options = options;
-    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, logger: options.logger, maxWaitTimeInMs: 100 });
+    this.#group = createGroupConsumer(options.kafka, {
+      groupId: options.groupId,
+      logger: options.logger,
+      maxWaitTimeInMs: 100,
+      ...(options.partitionAssigners && { partitionAssigners: options.partitionAssigners }),
+    });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
     options.metrics?.watch(options.groupId, this.consumer);
