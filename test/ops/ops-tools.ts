@@ -6,9 +6,13 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync,
 import { join } from 'node:path';
 import { sluiceCacheDir } from '@sluice/local-kafka';
 
-/** Go module versions used when no Debian package is at hand (Prometheus v2.55.1, Helm v3.16.4). */
-export const PROMTOOL_GO_MODULE = 'github.com/prometheus/prometheus/cmd/promtool@v0.55.1';
-export const HELM_GO_MODULE = 'helm.sh/helm/v3/cmd/helm@v3.16.4';
+/**
+ * Go packages and versions built when no Debian package is at hand (Prometheus v2.55.1's promtool,
+ * Helm v3.16.4). Built inside a scratch module: Prometheus's go.mod has replace directives, which
+ * `go install pkg@version` refuses.
+ */
+export const PROMTOOL_GO = { pkg: 'github.com/prometheus/prometheus/cmd/promtool', version: 'v0.55.1' };
+export const HELM_GO = { pkg: 'helm.sh/helm/v3/cmd/helm', version: 'v3.16.4' };
 export const KUBERNETES_VALIDATE_VERSION = '1.31.0';
 
 export class MissingToolError extends Error {}
@@ -55,19 +59,26 @@ function fromDebian(pkg: string, binary: string, target: string, tries: string[]
   }
 }
 
-/** `go install <module>` into a scratch GOBIN, then into the cache. */
-function fromGo(module: string, binary: string, target: string, tries: string[]): boolean {
+/** `go build` of `pkg@version` in a scratch module, then into the cache. */
+function fromGo(go: { pkg: string; version: string }, binary: string, target: string, tries: string[]): boolean {
   if (!onPath('go')) {
     tries.push('go is not on PATH');
     return false;
   }
   const work = mkdtempSync(join(sluiceCacheDir(), `.${binary}-go-`));
   try {
-    process.stderr.write(`# building ${module} with go install (once; cached in ${sluiceCacheDir()})\n`);
-    const built = run('go', ['install', module], undefined, { ...process.env, GOBIN: work, CGO_ENABLED: '0' });
-    if (!built.ok) {
-      tries.push(`go install ${module}: ${built.output.trim().split('\n').pop()}`);
-      return false;
+    process.stderr.write(`# building ${go.pkg}@${go.version} with go (once; cached in ${sluiceCacheDir()})\n`);
+    writeFileSync(join(work, 'go.mod'), 'module sluice.local/tools\n\ngo 1.22\n');
+    const env = { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' };
+    for (const args of [
+      ['get', `${go.pkg}@${go.version}`],
+      ['build', '-o', binary, go.pkg],
+    ]) {
+      const step = run('go', args, work, env);
+      if (!step.ok) {
+        tries.push(`go ${args.join(' ')}: ${step.output.trim().split('\n').pop()}`);
+        return false;
+      }
     }
     publish(join(work, binary), target);
     return true;
@@ -96,7 +107,7 @@ function ensure(binary: string, envVar: string, attempts: ((target: string, trie
 export function ensurePromtool(): string {
   return ensure('promtool', 'SLUICE_PROMTOOL', [
     (target, tries) => fromDebian('prometheus', 'promtool', target, tries),
-    (target, tries) => fromGo(PROMTOOL_GO_MODULE, 'promtool', target, tries),
+    (target, tries) => fromGo(PROMTOOL_GO, 'promtool', target, tries),
   ]);
 }
 
@@ -104,7 +115,7 @@ export function ensurePromtool(): string {
 export function ensureHelm(): string {
   return ensure('helm', 'SLUICE_HELM', [
     (target, tries) => fromDebian('helm', 'helm', target, tries),
-    (target, tries) => fromGo(HELM_GO_MODULE, 'helm', target, tries),
+    (target, tries) => fromGo(HELM_GO, 'helm', target, tries),
   ]);
 }
 
