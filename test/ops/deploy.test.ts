@@ -199,3 +199,24 @@ test('every scrape target and pod carries app_kubernetes_io_part_of=sluice, the 
     assert.equal(deployment.spec.template.metadata.labels['app.kubernetes.io/part-of'], 'sluice', deployment.metadata.name);
   }
 });
+
+test('the dashboard asks for its data source and filters by namespace and destination', () => {
+  const text = readFileSync(join(ROOT, 'deploy/grafana/dashboards/sluice.json'), 'utf8');
+  const dashboard = JSON.parse(text) as {
+    __inputs: { name: string; type: string }[];
+    templating: { list: { name: string; type: string }[] };
+    panels: { title: string; datasource?: { uid: string }; targets?: { expr: string; datasource?: { uid: string } }[] }[];
+  };
+  assert.deepEqual(dashboard.__inputs.map((i) => [i.name, i.type]), [['DS_PROMETHEUS', 'datasource']]);
+  assert.deepEqual(dashboard.templating.list.map((v) => [v.name, v.type]), [['datasource', 'datasource'], ['namespace', 'query'], ['destination', 'query']]);
+  assert.doesNotMatch(text, /"uid": "prometheus"/, 'no hard-coded data source');
+  for (const panel of dashboard.panels) {
+    for (const target of panel.targets ?? []) {
+      assert.equal(target.datasource?.uid, '$' + '{datasource}', panel.title);
+      assert.match(target.expr, /namespace=~"\$namespace"/, `${panel.title}: ${target.expr}`);
+      if (/sluice_deliverer_(attempts|delivered|retried|dead_lettered|in_flight|end_to_end|attempt_duration)/.test(target.expr)) {
+        assert.match(target.expr, /destination=~"\$destination"/, `${panel.title}: ${target.expr}`);
+      }
+    }
+  }
+});
