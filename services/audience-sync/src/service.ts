@@ -74,14 +74,17 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
 
   const lag = new ConsumerMetrics(ctx.registry, { admin, logger: ctx.logger });
   opened.push(async () => lag.close());
+  const groupId = options.groupId ?? `${config.kafka.clientId}-audience-sync`;
   const ownership = new OwnershipGuard({
-    admin, readUpTo, logger: ctx.logger, active: metrics.active,
+    admin, readUpTo, groupId, logger: ctx.logger, active: metrics.active,
+    topic: config.kafka.topics.audiences,
     stateTopic: config.kafka.topics.audienceState,
+    committed: (): ReadonlyMap<number, number> => consumer.committedOffsets(),
     startedAt: (options.now ?? Date.now)(),
   });
   const consumer = new SnapshotConsumer({
     kafka,
-    groupId: options.groupId ?? `${config.kafka.clientId}-audience-sync`,
+    groupId,
     topic: config.kafka.topics.audiences,
     logger: ctx.logger,
     metrics: lag,

@@ -2,7 +2,14 @@ import { singleOwnerAssigner, type Admin, type PartitionAssigner } from '@sluice
 import type { Logger } from '@sluice/logging';
 import type { Consumer } from 'kafkajs';
 import type { Gauge } from 'prom-client';
-import { INITIAL_OWNERSHIP, ownershipOnJoin, stateUnchanged, type OwnershipState } from '../domain/ownership.ts';
+import {
+  INITIAL_OWNERSHIP,
+  ownershipConfirmed,
+  ownershipOnJoin,
+  ownershipOnLeave,
+  sameOffsets,
+  type OwnershipState,
+} from '../domain/ownership.ts';
 
 /** The state topic's log end per partition. */
 export async function stateTopicEnds(admin: Admin, topic: string): Promise<Map<number, number>> {
@@ -25,6 +32,21 @@ function gate(): Gate {
   return { promise, resolve, reject };
 }
 
+export interface OwnershipGuardOptions {
+  admin: Admin;
+  /** The snapshot consumer's group and topic. */
+  groupId: string;
+  topic: string;
+  stateTopic: string;
+  /** The state topic's log end before the state was read. */
+  readUpTo: Map<number, number>;
+  /** Offsets of the snapshot topic this instance's commits reached (Kafka confirmed). */
+  committed: () => ReadonlyMap<number, number>;
+  logger: Logger;
+  active: Gauge;
+  startedAt: number;
+}
+
 /**
  * One active audience-sync instance (docs/audiences.md): the snapshot group gives every partition
  * to one member (`assigner`); records are handled only after `ready()`, which waits for a join
@@ -37,17 +59,11 @@ export class OwnershipGuard {
   #reportFatal!: (err: Error) => void;
   #state: OwnershipState = INITIAL_OWNERSHIP;
   #owner = false;
+  #committedAtStart = new Map<number, number>();
   readonly #gate = gate();
-  readonly #options: { admin: Admin; stateTopic: string; readUpTo: Map<number, number>; logger: Logger; active: Gauge };
+  readonly #options: OwnershipGuardOptions;
 
-  constructor(options: {
-    admin: Admin;
-    stateTopic: string;
-    readUpTo: Map<number, number>;
-    logger: Logger;
-    active: Gauge;
-    startedAt: number;
-  }) {
+  constructor(options: OwnershipGuardOptions) {
     this.#options = options;
     this.fatal = new Promise((resolve) => (this.#reportFatal = resolve));
     this.assigner = singleOwnerAssigner(() => ({ owner: this.#owner, startedAt: options.startedAt }));
@@ -58,12 +74,12 @@ export class OwnershipGuard {
   watch(consumer: Consumer): void {
     // A rebalance keeps the claim: the owner rejoins as the owner and keeps the partitions, and a
     // batch in flight goes on (kafkajs rejoins once it returns). Out of the group (a crash, a stop),
-    // another instance may take over and write state meanwhile: owning again then means a restart.
+    // another instance may take over meanwhile: owning again is checked against the commits.
     for (const left of [consumer.events.CRASH, consumer.events.STOP]) {
       consumer.on(left, () => {
         this.#options.active.set(0);
         this.#owner = false;
-        this.#state = { ...this.#state, standbySinceOwned: this.#state.everOwned };
+        this.#state = ownershipOnLeave(this.#state);
       });
     }
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
@@ -89,15 +105,8 @@ export class OwnershipGuard {
       return;
     }
     this.#owner = true;
-    if (verdict === 'check-fresh') {
-      const now = await stateTopicEnds(this.#options.admin, this.#options.stateTopic).catch(() => undefined);
-      if (now && stateUnchanged(this.#options.readUpTo, now)) {
-        this.#state = { ...this.#state, everOwned: true };
-        this.#activate(current);
-        return;
-      }
-    }
-    if (verdict === 'consume') {
+    if (verdict === 'consume' || (await this.#passes(verdict))) {
+      this.#state = ownershipConfirmed(this.#state);
       this.#activate(current);
       return;
     }
@@ -107,6 +116,33 @@ export class OwnershipGuard {
     logger.warn(err.message);
     current.reject(err);
     this.#reportFatal(err);
+  }
+
+  /** The check of a verdict; false (restart) when it cannot be made. */
+  async #passes(verdict: string): Promise<boolean> {
+    const { admin, stateTopic, readUpTo } = this.#options;
+    try {
+      if (verdict === 'check-fresh') {
+        if (!sameOffsets(readUpTo, await stateTopicEnds(admin, stateTopic))) return false;
+        // What the group had committed when this instance took over; its own commits go on top.
+        this.#committedAtStart = await this.#groupCommitted();
+        return true;
+      }
+      if (verdict === 'check-committed') {
+        const expected = new Map([...this.#committedAtStart, ...this.#options.committed()]);
+        return sameOffsets(expected, await this.#groupCommitted());
+      }
+    } catch (err) {
+      this.#options.logger.warn({ err }, 'ownership check failed');
+    }
+    return false;
+  }
+
+  async #groupCommitted(): Promise<Map<number, number>> {
+    const { admin, groupId, topic } = this.#options;
+    const [group] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const partitions = (group?.partitions ?? []).filter((p) => Number(p.offset) >= 0);
+    return new Map(partitions.map((p) => [p.partition, Number(p.offset)]));
   }
 
   #activate(current: Gate): void {

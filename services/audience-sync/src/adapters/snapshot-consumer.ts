@@ -52,6 +52,11 @@ export class SnapshotConsumer implements Drainable {
     return this.#group.connected;
   }
 
+  /** Offsets of the snapshot topic this consumer's commits reached (Kafka confirmed), per partition. */
+  committedOffsets(): ReadonlyMap<number, number> {
+    return this.#committed;
+  }
+
   async start(): Promise<void> {
     await this.#group.run({ topics: [this.options.topic], fromBeginning: true }, {
       autoCommit: false,
