@@ -60,7 +60,7 @@ export class OwnershipGuard {
   #state: OwnershipState = INITIAL_OWNERSHIP;
   #owner = false;
   #committedAtStart = new Map<number, number>();
-  readonly #gate = gate();
+  #gate = gate();
   readonly #options: OwnershipGuardOptions;
 
   constructor(options: OwnershipGuardOptions) {
@@ -80,6 +80,8 @@ export class OwnershipGuard {
         this.#options.active.set(0);
         this.#owner = false;
         this.#state = ownershipOnLeave(this.#state);
+        // After a crash no batch is in flight: records wait for the next join's check.
+        if (left === consumer.events.CRASH) this.#gate = gate();
       });
     }
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
