@@ -36,8 +36,15 @@ const userId = (i: number) => `user-${String(i).padStart(7, '0')}`; // 12 charac
 const run = `bench-aud-${randomBytes(3).toString('hex')}`;
 const topic = (name: string) => `${run}.${name}`;
 const topics = {
-  events: topic('events'), rejected: topic('rejected'), retry: topic('retry'), redeliver: topic('redeliver'), deadLetter: topic('dead-letter'),
-  attempts: topic('attempts'), audiences: topic('audiences'), audienceState: topic('audience-state'), delayPrefix: topic('delay.'),
+  events: topic('events'),
+  rejected: topic('rejected'),
+  retry: topic('retry'),
+  redeliver: topic('redeliver'),
+  deadLetter: topic('dead-letter'),
+  attempts: topic('attempts'),
+  audiences: topic('audiences'),
+  audienceState: topic('audience-state'),
+  delayPrefix: topic('delay.'),
 };
 
 interface PhaseResult {
@@ -53,7 +60,8 @@ interface PhaseResult {
 async function metric(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+(?:\\.\\d+)?(?:e\\+\\d+)?)$`, 'gm'))) sum += Number(m[1]);
+  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+(?:\\.\\d+)?(?:e\\+\\d+)?)$`, 'gm')))
+    sum += Number(m[1]);
   return sum;
 }
 
@@ -68,7 +76,13 @@ async function postChunk(url: string, syncId: string, members: string[], final: 
 }
 
 /** Posts one sync (chunk by chunk, each acknowledged) and waits until the service completed it. */
-async function sync(service: ServiceProcess, syncId: string, ids: (i: number) => string, count: number, completedBefore: number): Promise<PhaseResult> {
+async function sync(
+  service: ServiceProcess,
+  syncId: string,
+  ids: (i: number) => string,
+  count: number,
+  completedBefore: number,
+): Promise<PhaseResult> {
   const identifiesBefore = await metric(service.url, 'sluice_audience_identifies_emitted_total');
   const sampler = new RssSampler(service.child!.pid!).start();
   const started = performance.now();
@@ -78,7 +92,8 @@ async function sync(service: ServiceProcess, syncId: string, ids: (i: number) =>
     await postChunk(service.url, syncId, members, from + CHUNK >= count);
   }
   const posted = performance.now();
-  while ((await metric(service.url, 'sluice_audience_syncs_completed_total')) <= completedBefore) await new Promise((r) => setTimeout(r, 50));
+  while ((await metric(service.url, 'sluice_audience_syncs_completed_total')) <= completedBefore)
+    await new Promise((r) => setTimeout(r, 50));
   const done = performance.now();
   const rss = sampler.stop();
   return {
@@ -103,7 +118,9 @@ async function startService(service: ServiceProcess): Promise<void> {
       return;
     } catch (err) {
       if (attempt >= 3) throw err;
-      console.log(`audience-sync did not start (attempt ${attempt}): ${(err as Error).message.split('\n')[0]!.slice(0, 160)}; retrying`);
+      console.log(
+        `audience-sync did not start (attempt ${attempt}): ${(err as Error).message.split('\n')[0]!.slice(0, 160)}; retrying`,
+      );
     }
   }
 }
@@ -120,30 +137,46 @@ async function main(): Promise<void> {
     ingest: { adminToken: ADMIN },
     kafka: { clientId: run, partitions: PARTITIONS, replicationFactor: 1, topics },
   });
-  const kafka = createKafka({ brokers: brokers.split(','), clientId: `${run}-bench`, logger: createLogger({ name: 'audience-bench', level: 'error' }) });
+  const kafka = createKafka({
+    brokers: brokers.split(','),
+    clientId: `${run}-bench`,
+    logger: createLogger({ name: 'audience-bench', level: 'error' }),
+  });
   const admin = kafka.admin();
   await admin.connect();
-  const service = new ServiceProcess('audience-sync', { SLUICE_CONFIG: configPath, KAFKA_BROKERS: brokers, LOG_LEVEL: 'warn' });
+  const service = new ServiceProcess('audience-sync', {
+    SLUICE_CONFIG: configPath,
+    KAFKA_BROKERS: brokers,
+    LOG_LEVEL: 'warn',
+  });
   try {
     await startService(service);
     const idle = readRss(service.child!.pid!).rss;
-    console.log(`audience-sync pid ${service.child!.pid}, idle RSS ${mb(idle)}; ${MEMBERS.toLocaleString('en-US')} members in chunks of ${CHUNK.toLocaleString('en-US')}, ${PARTITIONS} partitions`);
+    console.log(
+      `audience-sync pid ${service.child!.pid}, idle RSS ${mb(idle)}; ${MEMBERS.toLocaleString('en-US')} members in chunks of ${CHUNK.toLocaleString('en-US')}, ${PARTITIONS} partitions`,
+    );
 
     const first = await sync(service, 'sync-1', userId, MEMBERS, 0);
     const indexBytes = await metric(service.url, 'sluice_audience_state_index_bytes');
     const heapAfterFirst = await metric(service.url, 'nodejs_heap_size_used_bytes');
-    console.log(`first sync: ${first.identifies} identifies in ${secs(first.totalMs)} (posting ${secs(first.postMs)}, final processing ${secs(first.emitMs)}), peak RSS ${mb(first.peakRss)}`);
+    console.log(
+      `first sync: ${first.identifies} identifies in ${secs(first.totalMs)} (posting ${secs(first.postMs)}, final processing ${secs(first.emitMs)}), peak RSS ${mb(first.peakRss)}`,
+    );
 
     // ~1 % churn: every 200th member left, as many new ones joined.
     const churn = Math.round(MEMBERS / 200);
     const churned = (i: number) => (i % 200 === 0 ? userId(MEMBERS + i / 200) : userId(i));
     const second = await sync(service, 'sync-2', churned, MEMBERS, 1);
-    console.log(`second sync: ${second.identifies} identifies in ${secs(second.totalMs)} (posting ${secs(second.postMs)}, final processing ${secs(second.emitMs)}), peak RSS ${mb(second.peakRss)}`);
+    console.log(
+      `second sync: ${second.identifies} identifies in ${secs(second.totalMs)} (posting ${secs(second.postMs)}, final processing ${secs(second.emitMs)}), peak RSS ${mb(second.peakRss)}`,
+    );
 
     const heapAfterSecond = await metric(service.url, 'nodejs_heap_size_used_bytes');
     const events = (await admin.fetchTopicOffsets(topics.events)).reduce((n, p) => n + Number(p.high), 0);
     if (first.identifies !== MEMBERS || second.identifies !== 2 * churn || events !== MEMBERS + 2 * churn) {
-      throw new Error(`wrong counts: first ${first.identifies}, second ${second.identifies}, on the events topic ${events}`);
+      throw new Error(
+        `wrong counts: first ${first.identifies}, second ${second.identifies}, on the events topic ${events}`,
+      );
     }
 
     await service.sigterm();
@@ -152,7 +185,9 @@ async function main(): Promise<void> {
     const rebuildMs = performance.now() - restartAt;
     const rebuilt = readRss(service.child!.pid!);
     const heapAfterRebuild = await metric(service.url, 'nodejs_heap_size_used_bytes');
-    console.log(`restart: ready after ${secs(rebuildMs)} (state rebuilt), RSS ${mb(rebuilt.rss)}, peak ${mb(rebuilt.peak)}`);
+    console.log(
+      `restart: ready after ${secs(rebuildMs)} (state rebuilt), RSS ${mb(rebuilt.rss)}, peak ${mb(rebuilt.peak)}`,
+    );
     await service.sigterm();
 
     const rawTopic = topic('raw');
@@ -162,19 +197,38 @@ async function main(): Promise<void> {
 
     const firstEmitRate = (first.identifies * 1000) / first.emitMs;
     console.log('\n=== audience-sync benchmark ===');
-    console.log(`| phase | members | identifies | wall | members/s diffed | identifies/s (final processing) | peak RSS |`);
+    console.log(
+      `| phase | members | identifies | wall | members/s diffed | identifies/s (final processing) | peak RSS |`,
+    );
     console.log(`|---|---|---|---|---|---|---|`);
-    for (const [name, r] of [['first sync', first], ['second sync (~1 % churn)', second]] as const) {
-      console.log(`| ${name} | ${r.members.toLocaleString('en-US')} | ${r.identifies.toLocaleString('en-US')} | ${secs(r.totalMs)} | ${rate(r.members, r.totalMs)} | ${rate(r.identifies, r.emitMs)} | ${mb(r.peakRss)} |`);
+    for (const [name, r] of [
+      ['first sync', first],
+      ['second sync (~1 % churn)', second],
+    ] as const) {
+      console.log(
+        `| ${name} | ${r.members.toLocaleString('en-US')} | ${r.identifies.toLocaleString('en-US')} | ${secs(r.totalMs)} | ${rate(r.members, r.totalMs)} | ${rate(r.identifies, r.emitMs)} | ${mb(r.peakRss)} |`,
+      );
     }
-    console.log(`raw ceiling (kafkajs sendBatch, ${EMIT_BATCH} per batch, acks=-1): ${rate(raw.records, raw.ms)} records/s`);
-    console.log(`ratio first-sync identifies/s ÷ raw: ${((100 * firstEmitRate) / raw.perSecond).toFixed(1)} % (the service also writes ${MEMBERS.toLocaleString('en-US')} state records in that phase)`);
-    console.log(`ratio first-sync members/s end to end ÷ raw: ${((100 * MEMBERS * 1000) / first.totalMs / raw.perSecond).toFixed(1)} %`);
-    console.log(`idle RSS ${mb(idle)}; index ${mb(indexBytes)} (gauge); peak RSS minus idle: first ${mb(first.peakRss - idle)}, second ${mb(second.peakRss - idle)}; after restart ${mb(rebuilt.rss)} (rebuild ${secs(rebuildMs)})`);
-    console.log(`V8 heap used (live objects plus garbage not yet collected): after first sync ${mb(heapAfterFirst)}, after second ${mb(heapAfterSecond)}, after rebuild ${mb(heapAfterRebuild)}`);
+    console.log(
+      `raw ceiling (kafkajs sendBatch, ${EMIT_BATCH} per batch, acks=-1): ${rate(raw.records, raw.ms)} records/s`,
+    );
+    console.log(
+      `ratio first-sync identifies/s ÷ raw: ${((100 * firstEmitRate) / raw.perSecond).toFixed(1)} % (the service also writes ${MEMBERS.toLocaleString('en-US')} state records in that phase)`,
+    );
+    console.log(
+      `ratio first-sync members/s end to end ÷ raw: ${((100 * MEMBERS * 1000) / first.totalMs / raw.perSecond).toFixed(1)} %`,
+    );
+    console.log(
+      `idle RSS ${mb(idle)}; index ${mb(indexBytes)} (gauge); peak RSS minus idle: first ${mb(first.peakRss - idle)}, second ${mb(second.peakRss - idle)}; after restart ${mb(rebuilt.rss)} (rebuild ${secs(rebuildMs)})`,
+    );
+    console.log(
+      `V8 heap used (live objects plus garbage not yet collected): after first sync ${mb(heapAfterFirst)}, after second ${mb(heapAfterSecond)}, after rebuild ${mb(heapAfterRebuild)}`,
+    );
     console.log(`peak source: ${first.kernelPeak ? 'VmHWM reset per phase' : 'VmRSS sampled every 100 ms'}`);
   } catch (err) {
-    console.error(`audience-sync exits ${JSON.stringify(service.exits)}; its last output:\n${service.output.slice(-4_000)}`);
+    console.error(
+      `audience-sync exits ${JSON.stringify(service.exits)}; its last output:\n${service.output.slice(-4_000)}`,
+    );
     throw err;
   } finally {
     await service.kill9().catch(() => undefined);

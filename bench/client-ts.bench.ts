@@ -71,11 +71,19 @@ async function runRaw(endpoint: string, count: number): Promise<{ callsPerSec: n
   const bodies: string[] = [];
   for (let start = 0; start < jsons.length; ) {
     const n = nextBatchSize(jsons, BATCH_BODY_OVERHEAD_BYTES, undefined, start);
-    bodies.push(renderBatchBody(jsons.slice(start, start + n).map((m) => m.json), new Date().toISOString()));
+    bodies.push(
+      renderBatchBody(
+        jsons.slice(start, start + n).map((m) => m.json),
+        new Date().toISOString(),
+      ),
+    );
     start += n;
   }
   const transport = createUndiciTransport({ connections: DEFAULT_MAX_IN_FLIGHT });
-  const headers = { authorization: `Basic ${Buffer.from('bench-key:').toString('base64')}`, 'content-type': 'application/json' };
+  const headers = {
+    authorization: `Basic ${Buffer.from('bench-key:').toString('base64')}`,
+    'content-type': 'application/json',
+  };
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -101,7 +109,9 @@ async function main(): Promise<void> {
   await runClient(endpoint, 20_000); // warm-up (JIT, connections)
   await runRaw(endpoint, 20_000);
 
-  console.log(`@sluice/analytics bench: ${MESSAGES} track calls per round, ${ROUNDS} rounds, maxInFlight ${DEFAULT_MAX_IN_FLIGHT}, flushAt 20`);
+  console.log(
+    `@sluice/analytics bench: ${MESSAGES} track calls per round, ${ROUNDS} rounds, maxInFlight ${DEFAULT_MAX_IN_FLIGHT}, flushAt 20`,
+  );
   const ratios: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const client = await runClient(endpoint, MESSAGES);

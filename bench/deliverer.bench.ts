@@ -35,10 +35,29 @@ import { Pool } from 'undici';
 import { createJsonCodec } from '@sluice/codec';
 import { recordKey, type EventEnvelope } from '@sluice/envelope';
 import type { SluiceConfig } from '@sluice/config';
-import { ConcurrentConsumer, createKafka, ensureTopics, RecordBatcher, SafeProducer, topicSpecs, type ConsumedRecord, type Kafka } from '@sluice/kafka';
+import {
+  ConcurrentConsumer,
+  createKafka,
+  ensureTopics,
+  RecordBatcher,
+  SafeProducer,
+  topicSpecs,
+  type ConsumedRecord,
+  type Kafka,
+} from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { testConfig, testServiceContext } from '@sluice/testkit';
-import { AddressPolicy, createDeliverer, encodeBody, renderBody, requestHeaders, Semaphore, UndiciWebhookClient, WebhookThread, webhookThreadSettings } from '@sluice/deliverer';
+import {
+  AddressPolicy,
+  createDeliverer,
+  encodeBody,
+  renderBody,
+  requestHeaders,
+  Semaphore,
+  UndiciWebhookClient,
+  WebhookThread,
+  webhookThreadSettings,
+} from '@sluice/deliverer';
 import type { AttemptResult, WebhookClient, WebhookRequest } from '@sluice/deliverer';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { signBody } from '@sluice/webhook-signature';
@@ -104,7 +123,10 @@ const event = (i: number): EventEnvelope => ({
   receivedAt: new Date().toISOString(),
 });
 
-async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ perSecond: number; p99: number; cpuMicros: number; machine: CpuSplit }> {
+async function rawCeiling(
+  origin: string,
+  receiver: BenchReceiver,
+): Promise<{ perSecond: number; p99: number; cpuMicros: number; machine: CpuSplit }> {
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
   const rendered = renderBody(event(0));
   if (!rendered.ok) throw new Error('render failed');
@@ -140,7 +162,13 @@ async function rawCeiling(origin: string, receiver: BenchReceiver): Promise<{ pe
 }
 
 /** Phase 3 (see the header): kafkajs consume + undici POST of each record, and nothing else. */
-async function floorRate(kafka: Kafka, topic: string, headers: Record<string, string>, origin: string, receiver: BenchReceiver): Promise<PhaseResult> {
+async function floorRate(
+  kafka: Kafka,
+  topic: string,
+  headers: Record<string, string>,
+  origin: string,
+  receiver: BenchReceiver,
+): Promise<PhaseResult> {
   const poster = cappedPoster(origin, headers);
   const consumer = kafka.consumer({ groupId: `bench-floor-${process.pid}` });
   await consumer.connect();
@@ -173,7 +201,13 @@ async function floorRate(kafka: Kafka, topic: string, headers: Record<string, st
  * records gathered for BENCH_ATTEMPT_LINGER ms, default 10), each record acknowledged before its
  * offset can be committed. No decode, render, signing, webhook thread, producer thread or metrics.
  */
-async function minimalDelivererRate(kafka: Kafka, config: SluiceConfig, headers: Record<string, string>, origin: string, receiver: BenchReceiver): Promise<PhaseResult> {
+async function minimalDelivererRate(
+  kafka: Kafka,
+  config: SluiceConfig,
+  headers: Record<string, string>,
+  origin: string,
+  receiver: BenchReceiver,
+): Promise<PhaseResult> {
   const poster = cappedPoster(origin, headers);
   const logger = createLogger({ name: 'deliverer-bench', level: 'error' });
   const producer = new SafeProducer(kafka);
@@ -188,12 +222,31 @@ async function minimalDelivererRate(kafka: Kafka, config: SluiceConfig, headers:
     const at = Date.now();
     const status = await poster.post(record.value!);
     // The fields of the deliverer's attempt record (docs/reference/delivery.md), so the record has the same size.
-    const value = JSON.stringify({ messageId: `${record.partition}-${record.offset}`, sourceId: 's-bench', destinationId: 'd-bench', eventType: 'track', endpoint, attempt: 1, outcome: 'success', latencyMs: Date.now() - at, at: new Date(at).toISOString(), status });
+    const value = JSON.stringify({
+      messageId: `${record.partition}-${record.offset}`,
+      sourceId: 's-bench',
+      destinationId: 'd-bench',
+      eventType: 'track',
+      endpoint,
+      attempt: 1,
+      outcome: 'success',
+      latencyMs: Date.now() - at,
+      at: new Date(at).toISOString(),
+      status,
+    });
     await attempts.send(config.kafka.topics.attempts, { key: record.key, value });
     posted += 1;
   };
   await receiver.reset();
-  const consumer = new ConcurrentConsumer({ kafka, groupId: `bench-minimal-${process.pid}`, topics: [config.kafka.topics.events], handle, maxInFlightPerPartition: config.delivery.maxInFlightPerPartition, fromBeginning: true, logger });
+  const consumer = new ConcurrentConsumer({
+    kafka,
+    groupId: `bench-minimal-${process.pid}`,
+    topics: [config.kafka.topics.events],
+    handle,
+    maxInFlightPerPartition: config.delivery.maxInFlightPerPartition,
+    fromBeginning: true,
+    logger,
+  });
   await consumer.start();
   await waitForPosts(() => posted, 'minimal deliverer');
   const used = process.cpuUsage(cpu);
@@ -206,7 +259,10 @@ async function minimalDelivererRate(kafka: Kafka, config: SluiceConfig, headers:
 }
 
 /** Phases 3 and 4 POST alike: one undici Pool with the raw phase's settings, at most IN_FLIGHT requests at once. */
-function cappedPoster(origin: string, headers: Record<string, string>): { post(body: Buffer): Promise<number>; close(): Promise<void> } {
+function cappedPoster(
+  origin: string,
+  headers: Record<string, string>,
+): { post(body: Buffer): Promise<number>; close(): Promise<void> } {
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
   const cap = new Semaphore(IN_FLIGHT);
   return {
@@ -232,10 +288,20 @@ async function waitForPosts(posted: () => number, phase: string): Promise<void> 
   if (posted() < EVENTS) throw new Error(`${phase} phase handled only ${posted()} of ${EVENTS} in time`);
 }
 
-async function phaseResult(receiver: BenchReceiver, used: NodeJS.CpuUsage, posted: number, machine: CpuSplit, phase: string): Promise<PhaseResult> {
+async function phaseResult(
+  receiver: BenchReceiver,
+  used: NodeJS.CpuUsage,
+  posted: number,
+  machine: CpuSplit,
+  phase: string,
+): Promise<PhaseResult> {
   const stats = await receiver.stats();
   if (stats.count < EVENTS) throw new Error(`${phase} phase posted only ${stats.count} of ${EVENTS}`);
-  return { perSecond: stats.count / ((stats.lastAt - stats.firstAt) / 1_000), cpuMicros: (used.user + used.system) / posted, machine };
+  return {
+    perSecond: stats.count / ((stats.lastAt - stats.firstAt) / 1_000),
+    cpuMicros: (used.user + used.system) / posted,
+    machine,
+  };
 }
 
 /** The real client, with each attempt's latency noted for the p99. */
@@ -268,9 +334,21 @@ async function main(): Promise<void> {
     // Phase 2: the deliverer from a pre-filled topic.
     const config = testConfig({
       sources: [{ id: 's-bench', writeKeys: ['k'] }],
-      destinations: [{ id: 'd-bench', type: 'webhooks', sourceIds: ['s-bench'], settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' } }],
+      destinations: [
+        {
+          id: 'd-bench',
+          type: 'webhooks',
+          sourceIds: ['s-bench'],
+          settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' },
+        },
+      ],
       kafka: { partitions: PARTITIONS },
-      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, connectionsPerEndpoint: CONNECTIONS, maxInFlightPerDestination: IN_FLIGHT, ...(PER_PARTITION !== undefined && { maxInFlightPerPartition: PER_PARTITION }) },
+      delivery: {
+        ssrf: { allowCidrs: ['127.0.0.0/8'] },
+        connectionsPerEndpoint: CONNECTIONS,
+        maxInFlightPerDestination: IN_FLIGHT,
+        ...(PER_PARTITION !== undefined && { maxInFlightPerPartition: PER_PARTITION }),
+      },
     });
     const ctx = testServiceContext('deliverer-bench', config);
     const kafka = createKafka({ brokers: broker.list, clientId: 'deliverer-bench', logger: ctx.logger });
@@ -289,17 +367,27 @@ async function main(): Promise<void> {
     await producer.connect();
     const codec = createJsonCodec();
     for (let i = 0; i < EVENTS; i += 5_000) {
-      const batch = await Promise.all(Array.from({ length: Math.min(5_000, EVENTS - i) }, async (_, j) => {
-        const e = event(i + j);
-        return { key: recordKey(e), value: await codec.encode(e) };
-      }));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(5_000, EVENTS - i) }, async (_, j) => {
+          const e = event(i + j);
+          return { key: recordKey(e), value: await codec.encode(e) };
+        }),
+      );
       await producer.send({ topic: config.kafka.topics.events, messages: batch });
     }
     await producer.disconnect();
 
     const latencies: number[] = [];
     // The client the service makes itself (see createDeliverer), wrapped to note latencies.
-    const client = recordingClient(IN_PROCESS_HTTP ? new UndiciWebhookClient({ settings: () => ({ connections: CONNECTIONS }), policy: () => new AddressPolicy(true, ['127.0.0.0/8']) }) : new WebhookThread(webhookThreadSettings(config)), latencies);
+    const client = recordingClient(
+      IN_PROCESS_HTTP
+        ? new UndiciWebhookClient({
+            settings: () => ({ connections: CONNECTIONS }),
+            policy: () => new AddressPolicy(true, ['127.0.0.0/8']),
+          })
+        : new WebhookThread(webhookThreadSettings(config)),
+      latencies,
+    );
     const profiler = CPU_PROFILE ? new Session() : undefined;
     if (profiler) {
       profiler.connect();
@@ -316,7 +404,8 @@ async function main(): Promise<void> {
     while (stats.count < EVENTS && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
       stats = await receiver.stats();
-      if (!cpuAtFirst && stats.count > 0) [cpuAtFirst, machineAtFirst, countAtFirst] = [process.cpuUsage(), startCpuWindow(receiver.pid), stats.count];
+      if (!cpuAtFirst && stats.count > 0)
+        [cpuAtFirst, machineAtFirst, countAtFirst] = [process.cpuUsage(), startCpuWindow(receiver.pid), stats.count];
     }
     const cpuUsed = process.cpuUsage(cpuAtFirst);
     const machine = machineAtFirst?.();
@@ -335,15 +424,26 @@ async function main(): Promise<void> {
     const delivered = stats.count / ((stats.lastAt - stats.firstAt) / 1_000);
     const ratio = delivered / raw.perSecond;
     const line = (label: string, value: string) => console.log(`${label.padEnd(34)} ${value}`);
-    console.log(`\ndeliverer benchmark — ${EVENTS} events, ${CONNECTIONS} connections, ${IN_FLIGHT} in flight, ${PARTITIONS} partitions`);
+    console.log(
+      `\ndeliverer benchmark — ${EVENTS} events, ${CONNECTIONS} connections, ${IN_FLIGHT} in flight, ${PARTITIONS} partitions`,
+    );
     line('raw undici Pool POST/s', raw.perSecond.toFixed(0));
     line('deliverer webhooks/s', delivered.toFixed(0));
     line('ratio (goal ≥ 60 %)', `${(ratio * 100).toFixed(1)} %`);
-    line('floor: kafkajs consume + POST/s', `${floor.perSecond.toFixed(0)} (${((floor.perSecond / raw.perSecond) * 100).toFixed(1)} % of raw)`);
-    line('minimal deliverer (+ attempts)/s', `${minimal.perSecond.toFixed(0)} (${((minimal.perSecond / raw.perSecond) * 100).toFixed(1)} % of raw)`);
+    line(
+      'floor: kafkajs consume + POST/s',
+      `${floor.perSecond.toFixed(0)} (${((floor.perSecond / raw.perSecond) * 100).toFixed(1)} % of raw)`,
+    );
+    line(
+      'minimal deliverer (+ attempts)/s',
+      `${minimal.perSecond.toFixed(0)} (${((minimal.perSecond / raw.perSecond) * 100).toFixed(1)} % of raw)`,
+    );
     line('p99 attempt latency (deliverer)', `${percentile(latencies, 99).toFixed(1)} ms`);
     line('p99 request latency (raw)', `${raw.p99.toFixed(1)} ms`);
-    line('CPU µs per webhook (raw / floor / minimal / deliverer)', `${raw.cpuMicros.toFixed(0)} / ${floor.cpuMicros.toFixed(0)} / ${minimal.cpuMicros.toFixed(0)} / ${cpuMicros.toFixed(0)}`);
+    line(
+      'CPU µs per webhook (raw / floor / minimal / deliverer)',
+      `${raw.cpuMicros.toFixed(0)} / ${floor.cpuMicros.toFixed(0)} / ${minimal.cpuMicros.toFixed(0)} / ${cpuMicros.toFixed(0)}`,
+    );
     // Where the machine's cores went in each phase: when the raw phase already keeps them all busy,
     // the ratio is bounded by the extra CPU a delivery needs over a bare POST.
     line('cores busy, raw phase', formatSplit(raw.machine, 'client'));

@@ -53,8 +53,17 @@ function batchBody(): { ids: string[]; body: string } {
     const messageId = `${runId}-${seq++}`;
     ids.push(messageId);
     batch.push({
-      type: 'track', messageId, userId: `user-${seq % 1000}`, event: 'Order Completed',
-      properties: { orderId: messageId, total: 42.5, currency: 'EUR', items: [{ sku: 'sku-1', qty: 2 }], note: 'x'.repeat(300) },
+      type: 'track',
+      messageId,
+      userId: `user-${seq % 1000}`,
+      event: 'Order Completed',
+      properties: {
+        orderId: messageId,
+        total: 42.5,
+        currency: 'EUR',
+        items: [{ sku: 'sku-1', qty: 2 }],
+        note: 'x'.repeat(300),
+      },
       context: { ip: '203.0.113.7', library: { name: 'bench', version: '1' } },
     });
   }
@@ -71,24 +80,51 @@ async function main() {
   const prefix = `bench-${process.pid}-${Date.now()}`;
   const configPath = writeConfigFile(join(dir, 'sluice.yaml'), {
     sources: [{ id: 'bench', writeKeys: [WRITE_KEY] }],
-    destinations: [{ id: 'bench-hooks', type: 'webhooks', sourceIds: ['bench'], settings: { webhooks: [{ url: hook }], sharedSecret: SECRET } }],
+    destinations: [
+      {
+        id: 'bench-hooks',
+        type: 'webhooks',
+        sourceIds: ['bench'],
+        settings: { webhooks: [{ url: hook }], sharedSecret: SECRET },
+      },
+    ],
     kafka: {
-      clientId: prefix, partitions: PARTITIONS, replicationFactor: 1,
-      topics: Object.fromEntries(['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState', 'delayPrefix']
-        .map((t) => [t, t === 'delayPrefix' ? `${prefix}.delay.` : `${prefix}.${t}`])),
+      clientId: prefix,
+      partitions: PARTITIONS,
+      replicationFactor: 1,
+      topics: Object.fromEntries(
+        [
+          'events',
+          'rejected',
+          'retry',
+          'redeliver',
+          'deadLetter',
+          'attempts',
+          'audiences',
+          'audienceState',
+          'delayPrefix',
+        ].map((t) => [t, t === 'delayPrefix' ? `${prefix}.delay.` : `${prefix}.${t}`]),
+      ),
     },
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
   });
   const services: ServiceProcess[] = [];
   for (const name of ['ingest', 'deliverer', 'retry', 'audience-sync'] as ServiceName[]) {
-    services.push(await new ServiceProcess(name, { SLUICE_CONFIG: configPath, KAFKA_BROKERS: brokers, LOG_LEVEL: 'error' }).start());
+    services.push(
+      await new ServiceProcess(name, { SLUICE_CONFIG: configPath, KAFKA_BROKERS: brokers, LOG_LEVEL: 'error' }).start(),
+    );
   }
   const ingest = services[0]!;
   const agent = new Agent({ connections: CONNECTIONS, pipelining: 1 });
   const auth = `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`;
   const acks = new Map<string, number>();
   const post = async (b: { ids: string[]; body: string }) => {
-    const res = await request(`${ingest.url}/v1/batch`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', authorization: auth }, body: b.body });
+    const res = await request(`${ingest.url}/v1/batch`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', authorization: auth },
+      body: b.body,
+    });
     await res.body.text();
     if (res.statusCode !== 200) throw new Error(`ingest answered ${res.statusCode}`);
     const at = performance.timeOrigin + performance.now();
@@ -113,11 +149,17 @@ async function main() {
   const bodies = Array.from({ length: Math.ceil(EVENTS / BATCH) }, batchBody);
   let next = 0;
   // CPU per process over phase 1 (from the first request to the last delivery), for the budget.
-  const cpuWindow = startProcessCpuWindow({ ...Object.fromEntries(services.map((s) => [s.name, s.child!.pid!])), receiver: receiver.pid!, 'load generator': process.pid });
+  const cpuWindow = startProcessCpuWindow({
+    ...Object.fromEntries(services.map((s) => [s.name, s.child!.pid!])),
+    receiver: receiver.pid!,
+    'load generator': process.pid,
+  });
   const t0 = performance.timeOrigin + performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (next < bodies.length) await post(bodies[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < bodies.length) await post(bodies[next++]!);
+    }),
+  );
   const ingestDone = performance.timeOrigin + performance.now();
   const delivered = await waitDelivered(EVENTS, 300_000);
   const phase1Cpu = cpuWindow();
@@ -144,34 +186,67 @@ async function main() {
   await Promise.all(inflight);
   await waitDelivered(total * BATCH, 60_000);
   const dump2 = await ask<{ arrivals: [string, number][] }>(receiver, 'dump', 'arrivals');
-  const latencies = dump2.arrivals.filter(([id]) => acks.has(id)).map(([id, at]) => at - acks.get(id)!).sort((a, b) => a - b);
+  const latencies = dump2.arrivals
+    .filter(([id]) => acks.has(id))
+    .map(([id, at]) => at - acks.get(id)!)
+    .sort((a, b) => a - b);
 
   // Raw ceiling: the same webhook body POSTed straight to the same receiver, same connections.
   await ask(receiver, 'reset', 'reset');
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS });
-  const rawBody = JSON.stringify({ version: 1, type: 'track', userId: 'user-1', timestamp: new Date().toISOString(), context: { ip: '203.0.113.7', library: { name: 'bench', version: '1' } }, messageId: 'raw', event: 'Order Completed', properties: { orderId: 'raw', total: 42.5, currency: 'EUR', items: [{ sku: 'sku-1', qty: 2 }], note: 'x'.repeat(300) } });
+  const rawBody = JSON.stringify({
+    version: 1,
+    type: 'track',
+    userId: 'user-1',
+    timestamp: new Date().toISOString(),
+    context: { ip: '203.0.113.7', library: { name: 'bench', version: '1' } },
+    messageId: 'raw',
+    event: 'Order Completed',
+    properties: {
+      orderId: 'raw',
+      total: 42.5,
+      currency: 'EUR',
+      items: [{ sku: 'sku-1', qty: 2 }],
+      note: 'x'.repeat(300),
+    },
+  });
   let rawSent = 0;
   const r0 = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS * 4 }, async () => {
-    while (rawSent < EVENTS) {
-      const id = `raw-${rawSent++}`;
-      const res = await pool.request({ path: '/hook', method: 'POST', headers: { 'content-type': 'application/json', 'x-message-id': id }, body: rawBody });
-      await res.body.dump();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS * 4 }, async () => {
+      while (rawSent < EVENTS) {
+        const id = `raw-${rawSent++}`;
+        const res = await pool.request({
+          path: '/hook',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-message-id': id },
+          body: rawBody,
+        });
+        await res.body.dump();
+      }
+    }),
+  );
   const rawRate = EVENTS / ((performance.now() - r0) / 1000);
 
-  console.log('\n== Sluice end-to-end benchmark (Kafka + ingest + deliverer + retry + audience-sync + receiver, one machine)');
+  console.log(
+    '\n== Sluice end-to-end benchmark (Kafka + ingest + deliverer + retry + audience-sync + receiver, one machine)',
+  );
   console.log(`events: ${EVENTS} in batches of ${BATCH}, ${CONNECTIONS} connections, ${PARTITIONS} partitions`);
   console.log(`ingest accepted:            ${ingestRate.toFixed(0)} events/s`);
   console.log(`delivered end to end:       ${throughput.toFixed(0)} events/s (${delivered}/${EVENTS} delivered)`);
   console.log(`raw ceiling (undici→recv):  ${rawRate.toFixed(0)} POST/s`);
   console.log(`ratio delivered/raw:        ${((throughput / rawRate) * 100).toFixed(1)} %`);
   // The window ends up to 100 ms after the last delivery (the receiver is polled): a slight overcount.
-  const perEvent = Object.entries(phase1Cpu.cpu).map(([name, seconds]) => `${name} ${((seconds * 1e6) / delivered).toFixed(0)}`);
+  const perEvent = Object.entries(phase1Cpu.cpu).map(
+    ([name, seconds]) => `${name} ${((seconds * 1e6) / delivered).toFixed(0)}`,
+  );
   const busy = Object.values(phase1Cpu.cpu).reduce((a, b) => a + b, 0);
-  console.log(`CPU µs per delivered event: ${perEvent.join(', ')} (total ${((busy * 1e6) / delivered).toFixed(0)}; ${(busy / phase1Cpu.seconds).toFixed(2)} cores busy; 'other' = broker + rest of the machine)`);
-  console.log(`latency at ${rate.toFixed(0)} events/s (half rate), ack→receipt over ${latencies.length} events: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1]?.toFixed(1)} ms`);
+  console.log(
+    `CPU µs per delivered event: ${perEvent.join(', ')} (total ${((busy * 1e6) / delivered).toFixed(0)}; ${(busy / phase1Cpu.seconds).toFixed(2)} cores busy; 'other' = broker + rest of the machine)`,
+  );
+  console.log(
+    `latency at ${rate.toFixed(0)} events/s (half rate), ack→receipt over ${latencies.length} events: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1]?.toFixed(1)} ms`,
+  );
 
   await pool.close();
   await agent.close();

@@ -56,12 +56,26 @@ async function main() {
       clientId: prefix,
       partitions: PARTITIONS,
       replicationFactor: 1,
-      topics: { events: `${prefix}.events`, rejected: `${prefix}.rejected`, retry: `${prefix}.retry`, redeliver: `${prefix}.redeliver`, deadLetter: `${prefix}.dead-letter`, attempts: `${prefix}.attempts`, audiences: `${prefix}.audiences`, audienceState: `${prefix}.audience-state`, delayPrefix: `${prefix}.delay.` },
+      topics: {
+        events: `${prefix}.events`,
+        rejected: `${prefix}.rejected`,
+        retry: `${prefix}.retry`,
+        redeliver: `${prefix}.redeliver`,
+        deadLetter: `${prefix}.dead-letter`,
+        attempts: `${prefix}.attempts`,
+        audiences: `${prefix}.audiences`,
+        audienceState: `${prefix}.audience-state`,
+        delayPrefix: `${prefix}.delay.`,
+      },
     },
     retry: { tiers: ['10s'] },
   };
   const config = parseConfig(raw);
-  const admin = createKafka({ brokers, clientId: 'bench-admin', logger: createLogger({ name: 'bench', level: 'error' }) }).admin();
+  const admin = createKafka({
+    brokers,
+    clientId: 'bench-admin',
+    logger: createLogger({ name: 'bench', level: 'error' }),
+  }).admin();
   await admin.connect();
   await ensureTopics(admin, topicSpecs(config));
   await ensureTopics(admin, [{ topic: `${prefix}.raw`, numPartitions: PARTITIONS, replicationFactor: 1 }]);
@@ -71,9 +85,20 @@ async function main() {
   // them (same normalisation and codec, built outside the timed loops) for the raw ceiling.
   const bodies = Array.from({ length: 200 }, (_, i) => benchBatch(CALLS_PER_REQUEST, i * CALLS_PER_REQUEST));
   const records = await ingestRecords(bodies, 'bench', '127.0.0.1');
-  const rawRun = () => rawCeiling({ brokers, topic: `${prefix}.raw`, records, seconds: SECONDS / 2, producers: PRODUCERS, perBatch: RAW_PER_BATCH, inFlightPerProducer: RAW_IN_FLIGHT_PER_PRODUCER });
+  const rawRun = () =>
+    rawCeiling({
+      brokers,
+      topic: `${prefix}.raw`,
+      records,
+      seconds: SECONDS / 2,
+      producers: PRODUCERS,
+      perBatch: RAW_PER_BATCH,
+      inFlightPerProducer: RAW_IN_FLIGHT_PER_PRODUCER,
+    });
 
-  process.stdout.write(`raw kafkajs sendBatch ceiling, first half (${SECONDS / 2}s, ${PRODUCERS} producer(s), ${PARTITIONS} partitions, acks=-1)...\n`);
+  process.stdout.write(
+    `raw kafkajs sendBatch ceiling, first half (${SECONDS / 2}s, ${PRODUCERS} producer(s), ${PARTITIONS} partitions, acks=-1)...\n`,
+  );
   const rawCpu1 = startCpuWindow();
   const raw1 = await rawRun();
   const rawCpuA = rawCpu1();
@@ -83,26 +108,55 @@ async function main() {
   writeFileSync(configPath, JSON.stringify(raw));
   const port = await freePort();
   // BENCH_INGEST_MAIN: another checkout's ingest main.ts, to compare versions under the same load.
-  const main = process.env.BENCH_INGEST_MAIN || fileURLToPath(new URL('../services/ingest/src/main.ts', import.meta.url));
+  const main =
+    process.env.BENCH_INGEST_MAIN || fileURLToPath(new URL('../services/ingest/src/main.ts', import.meta.url));
   const nodeFlags = (process.env.BENCH_INGEST_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS.ingest, ...nodeFlags, main], {
-    env: { ...process.env, KAFKA_BROKERS: brokers.join(','), SLUICE_CONFIG: configPath, INGEST_PORT: String(port), LOG_LEVEL: 'error' },
+    env: {
+      ...process.env,
+      KAFKA_BROKERS: brokers.join(','),
+      SLUICE_CONFIG: configPath,
+      INGEST_PORT: String(port),
+      LOG_LEVEL: 'error',
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    const ok = await fetch(`${origin}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${origin}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (i > 300) throw new Error('ingest did not become ready');
     await new Promise((r) => setTimeout(r, 100));
   }
-  const headers = { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}` };
+  const headers = {
+    'content-type': 'application/json',
+    authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`,
+  };
   let next = 0;
   const body = () => bodies[next++ % bodies.length]!;
   process.stdout.write(`warm-up (3s), then ${SECONDS}s of POST /v1/batch from ${CONNECTIONS} connections...\n`);
-  await runHttpLoad({ origin, path: '/v1/batch', headers, body, callsPerRequest: CALLS_PER_REQUEST, connections: CONNECTIONS, seconds: 3 });
+  await runHttpLoad({
+    origin,
+    path: '/v1/batch',
+    headers,
+    body,
+    callsPerRequest: CALLS_PER_REQUEST,
+    connections: CONNECTIONS,
+    seconds: 3,
+  });
   const ingestCpu = startCpuWindow(child.pid);
-  const load = await runHttpLoad({ origin, path: '/v1/batch', headers, body, callsPerRequest: CALLS_PER_REQUEST, connections: CONNECTIONS, seconds: SECONDS });
+  const load = await runHttpLoad({
+    origin,
+    path: '/v1/batch',
+    headers,
+    body,
+    callsPerRequest: CALLS_PER_REQUEST,
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+  });
   const ingestCpuSplit = ingestCpu();
 
   child.kill('SIGTERM');

@@ -30,24 +30,43 @@ const brokers = env.kafkaBrokers ?? [localBroker!.brokers];
 const logger = createLogger({ name: 'retry-bench', level: env.logLevel === 'info' ? 'error' : env.logLevel });
 const run = `bench-retry-${randomBytes(3).toString('hex')}`;
 const topic = (name: string) => `${run}.${name}`;
-const configFor = (scenario: string, tiers?: string[]) => parseConfig({
-  kafka: {
-    clientId: `${run}-${scenario}`, partitions: PARTITIONS, replicationFactor: 1,
-    topics: Object.fromEntries(
-      ['events', 'rejected', 'retry', 'redeliver', 'dead-letter', 'attempts', 'audiences', 'audience-state', 'delay.'].map((t) => [
-        t === 'delay.' ? 'delayPrefix' : t.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
-        topic(`${scenario}.${t}`),
-      ]),
-    ),
-  },
-  retry: { window: '1h', ...(tiers && { tiers }) },
-});
+const configFor = (scenario: string, tiers?: string[]) =>
+  parseConfig({
+    kafka: {
+      clientId: `${run}-${scenario}`,
+      partitions: PARTITIONS,
+      replicationFactor: 1,
+      topics: Object.fromEntries(
+        [
+          'events',
+          'rejected',
+          'retry',
+          'redeliver',
+          'dead-letter',
+          'attempts',
+          'audiences',
+          'audience-state',
+          'delay.',
+        ].map((t) => [
+          t === 'delay.' ? 'delayPrefix' : t.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
+          topic(`${scenario}.${t}`),
+        ]),
+      ),
+    },
+    retry: { window: '1h', ...(tiers && { tiers }) },
+  });
 const kafka: Kafka = createKafka({ brokers, clientId: run, logger });
 
 function states(now: number): RetryState[] {
   return Array.from({ length: RECORDS }, (_, i) => ({
-    messageId: `m-${i}`, sourceId: `src-${i % 50}`, destinationId: 'dest-1', eventType: 'track',
-    endpoints: ['https://example.invalid/hook'], firstAttemptAt: now, attempts: 1, history: [],
+    messageId: `m-${i}`,
+    sourceId: `src-${i % 50}`,
+    destinationId: 'dest-1',
+    eventType: 'track',
+    endpoints: ['https://example.invalid/hook'],
+    firstAttemptAt: now,
+    attempts: 1,
+    history: [],
     retryAfterMs: MIN_AHEAD_MS + Math.round(Math.random() * (MAX_AHEAD_MS - MIN_AHEAD_MS)),
   }));
 }
@@ -58,16 +77,35 @@ async function throughRetryService(config: SluiceConfig): Promise<number[]> {
   await ensureTopics(admin, topicSpecs(config));
   await admin.disconnect();
   const service = await createRetry(
-    { name: 'retry', env, brokers, config: new ConfigStore(undefined, config), logger, registry: createMetricsRegistry('retry') },
+    {
+      name: 'retry',
+      env,
+      brokers,
+      config: new ConfigStore(undefined, config),
+      logger,
+      registry: createMetricsRegistry('retry'),
+    },
     { port: 0 },
   ).start();
   const lateness: number[] = [];
-  const stop = await watchArrivals(kafka, config.kafka.topics.redeliver, `${config.kafka.clientId}-measure`, (h, readAt) => lateness.push(readAt - Number(h[RETRY_HEADERS.dueAt])));
+  const stop = await watchArrivals(
+    kafka,
+    config.kafka.topics.redeliver,
+    `${config.kafka.clientId}-measure`,
+    (h, readAt) => lateness.push(readAt - Number(h[RETRY_HEADERS.dueAt])),
+  );
   const producer = new SafeProducer(kafka);
   await producer.connect();
   const all = states(Date.now());
   for (let i = 0; i < all.length; i += 1_000) {
-    await producer.send(config.kafka.topics.retry, all.slice(i, i + 1_000).map((s) => ({ key: `${s.sourceId}:u${s.messageId}`, value: '{"type":"track"}', headers: retryStateToHeaders(s) })));
+    await producer.send(
+      config.kafka.topics.retry,
+      all.slice(i, i + 1_000).map((s) => ({
+        key: `${s.sourceId}:u${s.messageId}`,
+        value: '{"type":"track"}',
+        headers: retryStateToHeaders(s),
+      })),
+    );
   }
   const deadline = Date.now() + MAX_AHEAD_MS + 30_000;
   while (lateness.length < RECORDS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
@@ -90,13 +128,19 @@ async function rawCeiling(): Promise<number[]> {
   const producer = new SafeProducer(kafka);
   await producer.connect();
   const now = Date.now();
-  const due = states(now).map((s) => now + s.retryAfterMs!).sort((a, b) => a - b);
+  const due = states(now)
+    .map((s) => now + s.retryAfterMs!)
+    .sort((a, b) => a - b);
   let next = 0;
   while (next < due.length) {
     const t = Date.now();
     const batch: number[] = [];
     while (next < due.length && due[next]! <= t) batch.push(due[next++]!);
-    if (batch.length > 0) await producer.send(plain, batch.map((d, i) => ({ key: String(i), value: 'x', headers: { due: String(d) } })));
+    if (batch.length > 0)
+      await producer.send(
+        plain,
+        batch.map((d, i) => ({ key: String(i), value: 'x', headers: { due: String(d) } })),
+      );
     else await new Promise((r) => setTimeout(r, Math.min(5, due[next]! - t)));
   }
   const deadline = Date.now() + 10_000;
@@ -109,7 +153,9 @@ const scenarios = [
   { name: 'default tiers (10s…60m)', config: configFor('default') },
   { name: 'tiers 1s/2s/4s/8s (paused tiers)', config: configFor('short', ['1s', '2s', '4s', '8s']) },
 ];
-console.log(`${RECORDS} retries due ${MIN_AHEAD_MS / 1000}-${MAX_AHEAD_MS / 1000} s ahead, produced as one burst, ${PARTITIONS} partitions, broker ${brokers.join(',')}`);
+console.log(
+  `${RECORDS} retries due ${MIN_AHEAD_MS / 1000}-${MAX_AHEAD_MS / 1000} s ahead, produced as one burst, ${PARTITIONS} partitions, broker ${brokers.join(',')}`,
+);
 let ok = true;
 for (const scenario of scenarios) {
   const summary = summarise(await throughRetryService(scenario.config));

@@ -15,7 +15,9 @@ const backup = resolve('package.json.in-repo');
 
 if (process.argv[2] === 'apply') {
   if (existsSync(backup)) {
-    throw new Error('package.json.in-repo exists: run `node ../../scripts/publish-manifest.mjs restore` in the package first');
+    throw new Error(
+      'package.json.in-repo exists: run `node ../../scripts/publish-manifest.mjs restore` in the package first',
+    );
   }
   const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
   const publishConfig = {};

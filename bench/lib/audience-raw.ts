@@ -5,7 +5,13 @@ import { SafeProducer, type Kafka } from '@sluice/kafka';
  * service's, JSON-encoded per batch and produced straight with kafkajs `sendBatch` through the same
  * producer preset (idempotent, acks = -1) in batches of `batchSize`. Returns records per second.
  */
-export async function rawIdentifyCeiling(kafka: Kafka, topic: string, count: number, batchSize: number, userId: (i: number) => string): Promise<{ records: number; ms: number; perSecond: number }> {
+export async function rawIdentifyCeiling(
+  kafka: Kafka,
+  topic: string,
+  count: number,
+  batchSize: number,
+  userId: (i: number) => string,
+): Promise<{ records: number; ms: number; perSecond: number }> {
   const producer = new SafeProducer(kafka);
   await producer.connect();
   const now = new Date().toISOString();
@@ -16,9 +22,14 @@ export async function rawIdentifyCeiling(kafka: Kafka, topic: string, count: num
       for (let i = from; i < Math.min(count, from + batchSize); i++) {
         const user = userId(i);
         const envelope = {
-          sourceId: 'bench', type: 'identify', messageId: `00000000-0000-5000-8000-${String(i).padStart(12, '0')}`, userId: user,
-          traits: { bench_audience: true }, context: { audience: { name: 'Bench Audience', key: 'bench_audience', syncId: 'raw' } },
-          timestamp: now, receivedAt: now,
+          sourceId: 'bench',
+          type: 'identify',
+          messageId: `00000000-0000-5000-8000-${String(i).padStart(12, '0')}`,
+          userId: user,
+          traits: { bench_audience: true },
+          context: { audience: { name: 'Bench Audience', key: 'bench_audience', syncId: 'raw' } },
+          timestamp: now,
+          receivedAt: now,
         };
         messages.push({ key: `bench:${user}`, value: JSON.stringify(envelope) });
       }

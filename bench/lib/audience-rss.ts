@@ -53,7 +53,11 @@ export class RssSampler {
     clearInterval(this.#timer);
     const now = readRss(this.pid);
     this.#maxSampled = Math.max(this.#maxSampled, now.rss);
-    return { peak: this.#peakReset ? Math.max(now.peak, this.#maxSampled) : this.#maxSampled, maxSampled: this.#maxSampled, kernelPeak: this.#peakReset };
+    return {
+      peak: this.#peakReset ? Math.max(now.peak, this.#maxSampled) : this.#maxSampled,
+      maxSampled: this.#maxSampled,
+      kernelPeak: this.#peakReset,
+    };
   }
 }
 

@@ -46,7 +46,8 @@ export function startCpuWindow(childPid?: number): () => CpuSplit {
     const benchMain1 = processCpuSeconds(process.pid, true);
     return {
       bench: (b.user + b.system) / 1e6 / seconds,
-      ...(benchMain0 !== undefined && benchMain1 !== undefined && { benchMainThread: (benchMain1 - benchMain0) / seconds }),
+      ...(benchMain0 !== undefined &&
+        benchMain1 !== undefined && { benchMainThread: (benchMain1 - benchMain0) / seconds }),
       ...(cpu.child !== undefined && { child: cpu.child / seconds }),
       ...(cpu.other !== undefined && { others: cpu.other / seconds }),
     };
@@ -64,7 +65,9 @@ export function formatCpu(split: CpuSplit, childLabel = 'ingest'): string {
  * CPU seconds each named process used over a window, plus `other`: the rest of the machine's busy
  * time (the broker, the kernel, anything else). For splitting an end-to-end run by process.
  */
-export function startProcessCpuWindow(pids: Record<string, number>): () => { seconds: number; cpu: Record<string, number> } {
+export function startProcessCpuWindow(
+  pids: Record<string, number>,
+): () => { seconds: number; cpu: Record<string, number> } {
   const t0 = performance.now();
   const at0 = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuSeconds(pid)]));
   const machine0 = machineBusySeconds();
@@ -77,7 +80,8 @@ export function startProcessCpuWindow(pids: Record<string, number>): () => { sec
       if (a !== undefined && b !== undefined) cpu[name] = b - a;
     }
     const machine1 = machineBusySeconds();
-    if (machine0 !== undefined && machine1 !== undefined) cpu.other = Math.max(0, machine1 - machine0 - Object.values(cpu).reduce((x, y) => x + y, 0));
+    if (machine0 !== undefined && machine1 !== undefined)
+      cpu.other = Math.max(0, machine1 - machine0 - Object.values(cpu).reduce((x, y) => x + y, 0));
     return { seconds, cpu };
   };
 }

@@ -48,17 +48,34 @@ async function serve(kind: string): Promise<void> {
 }
 
 async function measure(kind: string, seconds: number, connections: number, bodies: Buffer[]) {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', kind], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve(m as number)));
   let i = 0;
-  const options = { origin: `http://127.0.0.1:${port}`, path: '/v1/batch', headers: { 'content-type': 'application/json' }, body: () => bodies[i++ % bodies.length]!, callsPerRequest: 100, connections };
+  const options = {
+    origin: `http://127.0.0.1:${port}`,
+    path: '/v1/batch',
+    headers: { 'content-type': 'application/json' },
+    body: () => bodies[i++ % bodies.length]!,
+    callsPerRequest: 100,
+    connections,
+  };
   await runHttpLoad({ ...options, seconds: 1 });
   const cpu = startCpuWindow(child.pid);
   const load = await runHttpLoad({ ...options, seconds });
   const split = cpu();
   child.kill();
   const rps = load.requests / load.seconds;
-  return { kind, rps, failures: load.failures, p50: percentile(load.latenciesMs, 50), p99: percentile(load.latenciesMs, 99), serverUsPerRequest: ((split.child ?? NaN) * 1e6) / rps, split };
+  return {
+    kind,
+    rps,
+    failures: load.failures,
+    p50: percentile(load.latenciesMs, 50),
+    p99: percentile(load.latenciesMs, 99),
+    serverUsPerRequest: ((split.child ?? NaN) * 1e6) / rps,
+    split,
+  };
 }
 
 if (process.argv[2] === '--serve') await serve(process.argv[3]!);
@@ -71,7 +88,9 @@ else {
   for (let r = 0; r < rounds; r++) {
     for (const kind of r % 2 === 0 ? ['node', 'fastify'] : ['fastify', 'node']) {
       const m = await measure(kind, seconds, connections, bodies);
-      process.stdout.write(`${m.kind.padEnd(8)} ${Math.round(m.rps).toLocaleString('en')} req/s, server ${m.serverUsPerRequest.toFixed(0)} µs CPU/request, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, ${m.failures} failed (${formatCpu(m.split, 'server')})\n`);
+      process.stdout.write(
+        `${m.kind.padEnd(8)} ${Math.round(m.rps).toLocaleString('en')} req/s, server ${m.serverUsPerRequest.toFixed(0)} µs CPU/request, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, ${m.failures} failed (${formatCpu(m.split, 'server')})\n`,
+      );
     }
   }
 }

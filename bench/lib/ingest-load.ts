@@ -9,7 +9,15 @@ export interface LoadResult {
 }
 
 /** Posts `body` to `url` from `connections` keep-alive connections for `seconds`, counting 200s. */
-export async function runHttpLoad(options: { origin: string; path: string; headers: Record<string, string>; body: () => Buffer; callsPerRequest: number; connections: number; seconds: number }): Promise<LoadResult> {
+export async function runHttpLoad(options: {
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body: () => Buffer;
+  callsPerRequest: number;
+  connections: number;
+  seconds: number;
+}): Promise<LoadResult> {
   const pool = new Pool(options.origin, { connections: options.connections, pipelining: 1, keepAliveTimeout: 30_000 });
   const latenciesMs: number[] = [];
   let requests = 0;
@@ -20,7 +28,12 @@ export async function runHttpLoad(options: { origin: string; path: string; heade
     while (performance.now() < deadline) {
       const t0 = performance.now();
       try {
-        const res = await pool.request({ method: 'POST', path: options.path, headers: options.headers, body: options.body() });
+        const res = await pool.request({
+          method: 'POST',
+          path: options.path,
+          headers: options.headers,
+          body: options.body(),
+        });
         await res.body.dump();
         if (res.statusCode === 200) {
           requests += 1;

@@ -8,7 +8,16 @@ export function benchCall(i: number): Record<string, unknown> {
     event: 'Order Completed',
     messageId: randomUUID(),
     timestamp: new Date().toISOString(),
-    properties: { orderId: `o-${i}`, total: 129.95, currency: 'EUR', coupon: 'SPRING', items: [{ sku: 'sku-123456', qty: 2, price: 49.99 }, { sku: 'sku-654321', qty: 1, price: 29.97 }] },
+    properties: {
+      orderId: `o-${i}`,
+      total: 129.95,
+      currency: 'EUR',
+      coupon: 'SPRING',
+      items: [
+        { sku: 'sku-123456', qty: 2, price: 49.99 },
+        { sku: 'sku-654321', qty: 1, price: 29.97 },
+      ],
+    },
     context: {
       library: { name: 'analytics-go', version: '3.3.0' },
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
@@ -18,5 +27,10 @@ export function benchCall(i: number): Record<string, unknown> {
 }
 
 export function benchBatch(calls: number, offset: number): Buffer {
-  return Buffer.from(JSON.stringify({ batch: Array.from({ length: calls }, (_, i) => benchCall(offset + i)), sentAt: new Date().toISOString() }));
+  return Buffer.from(
+    JSON.stringify({
+      batch: Array.from({ length: calls }, (_, i) => benchCall(offset + i)),
+      sentAt: new Date().toISOString(),
+    }),
+  );
 }

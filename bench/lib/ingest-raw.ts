@@ -16,7 +16,14 @@ export async function ingestRecords(bodies: Buffer[], sourceId: string, ip: stri
   const out: Message[] = [];
   for (const raw of bodies) {
     const body = splitBody(JSON.parse(raw.toString('utf8')), 2500);
-    const facts = { sourceId, receivedAt, ip, ...(body.sentAt !== undefined && { batchSentAt: body.sentAt }), maxCallBytes: 32_000, newMessageId: () => 'unused' };
+    const facts = {
+      sourceId,
+      receivedAt,
+      ip,
+      ...(body.sentAt !== undefined && { batchSentAt: body.sentAt }),
+      maxCallBytes: 32_000,
+      newMessageId: () => 'unused',
+    };
     for (let i = 0; i < body.calls.length; i++) {
       const result = normaliseCall(body.calls[i], i, facts);
       if (!result.ok) throw new Error(`bench call rejected: ${result.rejection.message}`);
@@ -48,7 +55,11 @@ export async function rawCeiling(options: RawOptions): Promise<{ events: number;
   // Untimed warm-up: metadata of a topic created a moment ago can take a while to be served.
   for (let attempt = 0; ; attempt++) {
     try {
-      await Promise.all(producers.map((p) => p.sendBatch([{ topic: options.topic, messages: options.records.slice(0, options.perBatch) }])));
+      await Promise.all(
+        producers.map((p) =>
+          p.sendBatch([{ topic: options.topic, messages: options.records.slice(0, options.perBatch) }]),
+        ),
+      );
       break;
     } catch (err) {
       if (attempt >= 20) throw err;
@@ -65,7 +76,9 @@ export async function rawCeiling(options: RawOptions): Promise<{ events: number;
       Array.from({ length: options.inFlightPerProducer }, async () => {
         while (performance.now() < deadline) {
           const start = (n++ % batches) * options.perBatch;
-          await producer.sendBatch([{ topic: options.topic, messages: options.records.slice(start, start + options.perBatch) }]);
+          await producer.sendBatch([
+            { topic: options.topic, messages: options.records.slice(start, start + options.perBatch) },
+          ]);
           events += options.perBatch;
         }
       }),

@@ -9,6 +9,8 @@ export function rerunWithNodeFlags(flags: readonly string[]): void {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   const missing = flags.filter((flag) => !given.includes(flag));
   if (missing.length === 0) return;
-  const run = spawnSync(process.execPath, [...missing, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [...missing, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+  });
   process.exit(run.status ?? 1);
 }

@@ -16,7 +16,8 @@ export async function watchArrivals(
       const readAt = Date.now();
       for (const message of batch.messages) {
         const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(Array.isArray(v) ? v[0] : v);
+        for (const [k, v] of Object.entries(message.headers ?? {}))
+          if (v !== undefined) headers[k] = String(Array.isArray(v) ? v[0] : v);
         onRecord(headers, readAt);
       }
     },
@@ -36,7 +37,13 @@ export interface LatenessSummary {
 export function summarise(lateness: number[]): LatenessSummary {
   const sorted = [...lateness].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return { count: sorted.length, early: sorted.filter((l) => l < 0).length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? NaN };
+  return {
+    count: sorted.length,
+    early: sorted.filter((l) => l < 0).length,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: sorted.at(-1) ?? NaN,
+  };
 }
 
 export function formatSummary(name: string, s: LatenessSummary): string {

@@ -71,7 +71,9 @@ async function outageDrill(
     await load;
     await pipeline.settle(120_000);
     const summary = pipeline.ledger.summary(30_000);
-    t.diagnostic(`cpu hog: ${CPU_HOG}; rounds ok=${statuses.get('ok') ?? 0} with failures=${statuses.get('failed') ?? 0}`);
+    t.diagnostic(
+      `cpu hog: ${CPU_HOG}; rounds ok=${statuses.get('ok') ?? 0} with failures=${statuses.get('failed') ?? 0}`,
+    );
     t.diagnostic(formatSummary(name, summary));
     console.log(formatSummary(name, summary));
     // A service that exited explains everything after it: name it before counting what is missing.

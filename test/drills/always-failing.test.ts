@@ -12,7 +12,10 @@ const WINDOW_MS = 6_000;
 it('every event is dead-lettered exactly once, and no attempt starts after the window', async (t) => {
   pipeline = await Pipeline.start({
     endpoints: [() => ({ status: 500 })],
-    config: { retry: { window: `${WINDOW_MS}ms`, schedule: ['1s', '2s'], tiers: ['1s', '2s'] }, delivery: { timeout: '2s' } },
+    config: {
+      retry: { window: `${WINDOW_MS}ms`, schedule: ['1s', '2s'], tiers: ['1s', '2s'] },
+      delivery: { timeout: '2s' },
+    },
   });
   const { acked } = await pipeline.send(100, { batchSize: 20 });
   assert.equal(acked, 100);
@@ -21,7 +24,10 @@ it('every event is dead-lettered exactly once, and no attempt starts after the w
   t.diagnostic(formatSummary('always-failing', summary));
   console.log(formatSummary('always-failing', summary));
   assert.equal(dead.size, 100, 'every event dead-lettered');
-  assert.ok([...dead.values()].every((n) => n === 1), 'exactly once each');
+  assert.ok(
+    [...dead.values()].every((n) => n === 1),
+    'exactly once each',
+  );
   assert.deepEqual(pipeline.unexpectedExits(), [], 'no service exited by itself');
   assert.equal(summary.lost, 0);
   // No attempt after the window: per event, last arrival − first arrival ≤ window (+ scheduling slack).

@@ -29,5 +29,8 @@ it('an endpoint failing with 503 for 4 s then recovering gets every event; nothi
   assert.equal(summary.duplicates, 0, 'each event accepted by the endpoint once');
   assert.equal(summary.badSignatures, 0);
   assert.equal(summary.badBodies, 0);
-  assert.ok(pipeline.ledger.arrivals.some((a) => a.status === 503), 'the outage was real');
+  assert.ok(
+    pipeline.ledger.arrivals.some((a) => a.status === 503),
+    'the outage was real',
+  );
 });

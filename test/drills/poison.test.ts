@@ -20,28 +20,61 @@ const envelope = (messageId: string, extra: string) =>
   `{"sourceId":"ledger","type":"track","messageId":"${messageId}","userId":"poison","event":"Poison","timestamp":"2026-11-21T10:00:00.000Z",${extra}}`;
 
 const retryState = {
-  messageId: 'poison-redeliver', sourceId: 'ledger', destinationId: 'ledger-hooks', eventType: 'track',
-  endpoints: ['http://127.0.0.1:9/hook'], firstAttemptAt: Date.now(), attempts: 1, history: [],
+  messageId: 'poison-redeliver',
+  sourceId: 'ledger',
+  destinationId: 'ledger-hooks',
+  eventType: 'track',
+  endpoints: ['http://127.0.0.1:9/hook'],
+  firstAttemptAt: Date.now(),
+  attempts: 1,
+  history: [],
 };
 
 /** Each poison, where it is written, and the reason (and rejecting service) expected on the rejected topic. */
 const POISONS = [
-  { id: 'deep', topic: 'events', value: envelope('poison-deep', `"properties":{"p":${'['.repeat(10_000)}${']'.repeat(10_000)}}`), code: 'body_too_deep', origin: 'deliverer' },
-  { id: 'not-json', topic: 'events', value: 'this is {not JSON', code: 'not_json', origin: 'deliverer' },
-  { id: 'unrenderable', topic: 'events', value: envelope('poison-unrenderable', '"timestamp":"the day before yesterday"'), code: 'invalid_timestamp', origin: 'deliverer' },
   {
-    id: 'redeliver-headers', topic: 'redeliver', value: envelope('poison-redeliver', '"properties":{}'), code: 'invalid_retry_headers', origin: 'deliverer',
+    id: 'deep',
+    topic: 'events',
+    value: envelope('poison-deep', `"properties":{"p":${'['.repeat(10_000)}${']'.repeat(10_000)}}`),
+    code: 'body_too_deep',
+    origin: 'deliverer',
+  },
+  { id: 'not-json', topic: 'events', value: 'this is {not JSON', code: 'not_json', origin: 'deliverer' },
+  {
+    id: 'unrenderable',
+    topic: 'events',
+    value: envelope('poison-unrenderable', '"timestamp":"the day before yesterday"'),
+    code: 'invalid_timestamp',
+    origin: 'deliverer',
+  },
+  {
+    id: 'redeliver-headers',
+    topic: 'redeliver',
+    value: envelope('poison-redeliver', '"properties":{}'),
+    code: 'invalid_retry_headers',
+    origin: 'deliverer',
     headers: { ...retryStateToHeaders(retryState), [RETRY_HEADERS.history]: '{"not":"a list"}' },
   },
   {
-    id: 'retry-headers', topic: 'retry', value: envelope('poison-retry', '"properties":{}'), code: 'invalid_retry_headers', origin: 'retry',
-    headers: { ...retryStateToHeaders(retryState), [RETRY_HEADERS.history]: `[{"attempt":1,"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}]` },
+    id: 'retry-headers',
+    topic: 'retry',
+    value: envelope('poison-retry', '"properties":{}'),
+    code: 'invalid_retry_headers',
+    origin: 'retry',
+    headers: {
+      ...retryStateToHeaders(retryState),
+      [RETRY_HEADERS.history]: `[{"attempt":1,"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}]`,
+    },
   },
 ] as const;
 
 it('poison records among 10,000 good events: every good event delivered, each poison rejected with its reason, no process exits', async (t) => {
   pipeline = await Pipeline.start({ endpoints: [() => ({ status: 200 })] });
-  const kafka = createKafka({ brokers: pipeline.brokers.split(','), clientId: 'poison-drill', logger: createLogger({ name: 'poison-drill', level: 'error' }) });
+  const kafka = createKafka({
+    brokers: pipeline.brokers.split(','),
+    clientId: 'poison-drill',
+    logger: createLogger({ name: 'poison-drill', level: 'error' }),
+  });
   const producer = kafka.producer();
   await producer.connect();
 
@@ -50,7 +83,10 @@ it('poison records among 10,000 good events: every good event delivered, each po
   await new Promise((r) => setTimeout(r, 300));
   for (const p of POISONS) {
     const headers = 'headers' in p ? { ...p.headers, 'poison-id': p.id } : { 'poison-id': p.id };
-    await producer.send({ topic: pipeline.topics[p.topic]!, messages: [{ key: `ledger:${p.id}`, value: p.value, headers }] });
+    await producer.send({
+      topic: pipeline.topics[p.topic]!,
+      messages: [{ key: `ledger:${p.id}`, value: p.value, headers }],
+    });
   }
   await producer.disconnect();
   const { acked } = await sending;
@@ -64,7 +100,11 @@ it('poison records among 10,000 good events: every good event delivered, each po
   assert.equal(summary.delivered, GOOD_EVENTS);
   assert.equal(summary.badSignatures, 0);
 
-  const rejected = await readTopic(kafka, pipeline.topics.rejected!, { count: POISONS.length, timeoutMs: 20_000, settleMs: 500 });
+  const rejected = await readTopic(kafka, pipeline.topics.rejected!, {
+    count: POISONS.length,
+    timeoutMs: 20_000,
+    settleMs: 500,
+  });
   for (const p of POISONS) {
     const found = rejected.filter((r) => r.key === `ledger:${p.id}`);
     assert.equal(found.length, 1, `${p.id} rejected once (got ${found.length})`);
@@ -74,6 +114,10 @@ it('poison records among 10,000 good events: every good event delivered, each po
     assert.equal(found[0]!.value?.toString(), p.value, `${p.id} kept byte for byte`);
   }
   assert.equal(rejected.length, POISONS.length, 'nothing else rejected');
-  assert.equal(pipeline.ledger.arrivals.filter((a) => a.messageId.startsWith('poison-')).length, 0, 'no poison reached the receiver');
+  assert.equal(
+    pipeline.ledger.arrivals.filter((a) => a.messageId.startsWith('poison-')).length,
+    0,
+    'no poison reached the receiver',
+  );
   for (const [name, svc] of pipeline.services) assert.deepEqual(svc.exits, [], `${name} never exited`);
 });

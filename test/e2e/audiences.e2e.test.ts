@@ -18,7 +18,17 @@ import { createDeliverer } from '@sluice/deliverer';
 import { createKafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import type { RunningService } from '@sluice/service-kit';
-import { startReceiver, testBrokers, testConfig, testServiceContext, uniqueName, waitUntil, sleep, type Receiver, type ReceivedRequest } from '@sluice/testkit';
+import {
+  startReceiver,
+  testBrokers,
+  testConfig,
+  testServiceContext,
+  uniqueName,
+  waitUntil,
+  sleep,
+  type Receiver,
+  type ReceivedRequest,
+} from '@sluice/testkit';
 import { SIGNATURE_HEADER, verifySignature } from '@sluice/webhook-signature';
 import { ServiceProcess, writeConfigFile } from '../support/service-process.ts';
 
@@ -43,10 +53,21 @@ interface Identify {
 }
 
 /** Config-file shape: the given sources, one webhooks destination for all of them, signed. */
-function rawConfig(sources: string[], receiver: Receiver, kafka: Record<string, unknown> = {}): Record<string, unknown> {
+function rawConfig(
+  sources: string[],
+  receiver: Receiver,
+  kafka: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     sources: sources.map((id) => ({ id, writeKeys: [`wk-${id}`] })),
-    destinations: [{ id: 'hooks', type: 'webhooks', sourceIds: sources, settings: { webhooks: [{ url: receiver.url }], sharedSecret: SECRET } }],
+    destinations: [
+      {
+        id: 'hooks',
+        type: 'webhooks',
+        sourceIds: sources,
+        settings: { webhooks: [{ url: receiver.url }], sharedSecret: SECRET },
+      },
+    ],
     ingest: { adminToken: ADMIN },
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
     kafka,
@@ -64,10 +85,24 @@ async function post(base: string, body: unknown): Promise<number> {
 }
 
 /** Posts a sync as `chunks` chunks (the last one final); every chunk must be acknowledged (202). */
-async function postSync(base: string, sourceId: string, audience: string, syncId: string, members: string[], chunks: number, only?: number): Promise<void> {
+async function postSync(
+  base: string,
+  sourceId: string,
+  audience: string,
+  syncId: string,
+  members: string[],
+  chunks: number,
+  only?: number,
+): Promise<void> {
   const size = Math.ceil(members.length / chunks);
   for (let i = 0; i < (only ?? chunks); i++) {
-    const status = await post(base, { sourceId, audience, syncId, members: members.slice(i * size, (i + 1) * size), final: i === chunks - 1 });
+    const status = await post(base, {
+      sourceId,
+      audience,
+      syncId,
+      members: members.slice(i * size, (i + 1) * size),
+      final: i === chunks - 1,
+    });
     assert.equal(status, 202, `chunk ${i} of ${syncId}`);
   }
 }
@@ -92,7 +127,8 @@ function received(receiver: Receiver, filter: (i: Identify) => boolean = () => t
 }
 
 const bySync = (syncId: string) => (i: Identify) => i.context.audience?.syncId === syncId;
-const pairs = (ids: Identify[], prop: string) => ids.map((i) => [i.userId, i.traits[prop]]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+const pairs = (ids: Identify[], prop: string) =>
+  ids.map((i) => [i.userId, i.traits[prop]]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
 test('3 → 2 → 0: identifies reach a real receiver through the deliverer', async () => {
   const receiver = await startReceiver();
@@ -113,7 +149,11 @@ test('3 → 2 → 0: identifies reach a real receiver through the deliverer', as
   await postSync(base, 'web', name, 'sync-1', ['alice', 'bob', 'carol'], 2);
   await receiver.waitFor(3, 20_000);
   const first = received(receiver, bySync('sync-1'));
-  assert.deepEqual(pairs(first, 'high_value_users'), [['alice', true], ['bob', true], ['carol', true]]);
+  assert.deepEqual(pairs(first, 'high_value_users'), [
+    ['alice', true],
+    ['bob', true],
+    ['carol', true],
+  ]);
   for (const i of first) {
     assert.deepEqual(i.context, { audience: { name, key: 'high_value_users', syncId: 'sync-1' } });
     assert.equal(i.messageId, identifyMessageId(target, i.userId, 'sync-1'));
@@ -124,10 +164,18 @@ test('3 → 2 → 0: identifies reach a real receiver through the deliverer', as
   await postSync(base, 'web', name, 'sync-2', ['bob', 'alice', 'dave'], 1); // carol left, dave joined
   await receiver.waitFor(5, 20_000);
   await postSync(base, 'web', name, 'sync-3', ['dave', 'bob', 'alice'], 3); // identical membership
-  await waitUntil(async () => /sluice_audience_syncs_completed_total\{[^}]*\} 3\b/.test(await (await fetch(`${base}/metrics`)).text()), 20_000, 'sync-3 completed');
+  await waitUntil(
+    async () =>
+      /sluice_audience_syncs_completed_total\{[^}]*\} 3\b/.test(await (await fetch(`${base}/metrics`)).text()),
+    20_000,
+    'sync-3 completed',
+  );
   await sleep(2_500); // anything sync-3 produced would be delivered by now
   assert.equal(receiver.requests.length, 5, 'exactly 3 + 2 deliveries');
-  assert.deepEqual(pairs(received(receiver, bySync('sync-2')), 'high_value_users'), [['carol', false], ['dave', true]]);
+  assert.deepEqual(pairs(received(receiver, bySync('sync-2')), 'high_value_users'), [
+    ['carol', false],
+    ['dave', true],
+  ]);
   assert.equal(received(receiver, bySync('sync-3')).length, 0);
 });
 
@@ -149,28 +197,52 @@ test('kill -9 mid-sync and during the final processing: every change reaches the
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   const prefix = uniqueName('aud-kill');
   const topics = (p: string) => ({
-    events: `${prefix}.events`, rejected: `${prefix}.rejected`, retry: `${prefix}.retry`, redeliver: `${prefix}.redeliver`,
-    deadLetter: `${prefix}.dead-letter`, attempts: `${prefix}.attempts`, audiences: `${prefix}.${p}.audiences`,
-    audienceState: `${prefix}.${p}.audience-state`, delayPrefix: `${prefix}.delay.`,
+    events: `${prefix}.events`,
+    rejected: `${prefix}.rejected`,
+    retry: `${prefix}.retry`,
+    redeliver: `${prefix}.redeliver`,
+    deadLetter: `${prefix}.dead-letter`,
+    attempts: `${prefix}.attempts`,
+    audiences: `${prefix}.${p}.audiences`,
+    audienceState: `${prefix}.${p}.audience-state`,
+    delayPrefix: `${prefix}.delay.`,
   });
   const sources = ['src-a', 'src-b'];
-  const raw = (p: string) => rawConfig(sources, receiver, { clientId: `${prefix}-${p}`, partitions: 3, replicationFactor: 1, topics: topics(p) });
+  const raw = (p: string) =>
+    rawConfig(sources, receiver, {
+      clientId: `${prefix}-${p}`,
+      partitions: 3,
+      replicationFactor: 1,
+      topics: topics(p),
+    });
   const brokers = testBrokers().join(',');
-  const spawn = (p: string) => new ServiceProcess('audience-sync', { SLUICE_CONFIG: writeConfigFile(join(dir, `${p}.yaml`), raw(p)), KAFKA_BROKERS: brokers });
+  const spawn = (p: string) =>
+    new ServiceProcess('audience-sync', {
+      SLUICE_CONFIG: writeConfigFile(join(dir, `${p}.yaml`), raw(p)),
+      KAFKA_BROKERS: brokers,
+    });
   const a = spawn('a');
   const b = spawn('b');
-  cleanups.push(() => a.kill9(), () => b.kill9());
+  cleanups.push(
+    () => a.kill9(),
+    () => b.kill9(),
+  );
 
   const deliverer = await createDeliverer(testServiceContext('deliverer', parseConfig(raw('a'))), { port: 0 }).start();
   cleanups.push(() => deliverer.close());
   await Promise.all([a.start(), b.start()]);
   mark('both processes ready');
 
-  const kafka = createKafka({ brokers: testBrokers(), clientId: `${prefix}-probe`, logger: createLogger({ name: 'probe', level: 'error' }) });
+  const kafka = createKafka({
+    brokers: testBrokers(),
+    clientId: `${prefix}-probe`,
+    logger: createLogger({ name: 'probe', level: 'error' }),
+  });
   const admin = kafka.admin();
   await admin.connect();
   cleanups.push(() => admin.disconnect());
-  const eventsOnTopic = async () => (await admin.fetchTopicOffsets(topics('a').events)).reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
+  const eventsOnTopic = async () =>
+    (await admin.fetchTopicOffsets(topics('a').events)).reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
 
   const audA = 'Cart Abandoners';
   const audB = 'Newsletter Readers';
@@ -186,7 +258,9 @@ test('kill -9 mid-sync and during the final processing: every change reaches the
   await b.kill9();
   const killedB = Date.now();
   mark('B killed');
-  t.diagnostic(`B killed during the final processing: ${landed} of ${membersB.length} identifies on the topic when the kill was sent, ${await eventsOnTopic()} right after`);
+  t.diagnostic(
+    `B killed during the final processing: ${landed} of ${membersB.length} identifies on the topic when the kill was sent, ${await eventsOnTopic()} right after`,
+  );
   const restartingB = b.start();
 
   // A: sync 1 (4,000 members) and the first 10 of 20 chunks of sync 2; kill -9 once A has read them.
@@ -195,7 +269,11 @@ test('kill -9 mid-sync and during the final processing: every change reaches the
   await postSync(a.url, 'src-a', audA, 'a-1', baseA, 20);
   await postSync(a.url, 'src-a', audA, 'a-2', membersA2, 20, 10);
   const diffed = (text: string) => Number(/sluice_audience_members_diffed_total\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
-  await waitUntil(async () => diffed(await (await fetch(`${a.url}/metrics`)).text()) >= baseA.length + membersA2.length / 2, 20_000, 'A read 10 chunks of sync 2');
+  await waitUntil(
+    async () => diffed(await (await fetch(`${a.url}/metrics`)).text()) >= baseA.length + membersA2.length / 2,
+    20_000,
+    'A read 10 chunks of sync 2',
+  );
   await a.kill9();
   mark('A killed');
   const restartingA = a.start();
@@ -207,15 +285,27 @@ test('kill -9 mid-sync and during the final processing: every change reaches the
 
   // Restart both, resend both syncs in full (the client does not know how far the service got).
   await Promise.all([restartingA, restartingB]);
-  await Promise.all([postSync(a.url, 'src-a', audA, 'a-2', membersA2, 20), postSync(b.url, 'src-b', audB, 'b-1', membersB, 20)]);
+  await Promise.all([
+    postSync(a.url, 'src-a', audA, 'a-2', membersA2, 20),
+    postSync(b.url, 'src-b', audB, 'b-1', membersB, 20),
+  ]);
 
-  const expectedA2 = new Map<string, boolean>([...ids('a-user', 200).map((u) => [u, false] as const), ...ids('a-user', 200, 4_000).map((u) => [u, true] as const)]);
-  await waitUntil(() => {
-    const gotB = new Set(received(receiver, bySync('b-1')).map((i) => i.userId));
-    const gotA = new Set(received(receiver, bySync('a-2')).map((i) => i.userId));
-    return gotB.size >= membersB.length && gotA.size >= expectedA2.size;
-  }, 55_000, 'every change of a-2 and b-1 at the receiver');
-  t.diagnostic(`every change arrived ${Date.now() - killedB} ms after B's kill (a killed member leaves its group only when its 30 s session expires)`);
+  const expectedA2 = new Map<string, boolean>([
+    ...ids('a-user', 200).map((u) => [u, false] as const),
+    ...ids('a-user', 200, 4_000).map((u) => [u, true] as const),
+  ]);
+  await waitUntil(
+    () => {
+      const gotB = new Set(received(receiver, bySync('b-1')).map((i) => i.userId));
+      const gotA = new Set(received(receiver, bySync('a-2')).map((i) => i.userId));
+      return gotB.size >= membersB.length && gotA.size >= expectedA2.size;
+    },
+    55_000,
+    'every change of a-2 and b-1 at the receiver',
+  );
+  t.diagnostic(
+    `every change arrived ${Date.now() - killedB} ms after B's kill (a killed member leaves its group only when its 30 s session expires)`,
+  );
   await sleep(1_500);
 
   // B: every member exactly once by messageId; repeats (from the kill) share the id.
@@ -228,7 +318,9 @@ test('kill -9 mid-sync and during the final processing: every change reaches the
     idsB.set(i.userId, (idsB.get(i.userId) ?? new Set()).add(i.messageId));
   }
   assert.deepEqual([...idsB.keys()].sort(), [...membersB].sort());
-  t.diagnostic(`B: ${gotB.length} deliveries for ${membersB.length} changes (${gotB.length - membersB.length} duplicates)`);
+  t.diagnostic(
+    `B: ${gotB.length} deliveries for ${membersB.length} changes (${gotB.length - membersB.length} duplicates)`,
+  );
 
   // A: exactly the 400 changes (no identify for the 3,800 unchanged members), right values and ids.
   const targetA = { kind: 'audience' as const, sourceId: 'src-a', name: audA, property: propA };

@@ -28,7 +28,8 @@ function checkCommon(events: Env[], run: string, library: RegExp): Map<string, E
   assert.equal(byId.size, 6, `six events of run ${run}`);
   for (const e of byId.values()) {
     assert.equal(e.sourceId, 'clients');
-    for (const field of ['timestamp', 'receivedAt', 'sentAt']) assert.match(String(e[field]), ISO_MS, `${field} of ${e.type}`);
+    for (const field of ['timestamp', 'receivedAt', 'sentAt'])
+      assert.match(String(e[field]), ISO_MS, `${field} of ${e.type}`);
     assert.match(e.context.library.name, library);
     assert.ok(e.context.library.version);
   }
@@ -52,7 +53,12 @@ it('the TypeScript client: every call type lands on sluice.events with the right
   const user = `ts-user-${run}`;
   client.identify({ userId: user, messageId: `${run}-identify`, traits: { plan: 'pro' } });
   client.track({ userId: user, messageId: `${run}-track`, event: 'Order Completed', properties: { total: 42.5 } });
-  client.page({ userId: user, messageId: `${run}-page`, name: 'Pricing', properties: { url: 'https://example.org/pricing' } });
+  client.page({
+    userId: user,
+    messageId: `${run}-page`,
+    name: 'Pricing',
+    properties: { url: 'https://example.org/pricing' },
+  });
   client.screen({ anonymousId: `ts-anon-${run}`, messageId: `${run}-screen`, name: 'Checkout' });
   client.group({ userId: user, messageId: `${run}-group`, groupId: 'g-1', traits: { name: 'Initech' } });
   client.alias({ userId: user, messageId: `${run}-alias`, previousId: `ts-anon-${run}` });
@@ -68,7 +74,10 @@ it('the TypeScript client: every call type lands on sluice.events with the right
 it('the Go client: every call type lands on sluice.events with the right fields', { timeout: 180_000 }, async () => {
   const run = uniqueName('go');
   const goDir = fileURLToPath(new URL('../../clients/go/', import.meta.url));
-  await promisify(execFile)('go', ['run', './internal/e2esend', `http://127.0.0.1:${ingest.port}`, WRITE_KEY, run], { cwd: goDir, timeout: 170_000 });
+  await promisify(execFile)('go', ['run', './internal/e2esend', `http://127.0.0.1:${ingest.port}`, WRITE_KEY, run], {
+    cwd: goDir,
+    timeout: 170_000,
+  });
   const kafka = createKafka({ brokers: ctx.brokers, clientId: 'clients-e2e', logger: ctx.logger });
   const records = await readTopic(kafka, config.kafka.topics.events, { count: 12, timeoutMs: 20_000 });
   const byId = checkCommon(jsonValues<Env>(records), run, /go/);

@@ -27,9 +27,25 @@ test('a deletion across 3 sources, 2 with an enabled destination → exactly 2 d
   const config = testConfig({
     sources: ['shop', 'app', 'crm'].map((id) => ({ id, writeKeys: [`wk-${id}`] })),
     destinations: [
-      { id: 'shop-hooks', type: 'webhooks', sourceIds: ['shop'], settings: { webhooks: [{ url: signed!.url }], sharedSecret: SECRET } },
-      { id: 'app-hooks', type: 'webhooks', sourceIds: ['app'], settings: { webhooks: [{ url: unsigned!.url, headers: { 'X-Team': 'app' } }] } },
-      { id: 'crm-hooks', type: 'webhooks', enabled: false, sourceIds: ['crm'], settings: { webhooks: [{ url: disabled!.url }], sharedSecret: SECRET } },
+      {
+        id: 'shop-hooks',
+        type: 'webhooks',
+        sourceIds: ['shop'],
+        settings: { webhooks: [{ url: signed!.url }], sharedSecret: SECRET },
+      },
+      {
+        id: 'app-hooks',
+        type: 'webhooks',
+        sourceIds: ['app'],
+        settings: { webhooks: [{ url: unsigned!.url, headers: { 'X-Team': 'app' } }] },
+      },
+      {
+        id: 'crm-hooks',
+        type: 'webhooks',
+        enabled: false,
+        sourceIds: ['crm'],
+        settings: { webhooks: [{ url: disabled!.url }], sharedSecret: SECRET },
+      },
     ],
     ingest: { adminToken: ADMIN },
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
@@ -55,7 +71,11 @@ test('a deletion across 3 sources, 2 with an enabled destination → exactly 2 d
 
   await Promise.all([signed!.waitFor(1, 20_000), unsigned!.waitFor(1, 20_000)]);
   await sleep(2_000); // a third or repeated notification would arrive by now
-  assert.deepEqual(receivers.map((r) => r.requests.length), [1, 1, 0], 'exactly one notification per enabled destination');
+  assert.deepEqual(
+    receivers.map((r) => r.requests.length),
+    [1, 1, 0],
+    'exactly one notification per enabled destination',
+  );
 
   for (const receiver of [signed!, unsigned!]) {
     const req = receiver.requests[0]!;
@@ -71,7 +91,14 @@ test('a deletion across 3 sources, 2 with an enabled destination → exactly 2 d
     assert.equal(req.method, 'POST');
   }
   const signature = signed!.requests[0]!.headers[SIGNATURE_HEADER.toLowerCase()];
-  assert.ok(typeof signature === 'string' && verifySignature(SECRET, signed!.requests[0]!.body, signature), 'valid signature where a secret is set');
-  assert.equal(unsigned!.requests[0]!.headers[SIGNATURE_HEADER.toLowerCase()], undefined, 'no signature without a secret');
+  assert.ok(
+    typeof signature === 'string' && verifySignature(SECRET, signed!.requests[0]!.body, signature),
+    'valid signature where a secret is set',
+  );
+  assert.equal(
+    unsigned!.requests[0]!.headers[SIGNATURE_HEADER.toLowerCase()],
+    undefined,
+    'no signature without a secret',
+  );
   assert.equal(unsigned!.requests[0]!.headers['x-team'], 'app');
 });

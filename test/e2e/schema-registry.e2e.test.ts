@@ -14,7 +14,14 @@ import { createIngest } from '@sluice/ingest';
 import { createKafka, SafeProducer } from '@sluice/kafka';
 import { startLocalSchemaRegistry, type LocalSchemaRegistry } from '@sluice/local-schema-registry';
 import type { RunningService } from '@sluice/service-kit';
-import { readTopic, startReceiver, testConfig, testServiceContext, type Receiver, type ReceivedRequest } from '@sluice/testkit';
+import {
+  readTopic,
+  startReceiver,
+  testConfig,
+  testServiceContext,
+  type Receiver,
+  type ReceivedRequest,
+} from '@sluice/testkit';
 
 const skip = process.env.SLUICE_SKIP_REGISTRY === '1' ? 'SLUICE_SKIP_REGISTRY=1: no schema registry' : false;
 const WRITE_KEY = 'wk_schema_e2e';
@@ -23,10 +30,37 @@ const SOURCE = 'src-schema';
 /** Fixed ids and timestamps (no `sentAt`), so both runs must render the same bytes. */
 const ts = '2026-11-21T23:34:15.123Z';
 const calls = [
-  { type: 'identify', messageId: 'm-identify', userId: 'u-1', timestamp: ts, traits: { email: 'a@example.com', plan: 'pro', nested: { n: 1.5 } } },
-  { type: 'track', messageId: 'm-track', userId: 'u-1', timestamp: ts, event: 'Order Completed', properties: { total: 42.1, items: ['a', 'ü', '✓'] } },
-  { type: 'page', messageId: 'm-page', anonymousId: 'anon-2', timestamp: ts, name: 'Home', properties: { path: '/', title: 'Hi' } },
-  { type: 'screen', messageId: 'm-screen', userId: 'u-3', timestamp: ts, name: 'Main', context: { device: { model: 'X', type: 'ios' } } },
+  {
+    type: 'identify',
+    messageId: 'm-identify',
+    userId: 'u-1',
+    timestamp: ts,
+    traits: { email: 'a@example.com', plan: 'pro', nested: { n: 1.5 } },
+  },
+  {
+    type: 'track',
+    messageId: 'm-track',
+    userId: 'u-1',
+    timestamp: ts,
+    event: 'Order Completed',
+    properties: { total: 42.1, items: ['a', 'ü', '✓'] },
+  },
+  {
+    type: 'page',
+    messageId: 'm-page',
+    anonymousId: 'anon-2',
+    timestamp: ts,
+    name: 'Home',
+    properties: { path: '/', title: 'Hi' },
+  },
+  {
+    type: 'screen',
+    messageId: 'm-screen',
+    userId: 'u-3',
+    timestamp: ts,
+    name: 'Main',
+    context: { device: { model: 'X', type: 'ios' } },
+  },
   { type: 'group', messageId: 'm-group', userId: 'u-1', timestamp: ts, groupId: 'g-1', traits: { name: 'Acme' } },
   { type: 'alias', messageId: 'm-alias', userId: 'u-new', previousId: 'u-old', timestamp: ts },
 ];
@@ -42,7 +76,14 @@ async function startPipeline(schemaRegistryUrl: string | undefined): Promise<Pip
   const receiver = await startReceiver();
   const config = testConfig({
     sources: [{ id: SOURCE, name: 'Schema', writeKeys: [WRITE_KEY] }],
-    destinations: [{ id: 'd-schema', type: 'webhooks', sourceIds: [SOURCE], settings: { webhooks: [{ url: receiver.url }], sharedSecret: 'sig' } }],
+    destinations: [
+      {
+        id: 'd-schema',
+        type: 'webhooks',
+        sourceIds: [SOURCE],
+        settings: { webhooks: [{ url: receiver.url }], sharedSecret: 'sig' },
+      },
+    ],
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
   });
   const context = (name: string) => {
@@ -66,7 +107,10 @@ async function stopPipeline(p: Pipeline | undefined): Promise<void> {
 async function postBatch(p: Pipeline): Promise<void> {
   const res = await fetch(`${p.ingestUrl}/v1/batch`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`,
+    },
     body: JSON.stringify({ batch: calls, context: { library: { name: 'e2e', version: '1' } } }),
   });
   assert.equal(res.status, 200, await res.text());
@@ -93,7 +137,10 @@ describe('schema-governed sluice.events through a real schema registry', { skip,
     off = await startPipeline(undefined);
     on = await startPipeline(registry.url);
     await Promise.all([postBatch(off), postBatch(on)]);
-    const [plain, governed] = await Promise.all([off.receiver.waitFor(calls.length, 30_000), on.receiver.waitFor(calls.length, 30_000)]);
+    const [plain, governed] = await Promise.all([
+      off.receiver.waitFor(calls.length, 30_000),
+      on.receiver.waitFor(calls.length, 30_000),
+    ]);
 
     // The registry-on run really went through the registry: framed records with the id of <topic>-value.
     const client = new SchemaRegistry({ host: registry.url });
@@ -106,7 +153,10 @@ describe('schema-governed sluice.events through a real schema registry', { skip,
       assert.equal(r.value![0], 0, 'magic byte');
       assert.equal(r.value!.readInt32BE(1), id, 'schema id of <topic>-value');
     }
-    const offRecords = await readTopic(kafka, off.config.kafka.topics.events, { count: calls.length, timeoutMs: 15_000 });
+    const offRecords = await readTopic(kafka, off.config.kafka.topics.events, {
+      count: calls.length,
+      timeoutMs: 15_000,
+    });
     for (const r of offRecords) assert.equal(r.value![0], '{'.charCodeAt(0), 'registry off: plain JSON');
 
     const a = byMessageId(plain);
@@ -115,7 +165,10 @@ describe('schema-governed sluice.events through a real schema registry', { skip,
     for (const [messageId, request] of a) {
       const other = b.get(messageId);
       assert.ok(other, `registry-on run delivered ${messageId}`);
-      assert.ok(request.body.equals(other.body), `body of ${messageId} is byte-identical:\n${request.body}\n${other.body}`);
+      assert.ok(
+        request.body.equals(other.body),
+        `body of ${messageId} is byte-identical:\n${request.body}\n${other.body}`,
+      );
       assert.equal(request.headers['x-signature'], other.headers['x-signature']);
     }
   });
@@ -146,14 +199,18 @@ describe('schema-governed sluice.events through a real schema registry', { skip,
     try {
       // One at a time so the three records are consecutive offsets of one partition.
       await producer.send(topics.events, [{ key, value: await client.encode(id, event('direct-1')) }]);
-      await producer.send(topics.events, [{ key, value: frameConfluent(999_999, Buffer.from(JSON.stringify(event('direct-bogus')))) }]);
+      await producer.send(topics.events, [
+        { key, value: frameConfluent(999_999, Buffer.from(JSON.stringify(event('direct-bogus')))) },
+      ]);
       await producer.send(topics.events, [{ key, value: await client.encode(id, event('direct-2')) }]);
     } finally {
       await producer.disconnect();
     }
 
     await on.receiver.waitFor(before + 2, 30_000);
-    const delivered = on.receiver.requests.slice(before).map((r) => JSON.parse(r.body.toString()) as { messageId: string; event: string });
+    const delivered = on.receiver.requests
+      .slice(before)
+      .map((r) => JSON.parse(r.body.toString()) as { messageId: string; event: string });
     assert.deepEqual(delivered.map((d) => d.messageId).sort(), ['direct-1', 'direct-2']);
     assert.ok(delivered.every((d) => d.event === 'Direct Write'));
 
@@ -162,7 +219,10 @@ describe('schema-governed sluice.events through a real schema registry', { skip,
     const [r] = rejected;
     assert.equal(r!.headers[REJECT_HEADERS.code], 'unknown_schema');
     assert.match(r!.headers[REJECT_HEADERS.message] ?? '', /999999/);
-    assert.match(r!.headers[REJECT_HEADERS.from] ?? '', new RegExp(`^${topics.events.replace(/\./g, '\\.')}/\\d+/\\d+$`));
+    assert.match(
+      r!.headers[REJECT_HEADERS.from] ?? '',
+      new RegExp(`^${topics.events.replace(/\./g, '\\.')}/\\d+/\\d+$`),
+    );
     assert.equal(r!.value!.readInt32BE(1), 999_999, 'the rejected bytes are the record as written');
   });
   it('audience-sync with the registry: a framed snapshot is read, and its identifies are framed and delivered', async () => {
@@ -174,21 +234,34 @@ describe('schema-governed sluice.events through a real schema registry', { skip,
     const topics = on.config.kafka.topics;
     // An upstream team writes a snapshot through the registry (subject `<audiences topic>-value`).
     const snapshots = createSnapshotCodec({ schemaRegistryUrl: registry.url, topic: topics.audiences });
-    const value = await snapshots.encode({ sourceId: SOURCE, audience: 'VIP Members', syncId: 'sync-1', members: ['vip-1', 'vip-2'], final: true } as never);
+    const value = await snapshots.encode({
+      sourceId: SOURCE,
+      audience: 'VIP Members',
+      syncId: 'sync-1',
+      members: ['vip-1', 'vip-2'],
+      final: true,
+    } as never);
     assert.equal(value[0], 0, 'snapshot framed');
-    const producer = new SafeProducer(createKafka({ brokers: ctx.brokers, clientId: 'schema-e2e-snapshots', logger: ctx.logger }));
+    const producer = new SafeProducer(
+      createKafka({ brokers: ctx.brokers, clientId: 'schema-e2e-snapshots', logger: ctx.logger }),
+    );
     await producer.connect();
     await producer.send(topics.audiences, [{ key: `${SOURCE}:VIP Members`, value }]);
     await producer.disconnect();
     const before = on.receiver.requests.length;
     await on.receiver.waitFor(before + 2, 30_000);
-    const identifies = on.receiver.requests.slice(before).map((r) => JSON.parse(r.body.toString()) as { type: string; userId: string; traits: Record<string, unknown> });
+    const identifies = on.receiver.requests
+      .slice(before)
+      .map((r) => JSON.parse(r.body.toString()) as { type: string; userId: string; traits: Record<string, unknown> });
     assert.deepEqual(identifies.map((i) => i.userId).sort(), ['vip-1', 'vip-2']);
     assert.ok(identifies.every((i) => i.type === 'identify' && i.traits.vip_members === true));
     const kafka = createKafka({ brokers: ctx.brokers, clientId: 'schema-e2e-reader2', logger: ctx.logger });
     const events = await readTopic(kafka, topics.events, { count: 100, timeoutMs: 3_000 });
     const emitted = events.filter((r) => r.key?.startsWith(`${SOURCE}:vip-`));
     assert.equal(emitted.length, 2);
-    assert.ok(emitted.every((r) => r.value![0] === 0), 'identifies written in the wire format');
+    assert.ok(
+      emitted.every((r) => r.value![0] === 0),
+      'identifies written in the wire format',
+    );
   });
 });

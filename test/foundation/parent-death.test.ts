@@ -30,10 +30,21 @@ function alive(pid: number): boolean {
 
 async function killParentAndWatch(brokers: string, beforeKill: () => Promise<void> = async () => {}): Promise<void> {
   const prefix = uniqueName('orphan');
-  const topicNames = ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'];
+  const topicNames = [
+    'events',
+    'rejected',
+    'retry',
+    'redeliver',
+    'deadLetter',
+    'attempts',
+    'audiences',
+    'audienceState',
+  ];
   const config = writeConfigFile(join(dir, 'sluice.yaml'), {
     sources: [{ id: 'src', writeKeys: ['wk'] }],
-    destinations: [{ id: 'dst', type: 'webhooks', sourceIds: ['src'], settings: { webhookUrl: 'http://127.0.0.1:9/hook' } }],
+    destinations: [
+      { id: 'dst', type: 'webhooks', sourceIds: ['src'], settings: { webhookUrl: 'http://127.0.0.1:9/hook' } },
+    ],
     kafka: {
       clientId: prefix,
       partitions: 1,
@@ -54,7 +65,10 @@ async function killParentAndWatch(brokers: string, beforeKill: () => Promise<voi
   const services = JSON.parse(line) as { name: string; pid: number }[];
   pids.push(...services.map((s) => s.pid));
   assert.equal(services.length, 4);
-  assert.ok(services.every((s) => alive(s.pid)), 'all running before the kill');
+  assert.ok(
+    services.every((s) => alive(s.pid)),
+    'all running before the kill',
+  );
   await beforeKill();
 
   const killedAt = Date.now();

@@ -13,6 +13,9 @@ it('the broker under test is a real Apache Kafka JVM started by the harness (or 
   const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   assert.ok(cmdline[0]?.endsWith('java'), cmdline.join(' '));
   assert.ok(cmdline.includes('kafka.Kafka'), 'main class kafka.Kafka');
-  assert.ok(cmdline.some((a) => a.includes('kafka_2.13-3.9.1.jar') || a.includes('/libs/')), 'classpath from the cache');
+  assert.ok(
+    cmdline.some((a) => a.includes('kafka_2.13-3.9.1.jar') || a.includes('/libs/')),
+    'classpath from the cache',
+  );
   t.diagnostic(`Apache Kafka JVM pid ${pid}`);
 });

@@ -16,20 +16,32 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const prefix = uniqueName('life');
 const goodConfig = writeConfigFile(join(dir, 'good.yaml'), {
   sources: [{ id: 'src', writeKeys: ['wk'] }],
-  destinations: [{ id: 'dst', type: 'webhooks', sourceIds: ['src'], settings: { webhookUrl: 'http://127.0.0.1:9/hook' } }],
+  destinations: [
+    { id: 'dst', type: 'webhooks', sourceIds: ['src'], settings: { webhookUrl: 'http://127.0.0.1:9/hook' } },
+  ],
   kafka: {
     clientId: prefix,
     partitions: 1,
     replicationFactor: 1,
     topics: Object.fromEntries(
-      ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((t) => [t, `${prefix}.${t}`]),
+      ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((t) => [
+        t,
+        `${prefix}.${t}`,
+      ]),
     ),
   },
   retry: { tiers: ['1s', '2s'] },
 });
 const badConfig = writeConfigFile(join(dir, 'bad.yaml'), {
   sources: [{ id: 'src', writeKeys: ['wk'] }],
-  destinations: [{ id: 'dst', type: 'webhooks', sourceIds: ['src'], settings: { webhooks: [{ url: 'https://x.example/', headers: { 'User-Agent': 'evil' } }] } }],
+  destinations: [
+    {
+      id: 'dst',
+      type: 'webhooks',
+      sourceIds: ['src'],
+      settings: { webhooks: [{ url: 'https://x.example/', headers: { 'User-Agent': 'evil' } }] },
+    },
+  ],
 });
 
 const services: ServiceName[] = ['ingest', 'deliverer', 'retry', 'audience-sync'];
@@ -37,7 +49,10 @@ const services: ServiceName[] = ['ingest', 'deliverer', 'retry', 'audience-sync'
 describe('every service: ops routes, readiness, SIGTERM', () => {
   for (const name of services) {
     it(`${name} serves /healthz, /readyz, /metrics and exits 0 on SIGTERM`, async () => {
-      const svc = await new ServiceProcess(name, { SLUICE_CONFIG: goodConfig, KAFKA_BROKERS: process.env.KAFKA_BROKERS! }).start();
+      const svc = await new ServiceProcess(name, {
+        SLUICE_CONFIG: goodConfig,
+        KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
+      }).start();
       try {
         assert.equal((await fetch(`${svc.url}/healthz`)).status, 200);
         const ready = await fetch(`${svc.url}/readyz`);
@@ -73,7 +88,11 @@ describe('a bad config field stops a service with a message naming it', () => {
   it('a missing SLUICE_CONFIG is named too', async () => {
     const env = { ...process.env };
     delete env.SLUICE_CONFIG;
-    const child = spawn(process.execPath, serviceNodeArgs('deliverer'), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, serviceNodeArgs('deliverer'), {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 1);

@@ -16,7 +16,11 @@ import { writeUniqueConfig } from './fixtures.ts';
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 const dir = mkdtempSync(join(tmpdir(), 'sluice-cli-dlq-'));
 const env = { ...process.env, KAFKA_BROKERS: testBrokers().join(',') };
-const kafka = createKafka({ brokers: testBrokers(), clientId: 'cli-dlq-test', logger: createLogger({ name: 'cli-dlq-test', level: 'error' }) });
+const kafka = createKafka({
+  brokers: testBrokers(),
+  clientId: 'cli-dlq-test',
+  logger: createLogger({ name: 'cli-dlq-test', level: 'error' }),
+});
 let configPath: string;
 let config: SluiceConfig;
 
@@ -29,7 +33,16 @@ function dead(overrides: Partial<RetryState>): RetryState {
     endpoints: ['https://a.example/hook'],
     firstAttemptAt: T0,
     attempts: 9,
-    history: [{ attempt: 9, endpoint: 'https://a.example/hook', at: T0 + 14_000_000, outcome: 'retryable', status: 503, latencyMs: 3 }],
+    history: [
+      {
+        attempt: 9,
+        endpoint: 'https://a.example/hook',
+        at: T0 + 14_000_000,
+        outcome: 'retryable',
+        status: 503,
+        latencyMs: 3,
+      },
+    ],
     deadReason: 'window_exhausted',
     deadAt: T0 + 14_400_000,
     lastError: 'http_503',
@@ -39,7 +52,13 @@ function dead(overrides: Partial<RetryState>): RetryState {
 
 const letters = [
   dead({ destinationId: 'dest-a', sourceId: 'src-a' }),
-  dead({ destinationId: 'dest-b', sourceId: 'src-a', deadReason: 'permanent_failure', deadAt: T0 + 1_000, lastError: 'http_410' }),
+  dead({
+    destinationId: 'dest-b',
+    sourceId: 'src-a',
+    deadReason: 'permanent_failure',
+    deadAt: T0 + 1_000,
+    lastError: 'http_410',
+  }),
   dead({ destinationId: 'dest-a', sourceId: 'src-b', deadAt: T0 + 86_400_000 }),
 ];
 
@@ -54,7 +73,11 @@ before(async () => {
   await producer.connect();
   await producer.send(
     config.kafka.topics.deadLetter,
-    letters.map((s) => ({ key: `${s.sourceId}:u`, value: JSON.stringify({ type: s.eventType, messageId: s.messageId }), headers: retryStateToHeaders(s) })),
+    letters.map((s) => ({
+      key: `${s.sourceId}:u`,
+      value: JSON.stringify({ type: s.eventType, messageId: s.messageId }),
+      headers: retryStateToHeaders(s),
+    })),
   );
   await producer.disconnect();
 });
@@ -82,7 +105,12 @@ test('dlq list: all, and each filter (destination, source, reason, since/until)'
   const ids = async (...filter: string[]) => {
     const r = await cli('dlq', 'list', '--json', ...filter);
     assert.equal(r.code, 0, r.stderr);
-    return r.stdout.trim().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { messageId: string }).messageId).sort();
+    return r.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { messageId: string }).messageId)
+      .sort();
   };
   const id = (i: number) => letters[i]!.messageId;
   assert.deepEqual(await ids('--destination', 'dest-a'), [id(0), id(2)].sort());
@@ -105,10 +133,15 @@ test('dlq list: all, and each filter (destination, source, reason, since/until)'
   assert.match(badTime.stderr, /--since: not a time/);
 });
 
-test('dlq list: --limit stops after that many; --json is one object per line; no progress line off a terminal', { timeout: 60_000 }, async () => {
+test('dlq list: --limit stops after that many; --json is one object per line; no progress line off a terminal', {
+  timeout: 60_000,
+}, async () => {
   const limited = await cli('dlq', 'list', '--json', '--limit', '2');
   assert.equal(limited.code, 0, limited.stderr);
-  const rows = limited.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { messageId: string; partition: number });
+  const rows = limited.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { messageId: string; partition: number });
   assert.equal(rows.length, 2);
   for (const row of rows) assert.ok(letters.some((l) => l.messageId === row.messageId));
   assert.equal(limited.stderr, '', 'stderr is not a terminal: no progress line, and --json prints no count');
@@ -123,7 +156,9 @@ test('dlq list: --limit stops after that many; --json is one object per line; no
   assert.match(bad.stderr, /--limit.*positive integer/);
 });
 
-test('dlq list on a terminal: a progress line on stderr, erased before each dead letter and at the end', { timeout: 60_000 }, async () => {
+test('dlq list on a terminal: a progress line on stderr, erased before each dead letter and at the end', {
+  timeout: 60_000,
+}, async () => {
   const run = await onTerminal(false, 'dlq', 'list');
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout.split('\n').filter(Boolean).length, 3);
@@ -141,14 +176,19 @@ test('dlq replay: without a filter or --all it refuses; --all with a filter is r
   assert.match(both.stderr, /--all replays every dead letter/);
 });
 
-test('dlq replay: plan first; --dry-run and a declined confirmation write nothing; a replay re-injects with a fresh window, once', { timeout: 90_000 }, async () => {
+test('dlq replay: plan first; --dry-run and a declined confirmation write nothing; a replay re-injects with a fresh window, once', {
+  timeout: 90_000,
+}, async () => {
   const dry = await cli('dlq', 'replay', '--destination', 'dest-a', '--dry-run');
   assert.equal(dry.code, 0, dry.stderr);
   const lines = dry.stdout.split('\n');
   assert.equal(lines[0], 'replay plan: 2 dead letters to replay (2 match destination=dest-a)');
   assert.equal(lines[1], '  by destination: dest-a 2');
   assert.equal(lines[2], '  by reason: window_exhausted 2');
-  assert.equal(lines[3], `  died between ${new Date(T0 + 14_400_000).toISOString()} and ${new Date(T0 + 86_400_000).toISOString()}`);
+  assert.equal(
+    lines[3],
+    `  died between ${new Date(T0 + 14_400_000).toISOString()} and ${new Date(T0 + 86_400_000).toISOString()}`,
+  );
   assert.equal(lines.filter((l) => l.startsWith('would replay  ')).length, 2);
   assert.match(dry.stdout, /dry run: 2 of 2 matching dead letters would be replayed/);
 
@@ -157,7 +197,11 @@ test('dlq replay: plan first; --dry-run and a declined confirmation write nothin
   assert.deepEqual(declined.questions, [`Replay 2 dead letters onto ${config.kafka.topics.redeliver}?`]);
   assert.match(declined.stdout, /^replay plan: 2 dead letters to replay/);
   assert.match(declined.stderr, /replay cancelled: nothing replayed/);
-  assert.equal((await readTopic(kafka, config.kafka.topics.redeliver, { count: 1, timeoutMs: 2_500 })).length, 0, 'nothing written');
+  assert.equal(
+    (await readTopic(kafka, config.kafka.topics.redeliver, { count: 1, timeoutMs: 2_500 })).length,
+    0,
+    'nothing written',
+  );
 
   const before = Date.now();
   const replay = await cli('dlq', 'replay', '--destination', 'dest-a');
@@ -173,17 +217,25 @@ test('dlq replay: plan first; --dry-run and a declined confirmation write nothin
   }
 
   const again = await cli('dlq', 'replay', '--destination', 'dest-a');
-  assert.match(again.stdout, /^replay plan: 0 dead letters to replay \(2 match destination=dest-a; 2 already replayed, skipped\)\n/);
+  assert.match(
+    again.stdout,
+    /^replay plan: 0 dead letters to replay \(2 match destination=dest-a; 2 already replayed, skipped\)\n/,
+  );
   assert.match(again.stdout, /replayed 0 of 2 matching dead letters, 2 skipped \(already replayed\)/);
 });
 
-test('dlq replay on a terminal: --yes does not ask; --all plans over every dead letter', { timeout: 90_000 }, async () => {
+test('dlq replay on a terminal: --yes does not ask; --all plans over every dead letter', {
+  timeout: 90_000,
+}, async () => {
   const yes = await onTerminal(false, 'dlq', 'replay', '--source', 'src-a', '--destination', 'dest-b', '--yes');
   assert.equal(yes.code, 0, yes.stderr);
   assert.deepEqual(yes.questions, [], '--yes: no question');
   assert.match(yes.stdout, /replayed 1 of 1 matching dead letters/);
   const all = await onTerminal(true, 'dlq', 'replay', '--all');
   assert.equal(all.code, 0, all.stderr);
-  assert.match(all.stdout, /^replay plan: 0 dead letters to replay \(3 match every dead letter; 3 already replayed, skipped\)/);
+  assert.match(
+    all.stdout,
+    /^replay plan: 0 dead letters to replay \(3 match every dead letter; 3 already replayed, skipped\)/,
+  );
   assert.deepEqual(all.questions, [], 'nothing to replay: nothing to ask');
 });

@@ -51,7 +51,10 @@ test('docs/cli.md has a section for every command and a row with its default for
       assert.ok(row !== undefined, `sluice ${path}: no row for ${option.flags}`);
       assert.notEqual(row.trim(), '', `sluice ${path} ${option.flags}: the default cell is empty`);
       if (option.defaultValue !== undefined) {
-        assert.ok(row.includes(`\`${String(option.defaultValue)}\``), `sluice ${path} ${option.flags}: default ${option.defaultValue} in ${row}`);
+        assert.ok(
+          row.includes(`\`${String(option.defaultValue)}\``),
+          `sluice ${path} ${option.flags}: default ${option.defaultValue} in ${row}`,
+        );
       }
     }
     const stale = [...documented.keys()].filter((flags) => !command.options.some((o) => o.flags === flags));

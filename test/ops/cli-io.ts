@@ -4,7 +4,11 @@ import type { CliIo } from '@sluice/cli';
  * An in-memory CliIo: captures stdout/stderr, feeds the given stdin. `terminal` makes stderr a
  * terminal (progress lines) and answers confirmations with `answer`.
  */
-export function memoryIo(stdin: Buffer | string = '', env: NodeJS.ProcessEnv = process.env, terminal?: { answer: boolean }) {
+export function memoryIo(
+  stdin: Buffer | string = '',
+  env: NodeJS.ProcessEnv = process.env,
+  terminal?: { answer: boolean },
+) {
   const out: string[] = [];
   const err: string[] = [];
   const questions: string[] = [];

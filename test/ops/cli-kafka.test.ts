@@ -16,9 +16,15 @@ import { writeUniqueConfig } from './fixtures.ts';
 const dir = mkdtempSync(join(tmpdir(), 'sluice-cli-kafka-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const env = { ...process.env, KAFKA_BROKERS: testBrokers().join(',') };
-const kafka = createKafka({ brokers: testBrokers(), clientId: 'cli-test', logger: createLogger({ name: 'cli-test', level: 'error' }) });
+const kafka = createKafka({
+  brokers: testBrokers(),
+  clientId: 'cli-test',
+  logger: createLogger({ name: 'cli-test', level: 'error' }),
+});
 
-test('send: one track call reaches sluice.events through real ingest; a wrong key exits 1', { timeout: 60_000 }, async () => {
+test('send: one track call reaches sluice.events through real ingest; a wrong key exits 1', {
+  timeout: 60_000,
+}, async () => {
   const { path } = writeUniqueConfig(dir);
   const config = loadConfigFile(path);
   const ingest = await createIngest(testServiceContext('ingest', config), { port: 0 }).start();
@@ -31,7 +37,9 @@ test('send: one track call reaches sluice.events through real ingest; a wrong ke
     assert.equal(code, 0, ok.stderr());
     assert.match(ok.stdout(), /^sent track to http:\/\/127\.0\.0\.1:\d+\/v1\/track: 200 /);
 
-    const [event] = jsonValues<Record<string, unknown>>(await readTopic(kafka, config.kafka.topics.events, { count: 1, timeoutMs: 20_000 }));
+    const [event] = jsonValues<Record<string, unknown>>(
+      await readTopic(kafka, config.kafka.topics.events, { count: 1, timeoutMs: 20_000 }),
+    );
     assert.equal(event?.type, 'track');
     assert.equal(event?.event, 'CLI Check');
     assert.equal(event?.userId, 'u-cli');
@@ -52,19 +60,35 @@ test('send: an unreachable endpoint exits 1 naming the URL', async () => {
   assert.match(stderr(), /cannot reach http:\/\/127\.0\.0\.1:1\/v1\/track/);
 });
 
-test('topics: describes missing topics, --create creates them with the configured partitions', { timeout: 60_000 }, async () => {
+test('topics: describes missing topics, --create creates them with the configured partitions', {
+  timeout: 60_000,
+}, async () => {
   const { path, prefix } = writeUniqueConfig(dir, { retry: { tiers: ['1s', '5s'] } });
   const wanted = topicSpecs(loadConfigFile(path)).map((s) => s.topic);
   assert.ok(wanted.includes(`${prefix}.delay.1s`) && wanted.includes(`${prefix}.events`));
 
   const before = memoryIo('', env);
   assert.equal(await runCli(['topics', '--config', path], before.io), 0, before.stderr());
-  assert.equal(before.stdout().split('\n').filter((l) => l.includes('missing (would be 2 partitions)')).length, wanted.length);
+  assert.equal(
+    before
+      .stdout()
+      .split('\n')
+      .filter((l) => l.includes('missing (would be 2 partitions)')).length,
+    wanted.length,
+  );
 
   const create = memoryIo('', env);
   assert.equal(await runCli(['topics', '--config', path, '--create', '--json'], create.io), 0, create.stderr());
-  const rows = JSON.parse(create.stdout()) as { topic: string; exists: boolean; partitions: number; config: Record<string, string> }[];
-  assert.deepEqual(rows.map((r) => r.topic), wanted);
+  const rows = JSON.parse(create.stdout()) as {
+    topic: string;
+    exists: boolean;
+    partitions: number;
+    config: Record<string, string>;
+  }[];
+  assert.deepEqual(
+    rows.map((r) => r.topic),
+    wanted,
+  );
   for (const row of rows) assert.deepEqual([row.topic, row.exists, row.partitions], [row.topic, true, 2]);
   assert.equal(rows.find((r) => r.topic === `${prefix}.audienceState`)?.config['cleanup.policy'], 'compact');
 
@@ -72,7 +96,10 @@ test('topics: describes missing topics, --create creates them with the configure
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    assert.deepEqual(wanted.filter((t) => !existing.has(t)), []);
+    assert.deepEqual(
+      wanted.filter((t) => !existing.has(t)),
+      [],
+    );
   } finally {
     await admin.disconnect();
   }

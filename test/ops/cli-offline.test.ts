@@ -30,9 +30,17 @@ test('config validate: the bundled demo config is valid (exit 0)', async () => {
 
 test('config validate: exit 1 with the error naming the field', async () => {
   const cases: [string, string, RegExp][] = [
-    ['bad-url.yaml', 'destinations:\n  - id: d\n    type: webhooks\n    settings:\n      webhooks: [{ url: "ftp://x" }]\n', /destinations\[0\]\.settings\.webhooks\[0\]\.url/],
+    [
+      'bad-url.yaml',
+      'destinations:\n  - id: d\n    type: webhooks\n    settings:\n      webhooks: [{ url: "ftp://x" }]\n',
+      /destinations\[0\]\.settings\.webhooks\[0\]\.url/,
+    ],
     ['unknown.json', '{"kafka":{"partitons":3}}', /kafka\.partitons: is not a known setting/],
-    ['reserved.yaml', 'destinations:\n  - id: d\n    type: webhooks\n    settings:\n      webhooks: [{ url: "https://x.example", headers: { X-Signature: a } }]\n', /headers/],
+    [
+      'reserved.yaml',
+      'destinations:\n  - id: d\n    type: webhooks\n    settings:\n      webhooks: [{ url: "https://x.example", headers: { X-Signature: a } }]\n',
+      /headers/,
+    ],
     ['not-yaml.yaml', 'sources: [\n', /is not valid YAML/],
   ];
   for (const [name, text, field] of cases) {
@@ -109,7 +117,10 @@ test('verify: the secret from --secret-env or --secret-file (one trailing newlin
   const file = join(dir, 'secret.txt');
   writeFileSync(file, `${secret}\n`);
   const env = { ...process.env, HOOK_SECRET: secret };
-  for (const flags of [['--secret-env', 'HOOK_SECRET'], ['--secret-file', file]]) {
+  for (const flags of [
+    ['--secret-env', 'HOOK_SECRET'],
+    ['--secret-file', file],
+  ]) {
     const ok = memoryIo(body, env);
     assert.equal(await runCli(['verify', ...flags, '--signature', signature], ok.io), 0, `${flags[0]}: ${ok.stderr()}`);
     assert.equal(ok.stdout(), 'valid\n');
@@ -119,7 +130,11 @@ test('verify: the secret from --secret-env or --secret-file (one trailing newlin
   }
   writeFileSync(file, `${secret}\n\n`);
   const twoNewlines = memoryIo(body, env);
-  assert.equal(await runCli(['verify', '--secret-file', file, '--signature', signature], twoNewlines.io), 1, 'only one newline is dropped');
+  assert.equal(
+    await runCli(['verify', '--secret-file', file, '--signature', signature], twoNewlines.io),
+    1,
+    'only one newline is dropped',
+  );
 });
 
 test('secrets: exactly one source, and a clear message for an unset variable, a missing or empty file', async () => {
@@ -129,10 +144,19 @@ test('secrets: exactly one source, and a clear message for an unset variable, a 
   const cases: [string[], RegExp][] = [
     [['verify', '--signature', 'ab'], /give exactly one of --secret-env NAME, --secret-file PATH or --secret VALUE/],
     [['verify', '--secret', 's', '--secret-env', 'X', '--signature', 'ab'], /give exactly one of/],
-    [['verify', '--secret-env', 'HOOK_SECRET', '--signature', 'ab'], /--secret-env: environment variable HOOK_SECRET is not set or empty/],
-    [['verify', '--secret-file', join(dir, 'nope.txt'), '--signature', 'ab'], /--secret-file: cannot read .*nope\.txt: ENOENT/],
+    [
+      ['verify', '--secret-env', 'HOOK_SECRET', '--signature', 'ab'],
+      /--secret-env: environment variable HOOK_SECRET is not set or empty/,
+    ],
+    [
+      ['verify', '--secret-file', join(dir, 'nope.txt'), '--signature', 'ab'],
+      /--secret-file: cannot read .*nope\.txt: ENOENT/,
+    ],
     [['verify', '--secret-file', empty, '--signature', 'ab'], /--secret-file: .*empty\.txt is empty/],
-    [['send', '--endpoint', 'http://127.0.0.1:1'], /give exactly one of --write-key-env NAME, --write-key-file PATH or --write-key VALUE/],
+    [
+      ['send', '--endpoint', 'http://127.0.0.1:1'],
+      /give exactly one of --write-key-env NAME, --write-key-file PATH or --write-key VALUE/,
+    ],
     [['send', '--write-key-env', 'HOOK_SECRET'], /--write-key-env: environment variable HOOK_SECRET is not set/],
   ];
   for (const [args, message] of cases) {
@@ -148,6 +172,9 @@ test('Kafka commands without --config or SLUICE_CONFIG fail naming both (no bund
   for (const args of [['dlq', 'list'], ['dlq', 'replay', '--all'], ['topics']]) {
     const { io, stderr } = memoryIo('', { ...env, KAFKA_BROKERS: '127.0.0.1:1' });
     assert.equal(await runCli(args, io), 1, args.join(' '));
-    assert.equal(stderr(), 'no config file: pass --config <file> or set SLUICE_CONFIG (the topics and destinations come from it)\n');
+    assert.equal(
+      stderr(),
+      'no config file: pass --config <file> or set SLUICE_CONFIG (the topics and destinations come from it)\n',
+    );
   }
 });

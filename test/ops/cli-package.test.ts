@@ -18,7 +18,10 @@ let packed: ReturnType<typeof packWorkspace>;
 
 before(() => {
   packed = packWorkspace(join(ROOT, 'packages/cli'));
-  run('npm', ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', packed.tarball], { cwd: scratch, env: npmEnv() });
+  run('npm', ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', packed.tarball], {
+    cwd: scratch,
+    env: npmEnv(),
+  });
 });
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -27,12 +30,14 @@ const cli = (args: string[], input?: Buffer, env: NodeJS.ProcessEnv = {}) =>
   spawnSync(sluice, args, { cwd: scratch, env: plainEnv(env), input, encoding: 'utf8' });
 
 test('the packed CLI is one JavaScript bundle with its licences, and depends on nothing', () => {
-  assert.deepEqual(
-    packed.files.filter((f) => f !== 'dist/LICENSE').sort(),
-    ['dist/THIRD-PARTY-LICENSES.md', 'dist/sluice.js', 'package.json'],
-  );
+  assert.deepEqual(packed.files.filter((f) => f !== 'dist/LICENSE').sort(), [
+    'dist/THIRD-PARTY-LICENSES.md',
+    'dist/sluice.js',
+    'package.json',
+  ]);
   assert.deepEqual(packed.manifest.bin, { sluice: './dist/sluice.js' });
-  for (const field of ['dependencies', 'exports', 'private', 'scripts']) assert.equal(packed.manifest[field], undefined, field);
+  for (const field of ['dependencies', 'exports', 'private', 'scripts'])
+    assert.equal(packed.manifest[field], undefined, field);
   const licences = readFileSync(join(prefix, 'lib/node_modules/@sluice/cli/dist/THIRD-PARTY-LICENSES.md'), 'utf8');
   for (const name of ['commander', 'kafkajs', 'ajv', 'yaml']) assert.match(licences, new RegExp(`^## ${name} `, 'm'));
 });
@@ -43,7 +48,8 @@ test('sluice --version and --help work from the installed bin', () => {
   assert.equal(v.stdout, `${version}\n`);
   const help = cli(['--help']);
   assert.equal(help.status, 0, help.stderr);
-  for (const command of ['config', 'send', 'dlq', 'verify', 'topics']) assert.match(help.stdout, new RegExp(`^  ${command}\\b`, 'm'));
+  for (const command of ['config', 'send', 'dlq', 'verify', 'topics'])
+    assert.match(help.stdout, new RegExp(`^  ${command}\\b`, 'm'));
 });
 
 test('offline commands: config validate, verify with a secret file, and a Kafka command without a config', () => {
@@ -61,7 +67,10 @@ test('offline commands: config validate, verify with a secret file, and a Kafka 
   const body = Buffer.from('{"type":"track","event":"Installed"}');
   const secretFile = join(scratch, 'secret');
   writeFileSync(secretFile, 'installed-secret\n');
-  const verified = cli(['verify', '--secret-file', secretFile, '--signature', signBody('installed-secret', body)], body);
+  const verified = cli(
+    ['verify', '--secret-file', secretFile, '--signature', signBody('installed-secret', body)],
+    body,
+  );
   assert.equal(verified.status, 0, verified.stderr);
   assert.equal(verified.stdout, 'valid\n');
 

@@ -20,8 +20,13 @@ before(async () => {
   packed = packWorkspace(join(ROOT, 'packages/client'));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
   // undici, the one dependency, comes from npm's cache when it has it (npm ci filled it).
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', packed.tarball], { cwd: project, env: npmEnv() });
-  ingest = await startReceiver({ behaviour: () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"success":true}' }) });
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', packed.tarball], {
+    cwd: project,
+    env: npmEnv(),
+  });
+  ingest = await startReceiver({
+    behaviour: () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"success":true}' }),
+  });
 });
 after(async () => {
   await ingest?.close();
@@ -52,7 +57,10 @@ async function sendFrom(file: string, source: string): Promise<Record<string, un
 
 function assertBatch(body: Record<string, unknown>, from: string): void {
   const batch = body.batch as Record<string, unknown>[];
-  assert.deepEqual(batch.map((m) => m.type), ['identify', 'track', 'page']);
+  assert.deepEqual(
+    batch.map((m) => m.type),
+    ['identify', 'track', 'page'],
+  );
   assert.deepEqual((batch[1]!.properties as Record<string, unknown>).from, from);
   for (const message of batch) {
     assert.deepEqual((message.context as { library: unknown }).library, { name: '@sluice/analytics', version });
@@ -63,7 +71,10 @@ function assertBatch(body: Record<string, unknown>, from: string): void {
 
 test('the packed client ships JavaScript and declarations, no TypeScript sources', () => {
   assert.ok(packed.files.includes('dist/index.js') && packed.files.includes('dist/index.d.ts'));
-  assert.deepEqual(packed.files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), []);
+  assert.deepEqual(
+    packed.files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')),
+    [],
+  );
   assert.deepEqual(packed.manifest.exports, { '.': { types: './dist/index.d.ts', default: './dist/index.js' } });
   assert.deepEqual(Object.keys(packed.manifest.dependencies as object), ['undici']);
 });
@@ -89,7 +100,16 @@ analytics.close().then(() => console.log('closed'));
 test('the declarations type-check a TypeScript consumer and reject a wrong option', () => {
   writeFileSync(
     join(project, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: [] } }),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'nodenext',
+        target: 'es2022',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+      },
+    }),
   );
   writeFileSync(
     join(project, 'check.ts'),

@@ -57,7 +57,9 @@ export async function exportedMetricNames(): Promise<Set<string>> {
   );
   for (const file of files) {
     const source = readFileSync(file, 'utf8');
-    for (const m of source.matchAll(/new (Counter|Gauge|Histogram|Summary)(?:<[^>]*>)?\(\{\s*name: '(sluice_[a-z0-9_]+)'/g)) {
+    for (const m of source.matchAll(
+      /new (Counter|Gauge|Histogram|Summary)(?:<[^>]*>)?\(\{\s*name: '(sluice_[a-z0-9_]+)'/g,
+    )) {
       names.add(m[2]!);
       if (m[1] === 'Histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${m[2]}${suffix}`);
       if (m[1] === 'Summary') for (const suffix of ['_sum', '_count']) names.add(`${m[2]}${suffix}`);
@@ -66,7 +68,8 @@ export async function exportedMetricNames(): Promise<Set<string>> {
   const registry = createMetricsRegistry('probe');
   for (const metric of await registry.getMetricsAsJSON()) {
     names.add(metric.name);
-    if (String(metric.type) === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${metric.name}${suffix}`);
+    if (String(metric.type) === 'histogram')
+      for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${metric.name}${suffix}`);
   }
   registry.clear();
   return names;
@@ -74,6 +77,10 @@ export async function exportedMetricNames(): Promise<Set<string>> {
 
 /** Metric-like identifiers in a PromQL expression (label names, functions and keywords removed). */
 export function metricsInPromQL(expr: string): string[] {
-  const withoutLabels = expr.replace(/\{[^}]*\}/g, '').replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
-  return [...withoutLabels.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)].map((m) => m[1]!).filter((n) => /^(sluice|process|nodejs)_/.test(n) || n === 'up');
+  const withoutLabels = expr
+    .replace(/\{[^}]*\}/g, '')
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
+  return [...withoutLabels.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)]
+    .map((m) => m[1]!)
+    .filter((n) => /^(sluice|process|nodejs)_/.test(n) || n === 'up');
 }

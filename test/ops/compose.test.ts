@@ -20,15 +20,23 @@ interface ComposeService {
   volumes?: string[];
 }
 
-const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
-const SERVICES: Record<string, string> = { ingest: 'INGEST_PORT', deliverer: 'DELIVERER_PORT', retry: 'RETRY_PORT', 'audience-sync': 'AUDIENCE_SYNC_PORT' };
+const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
+const SERVICES: Record<string, string> = {
+  ingest: 'INGEST_PORT',
+  deliverer: 'DELIVERER_PORT',
+  retry: 'RETRY_PORT',
+  'audience-sync': 'AUDIENCE_SYNC_PORT',
+};
 
 test('compose has Kafka (KRaft), a schema registry, the four services, the demo receiver, Prometheus and Grafana', () => {
   const s = compose.services;
   assert.equal(s.kafka?.image, 'apache/kafka:3.9.1');
   assert.match(String(s.kafka?.environment?.KAFKA_PROCESS_ROLES), /broker,controller/);
   assert.match(s['schema-registry']?.image ?? '', /cp-schema-registry|apicurio/);
-  for (const name of [...Object.keys(SERVICES), 'demo-receiver']) assert.ok(s[name]?.build !== undefined, `${name} is built from the repo Dockerfile`);
+  for (const name of [...Object.keys(SERVICES), 'demo-receiver'])
+    assert.ok(s[name]?.build !== undefined, `${name} is built from the repo Dockerfile`);
   assert.match(s.prometheus?.image ?? '', /^prom\/prometheus/);
   assert.match(s.grafana?.image ?? '', /^grafana\/grafana/);
   assert.ok(existsSync(join(ROOT, 'Dockerfile')));
@@ -43,13 +51,15 @@ test('every Sluice service: env names ⊆ what packages/config/src/env.ts reads,
     const env = service.environment ?? {};
     const unknown = Object.keys(env).filter((k) => !known.has(k));
     assert.deepEqual(unknown, [], `${name} sets variables no code reads`);
-    for (const required of ['KAFKA_BROKERS', 'SLUICE_CONFIG', portVar]) assert.ok(env[required] !== undefined, `${name} sets ${required}`);
+    for (const required of ['KAFKA_BROKERS', 'SLUICE_CONFIG', portVar])
+      assert.ok(env[required] !== undefined, `${name} sets ${required}`);
     assert.equal(Number(env[portVar]), ports.get(portVar), `${name} keeps the default port of ${portVar}`);
     const ownPorts = [portVar, ...(name === 'ingest' ? ['INGEST_ADMIN_PORT'] : [])];
     const otherPorts = Object.keys(env).filter((k) => k.endsWith('_PORT') && !ownPorts.includes(k));
     assert.deepEqual(otherPorts, [], `${name} sets only its own port variable`);
     assert.match(String(env.KAFKA_BROKERS), /^kafka:\d+$/);
-    if (env.LOG_LEVEL !== undefined) assert.ok(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(String(env.LOG_LEVEL)));
+    if (env.LOG_LEVEL !== undefined)
+      assert.ok(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(String(env.LOG_LEVEL)));
   }
 });
 
@@ -61,7 +71,10 @@ test('every Sluice service: its command, published port and /healthz check agree
     assert.ok(existsSync(join(ROOT, 'services', name, 'src', 'main.ts')));
     assert.ok(service.ports?.includes(`${port}:${port}`), `${name} publishes ${port}: ${service.ports}`);
     const check = (service.healthcheck?.test ?? []).join(' ');
-    assert.ok(check.includes(`http://127.0.0.1:${port}/healthz`), `${name} health check hits /healthz on ${port}: ${check}`);
+    assert.ok(
+      check.includes(`http://127.0.0.1:${port}/healthz`),
+      `${name} health check hits /healthz on ${port}: ${check}`,
+    );
   }
 });
 
@@ -70,12 +83,19 @@ test('the compose config is valid, mounted where SLUICE_CONFIG points, and its d
   for (const name of Object.keys(SERVICES)) {
     const service = compose.services[name]!;
     const path = String(service.environment?.SLUICE_CONFIG);
-    assert.ok(service.volumes?.some((v) => v.split(':')[1] === path), `${name} mounts ${path}`);
+    assert.ok(
+      service.volumes?.some((v) => v.split(':')[1] === path),
+      `${name} mounts ${path}`,
+    );
   }
   const target = findDemoTarget(config);
   assert.equal(target?.hostname, 'demo-receiver');
   assert.ok(compose.services['demo-receiver']?.ports?.includes(`${target?.port}:${target?.port}`));
-  const subnet = (parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as { networks: { sluice: { ipam: { config: { subnet: string }[] } } } }).networks.sluice.ipam.config[0]!.subnet;
+  const subnet = (
+    parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+      networks: { sluice: { ipam: { config: { subnet: string }[] } } };
+    }
+  ).networks.sluice.ipam.config[0]!.subnet;
   assert.ok(config.delivery.ssrf.allowCidrs.includes(subnet), 'the SSRF allow-list opens exactly the compose network');
 });
 
@@ -91,6 +111,10 @@ test('Prometheus scrapes every service on the port that serves /metrics (ingest:
     assert.ok(metricsPort !== undefined && targets.includes(`${name}:${metricsPort}`), `scrapes ${name}`);
   }
   const mounts = [...(compose.services.prometheus?.volumes ?? []), ...(compose.services.grafana?.volumes ?? [])];
-  for (const rule of prometheus.rule_files) assert.ok(mounts.some((v) => v.split(':')[1] === rule), `rule file ${rule} is mounted`);
+  for (const rule of prometheus.rule_files)
+    assert.ok(
+      mounts.some((v) => v.split(':')[1] === rule),
+      `rule file ${rule} is mounted`,
+    );
   for (const mount of mounts) assert.ok(existsSync(join(ROOT, mount.split(':')[0]!)), `${mount} exists in the repo`);
 });

@@ -9,13 +9,26 @@ import { parseConfig } from '@sluice/config';
 import { SERVICE_NODE_FLAGS, serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
 import { envVarsReadByConfig, exportedMetricNames, metricsInPromQL, portVars, ROOT } from './code-facts.ts';
 
-type Doc = { kind: string; metadata: { name: string }; spec: any; data?: Record<string, string>; stringData?: Record<string, string> };
+type Doc = {
+  kind: string;
+  metadata: { name: string };
+  spec: any;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+};
 const docs: Doc[] = readdirSync(join(ROOT, 'deploy/kubernetes'))
   .filter((f) => f.endsWith('.yaml'))
-  .flatMap((f) => parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes', f), 'utf8')).map((d) => d.toJS() as Doc))
+  .flatMap((f) =>
+    parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes', f), 'utf8')).map((d) => d.toJS() as Doc),
+  )
   .filter(Boolean);
 const of = (kind: string) => docs.filter((d) => d.kind === kind);
-const SERVICES: Record<string, string> = { ingest: 'INGEST_PORT', deliverer: 'DELIVERER_PORT', retry: 'RETRY_PORT', 'audience-sync': 'AUDIENCE_SYNC_PORT' };
+const SERVICES: Record<string, string> = {
+  ingest: 'INGEST_PORT',
+  deliverer: 'DELIVERER_PORT',
+  retry: 'RETRY_PORT',
+  'audience-sync': 'AUDIENCE_SYNC_PORT',
+};
 const configMap = of('ConfigMap').find((d) => d.metadata.name === 'sluice-config')!;
 const configText = configMap.data!['sluice.yaml']!;
 
@@ -70,16 +83,25 @@ test('one Deployment and one Service per service: command, env, ports, probes, g
     const [container] = pod.containers;
     assert.deepEqual(container.command, ['node', ...serviceNodeArgs(name as ServiceName)]);
     const env = new Map<string, any>(container.env.map((e: any) => [e.name, e]));
-    for (const envName of env.keys()) assert.ok(known.has(envName) || secrets.has(envName), `${name}: ${envName} is read by the code or the config`);
+    for (const envName of env.keys())
+      assert.ok(known.has(envName) || secrets.has(envName), `${name}: ${envName} is read by the code or the config`);
     for (const envName of secrets) {
       const ref = env.get(envName)?.valueFrom?.secretKeyRef;
-      if (OWN_SECRETS[name]!.includes(envName)) assert.equal(ref?.name, `sluice-${name}`, `${name}: ${envName} from its own Secret`);
-      else assert.ok(!ref && /^whsec_/.test(env.get(envName)?.value), `${name}: ${envName} is a placeholder, not another's secret`);
+      if (OWN_SECRETS[name]!.includes(envName))
+        assert.equal(ref?.name, `sluice-${name}`, `${name}: ${envName} from its own Secret`);
+      else
+        assert.ok(
+          !ref && /^whsec_/.test(env.get(envName)?.value),
+          `${name}: ${envName} is a placeholder, not another's secret`,
+        );
     }
     const port = Number(env.get(portVar)?.value);
     assert.equal(port, ports.get(portVar));
     const adminPort = name === 'ingest' ? Number(env.get('INGEST_ADMIN_PORT')?.value) : undefined;
-    const expectedPorts = [{ name: 'http', containerPort: port }, ...(adminPort ? [{ name: 'admin', containerPort: adminPort }] : [])];
+    const expectedPorts = [
+      { name: 'http', containerPort: port },
+      ...(adminPort ? [{ name: 'admin', containerPort: adminPort }] : []),
+    ];
     assert.deepEqual(container.ports, expectedPorts);
     // Prometheus scrapes the port that serves /metrics: ingest's admin port, else the one port.
     assert.equal(Number(deployment.spec.template.metadata.annotations['prometheus.io/port']), adminPort ?? port);
@@ -100,18 +122,27 @@ test('one Deployment and one Service per service: command, env, ports, probes, g
 test("each service's own `npm start` and the image's default command start it with SERVICE_NODE_FLAGS", () => {
   for (const name of Object.keys(SERVICES) as ServiceName[]) {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'services', name, 'package.json'), 'utf8'));
-    assert.equal(pkg.scripts.start, ['node', ...SERVICE_NODE_FLAGS[name], 'src/main.ts'].join(' '), `services/${name} npm start`);
+    assert.equal(
+      pkg.scripts.start,
+      ['node', ...SERVICE_NODE_FLAGS[name], 'src/main.ts'].join(' '),
+      `services/${name} npm start`,
+    );
   }
   const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
   assert.deepEqual(JSON.parse(cmd ?? 'null'), ['node', ...serviceNodeArgs('ingest')]);
 });
 
 test('ingest and deliverer autoscale, the deliverer to at most one replica per partition; audience-sync runs one', () => {
-  const targets = of('HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort();
+  const targets = of('HorizontalPodAutoscaler')
+    .map((h) => h.spec.scaleTargetRef.name)
+    .sort();
   assert.deepEqual(targets, ['sluice-deliverer', 'sluice-ingest']);
   const partitions = (parse(configText) as { kafka: { partitions: number } }).kafka.partitions;
   const deliverer = of('HorizontalPodAutoscaler').find((h) => h.metadata.name === 'sluice-deliverer')!;
-  assert.ok(deliverer.spec.maxReplicas <= partitions, `maxReplicas ${deliverer.spec.maxReplicas} ≤ ${partitions} partitions`);
+  assert.ok(
+    deliverer.spec.maxReplicas <= partitions,
+    `maxReplicas ${deliverer.spec.maxReplicas} ≤ ${partitions} partitions`,
+  );
   const audienceSync = of('Deployment').find((d) => d.metadata.name === 'sluice-audience-sync')!;
   assert.equal(audienceSync.spec.replicas, 1);
   assert.equal(audienceSync.spec.strategy.type, 'Recreate');
@@ -133,20 +164,29 @@ test('the metric scan sees every metric the code declares', async () => {
     }
   }
   for (const name of declared) assert.ok(names.has(name), `${name} found by the scan`);
-  for (const name of ['sluice_consumer_lag', 'sluice_retry_backlog', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_p99_seconds']) {
+  for (const name of [
+    'sluice_consumer_lag',
+    'sluice_retry_backlog',
+    'process_resident_memory_bytes',
+    'nodejs_eventloop_lag_p99_seconds',
+  ]) {
     assert.ok(names.has(name), name);
   }
-  for (const name of names) assert.ok(!/^sluice_(process|nodejs)_/.test(name), `${name}: default metrics keep their usual names`);
+  for (const name of names)
+    assert.ok(!/^sluice_(process|nodejs)_/.test(name), `${name}: default metrics keep their usual names`);
 });
 
 test('every metric in the alert rules is one the code exports; the required alerts exist', async () => {
   const names = await exportedMetricNames();
-  const rules = parse(readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
+  const rules = parse(readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8')) as {
+    groups: { rules: { alert: string; expr: string }[] }[];
+  };
   const all = rules.groups.flatMap((g) => g.rules);
   for (const rule of all) {
     const used = metricsInPromQL(rule.expr);
     assert.ok(used.length > 0, `${rule.alert} uses a metric`);
-    for (const metric of used) assert.ok(metric === 'up' || names.has(metric), `${rule.alert}: ${metric} is not exported by any service`);
+    for (const metric of used)
+      assert.ok(metric === 'up' || names.has(metric), `${rule.alert}: ${metric} is not exported by any service`);
   }
   const metricsOf = (alert: string) => metricsInPromQL(all.find((r) => r.alert === alert)?.expr ?? '');
   assert.ok(metricsOf('SluiceConsumerLagHigh').includes('sluice_consumer_lag'));
@@ -158,7 +198,9 @@ test('every metric in the alert rules is one the code exports; the required aler
 
 test('every metric in the Grafana dashboard is exported, and the dashboard covers the reference metrics', async () => {
   const names = await exportedMetricNames();
-  const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/dashboards/sluice.json'), 'utf8')) as { panels: { title: string; targets?: { expr: string }[] }[] };
+  const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/dashboards/sluice.json'), 'utf8')) as {
+    panels: { title: string; targets?: { expr: string }[] }[];
+  };
   const used = new Set<string>();
   for (const panel of dashboard.panels) {
     for (const target of panel.targets ?? []) {
@@ -196,7 +238,11 @@ test('every scrape target and pod carries app_kubernetes_io_part_of=sluice, the 
     assert.equal(target.labels.app_kubernetes_io_part_of, 'sluice');
   }
   for (const deployment of of('Deployment')) {
-    assert.equal(deployment.spec.template.metadata.labels['app.kubernetes.io/part-of'], 'sluice', deployment.metadata.name);
+    assert.equal(
+      deployment.spec.template.metadata.labels['app.kubernetes.io/part-of'],
+      'sluice',
+      deployment.metadata.name,
+    );
   }
 });
 
@@ -205,16 +251,34 @@ test('the dashboard asks for its data source and filters by namespace and destin
   const dashboard = JSON.parse(text) as {
     __inputs: { name: string; type: string }[];
     templating: { list: { name: string; type: string }[] };
-    panels: { title: string; datasource?: { uid: string }; targets?: { expr: string; datasource?: { uid: string } }[] }[];
+    panels: {
+      title: string;
+      datasource?: { uid: string };
+      targets?: { expr: string; datasource?: { uid: string } }[];
+    }[];
   };
-  assert.deepEqual(dashboard.__inputs.map((i) => [i.name, i.type]), [['DS_PROMETHEUS', 'datasource']]);
-  assert.deepEqual(dashboard.templating.list.map((v) => [v.name, v.type]), [['datasource', 'datasource'], ['namespace', 'query'], ['destination', 'query']]);
+  assert.deepEqual(
+    dashboard.__inputs.map((i) => [i.name, i.type]),
+    [['DS_PROMETHEUS', 'datasource']],
+  );
+  assert.deepEqual(
+    dashboard.templating.list.map((v) => [v.name, v.type]),
+    [
+      ['datasource', 'datasource'],
+      ['namespace', 'query'],
+      ['destination', 'query'],
+    ],
+  );
   assert.doesNotMatch(text, /"uid": "prometheus"/, 'no hard-coded data source');
   for (const panel of dashboard.panels) {
     for (const target of panel.targets ?? []) {
       assert.equal(target.datasource?.uid, '$' + '{datasource}', panel.title);
       assert.match(target.expr, /namespace=~"\$namespace"/, `${panel.title}: ${target.expr}`);
-      if (/sluice_deliverer_(attempts|delivered|retried|dead_lettered|in_flight|end_to_end|attempt_duration)/.test(target.expr)) {
+      if (
+        /sluice_deliverer_(attempts|delivered|retried|dead_lettered|in_flight|end_to_end|attempt_duration)/.test(
+          target.expr,
+        )
+      ) {
         assert.match(target.expr, /destination=~"\$destination"/, `${panel.title}: ${target.expr}`);
       }
     }

@@ -44,7 +44,10 @@ test('docs/configuration.md has a row for every config key, with its default', (
   for (const [path, defaultValue] of paths) {
     assert.ok(rows.has(path), `docs/configuration.md lacks ${path}`);
     if (defaultValue !== undefined && !(typeof defaultValue === 'object' && !Array.isArray(defaultValue))) {
-      assert.ok(rows.get(path)!.includes(`\`${JSON.stringify(defaultValue)}\``), `${path}: default ${JSON.stringify(defaultValue)} in docs: ${rows.get(path)}`);
+      assert.ok(
+        rows.get(path)!.includes(`\`${JSON.stringify(defaultValue)}\``),
+        `${path}: default ${JSON.stringify(defaultValue)} in docs: ${rows.get(path)}`,
+      );
     }
   }
   const known = new Set(paths.map(([p]) => p));

@@ -18,9 +18,22 @@ export function npmEnv(): NodeJS.ProcessEnv {
 }
 
 /** Runs a command, failing the test with its output unless it exits 0. */
-export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; input?: Buffer }): SpawnSyncReturns<string> {
-  const result = spawnSync(command, args, { cwd: options.cwd, env: options.env ?? process.env, input: options.input, encoding: 'utf8' });
-  assert.equal(result.status, 0, `${command} ${args.join(' ')} (in ${options.cwd}):\n${result.stdout}\n${result.stderr}`);
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; input?: Buffer },
+): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    input: options.input,
+    encoding: 'utf8',
+  });
+  assert.equal(
+    result.status,
+    0,
+    `${command} ${args.join(' ')} (in ${options.cwd}):\n${result.stdout}\n${result.stderr}`,
+  );
   return result;
 }
 
@@ -28,7 +41,11 @@ export function run(command: string, args: string[], options: { cwd: string; env
  * `npm pack` of a workspace package, as a user runs it (its `prepack` builds, `postpack` restores
  * the manifest): the tarball's path and the files in it. Asserts the in-repo manifest comes back.
  */
-export function packWorkspace(packageDir: string): { tarball: string; files: string[]; manifest: Record<string, unknown> } {
+export function packWorkspace(packageDir: string): {
+  tarball: string;
+  files: string[];
+  manifest: Record<string, unknown>;
+} {
   const manifestPath = join(packageDir, 'package.json');
   const before = readFileSync(manifestPath, 'utf8');
   const dest = mkdtempSync(join(tmpdir(), 'sluice-pack-'));
@@ -38,8 +55,14 @@ export function packWorkspace(packageDir: string): { tarball: string; files: str
   const [name] = readdirSync(dest).filter((f) => f.endsWith('.tgz'));
   assert.ok(name, `a tarball in ${dest}`);
   const tarball = join(dest, name);
-  const files = run('tar', ['-tzf', tarball], { cwd: dest }).stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-  const manifest = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], { cwd: dest }).stdout) as Record<string, unknown>;
+  const files = run('tar', ['-tzf', tarball], { cwd: dest })
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ''));
+  const manifest = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], { cwd: dest }).stdout) as Record<
+    string,
+    unknown
+  >;
   return { tarball, files, manifest };
 }
 
@@ -47,11 +70,21 @@ export function packWorkspace(packageDir: string): { tarball: string; files: str
  * Runs a command without blocking this process (a server in the test must answer it), failing
  * the test with its output unless it exits 0 within `timeoutMs`.
  */
-export function runAsync(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<string> {
+export function runAsync(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd: options.cwd, env: options.env, timeout: options.timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${command} ${args.join(' ')} (in ${options.cwd}): ${err.message}\n${stdout}\n${stderr}`));
-      else resolve(stdout);
-    });
+    execFile(
+      command,
+      args,
+      { cwd: options.cwd, env: options.env, timeout: options.timeoutMs, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (err)
+          reject(new Error(`${command} ${args.join(' ')} (in ${options.cwd}): ${err.message}\n${stdout}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
   });
 }

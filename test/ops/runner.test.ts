@@ -21,7 +21,10 @@ function writeConfig(webhookUrl: string): { path: string; writeKey: string } {
   const prefix = uniqueName('runner');
   const writeKey = `wk-${prefix}`;
   const topics = Object.fromEntries(
-    ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((k) => [k, `${prefix}.${k}`]),
+    ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((k) => [
+      k,
+      `${prefix}.${k}`,
+    ]),
   );
   const config = {
     sources: [{ id: 'demo', name: 'Demo source', writeKeys: [writeKey] }],
@@ -33,7 +36,12 @@ function writeConfig(webhookUrl: string): { path: string; writeKey: string } {
         settings: { webhooks: [{ url: webhookUrl }], sharedSecret: 'runner-test-secret' },
       },
     ],
-    kafka: { clientId: prefix, partitions: 2, replicationFactor: 1, topics: { ...topics, delayPrefix: `${prefix}.delay.` } },
+    kafka: {
+      clientId: prefix,
+      partitions: 2,
+      replicationFactor: 1,
+      topics: { ...topics, delayPrefix: `${prefix}.delay.` },
+    },
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
   };
   const path = join(dir, `${prefix}.json`);
@@ -90,7 +98,11 @@ async function startRunner(configPath: string): Promise<RunningRunner & { ports:
     lines,
     output,
     async banner() {
-      await waitUntil(() => lines.some((l) => l.includes('Sluice is running')), 110_000, `the banner; output so far:\n${output()}`);
+      await waitUntil(
+        () => lines.some((l) => l.includes('Sluice is running')),
+        110_000,
+        `the banner; output so far:\n${output()}`,
+      );
       const curl = lines.find((l) => l.trim().startsWith('curl '))?.trim();
       assert.ok(curl, 'the banner prints a curl line');
       return curl;
@@ -98,7 +110,10 @@ async function startRunner(configPath: string): Promise<RunningRunner & { ports:
     async interrupt() {
       runner.kill('SIGINT');
       let timer: NodeJS.Timeout | undefined;
-      const exit = await Promise.race([exited, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 45_000)))]);
+      const exit = await Promise.race([
+        exited,
+        new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 45_000))),
+      ]);
       clearTimeout(timer);
       return exit;
     },
@@ -116,7 +131,9 @@ async function startRunner(configPath: string): Promise<RunningRunner & { ports:
   };
 }
 
-test('npm start: printed curl → verified webhook at the demo receiver within 2 s; Ctrl-C leaves no process', { timeout: 150_000 }, async () => {
+test('npm start: printed curl → verified webhook at the demo receiver within 2 s; Ctrl-C leaves no process', {
+  timeout: 150_000,
+}, async () => {
   const [receiverPort] = await freePorts(1);
   const { path, writeKey } = writeConfig(`http://127.0.0.1:${receiverPort}/webhook`);
   const runner = await startRunner(path);
@@ -125,10 +142,22 @@ test('npm start: printed curl → verified webhook at the demo receiver within 2
 
   try {
     const curl = await runner.banner();
-    assert.ok(lines.some((l) => l.includes(`Write key (source "demo"): ${writeKey}`)), 'the banner names the write key');
-    assert.ok(lines.some((l) => l.includes(`new Analytics("${writeKey}", { endpoint: "http://localhost:${ingest}" })`)), 'TS snippet');
-    assert.ok(lines.some((l) => l.includes(`http://localhost:${deliverer}/metrics`)), 'metrics URLs');
-    assert.ok(lines.some((l) => /^ +demo receiver +http:\/\/127\.0\.0\.1:\d+\/webhook/.test(l)), 'the banner names the demo receiver');
+    assert.ok(
+      lines.some((l) => l.includes(`Write key (source "demo"): ${writeKey}`)),
+      'the banner names the write key',
+    );
+    assert.ok(
+      lines.some((l) => l.includes(`new Analytics("${writeKey}", { endpoint: "http://localhost:${ingest}" })`)),
+      'TS snippet',
+    );
+    assert.ok(
+      lines.some((l) => l.includes(`http://localhost:${deliverer}/metrics`)),
+      'metrics URLs',
+    );
+    assert.ok(
+      lines.some((l) => /^ +demo receiver +http:\/\/127\.0\.0\.1:\d+\/webhook/.test(l)),
+      'the banner names the demo receiver',
+    );
     assert.ok(curl.includes(`http://localhost:${ingest}/v1/track`) && curl.includes(`${writeKey}:`));
 
     const pidsBefore = descendants(runner.pid);
@@ -154,14 +183,20 @@ test('npm start: printed curl → verified webhook at the demo receiver within 2
   }
 });
 
-test('npm start with the user\'s own receiver already listening on 127.0.0.1: it gets the webhook, the banner names it', { timeout: 150_000 }, async () => {
+test("npm start with the user's own receiver already listening on 127.0.0.1: it gets the webhook, the banner names it", {
+  timeout: 150_000,
+}, async () => {
   const own = await startReceiver({ path: '/hooks' });
   const { path } = writeConfig(own.url);
   const runner = await startRunner(path);
   try {
     const curl = await runner.banner();
     const row = runner.lines.find((l) => /^ +receiver +http/.test(l));
-    assert.equal(row?.trim().split(/ +/)[1], own.url, `the banner names the receiver in use; output:\n${runner.output()}`);
+    assert.equal(
+      row?.trim().split(/ +/)[1],
+      own.url,
+      `the banner names the receiver in use; output:\n${runner.output()}`,
+    );
     assert.match(row!, /your own: it was already listening/);
     assert.ok(!runner.lines.some((l) => /^ +demo receiver /.test(l)), 'no demo receiver is started');
 

@@ -9,7 +9,10 @@ import { VECTORS_DIR } from '@sluice/testkit';
 import { ROOT } from './code-facts.ts';
 
 const UPSTREAM = join(ROOT, '..', 'shared', 'vectors');
-const jsonFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const jsonFiles = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 
 test('test/vectors holds the four vector files and each parses as JSON', () => {
   const files = jsonFiles(VECTORS_DIR);
@@ -17,14 +20,12 @@ test('test/vectors holds the four vector files and each parses as JSON', () => {
   for (const f of files) assert.doesNotThrow(() => JSON.parse(readFileSync(join(VECTORS_DIR, f), 'utf8')), f);
 });
 
-test(
-  'test/vectors/*.json are byte-identical to the upstream vectors beside the repository',
-  { skip: existsSync(UPSTREAM) ? false : `no upstream vectors at ${UPSTREAM}: nothing to compare with` },
-  () => {
-    assert.deepEqual(jsonFiles(VECTORS_DIR), jsonFiles(UPSTREAM), 'the same vector files');
-    for (const f of jsonFiles(UPSTREAM)) {
-      const ours = readFileSync(join(VECTORS_DIR, f));
-      assert.ok(ours.equals(readFileSync(join(UPSTREAM, f))), `test/vectors/${f} differs from ${join(UPSTREAM, f)}`);
-    }
-  },
-);
+test('test/vectors/*.json are byte-identical to the upstream vectors beside the repository', {
+  skip: existsSync(UPSTREAM) ? false : `no upstream vectors at ${UPSTREAM}: nothing to compare with`,
+}, () => {
+  assert.deepEqual(jsonFiles(VECTORS_DIR), jsonFiles(UPSTREAM), 'the same vector files');
+  for (const f of jsonFiles(UPSTREAM)) {
+    const ours = readFileSync(join(VECTORS_DIR, f));
+    assert.ok(ours.equals(readFileSync(join(UPSTREAM, f))), `test/vectors/${f} differs from ${join(UPSTREAM, f)}`);
+  }
+});

@@ -73,7 +73,10 @@ export class Ledger {
     const props = body.properties;
     const bodyOk = !!props && typeof props.payload === 'string' && sha256(props.payload) === props.hash;
     const signature = req.headers['x-signature'];
-    const signatureOk = this.secret === undefined ? signature === undefined : typeof signature === 'string' && verifySignature(this.secret, req.body, signature);
+    const signatureOk =
+      this.secret === undefined
+        ? signature === undefined
+        : typeof signature === 'string' && verifySignature(this.secret, req.body, signature);
     this.arrivals.push({ messageId, endpoint, at: req.at, status, bodyOk, signatureOk });
   }
 

@@ -52,14 +52,29 @@ export class Pipeline {
     const prefix = uniqueName('pipe');
     const receivers = await Promise.all(options.endpoints.map(() => startReceiver()));
     const topics = Object.fromEntries(
-      ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((t) => [t, `${prefix}.${t}`]),
+      ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((t) => [
+        t,
+        `${prefix}.${t}`,
+      ]),
     );
     const extra = options.config ?? {};
     const raw: Record<string, unknown> = {
       ...extra,
       sources: [{ id: 'ledger', writeKeys: [WRITE_KEY] }],
-      destinations: [{ id: 'ledger-hooks', type: 'webhooks', sourceIds: ['ledger'], settings: { webhooks: receivers.map((r) => ({ url: r.url })), sharedSecret: SECRET } }],
-      kafka: { clientId: prefix, partitions: options.partitions ?? 4, replicationFactor: 1, topics: { ...topics, delayPrefix: `${prefix}.delay.` } },
+      destinations: [
+        {
+          id: 'ledger-hooks',
+          type: 'webhooks',
+          sourceIds: ['ledger'],
+          settings: { webhooks: receivers.map((r) => ({ url: r.url })), sharedSecret: SECRET },
+        },
+      ],
+      kafka: {
+        clientId: prefix,
+        partitions: options.partitions ?? 4,
+        replicationFactor: 1,
+        topics: { ...topics, delayPrefix: `${prefix}.delay.` },
+      },
       delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, ...((extra.delivery as object) ?? {}) },
     };
     const pipeline = new Pipeline(options, raw);
@@ -82,7 +97,10 @@ export class Pipeline {
   }
 
   /** Posts `count` ledger events through ingest's /v1/batch; records what was acknowledged. */
-  async send(count: number, options: { batchSize?: number; concurrency?: number } = {}): Promise<{ acked: number; failed: number }> {
+  async send(
+    count: number,
+    options: { batchSize?: number; concurrency?: number } = {},
+  ): Promise<{ acked: number; failed: number }> {
     const batchSize = options.batchSize ?? 50;
     const batches: string[][] = [];
     for (let i = 0; i < count; i += batchSize) {
@@ -99,13 +117,21 @@ export class Pipeline {
         ids.forEach((id) => this.ledger.sent.add(id));
         const body = JSON.stringify({
           batch: ids.map((messageId) => ({
-            type: 'track', messageId, userId: `user-${Number(messageId.split('-').pop()) % 97}`, event: 'Ledger Event',
+            type: 'track',
+            messageId,
+            userId: `user-${Number(messageId.split('-').pop()) % 97}`,
+            event: 'Ledger Event',
             properties: ledgerProperties(Number(messageId.split('-').pop())),
           })),
           sentAt: new Date().toISOString(),
         });
         try {
-          const res = await request(`${ingest.url}/v1/batch`, { method: 'POST', dispatcher: this.agent, headers: { 'content-type': 'application/json', authorization: auth }, body });
+          const res = await request(`${ingest.url}/v1/batch`, {
+            method: 'POST',
+            dispatcher: this.agent,
+            headers: { 'content-type': 'application/json', authorization: auth },
+            body,
+          });
           const text = await res.body.text();
           if (res.statusCode === 200 && (JSON.parse(text) as { accepted?: number }).accepted === ids.length) {
             ids.forEach((id) => this.ledger.acked.add(id));
@@ -122,7 +148,11 @@ export class Pipeline {
 
   /** Reads the dead-letter topic into the ledger; returns messageId → number of dead-letter records. */
   async collectDeadLetters(expected: number, timeoutMs = 20_000): Promise<Map<string, number>> {
-    const kafka = createKafka({ brokers: this.brokers.split(','), clientId: 'ledger', logger: createLogger({ name: 'ledger', level: 'error' }) });
+    const kafka = createKafka({
+      brokers: this.brokers.split(','),
+      clientId: 'ledger',
+      logger: createLogger({ name: 'ledger', level: 'error' }),
+    });
     const records = await readTopic(kafka, this.topics.deadLetter!, { count: expected, timeoutMs, settleMs: 1_000 });
     const counts = new Map<string, number>();
     for (const r of records) {

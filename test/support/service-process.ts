@@ -55,14 +55,18 @@ export class ServiceProcess {
       this.exits.push(code);
       if (!this.#stopping) this.unexpectedExits.push({ code, signal, output: this.output.slice(-4_000) });
     });
-    await waitUntil(async () => {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
-      try {
-        return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
-      } catch {
-        return false;
-      }
-    }, 60_000, `${this.name} /readyz`);
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
+        try {
+          return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      60_000,
+      `${this.name} /readyz`,
+    );
     return this;
   }
 

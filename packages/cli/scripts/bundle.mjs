@@ -51,11 +51,9 @@ const sections = [...packageDirs].sort().map((dir) => {
 });
 writeFileSync(
   join(dist, 'THIRD-PARTY-LICENSES.md'),
-  [
-    '# Third-party code in dist/sluice.js',
-    `${pkg.name} ${pkg.version} bundles these packages.`,
-    ...sections,
-  ].join('\n\n') + '\n',
+  ['# Third-party code in dist/sluice.js', `${pkg.name} ${pkg.version} bundles these packages.`, ...sections].join(
+    '\n\n',
+  ) + '\n',
 );
 const rootLicense = join(packageDir, '../../LICENSE');
 if (existsSync(rootLicense)) writeFileSync(join(dist, 'LICENSE'), readFileSync(rootLicense));

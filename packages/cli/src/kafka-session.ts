@@ -27,7 +27,11 @@ export function openKafkaSession(io: CliIo, configOption: string | undefined): K
   const env = readEnv(io.env);
   const config = loadConfigFile(configPath, io.env);
   // kafkajs's own chatter goes to stderr, quiet unless LOG_LEVEL asks for more.
-  const logger = createLogger({ name: 'sluice-cli', level: io.env.LOG_LEVEL ? env.logLevel : 'error', destination: process.stderr });
+  const logger = createLogger({
+    name: 'sluice-cli',
+    level: io.env.LOG_LEVEL ? env.logLevel : 'error',
+    destination: process.stderr,
+  });
   const kafka = createKafka({ brokers: requireBrokers(env), clientId: `${config.kafka.clientId}-cli`, logger });
   return { configPath, config, kafka };
 }

@@ -23,7 +23,8 @@ function jsonObject(value: string): Record<string, unknown> {
   } catch {
     throw new InvalidArgumentError('must be a JSON object');
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError('must be a JSON object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new InvalidArgumentError('must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -120,13 +121,14 @@ export function buildProgram(io: CliIo): Command {
       'check an X-Signature or a Standard Webhooks signature against the body on stdin: ' +
         'sluice verify --secret-env NAME --signature H < body.json',
     )
-    .option('--secret-env <name>', "read the secret (shared secret, or whsec_ secret) from this environment variable")
+    .option('--secret-env <name>', 'read the secret (shared secret, or whsec_ secret) from this environment variable')
     .option('--secret-file <path>', 'read the secret from a file (one trailing newline dropped)')
     .option('--secret <secret>', 'the secret itself (visible in ps and shell history)')
     .requiredOption('--signature <value>', 'the X-Signature or webhook-signature header value')
     .addOption(
-      new Option('--scheme <scheme>', 'signature scheme (default: standard-webhooks for a v1, signature)')
-        .choices(VERIFY_SCHEMES),
+      new Option('--scheme <scheme>', 'signature scheme (default: standard-webhooks for a v1, signature)').choices(
+        VERIFY_SCHEMES,
+      ),
     )
     .option('--webhook-id <id>', 'the webhook-id header value (Standard Webhooks)')
     .option('--webhook-timestamp <seconds>', 'the webhook-timestamp header value (Standard Webhooks)')

@@ -43,6 +43,9 @@ test('progress line: nothing at all when stderr is not a terminal, and the text 
 });
 
 test('progress text: counts with separators and a floored percentage; an empty read is 100 %', () => {
-  assert.equal(progressText('dead letters', 4_599, 10_000, ', 3 matched'), 'reading dead letters: 4,599 of 10,000 records (45%), 3 matched');
+  assert.equal(
+    progressText('dead letters', 4_599, 10_000, ', 3 matched'),
+    'reading dead letters: 4,599 of 10,000 records (45%), 3 matched',
+  );
   assert.equal(progressText('replay markers', 0, 0), 'reading replay markers: 0 of 0 records (100%)');
 });

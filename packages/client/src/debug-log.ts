@@ -15,7 +15,10 @@ export function debugEnabled(value: string | undefined): boolean {
   if (!value) return false;
   return value
     .split(/[\s,]+/)
-    .some((name) => name === '*' || name === DEBUG_NAMESPACE || name === `${DEBUG_NAMESPACE}*` || name === `${DEBUG_NAMESPACE}:*`);
+    .some(
+      (name) =>
+        name === '*' || name === DEBUG_NAMESPACE || name === `${DEBUG_NAMESPACE}*` || name === `${DEBUG_NAMESPACE}:*`,
+    );
 }
 
 /** A logger that writes `analytics <ISO time> <message>` lines when enabled, and nothing otherwise. */

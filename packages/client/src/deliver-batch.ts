@@ -34,7 +34,10 @@ export interface DeliverDeps {
  * gets a fresh `sentAt`. Classification and delays come from the pure `classifyAttempt` and
  * `backoffDelay`.
  */
-export async function deliverBatch(batch: readonly QueuedMessage[], deps: DeliverDeps): Promise<DeliveryError | undefined> {
+export async function deliverBatch(
+  batch: readonly QueuedMessage[],
+  deps: DeliverDeps,
+): Promise<DeliveryError | undefined> {
   const jsons = batch.map((item) => item.json);
   const headers = {
     authorization: deps.authorization,
@@ -56,7 +59,8 @@ export async function deliverBatch(batch: readonly QueuedMessage[], deps: Delive
     const verdict = classifyAttempt(status, retryAfter, deps.clock.now());
     const what = status === undefined ? `network error: ${describe(cause)}` : `HTTP ${status}`;
     if (verdict.kind === 'success') {
-      if (deps.debug) deps.log(`sent batch of ${batch.length} messages (${Buffer.byteLength(body)} bytes, attempt ${attempt})`);
+      if (deps.debug)
+        deps.log(`sent batch of ${batch.length} messages (${Buffer.byteLength(body)} bytes, attempt ${attempt})`);
       return undefined;
     }
     if (verdict.kind === 'fail') {

@@ -88,11 +88,7 @@ export class BatchRejectedError extends DeliveryError {
 
 /** Network errors, 5xx or 429 persisted through every retry. */
 export class RetriesExhaustedError extends DeliveryError {
-  constructor(
-    attempts: number,
-    last: { status?: number; cause?: unknown },
-    messages: readonly WireMessage[],
-  ) {
+  constructor(attempts: number, last: { status?: number; cause?: unknown }, messages: readonly WireMessage[]) {
     const why = last.status !== undefined ? `HTTP ${last.status}` : describeCause(last.cause);
     super('retries_exhausted', `batch not delivered after ${attempts} attempts (last: ${why})`, {
       messages,

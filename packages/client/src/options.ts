@@ -82,7 +82,8 @@ export interface Settings {
 
 /** Applies defaults and checks every option up front; throws `InvalidOptionError`. */
 export function resolveSettings(writeKey: string, options: AnalyticsOptions, env: NodeJS.ProcessEnv): Settings {
-  if (typeof writeKey !== 'string' || writeKey === '') throw new InvalidOptionError('writeKey must be a non-empty string');
+  if (typeof writeKey !== 'string' || writeKey === '')
+    throw new InvalidOptionError('writeKey must be a non-empty string');
   if (options.flushAt !== undefined && options.size !== undefined && options.flushAt !== options.size) {
     throw new InvalidOptionError('flushAt and size are the same setting; give one of them');
   }
@@ -128,7 +129,8 @@ function number(name: string, value: unknown, min: number): number {
 }
 
 function integer(name: string, value: unknown, min: number): number {
-  if (!Number.isInteger(value) || (value as number) < min) throw new InvalidOptionError(`${name} must be an integer ≥ ${min}`);
+  if (!Number.isInteger(value) || (value as number) < min)
+    throw new InvalidOptionError(`${name} must be an integer ≥ ${min}`);
   return value as number;
 }
 

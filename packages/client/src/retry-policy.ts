@@ -1,16 +1,17 @@
 import { MAX_RETRY_AFTER_MS } from './constants.ts';
 
 /** What to do after one attempt. */
-export type AttemptVerdict =
-  | { kind: 'success' }
-  | { kind: 'retry'; retryAfterMs?: number }
-  | { kind: 'fail' };
+export type AttemptVerdict = { kind: 'success' } | { kind: 'retry'; retryAfterMs?: number } | { kind: 'fail' };
 
 /**
  * Classifies one attempt (docs/reference/clients.md): 2xx succeeds; network errors (`status` undefined), 5xx
  * and 429 are retried, honouring `Retry-After` when present; every other status fails at once.
  */
-export function classifyAttempt(status: number | undefined, retryAfter: string | undefined, nowMs: number): AttemptVerdict {
+export function classifyAttempt(
+  status: number | undefined,
+  retryAfter: string | undefined,
+  nowMs: number,
+): AttemptVerdict {
   if (status === undefined) return { kind: 'retry' };
   if (status >= 200 && status < 300) return { kind: 'success' };
   if (status === 429 || (status >= 500 && status < 600)) {

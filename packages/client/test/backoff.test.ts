@@ -16,8 +16,16 @@ describe('backoffDelay', () => {
       [50, 10_000],
     ];
     for (const [retry, nominal] of table) {
-      assert.equal(backoffDelay(retry, settings, () => 0), nominal / 2, `retry ${retry}, low`);
-      assert.equal(backoffDelay(retry, settings, () => 0.999_999_9), nominal, `retry ${retry}, high`);
+      assert.equal(
+        backoffDelay(retry, settings, () => 0),
+        nominal / 2,
+        `retry ${retry}, low`,
+      );
+      assert.equal(
+        backoffDelay(retry, settings, () => 0.999_999_9),
+        nominal,
+        `retry ${retry}, high`,
+      );
     }
   });
 

@@ -24,7 +24,10 @@ function assertTightBatches(): void {
     const next = requests[i + 1]!.body.batch[0]!;
     const nextBytes = Buffer.byteLength(JSON.stringify(next));
     const full = req.body.batch.length === MAX_BATCH_MESSAGES || req.bytes + 1 + nextBytes > MAX_BATCH_BYTES;
-    assert.ok(full, `request ${i} (${req.bytes} B, ${req.body.batch.length} messages) could have taken the next ${nextBytes} B message`);
+    assert.ok(
+      full,
+      `request ${i} (${req.bytes} B, ${req.body.batch.length} messages) could have taken the next ${nextBytes} B message`,
+    );
   }
 }
 
@@ -38,14 +41,18 @@ describe('batch splitting', () => {
       ids.push(analytics.track({ userId: `user-${i}`, event: 'Bulk', properties: { pad } }));
     }
     await analytics.close();
-    assert.deepEqual(ingest.messages.map((m) => m.messageId), ids);
+    assert.deepEqual(
+      ingest.messages.map((m) => m.messageId),
+      ids,
+    );
     assert.ok(ingest.requests.length >= 4, `${ingest.requests.length} requests`);
     assertTightBatches();
   });
 
   it('bursts are packed into full batches even with several in flight', async () => {
     const analytics = new Analytics('k', { endpoint: ingest.endpoint, clock: new ManualClock() });
-    for (let i = 0; i < 1_000; i++) analytics.track({ userId: `u${i}`, event: 'Bulk', properties: { pad: 'y'.repeat(2_000) } });
+    for (let i = 0; i < 1_000; i++)
+      analytics.track({ userId: `u${i}`, event: 'Bulk', properties: { pad: 'y'.repeat(2_000) } });
     await analytics.close();
     assert.equal(ingest.messages.length, 1_000);
     const sizes = ingest.requests.map((r) => r.body.batch.length).sort((a, b) => b - a);
@@ -57,7 +64,10 @@ describe('batch splitting', () => {
     const analytics = new Analytics('k', { endpoint: ingest.endpoint, maxInFlight: 1, clock: new ManualClock() });
     for (let i = 0; i < 6_000; i++) analytics.identify({ userId: `${i}` });
     await analytics.close();
-    assert.deepEqual(ingest.requests.map((r) => r.body.batch.length), [2_500, 2_500, 1_000]);
+    assert.deepEqual(
+      ingest.requests.map((r) => r.body.batch.length),
+      [2_500, 2_500, 1_000],
+    );
     assertTightBatches();
   });
 
@@ -70,6 +80,9 @@ describe('batch splitting', () => {
     assert.equal(analytics.queued, 0);
     analytics.track({ userId: 'u', event: 'Small' });
     await analytics.close();
-    assert.deepEqual(ingest.messages.map((m) => m.event), ['Small']);
+    assert.deepEqual(
+      ingest.messages.map((m) => m.event),
+      ['Small'],
+    );
   });
 });

@@ -31,12 +31,15 @@ describe('buildMessage validation', () => {
   ];
   for (const [name, type, params, pattern] of refused) {
     it(`refuses ${name}`, () => {
-      assert.throws(() => buildMessage(type, params as never, env), (err: unknown) => {
-        assert.ok(err instanceof ValidationError);
-        assert.equal(err.code, 'invalid_message');
-        assert.match(err.message, pattern);
-        return true;
-      });
+      assert.throws(
+        () => buildMessage(type, params as never, env),
+        (err: unknown) => {
+          assert.ok(err instanceof ValidationError);
+          assert.equal(err.code, 'invalid_message');
+          assert.match(err.message, pattern);
+          return true;
+        },
+      );
     });
   }
 
@@ -47,7 +50,8 @@ describe('buildMessage validation', () => {
 });
 
 describe('buildMessage size limit', () => {
-  const padded = (pad: number) => buildMessage('track', { userId: 'u', event: 'E', properties: { p: 'x'.repeat(pad) } }, env);
+  const padded = (pad: number) =>
+    buildMessage('track', { userId: 'u', event: 'E', properties: { p: 'x'.repeat(pad) } }, env);
   const base = padded(0).bytes;
 
   it('accepts a message of exactly 32,000 bytes', () => {
@@ -73,7 +77,13 @@ describe('buildMessage wire shape', () => {
   it('builds track with messageId, call-time timestamp and context.library', () => {
     const { message, json } = buildMessage(
       'track',
-      { userId: 'u', event: 'Order Completed', properties: { total: 42.5 }, integrations: { All: false, Webhooks: true }, context: { ip: '203.0.113.7' } },
+      {
+        userId: 'u',
+        event: 'Order Completed',
+        properties: { total: 42.5 },
+        integrations: { All: false, Webhooks: true },
+        context: { ip: '203.0.113.7' },
+      },
       env,
     );
     assert.deepEqual(JSON.parse(json), {
@@ -92,7 +102,11 @@ describe('buildMessage wire shape', () => {
   it('keeps the caller timestamp, normalised to UTC with milliseconds', () => {
     const { message } = buildMessage('identify', { userId: 'u', timestamp: '2015-02-03T08:24:14-0800' }, env);
     assert.equal(message.timestamp, '2015-02-03T16:24:14.000Z');
-    const fromDate = buildMessage('identify', { userId: 'u', timestamp: new Date(Date.UTC(2020, 0, 2, 3, 4, 5, 6)) }, env);
+    const fromDate = buildMessage(
+      'identify',
+      { userId: 'u', timestamp: new Date(Date.UTC(2020, 0, 2, 3, 4, 5, 6)) },
+      env,
+    );
     assert.equal(fromDate.message.timestamp, '2020-01-02T03:04:05.006Z');
   });
 
@@ -114,7 +128,15 @@ describe('buildMessage wire shape', () => {
   });
 
   it('sends only the fields that belong to each type', () => {
-    const stray = { name: 'n', category: 'c', properties: { p: 1 }, traits: { t: 1 }, event: 'e', groupId: 'g', previousId: 'p' };
+    const stray = {
+      name: 'n',
+      category: 'c',
+      properties: { p: 1 },
+      traits: { t: 1 },
+      event: 'e',
+      groupId: 'g',
+      previousId: 'p',
+    };
     const keys = (type: Parameters<typeof buildMessage>[0]) =>
       Object.keys(JSON.parse(buildMessage(type, { userId: 'u', ...stray } as never, env).json)).sort();
     const common = ['context', 'messageId', 'timestamp', 'type', 'userId'];

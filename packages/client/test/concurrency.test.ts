@@ -17,7 +17,12 @@ describe('concurrency', () => {
   it('10,000 concurrent calls: the server receives every messageId exactly once', async () => {
     // Some batches fail once with 503 so retries run alongside fresh sends.
     ingest.responder = (n) => ({ status: n % 7 === 3 ? 503 : 200 });
-    const analytics = new Analytics('k', { endpoint: ingest.endpoint, retryMinDelay: 1, retryMaxDelay: 5, flushAfter: 20 });
+    const analytics = new Analytics('k', {
+      endpoint: ingest.endpoint,
+      retryMinDelay: 1,
+      retryMaxDelay: 5,
+      flushAfter: 20,
+    });
     const ids = await Promise.all(
       Array.from({ length: 10_000 }, async (_, i) => {
         if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve)); // interleave with sends

@@ -56,7 +56,10 @@ describe('flush triggers', () => {
     assert.equal(ingest.requests.length, 0);
     clock.advance(1);
     await ingest.waitFor((s) => s.requests.length === 1);
-    assert.deepEqual(ingest.requests[0]!.body.batch.map((m) => m.event), ['a', 'b']);
+    assert.deepEqual(
+      ingest.requests[0]!.body.batch.map((m) => m.event),
+      ['a', 'b'],
+    );
     assert.equal(clock.pendingTimers, 0, 'no timer while the queue is empty');
   });
 
@@ -74,7 +77,10 @@ describe('flush triggers', () => {
     await ingest.waitFor((s) => s.requests.length === 1);
     analytics.track({ userId: 'u', event: 'second' });
     await ingest.waitFor((s) => s.requests.length === 2);
-    assert.deepEqual(ingest.requests.map((r) => r.body.batch.length), [1, 1]);
+    assert.deepEqual(
+      ingest.requests.map((r) => r.body.batch.length),
+      [1, 1],
+    );
   });
 
   it('flush() sends what is queued and resolves once it is delivered', async () => {
@@ -98,7 +104,10 @@ describe('close', () => {
     assert.equal(ingest.messages.length, 95);
     assert.deepEqual(new Set(ingest.messages.map((m) => m.messageId)), ids);
     assert.throws(() => analytics.track({ userId: 'u', event: 'late' }), ClientClosedError);
-    assert.throws(() => analytics.identify({ userId: 'u' }), (err: unknown) => (err as ClientClosedError).code === 'client_closed');
+    assert.throws(
+      () => analytics.identify({ userId: 'u' }),
+      (err: unknown) => (err as ClientClosedError).code === 'client_closed',
+    );
     await analytics.close(); // idempotent
     await analytics.flush(); // harmless after close
   });

@@ -43,13 +43,18 @@ describe('options', () => {
   ];
   for (const [name, key, options] of invalid) {
     it(`refuses ${name} in the constructor`, () => {
-      assert.throws(() => new Analytics(key, options), (err: unknown) => err instanceof InvalidOptionError && err.code === 'invalid_option');
+      assert.throws(
+        () => new Analytics(key, options),
+        (err: unknown) => err instanceof InvalidOptionError && err.code === 'invalid_option',
+      );
     });
   }
 
   it('reads DEBUG like the debug package', () => {
-    for (const on of ['analytics', 'express,analytics', 'foo analytics', '*', 'analytics*', 'analytics:*']) assert.ok(debugEnabled(on), on);
-    for (const off of [undefined, '', 'analytics-node', 'express', 'analyticsx']) assert.ok(!debugEnabled(off), String(off));
+    for (const on of ['analytics', 'express,analytics', 'foo analytics', '*', 'analytics*', 'analytics:*'])
+      assert.ok(debugEnabled(on), on);
+    for (const off of [undefined, '', 'analytics-node', 'express', 'analyticsx'])
+      assert.ok(!debugEnabled(off), String(off));
     assert.equal(resolveSettings('k', {}, { DEBUG: 'analytics' }).debug, true);
     assert.equal(resolveSettings('k', { debug: false }, { DEBUG: 'analytics' }).debug, false);
   });

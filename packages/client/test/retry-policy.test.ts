@@ -25,7 +25,8 @@ describe('classifyAttempt', () => {
     [504, 'retry'],
   ];
   for (const [status, kind] of table) {
-    it(`${status ?? 'network error'} → ${kind}`, () => assert.equal(classifyAttempt(status, undefined, now).kind, kind));
+    it(`${status ?? 'network error'} → ${kind}`, () =>
+      assert.equal(classifyAttempt(status, undefined, now).kind, kind));
   }
 
   it('carries Retry-After on 429 and 503', () => {

@@ -37,7 +37,11 @@ describe('retries', () => {
     const id = analytics.track({ userId: 'u', event: 'e' });
     await analytics.close();
     assert.equal(ingest.requests.length, 3);
-    for (const req of ingest.requests) assert.deepEqual(req.body.batch.map((m) => m.messageId), [id]);
+    for (const req of ingest.requests)
+      assert.deepEqual(
+        req.body.batch.map((m) => m.messageId),
+        [id],
+      );
     const sentAts = ingest.requests.map((r) => Date.parse(r.body.sentAt));
     assert.ok(sentAts[2]! > sentAts[0]!, 'sentAt is set per attempt');
     assert.deepEqual(errors, []);
@@ -60,7 +64,10 @@ describe('retries', () => {
     assert.equal(err.status, 400);
     assert.equal(err.attempts, 1);
     assert.match(err.message, /invalid_json/);
-    assert.deepEqual(err.messages.map((m) => m.messageId), [id]);
+    assert.deepEqual(
+      err.messages.map((m) => m.messageId),
+      [id],
+    );
   });
 
   for (const status of [401, 403, 404, 413]) {
@@ -147,7 +154,10 @@ describe('retries', () => {
     analytics.track({ userId: 'u', event: 'good' });
     await analytics.close();
     assert.equal(errors.length, 1);
-    assert.deepEqual(ingest.messages.map((m) => m.event), ['bad', 'good']);
+    assert.deepEqual(
+      ingest.messages.map((m) => m.event),
+      ['bad', 'good'],
+    );
   });
 });
 
@@ -172,6 +182,9 @@ describe('failure reporting is robust', () => {
     await analytics.flush();
     analytics.track({ userId: 'u', event: 'delivered' });
     await analytics.close();
-    assert.deepEqual(ingest.messages.map((m) => m.event), ['rejected', 'delivered']);
+    assert.deepEqual(
+      ingest.messages.map((m) => m.event),
+      ['rejected', 'delivered'],
+    );
   });
 });

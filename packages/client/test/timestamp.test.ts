@@ -20,7 +20,15 @@ describe('toIsoTimestamp', () => {
     it(`normalises ${input}`, () => assert.equal(toIsoTimestamp(input), expected));
   }
 
-  for (const bad of ['', 'yesterday', '2026-11-21T23:00:00', '2026-02-30T00:00:00Z', '2026-13-01T00:00:00Z', '2026-11-21T24:00:00Z', '1700000000']) {
+  for (const bad of [
+    '',
+    'yesterday',
+    '2026-11-21T23:00:00',
+    '2026-02-30T00:00:00Z',
+    '2026-13-01T00:00:00Z',
+    '2026-11-21T24:00:00Z',
+    '1700000000',
+  ]) {
     it(`refuses ${JSON.stringify(bad)}`, () => {
       assert.equal(parseIso8601(bad), undefined);
       assert.throws(() => toIsoTimestamp(bad), ValidationError);

@@ -44,8 +44,18 @@ describe('wire format', () => {
     const analytics = new Analytics('k', { endpoint: ingest.endpoint, clock });
     const integrations = { All: false, Webhooks: true };
     analytics.identify({ userId: 'u1', traits: { email: 'a@example.com' }, integrations });
-    analytics.track({ anonymousId: 'a1', event: 'Clicked', properties: { n: 1 }, timestamp: '2026-01-01T00:00:00+01:00' });
-    analytics.page({ userId: 'u1', name: 'Pricing', category: 'Docs', properties: { url: 'https://x.test/pricing', path: '/pricing' } });
+    analytics.track({
+      anonymousId: 'a1',
+      event: 'Clicked',
+      properties: { n: 1 },
+      timestamp: '2026-01-01T00:00:00+01:00',
+    });
+    analytics.page({
+      userId: 'u1',
+      name: 'Pricing',
+      category: 'Docs',
+      properties: { url: 'https://x.test/pricing', path: '/pricing' },
+    });
     analytics.screen({ userId: 'u1', name: 'Home', context: { device: { model: 'x', type: 'ios' } } });
     analytics.group({ userId: 'u1', groupId: 'g1', traits: { plan: 'pro' } });
     analytics.alias({ userId: 'u1', previousId: 'a1' });
@@ -68,8 +78,22 @@ describe('wire format', () => {
     const strip = ({ messageId: _m, ...rest }: Record<string, unknown>) => rest;
     const at = '2026-11-21T23:34:15.123Z';
     assert.deepEqual(body.batch.map(strip), [
-      { type: 'identify', timestamp: at, userId: 'u1', context: { library }, integrations, traits: { email: 'a@example.com' } },
-      { type: 'track', timestamp: '2025-12-31T23:00:00.000Z', anonymousId: 'a1', context: { library }, event: 'Clicked', properties: { n: 1 } },
+      {
+        type: 'identify',
+        timestamp: at,
+        userId: 'u1',
+        context: { library },
+        integrations,
+        traits: { email: 'a@example.com' },
+      },
+      {
+        type: 'track',
+        timestamp: '2025-12-31T23:00:00.000Z',
+        anonymousId: 'a1',
+        context: { library },
+        event: 'Clicked',
+        properties: { n: 1 },
+      },
       {
         type: 'page',
         timestamp: at,
@@ -79,7 +103,13 @@ describe('wire format', () => {
         name: 'Pricing',
         category: 'Docs',
       },
-      { type: 'screen', timestamp: at, userId: 'u1', context: { device: { model: 'x', type: 'ios' }, library }, name: 'Home' },
+      {
+        type: 'screen',
+        timestamp: at,
+        userId: 'u1',
+        context: { device: { model: 'x', type: 'ios' }, library },
+        name: 'Home',
+      },
       { type: 'group', timestamp: at, userId: 'u1', context: { library }, groupId: 'g1', traits: { plan: 'pro' } },
       { type: 'alias', timestamp: at, userId: 'u1', context: { library }, previousId: 'a1' },
     ]);

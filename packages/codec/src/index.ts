@@ -11,5 +11,11 @@ export type { RegistryClientOptions } from './registry-client.ts';
 export { createSnapshotCodec, snapshotProblem } from './snapshot-codec.ts';
 export type { SnapshotCodecOptions } from './snapshot-codec.ts';
 export { createJsonValueCodec, createRegistryValueCodec } from './value-codec.ts';
-export type { ProblemFinder, RegistryValueCodecOptions, RejectCode, ValueCodec, ValueDecodeResult } from './value-codec.ts';
+export type {
+  ProblemFinder,
+  RegistryValueCodecOptions,
+  RejectCode,
+  ValueCodec,
+  ValueDecodeResult,
+} from './value-codec.ts';
 export { CONFLUENT_HEADER_BYTES, frameConfluent, unframeConfluent } from './wire-format.ts';

@@ -77,13 +77,21 @@ export class RegistryClient {
   async register(subject: string, schema: object): Promise<number> {
     const confluentSchema = { type: SchemaType.JSON, schema: JSON.stringify(schema) } as const;
     try {
-      const { id } = await withDeadline(this.#client.register(confluentSchema, { subject }), this.#requestTimeoutMs, `register ${subject}`);
+      const { id } = await withDeadline(
+        this.#client.register(confluentSchema, { subject }),
+        this.#requestTimeoutMs,
+        `register ${subject}`,
+      );
       return id;
     } catch (err) {
       const failure = this.#classifyRegistration(subject, err);
       if (failure instanceof SchemaRegistryUnavailableError) throw failure;
       try {
-        return await withDeadline(this.#client.getRegistryIdBySchema(subject, confluentSchema), this.#requestTimeoutMs, `look up ${subject}`);
+        return await withDeadline(
+          this.#client.getRegistryIdBySchema(subject, confluentSchema),
+          this.#requestTimeoutMs,
+          `look up ${subject}`,
+        );
       } catch (lookupErr) {
         if (httpStatus(lookupErr) === 404) throw failure;
         throw this.#classifyRegistration(subject, lookupErr);
@@ -100,7 +108,10 @@ export class RegistryClient {
     if (status !== undefined && status >= 401 && status < 500 && status !== 408 && status !== 429) {
       return new SchemaRegistrationError(subject, (err as Error).message, { cause: err });
     }
-    return new SchemaRegistryUnavailableError(`schema registry ${this.url} unavailable while registering ${subject}: ${(err as Error).message}`, { cause: err });
+    return new SchemaRegistryUnavailableError(
+      `schema registry ${this.url} unavailable while registering ${subject}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 
   /** Encodes `value` with the registered schema `schemaId` (validated locally against it). */
@@ -109,7 +120,10 @@ export class RegistryClient {
       return await withDeadline(this.#client.encode(schemaId, value), this.#requestTimeoutMs, `schema ${schemaId}`);
     } catch (err) {
       if (err instanceof Error && err.name === 'ConfluentSchemaRegistryValidationError') throw err;
-      throw new SchemaRegistryUnavailableError(`schema registry ${this.url} unavailable while fetching schema ${schemaId}: ${(err as Error).message}`, { cause: err });
+      throw new SchemaRegistryUnavailableError(
+        `schema registry ${this.url} unavailable while fetching schema ${schemaId}: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   }
 
@@ -128,7 +142,10 @@ export class RegistryClient {
     let delay: number = REGISTRY_DEFAULTS.retryInitialDelayMs;
     for (;;) {
       try {
-        return { kind: 'value', value: await withDeadline(this.#client.decode(framed), this.#requestTimeoutMs, `schema ${schemaId}`) };
+        return {
+          kind: 'value',
+          value: await withDeadline(this.#client.decode(framed), this.#requestTimeoutMs, `schema ${schemaId}`),
+        };
       } catch (err) {
         const verdict = this.#verdict(err, schemaId);
         if (verdict) return verdict;
@@ -151,9 +168,12 @@ export class RegistryClient {
       this.#unknownIds.set(schemaId, this.#now() + this.#unknownIdCacheMs);
       return unknown(schemaId, this.url);
     }
-    if (err instanceof SyntaxError) return { kind: 'not_json', message: `payload of schema ${schemaId} is not JSON: ${err.message}` };
+    if (err instanceof SyntaxError)
+      return { kind: 'not_json', message: `payload of schema ${schemaId} is not JSON: ${err.message}` };
     if (err instanceof Error && err.name === 'ConfluentSchemaRegistryValidationError') {
-      const paths = ((err as Error & { paths?: unknown[] }).paths ?? []).map((p) => (Array.isArray(p) ? p.join('') : String(p)) || '(root)');
+      const paths = ((err as Error & { paths?: unknown[] }).paths ?? []).map(
+        (p) => (Array.isArray(p) ? p.join('') : String(p)) || '(root)',
+      );
       return { kind: 'invalid', message: `value does not match schema ${schemaId} at ${paths.join(', ') || '(root)'}` };
     }
     if (httpStatus(err) !== undefined || err instanceof DeadlineError) return undefined;

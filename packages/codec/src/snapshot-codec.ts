@@ -31,7 +31,13 @@ export interface SnapshotCodecOptions extends Omit<RegistryClientOptions, 'url'>
 export function createSnapshotCodec(options: SnapshotCodecOptions): ValueCodec<Snapshot> {
   const { schemaRegistryUrl, topic, ...rest } = options;
   if (!schemaRegistryUrl) return createJsonValueCodec<Snapshot>(snapshotProblem);
-  const codec = createRegistryValueCodec<Snapshot>({ ...rest, url: schemaRegistryUrl, subject: valueSubject(topic), schema: snapshotJsonSchema, problem: snapshotProblem });
+  const codec = createRegistryValueCodec<Snapshot>({
+    ...rest,
+    url: schemaRegistryUrl,
+    subject: valueSubject(topic),
+    schema: snapshotJsonSchema,
+    problem: snapshotProblem,
+  });
   codec.schemaId().catch(() => {}); // as createEnvelopeCodec: the subject exists once the service is up
   return codec;
 }

@@ -44,7 +44,11 @@ export function createJsonValueCodec<T>(problem: ProblemFinder): ValueCodec<T> {
     decode: async (value) => {
       if (!value || value.length === 0) return { ok: false, code: 'empty', message: 'record has no value' };
       if (isConfluentFramed(value)) {
-        return { ok: false, code: 'registry_unavailable', message: `record is in the Confluent wire format (schema id ${value.readUInt32BE(1)}) but no schema registry is configured` };
+        return {
+          ok: false,
+          code: 'registry_unavailable',
+          message: `record is in the Confluent wire format (schema id ${value.readUInt32BE(1)}) but no schema registry is configured`,
+        };
       }
       return parseJson<T>(value, problem, 'json');
     },
@@ -70,7 +74,9 @@ export interface RegistryValueCodecOptions extends Omit<RegistryClientOptions, '
  * then `problem`) and plain JSON alike. Unknown ids are a verdict (`unknown_schema`); an
  * unreachable registry is not — `decode` retries, then throws `SchemaRegistryUnavailableError`.
  */
-export function createRegistryValueCodec<T>(options: RegistryValueCodecOptions): ValueCodec<T> & { schemaId(): Promise<number> } {
+export function createRegistryValueCodec<T>(
+  options: RegistryValueCodecOptions,
+): ValueCodec<T> & { schemaId(): Promise<number> } {
   const client = new RegistryClient(options);
   let registration: Promise<number> | undefined;
   const schemaId = (): Promise<number> => {

@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import { createJsonCodec } from '@sluice/codec';
 
 const codec = createJsonCodec();
-const track = { sourceId: 's', type: 'track', messageId: 'm', timestamp: '2026-11-21T23:34:15.123Z', userId: 'u', event: 'Clicked' };
+const track = {
+  sourceId: 's',
+  type: 'track',
+  messageId: 'm',
+  timestamp: '2026-11-21T23:34:15.123Z',
+  userId: 'u',
+  event: 'Clicked',
+};
 
 describe('JSON envelope codec', () => {
   it('round-trips an envelope', async () => {

@@ -50,7 +50,10 @@ describe('registry codec against a real schema registry (Apicurio)', { skip, tim
 
     const client = new SchemaRegistry({ host: registry.url });
     assert.equal(await client.getLatestSchemaId(valueSubject(topic)), id);
-    const stored = (await (await fetch(`${registry.url}/schemas/ids/${id}`)).json()) as { schema: string; schemaType: string };
+    const stored = (await (await fetch(`${registry.url}/schemas/ids/${id}`)).json()) as {
+      schema: string;
+      schemaType: string;
+    };
     assert.equal(stored.schemaType, 'JSON');
     assert.deepEqual(JSON.parse(stored.schema), envelopeJsonSchema);
   });
@@ -93,8 +96,15 @@ describe('registry codec against a real schema registry (Apicurio)', { skip, tim
 
   it('a record written under a looser upstream schema still has to pass the envelope contract', async () => {
     const client = new SchemaRegistry({ host: registry.url });
-    const loose = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { type: { type: 'string' } } };
-    const { id } = await client.register({ type: SchemaType.JSON, schema: JSON.stringify(loose) }, { subject: `${topic}.loose-value` });
+    const loose = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { type: { type: 'string' } },
+    };
+    const { id } = await client.register(
+      { type: SchemaType.JSON, schema: JSON.stringify(loose) },
+      { subject: `${topic}.loose-value` },
+    );
     const codec = createRegistryCodec({ url: registry.url, subject: valueSubject(topic) });
     const r = await codec.decode(await client.encode(id, { type: 'purchase' }));
     assert.equal(!r.ok && r.code, 'invalid_envelope');
@@ -105,23 +115,37 @@ describe('registry codec against a real schema registry (Apicurio)', { skip, tim
 
   it('encode refuses an invalid envelope with InvalidValueError (a caller bug, not retryable)', async () => {
     const codec = createRegistryCodec({ url: registry.url, subject: valueSubject(topic) });
-    await assert.rejects(codec.encode({ ...track, type: 'alias' } as never), (err: unknown) => err instanceof InvalidValueError && !err.retryable);
+    await assert.rejects(
+      codec.encode({ ...track, type: 'alias' } as never),
+      (err: unknown) => err instanceof InvalidValueError && !err.retryable,
+    );
   });
 
   it('a BACKWARD-incompatible existing subject makes registration fail with SchemaRegistrationError', async () => {
     const client = new SchemaRegistry({ host: registry.url });
     const subject = `${topic}.taken-value`;
-    const old = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { x: { type: 'string' } }, required: ['x'], additionalProperties: false };
+    const old = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { x: { type: 'string' } },
+      required: ['x'],
+      additionalProperties: false,
+    };
     await client.register({ type: SchemaType.JSON, schema: JSON.stringify(old) }, { subject });
     const codec = createRegistryCodec({ url: registry.url, subject });
-    await assert.rejects(codec.encode(track as never), (err: unknown) => err instanceof SchemaRegistrationError && !err.retryable);
+    await assert.rejects(
+      codec.encode(track as never),
+      (err: unknown) => err instanceof SchemaRegistrationError && !err.retryable,
+    );
   });
 
   it('several services registering the same fresh subject at once all get the one id', async () => {
     const fresh = `${topic}.race`;
     for (let round = 0; round < 3; round++) {
       const subjectTopic = `${fresh}-${round}`;
-      const codecs = [0, 1, 2, 3].map(() => createEnvelopeCodec({ schemaRegistryUrl: registry.url, topic: subjectTopic }));
+      const codecs = [0, 1, 2, 3].map(() =>
+        createEnvelopeCodec({ schemaRegistryUrl: registry.url, topic: subjectTopic }),
+      );
       const ids = (await Promise.all(codecs.map((c) => c.encode(track as never)))).map((b) => b.readInt32BE(1));
       assert.equal(new Set(ids).size, 1, `one id in round ${round}: ${ids}`);
     }
@@ -139,7 +163,9 @@ describe('registry codec against a real schema registry (Apicurio)', { skip, tim
     const r = await fresh.decode(bytes);
     assert.ok(r.ok);
     assert.deepEqual(r.value, snapshot);
-    const bad = await fresh.decode(frameConfluent(bytes.readInt32BE(1), Buffer.from(JSON.stringify({ ...snapshot, members: 'u1' }))));
+    const bad = await fresh.decode(
+      frameConfluent(bytes.readInt32BE(1), Buffer.from(JSON.stringify({ ...snapshot, members: 'u1' }))),
+    );
     assert.equal(!bad.ok && bad.code, 'invalid_envelope');
   });
 

@@ -10,7 +10,14 @@ import {
   unframeConfluent,
 } from '@sluice/codec';
 
-const track = { sourceId: 's', type: 'track', messageId: 'm', timestamp: '2026-11-21T23:34:15.123Z', userId: 'u', event: 'Clicked' } as const;
+const track = {
+  sourceId: 's',
+  type: 'track',
+  messageId: 'm',
+  timestamp: '2026-11-21T23:34:15.123Z',
+  userId: 'u',
+  event: 'Clicked',
+} as const;
 
 describe('Confluent wire format framing', () => {
   it('writes magic byte 0, the id as int32 big-endian, then the payload untouched', () => {
@@ -59,7 +66,11 @@ describe('registry codec without a reachable registry', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     try {
-      const codec = createRegistryCodec({ url: `http://127.0.0.1:${port}`, requestTimeoutMs: 200, unavailableRetryMs: 0 });
+      const codec = createRegistryCodec({
+        url: `http://127.0.0.1:${port}`,
+        requestTimeoutMs: 200,
+        unavailableRetryMs: 0,
+      });
       await assert.rejects(codec.decode(frameConfluent(7, Buffer.from('{}'))), SchemaRegistryUnavailableError);
       await assert.rejects(codec.encode(track as never), SchemaRegistryUnavailableError);
     } finally {
@@ -77,7 +88,13 @@ describe('registry codec without a reachable registry', () => {
 
 describe('snapshot codec (JSON, no registry)', () => {
   const codec = createSnapshotCodec({ topic: 'sluice.audiences' });
-  const audience = { sourceId: 's', audience: 'High Value Users', syncId: 'sync-1', members: ['u1', 'u2'], final: true };
+  const audience = {
+    sourceId: 's',
+    audience: 'High Value Users',
+    syncId: 'sync-1',
+    members: ['u1', 'u2'],
+    final: true,
+  };
   const trait = { sourceId: 's', trait: 'LTV', syncId: 'sync-1', values: { u1: 10 }, final: false };
 
   it('round-trips audience and computed-trait snapshots', async () => {

@@ -30,14 +30,17 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = env[name];
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(name, `must be a port number, got ${JSON.stringify(value)}`, 'environment');
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new ConfigError(name, `must be a port number, got ${JSON.stringify(value)}`, 'environment');
   return n;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function readEnv(env: NodeJS.ProcessEnv = process.env): SluiceEnv {
-  const brokers = env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean);
+  const brokers = env.KAFKA_BROKERS?.split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`, 'environment');
@@ -61,12 +64,14 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): SluiceEnv {
 
 /** Brokers for a service: required, with an error naming the variable. */
 export function requireBrokers(env: SluiceEnv): string[] {
-  if (!env.kafkaBrokers) throw new ConfigError('KAFKA_BROKERS', 'is required (comma-separated host:port list)', 'environment');
+  if (!env.kafkaBrokers)
+    throw new ConfigError('KAFKA_BROKERS', 'is required (comma-separated host:port list)', 'environment');
   return env.kafkaBrokers;
 }
 
 /** Config path for a service: required, with an error naming the variable. */
 export function requireConfigPath(env: SluiceEnv): string {
-  if (!env.configPath) throw new ConfigError('SLUICE_CONFIG', 'is required (path of the YAML or JSON config file)', 'environment');
+  if (!env.configPath)
+    throw new ConfigError('SLUICE_CONFIG', 'is required (path of the YAML or JSON config file)', 'environment');
   return env.configPath;
 }

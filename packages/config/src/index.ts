@@ -1,4 +1,11 @@
-export { DEFAULT_BACKOFF, DEFAULT_DELAY_TIERS, DEFAULT_PORTS, DEFAULT_TOPICS, LIMITS, RESERVED_HEADERS } from './constants.ts';
+export {
+  DEFAULT_BACKOFF,
+  DEFAULT_DELAY_TIERS,
+  DEFAULT_PORTS,
+  DEFAULT_TOPICS,
+  LIMITS,
+  RESERVED_HEADERS,
+} from './constants.ts';
 export { ConfigStore } from './config-store.ts';
 export { formatDuration, parseDuration } from './duration.ts';
 export { DEMO_CONFIG_PATH, readEnv, requireBrokers, requireConfigPath } from './env.ts';

@@ -15,7 +15,8 @@ const validate = ajv.compile<RawConfig>(ConfigSchema);
 
 function describe(error: ErrorObject): ConfigError {
   const p = error.params as Record<string, unknown>;
-  if (error.keyword === 'required') return new ConfigError(fieldPath(error.instancePath, String(p.missingProperty)), 'is required');
+  if (error.keyword === 'required')
+    return new ConfigError(fieldPath(error.instancePath, String(p.missingProperty)), 'is required');
   if (error.keyword === 'additionalProperties') {
     return new ConfigError(fieldPath(error.instancePath, String(p.additionalProperty)), 'is not a known setting');
   }
@@ -41,12 +42,25 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
   if (!validate(raw)) {
     // Report the most specific error: anyOf/union failures list their branches first.
     const errors = validate.errors ?? [];
-    const duration = errors.find((e) => e.keyword === 'pattern' && (e.params as { pattern?: string }).pattern === DURATION_PATTERN);
+    const duration = errors.find(
+      (e) => e.keyword === 'pattern' && (e.params as { pattern?: string }).pattern === DURATION_PATTERN,
+    );
     if (duration) {
-      throw new ConfigError(fieldPath(duration.instancePath), 'must be a duration: milliseconds, or a string like 250ms, 5s, 2m, 4h');
+      throw new ConfigError(
+        fieldPath(duration.instancePath),
+        'must be a duration: milliseconds, or a string like 250ms, 5s, 2m, 4h',
+      );
     }
     const secret = errors.find((e) => e.keyword === 'anyOf');
-    if (secret && errors.some((e) => e.instancePath === secret.instancePath && e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'env')) {
+    if (
+      secret &&
+      errors.some(
+        (e) =>
+          e.instancePath === secret.instancePath &&
+          e.keyword === 'required' &&
+          (e.params as { missingProperty?: string }).missingProperty === 'env',
+      )
+    ) {
       throw new ConfigError(fieldPath(secret.instancePath), 'must be a non-empty string or { env: NAME }');
     }
     const specific = errors.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors[0]!;
@@ -60,7 +74,10 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       name: s.name,
       writeKeys: s.writeKeys.map((k, j) => secret(`sources[${i}].writeKeys[${j}]`, k)),
       ...(s.rateLimit && {
-        rateLimit: { perSecond: s.rateLimit.perSecond, burst: s.rateLimit.burst ?? Math.max(1, Math.ceil(s.rateLimit.perSecond)) },
+        rateLimit: {
+          perSecond: s.rateLimit.perSecond,
+          burst: s.rateLimit.burst ?? Math.max(1, Math.ceil(s.rateLimit.perSecond)),
+        },
       }),
     })),
     destinations: raw.destinations.map((d, i) => ({
@@ -116,7 +133,11 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
   try {
     parsed = extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConfigError('(file)', `is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message}`, path);
+    throw new ConfigError(
+      '(file)',
+      `is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
+      path,
+    );
   }
   try {
     return parseConfig(parsed, env);

@@ -42,8 +42,14 @@ function checkUnique(field: string, ids: string[]): void {
 
 /** Rules the JSON Schema cannot express (docs/configuration.md). Throws the first `ConfigError` found. */
 export function checkSemantics(raw: RawConfig): void {
-  checkUnique('sources', raw.sources.map((s) => s.id));
-  checkUnique('destinations', raw.destinations.map((d) => d.id));
+  checkUnique(
+    'sources',
+    raw.sources.map((s) => s.id),
+  );
+  checkUnique(
+    'destinations',
+    raw.destinations.map((d) => d.id),
+  );
   const sourceIds = new Set(raw.sources.map((s) => s.id));
   raw.destinations.forEach((dest, d) => {
     const base = `destinations[${d}]`;

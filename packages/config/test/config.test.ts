@@ -3,7 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, ConfigStore, DEMO_CONFIG_PATH, loadConfigFile, parseConfig, parseDuration, readEnv } from '@sluice/config';
+import {
+  ConfigError,
+  ConfigStore,
+  DEMO_CONFIG_PATH,
+  loadConfigFile,
+  parseConfig,
+  parseDuration,
+  readEnv,
+} from '@sluice/config';
 
 const source = { id: 'src-1', writeKeys: ['key-1'] };
 const destination = (settings: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
@@ -25,11 +33,18 @@ describe('config: valid files', () => {
 
   it('puts the legacy webhookUrl first and resolves { env } secrets', () => {
     const config = parseConfig(
-      destination({ webhookUrl: 'https://a.example/legacy', webhooks: [{ url: 'https://b.example/x', headers: { 'X-Team': 'data' } }], sharedSecret: { env: 'HOOK_SECRET' } }),
+      destination({
+        webhookUrl: 'https://a.example/legacy',
+        webhooks: [{ url: 'https://b.example/x', headers: { 'X-Team': 'data' } }],
+        sharedSecret: { env: 'HOOK_SECRET' },
+      }),
       { HOOK_SECRET: 's3cret' },
     );
     const d = config.destinations[0]!;
-    assert.deepEqual(d.endpoints.map((e) => e.url), ['https://a.example/legacy', 'https://b.example/x']);
+    assert.deepEqual(
+      d.endpoints.map((e) => e.url),
+      ['https://a.example/legacy', 'https://b.example/x'],
+    );
     assert.equal(d.sharedSecret, 's3cret');
     assert.equal(d.enabled, true);
   });
@@ -55,20 +70,68 @@ describe('config: every error names the field', () => {
     ['empty writeKeys', { sources: [{ id: 's', writeKeys: [] }] }, 'sources[0].writeKeys'],
     ['missing source id', { sources: [{ writeKeys: ['k'] }] }, 'sources[0].id'],
     ['six endpoints', destination({ webhooks: six }), 'destinations[0].settings.webhooks'],
-    ['legacy url makes six', destination({ webhookUrl: 'https://x.example/', webhooks: six.slice(0, 5) }), 'destinations[0].settings.webhooks'],
-    ['duplicate endpoint', destination({ webhookUrl: 'https://x.example/', webhooks: [{ url: 'https://x.example/' }] }), 'destinations[0].settings.webhooks'],
+    [
+      'legacy url makes six',
+      destination({ webhookUrl: 'https://x.example/', webhooks: six.slice(0, 5) }),
+      'destinations[0].settings.webhooks',
+    ],
+    [
+      'duplicate endpoint',
+      destination({ webhookUrl: 'https://x.example/', webhooks: [{ url: 'https://x.example/' }] }),
+      'destinations[0].settings.webhooks',
+    ],
     ['no endpoint', destination({}), 'destinations[0].settings.webhooks'],
     ['not a URL', destination({ webhooks: [{ url: 'example.com/hook' }] }), 'destinations[0].settings.webhooks[0].url'],
     ['ftp URL', destination({ webhooks: [{ url: 'ftp://example.com/' }] }), 'destinations[0].settings.webhooks[0].url'],
-    ['reserved header', destination({ webhooks: [{ url: 'https://x.example/', headers: { 'x-signature': 'forged' } }] }), 'destinations[0].settings.webhooks[0].headers.x-signature'],
-    ['CRLF in header value', destination({ webhooks: [{ url: 'https://x.example/', headers: { 'X-A': 'a\r\nX-Evil: 1' } }] }), 'destinations[0].settings.webhooks[0].headers.X-A'],
-    ['bad header name', destination({ webhooks: [{ url: 'https://x.example/', headers: { 'X A': '1' } }] }), 'destinations[0].settings.webhooks[0].headers.X A'],
-    ['21 headers', destination({ webhooks: [{ url: 'https://x.example/', headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])) }] }), 'destinations[0].settings.webhooks[0].headers'],
-    ['unknown source', { sources: [source], destinations: [{ id: 'd', type: 'webhooks', sourceIds: ['nope'], settings: { webhookUrl: 'https://x.example/' } }] }, 'destinations[0].sourceIds[0]'],
-    ['wrong type', { sources: [source], destinations: [{ id: 'd', type: 'email', settings: { webhookUrl: 'https://x.example/' } }] }, 'destinations[0].type'],
+    [
+      'reserved header',
+      destination({ webhooks: [{ url: 'https://x.example/', headers: { 'x-signature': 'forged' } }] }),
+      'destinations[0].settings.webhooks[0].headers.x-signature',
+    ],
+    [
+      'CRLF in header value',
+      destination({ webhooks: [{ url: 'https://x.example/', headers: { 'X-A': 'a\r\nX-Evil: 1' } }] }),
+      'destinations[0].settings.webhooks[0].headers.X-A',
+    ],
+    [
+      'bad header name',
+      destination({ webhooks: [{ url: 'https://x.example/', headers: { 'X A': '1' } }] }),
+      'destinations[0].settings.webhooks[0].headers.X A',
+    ],
+    [
+      '21 headers',
+      destination({
+        webhooks: [
+          {
+            url: 'https://x.example/',
+            headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])),
+          },
+        ],
+      }),
+      'destinations[0].settings.webhooks[0].headers',
+    ],
+    [
+      'unknown source',
+      {
+        sources: [source],
+        destinations: [
+          { id: 'd', type: 'webhooks', sourceIds: ['nope'], settings: { webhookUrl: 'https://x.example/' } },
+        ],
+      },
+      'destinations[0].sourceIds[0]',
+    ],
+    [
+      'wrong type',
+      { sources: [source], destinations: [{ id: 'd', type: 'email', settings: { webhookUrl: 'https://x.example/' } }] },
+      'destinations[0].type',
+    ],
     ['bad duration', { delivery: { timeout: 'five seconds' } }, 'delivery.timeout'],
     ['jitter above 1', { retry: { jitter: 2 } }, 'retry.jitter'],
-    ['missing env secret', destination({ webhookUrl: 'https://x.example/', sharedSecret: { env: 'NOT_SET_ANYWHERE' } }), 'destinations[0].settings.sharedSecret'],
+    [
+      'missing env secret',
+      destination({ webhookUrl: 'https://x.example/', sharedSecret: { env: 'NOT_SET_ANYWHERE' } }),
+      'destinations[0].settings.sharedSecret',
+    ],
     ['duplicate source id', { sources: [source, source] }, 'sources[1].id'],
     ['bad CIDR', { delivery: { ssrf: { allowCidrs: ['localhost'] } } }, 'delivery.ssrf.allowCidrs[0]'],
   ];

@@ -115,7 +115,10 @@ describe('config: destination signing', () => {
       const webhooks = [{ url: 'https://y.example/', headers: { [name]: 'v' } }];
       const input = config({ webhookUrl: undefined, webhooks });
       const field = `${base}.webhooks[0].headers.${name}`;
-      assert.throws(() => parseConfig(input, {}), (err: unknown) => err instanceof ConfigError && err.field === field);
+      assert.throws(
+        () => parseConfig(input, {}),
+        (err: unknown) => err instanceof ConfigError && err.field === field,
+      );
     }
   });
 });

@@ -72,8 +72,11 @@ export function replayState(state: RetryState, now: number, windowMs?: number): 
 
 function replayMessage(letter: DeadLetter, now: number, windowMs?: number): Message {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(letter.extraHeaders)) if (!RETRY_HEADER_NAMES.has(name)) headers[name] = value;
-  Object.assign(headers, retryStateToHeaders(replayState(letter.state, now, windowMs)), { [REPLAY_HEADERS.replayedAt]: String(now) });
+  for (const [name, value] of Object.entries(letter.extraHeaders))
+    if (!RETRY_HEADER_NAMES.has(name)) headers[name] = value;
+  Object.assign(headers, retryStateToHeaders(replayState(letter.state, now, windowMs)), {
+    [REPLAY_HEADERS.replayedAt]: String(now),
+  });
   return { key: letter.key, value: letter.value, headers };
 }
 
@@ -82,7 +85,10 @@ function markerMessage(letter: DeadLetter, now: number): Message {
     key: letter.key,
     value: null,
     partition: letter.partition,
-    headers: { [REPLAY_HEADERS.replayOf]: `${letter.partition}:${letter.offset}`, [REPLAY_HEADERS.replayedAt]: String(now) },
+    headers: {
+      [REPLAY_HEADERS.replayOf]: `${letter.partition}:${letter.offset}`,
+      [REPLAY_HEADERS.replayedAt]: String(now),
+    },
   };
 }
 
@@ -159,8 +165,14 @@ export async function executeReplay(
   let chunk: DeadLetter[] = [];
   const flush = async () => {
     if (chunk.length === 0 || producer === undefined) return;
-    await producer.send(redeliver, chunk.map((l) => replayMessage(l, now, options.windowMs)));
-    await producer.send(deadLetter, chunk.map((l) => markerMessage(l, now)));
+    await producer.send(
+      redeliver,
+      chunk.map((l) => replayMessage(l, now, options.windowMs)),
+    );
+    await producer.send(
+      deadLetter,
+      chunk.map((l) => markerMessage(l, now)),
+    );
     result.replayed += chunk.length;
     chunk = [];
   };

@@ -21,10 +21,27 @@ const T0 = 1_700_000_000_000;
 
 function dead(overrides: Partial<RetryState>): RetryState {
   return {
-    messageId: uniqueName('m'), sourceId: 'src-a', destinationId: 'dest-a', eventType: 'track',
-    endpoints: ['https://a.example/hook'], firstAttemptAt: T0, attempts: 5,
-    history: [{ attempt: 5, endpoint: 'https://a.example/hook', at: T0 + 14_000_000, outcome: 'retryable', status: 500, latencyMs: 4 }],
-    deadReason: 'window_exhausted', deadAt: T0 + 14_400_000, windowMs: 7_200_000, lastError: 'http_500',
+    messageId: uniqueName('m'),
+    sourceId: 'src-a',
+    destinationId: 'dest-a',
+    eventType: 'track',
+    endpoints: ['https://a.example/hook'],
+    firstAttemptAt: T0,
+    attempts: 5,
+    history: [
+      {
+        attempt: 5,
+        endpoint: 'https://a.example/hook',
+        at: T0 + 14_000_000,
+        outcome: 'retryable',
+        status: 500,
+        latencyMs: 4,
+      },
+    ],
+    deadReason: 'window_exhausted',
+    deadAt: T0 + 14_400_000,
+    windowMs: 7_200_000,
+    lastError: 'http_500',
     ...overrides,
   };
 }
@@ -81,7 +98,11 @@ describe('listing and replaying dead letters against the real broker', () => {
     producer = new SafeProducer(kafka);
     await producer.connect();
     await producer.send(topics.deadLetter, [
-      ...letters.map((s, i) => ({ key: `${s.sourceId}:u${i}`, value: Buffer.from(`{"n":${i}}`), headers: retryStateToHeaders(s) })),
+      ...letters.map((s, i) => ({
+        key: `${s.sourceId}:u${i}`,
+        value: Buffer.from(`{"n":${i}}`),
+        headers: retryStateToHeaders(s),
+      })),
       { key: 'x', value: 'not a dead letter', headers: { junk: '1' } },
     ]);
   });
@@ -103,7 +124,10 @@ describe('listing and replaying dead letters against the real broker', () => {
     assert.equal(all.letters.length, 3);
     assert.equal(all.unreadable, 1);
     assert.deepEqual(all.letters.map((l) => l.value?.toString()).sort(), ['{"n":0}', '{"n":1}', '{"n":2}']);
-    assert.deepEqual(all.letters.find((l) => l.state.messageId === letters[0]!.messageId)!.state.history, letters[0]!.history);
+    assert.deepEqual(
+      all.letters.find((l) => l.state.messageId === letters[0]!.messageId)!.state.history,
+      letters[0]!.history,
+    );
     assert.equal((await listDeadLetters(kafka, config, { destinationId: 'dest-a' })).letters.length, 2);
     assert.equal((await listDeadLetters(kafka, config, { sourceId: 'src-a' })).letters.length, 2);
     assert.equal((await listDeadLetters(kafka, config, { reason: 'permanent_failure' })).letters.length, 1);
@@ -128,14 +152,21 @@ describe('listing and replaying dead letters against the real broker', () => {
       },
       { idleTimeoutMs },
     );
-    assert.deepEqual([slow.matched, slow.limited, slow.unreadable], [3, false, 1], 'time inside the callback is not idle time');
+    assert.deepEqual(
+      [slow.matched, slow.limited, slow.unreadable],
+      [3, false, 1],
+      'time inside the callback is not idle time',
+    );
   });
 
   it('a read that stops getting records fails with ReadTimeoutError after the idle timeout', async () => {
     // Ends past the topic's real end: the records the read waits for never come.
     const index = { replays: new Map<string, number>(), ends: new Map([[0, 1_000_000n]]) };
     const started = Date.now();
-    await assert.rejects(forEachDeadLetter(kafka, config, {}, () => {}, { index, idleTimeoutMs: 1_500 }), ReadTimeoutError);
+    await assert.rejects(
+      forEachDeadLetter(kafka, config, {}, () => {}, { index, idleTimeoutMs: 1_500 }),
+      ReadTimeoutError,
+    );
     const took = Date.now() - started;
     assert.ok(took >= 1_500 && took < 15_000, `failed after ${took} ms`);
   });

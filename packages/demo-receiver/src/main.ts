@@ -24,7 +24,9 @@ const receiver = await startDemoReceiver({
   ...((values.path ?? target?.path) !== undefined && { path: values.path ?? target?.path }),
   ...(secret !== undefined && { secret }),
 });
-process.stdout.write(`demo receiver listening on ${receiver.url} (signatures ${secret ? 'checked' : 'not checked: no secret'})\n`);
+process.stdout.write(
+  `demo receiver listening on ${receiver.url} (signatures ${secret ? 'checked' : 'not checked: no secret'})\n`,
+);
 const stop = () => void receiver.close().then(() => process.exit(0));
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

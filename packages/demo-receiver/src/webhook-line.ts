@@ -22,12 +22,18 @@ export function checkWebhook(body: Buffer, signature: string | undefined, secret
   } catch {
     type = '(not JSON)';
   }
-  const verdict = secret === undefined ? 'unsigned' : signature !== undefined && verifySignature(secret, body, signature) ? 'ok' : 'BAD';
+  const verdict =
+    secret === undefined
+      ? 'unsigned'
+      : signature !== undefined && verifySignature(secret, body, signature)
+        ? 'ok'
+        : 'BAD';
   return { type, messageId, signature: verdict, body: text };
 }
 
 /** One console line per webhook: `webhook track messageId=… signature ok {…}`. */
 export function formatWebhookLine(check: WebhookCheck): string {
-  const body = check.body.length > MAX_PRINTED_BODY_CHARS ? `${check.body.slice(0, MAX_PRINTED_BODY_CHARS)}…` : check.body;
+  const body =
+    check.body.length > MAX_PRINTED_BODY_CHARS ? `${check.body.slice(0, MAX_PRINTED_BODY_CHARS)}…` : check.body;
   return `webhook ${check.type} messageId=${check.messageId} signature ${check.signature} ${body}`;
 }

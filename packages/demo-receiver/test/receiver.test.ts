@@ -24,7 +24,10 @@ test('checkWebhook: the signature vectors verify; a changed byte or secret does 
 
 test('formatWebhookLine: type, messageId, verdict, body', () => {
   const body = Buffer.from('{"type":"track","messageId":"m-1","event":"E"}');
-  assert.equal(formatWebhookLine(checkWebhook(body, signBody('s', body), 's')), `webhook track messageId=m-1 signature ok ${body}`);
+  assert.equal(
+    formatWebhookLine(checkWebhook(body, signBody('s', body), 's')),
+    `webhook track messageId=m-1 signature ok ${body}`,
+  );
 });
 
 test('receiver: prints one line per POST /webhook and answers 200; other paths 404', async () => {
@@ -34,10 +37,17 @@ test('receiver: prints one line per POST /webhook and answers 200; other paths 4
     const body = JSON.stringify({ type: 'identify', messageId: 'abc', traits: { a: 1 } });
     const ok = await fetch(receiver.url, { method: 'POST', body, headers: { 'X-Signature': signBody('sec', body) } });
     assert.equal(ok.status, 200);
-    const bad = await fetch(receiver.url, { method: 'POST', body, headers: { 'X-Signature': signBody('other', body) } });
+    const bad = await fetch(receiver.url, {
+      method: 'POST',
+      body,
+      headers: { 'X-Signature': signBody('other', body) },
+    });
     assert.equal(bad.status, 200);
     assert.equal((await fetch(receiver.url.replace('/webhook', '/nope'), { method: 'POST', body })).status, 404);
-    assert.deepEqual(lines, [`webhook identify messageId=abc signature ok ${body}`, `webhook identify messageId=abc signature BAD ${body}`]);
+    assert.deepEqual(lines, [
+      `webhook identify messageId=abc signature ok ${body}`,
+      `webhook identify messageId=abc signature BAD ${body}`,
+    ]);
   } finally {
     await receiver.close();
   }
@@ -47,8 +57,19 @@ test('findDemoTarget: first http endpoint of the first enabled destination, with
   const config = parseConfig({
     sources: [{ id: 's', writeKeys: ['k'] }],
     destinations: [
-      { id: 'off', type: 'webhooks', enabled: false, sourceIds: ['s'], settings: { webhookUrl: 'http://127.0.0.1:1/x' } },
-      { id: 'on', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: 'http://demo-receiver:9099/webhook' }], sharedSecret: 'z' } },
+      {
+        id: 'off',
+        type: 'webhooks',
+        enabled: false,
+        sourceIds: ['s'],
+        settings: { webhookUrl: 'http://127.0.0.1:1/x' },
+      },
+      {
+        id: 'on',
+        type: 'webhooks',
+        sourceIds: ['s'],
+        settings: { webhooks: [{ url: 'http://demo-receiver:9099/webhook' }], sharedSecret: 'z' },
+      },
     ],
   });
   assert.deepEqual(findDemoTarget(config), {

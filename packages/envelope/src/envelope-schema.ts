@@ -13,7 +13,10 @@ const requireField = (type: string, required: string[]) => ({
 });
 
 const requireIdentity = {
-  if: { properties: { type: { enum: ['identify', 'track', 'page', 'screen', 'group', 'delete'] } }, required: ['type'] },
+  if: {
+    properties: { type: { enum: ['identify', 'track', 'page', 'screen', 'group', 'delete'] } },
+    required: ['type'],
+  },
   // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, not a thenable.
   then: {
     anyOf: [

@@ -122,10 +122,22 @@ function readHistory(value: unknown): AttemptRecord[] {
   return value.map((entry: unknown, i) => {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw bad(`[${i}] is not an object`);
     const e = entry as Record<string, unknown>;
-    if (!isFiniteNumber(e.attempt) || !isFiniteNumber(e.at) || !isFiniteNumber(e.latencyMs) || typeof e.endpoint !== 'string' || !OUTCOMES.has(e.outcome)) {
+    if (
+      !isFiniteNumber(e.attempt) ||
+      !isFiniteNumber(e.at) ||
+      !isFiniteNumber(e.latencyMs) ||
+      typeof e.endpoint !== 'string' ||
+      !OUTCOMES.has(e.outcome)
+    ) {
       throw bad(`[${i}] is not an attempt record`);
     }
-    const record: AttemptRecord = { attempt: e.attempt, endpoint: e.endpoint, at: e.at, outcome: e.outcome as AttemptRecord['outcome'], latencyMs: e.latencyMs };
+    const record: AttemptRecord = {
+      attempt: e.attempt,
+      endpoint: e.endpoint,
+      at: e.at,
+      outcome: e.outcome as AttemptRecord['outcome'],
+      latencyMs: e.latencyMs,
+    };
     if (e.status !== undefined) {
       if (!isFiniteNumber(e.status)) throw bad(`[${i}].status is not a number`);
       record.status = e.status;

@@ -27,9 +27,17 @@ export interface RejectedRecordInput {
 }
 
 /** Builds the Kafka message for `sluice.rejected`: value untouched, reason in headers. */
-export function rejectedRecord(input: RejectedRecordInput): { key: string | null; value: Buffer | string | null; headers: Record<string, string> } {
+export function rejectedRecord(input: RejectedRecordInput): {
+  key: string | null;
+  value: Buffer | string | null;
+  headers: Record<string, string>;
+} {
   const h = REJECT_HEADERS;
-  const headers: Record<string, string> = { [h.code]: input.code, [h.message]: input.message, [h.origin]: input.origin };
+  const headers: Record<string, string> = {
+    [h.code]: input.code,
+    [h.message]: input.message,
+    [h.origin]: input.origin,
+  };
   if (input.sourceId !== undefined) headers[h.sourceId] = input.sourceId;
   if (input.index !== undefined) headers[h.index] = String(input.index);
   if (input.from !== undefined) headers[h.from] = input.from;

@@ -3,7 +3,12 @@ import { test } from 'node:test';
 import { parseCanonicalTimestamp } from '../src/index.ts';
 
 test('a canonical timestamp is read to the millisecond and is its own toISOString', () => {
-  for (const value of ['2026-11-22T02:48:11.123Z', '2024-02-29T23:59:59.999Z', '2000-01-01T00:00:00.000Z', '0100-03-01T12:00:00.000Z']) {
+  for (const value of [
+    '2026-11-22T02:48:11.123Z',
+    '2024-02-29T23:59:59.999Z',
+    '2000-01-01T00:00:00.000Z',
+    '0100-03-01T12:00:00.000Z',
+  ]) {
     const ms = parseCanonicalTimestamp(value);
     assert.equal(ms, Date.parse(value), value);
     assert.equal(new Date(ms!).toISOString(), value);

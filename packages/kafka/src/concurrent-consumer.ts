@@ -47,13 +47,19 @@ export class ConcurrentConsumer {
   private readonly options: ConcurrentConsumerOptions;
   constructor(options: ConcurrentConsumerOptions) {
     this.options = options;
-    this.#group = createGroupConsumer(options.kafka, { groupId: options.groupId, logger: options.logger, maxWaitTimeInMs: 100 });
+    this.#group = createGroupConsumer(options.kafka, {
+      groupId: options.groupId,
+      logger: options.logger,
+      maxWaitTimeInMs: 100,
+    });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
     options.metrics?.watch(options.groupId, this.consumer);
     // Only a commit Kafka confirmed moves the committed position: kafkajs's commitOffsets returns
     // without committing while the consumer is not running (e.g. waiting to run again after a crash).
-    this.#group.onCommitted((topic, partition, offset) => this.#trackers.get(partitionKey(topic, partition))?.committed(offset));
+    this.#group.onCommitted((topic, partition, offset) =>
+      this.#trackers.get(partitionKey(topic, partition))?.committed(offset),
+    );
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Forget partitions we no longer own: their offsets are another member's to commit.
       const assigned = event.payload.memberAssignment;
@@ -74,13 +80,19 @@ export class ConcurrentConsumer {
   }
 
   async start(): Promise<void> {
-    await this.#group.run({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true }, {
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 16,
-      eachBatch: (payload) => this.#onBatch(payload),
-    });
-    this.#commitTimer = setInterval(() => void this.commit().catch(() => undefined), this.options.commitIntervalMs ?? 200);
+    await this.#group.run(
+      { topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true },
+      {
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 16,
+        eachBatch: (payload) => this.#onBatch(payload),
+      },
+    );
+    this.#commitTimer = setInterval(
+      () => void this.commit().catch(() => undefined),
+      this.options.commitIntervalMs ?? 200,
+    );
   }
 
   async #onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
@@ -126,7 +138,10 @@ export class ConcurrentConsumer {
       tracker.finish(offset);
       this.#release(key);
     } catch (err) {
-      this.options.logger.error({ err, topic: record.topic, partition: record.partition, offset }, 'record handler failed; stopping');
+      this.options.logger.error(
+        { err, topic: record.topic, partition: record.partition, offset },
+        'record handler failed; stopping',
+      );
       this.#group.reportFatal(err as Error);
     } finally {
       this.#running -= 1;
@@ -179,7 +194,10 @@ export class ConcurrentConsumer {
   async drain(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (this.#running > 0 && Date.now() < deadline) {
-      await Promise.race([new Promise<void>((resolve) => this.#idle.push(resolve)), new Promise((r) => setTimeout(r, 100))]);
+      await Promise.race([
+        new Promise<void>((resolve) => this.#idle.push(resolve)),
+        new Promise((r) => setTimeout(r, 100)),
+      ]);
     }
     return this.#running === 0;
   }

@@ -68,7 +68,10 @@ export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSetting
     if (closing || handlerFailed || rerunTimer || !runArgs) return;
     failedAttempts += 1;
     const delayMs = rerunDelayMs(failedAttempts, backoff);
-    logger.warn({ err: cause, groupId, delayMs, attempt: failedAttempts }, 'consumer stopped by a Kafka error; running it again');
+    logger.warn(
+      { err: cause, groupId, delayMs, attempt: failedAttempts },
+      'consumer stopped by a Kafka error; running it again',
+    );
     rerunTimer = setTimeout(() => void rerun(), delayMs);
   };
 

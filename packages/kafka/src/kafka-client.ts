@@ -17,10 +17,11 @@ const LEVEL_NAMES: Record<number, 'warn' | 'info' | 'debug' | 'trace'> = {
 
 /** Routes kafkajs's own logging into pino, one level down (see LEVEL_NAMES). */
 function pinoLogCreator(logger: Logger): logCreator {
-  return () => ({ namespace, level, log }) => {
-    const { message, ...extra } = log;
-    logger[LEVEL_NAMES[level] ?? 'debug']({ kafkajs: namespace, ...extra }, message);
-  };
+  return () =>
+    ({ namespace, level, log }) => {
+      const { message, ...extra } = log;
+      logger[LEVEL_NAMES[level] ?? 'debug']({ kafkajs: namespace, ...extra }, message);
+    };
 }
 
 export interface KafkaClientOptions {

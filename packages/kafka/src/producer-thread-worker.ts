@@ -18,7 +18,9 @@ export interface ProducerThreadData {
   producers: number;
 }
 
-export type ToProducerThread = { kind: 'send'; id: number; packed?: PackedBatch; topicMessages?: TopicMessages[] } | { kind: 'close' };
+export type ToProducerThread =
+  | { kind: 'send'; id: number; packed?: PackedBatch; topicMessages?: TopicMessages[] }
+  | { kind: 'close' };
 export type FromProducerThread =
   | { kind: 'ready' }
   | { kind: 'start-failed'; message: string }
@@ -30,7 +32,9 @@ export type FromProducerThread =
 const port = parentPort!;
 const data = workerData as ProducerThreadData;
 const post = (m: FromProducerThread) => port.postMessage(m);
-const logger = createLogger({ name: data.service, level: data.logLevel as 'info' }).child({ component: 'producer-thread' });
+const logger = createLogger({ name: data.service, level: data.logLevel as 'info' }).child({
+  component: 'producer-thread',
+});
 logProcessWarnings(logger);
 const kafka = createKafka({ brokers: data.brokers, clientId: data.clientId, logger });
 const producers = Array.from({ length: data.producers }, () => new SafeProducer(kafka));
@@ -45,7 +49,8 @@ port.on('message', (msg: ToProducerThread) => {
     const producer = producers[next++ % producers.length]!;
     producer.sendBatch(topicMessages).then(
       () => post({ kind: 'sent', id: msg.id }),
-      (err: Error) => post({ kind: 'failed', id: msg.id, message: err?.message ?? String(err), name: err?.name ?? 'Error' }),
+      (err: Error) =>
+        post({ kind: 'failed', id: msg.id, message: err?.message ?? String(err), name: err?.name ?? 'Error' }),
     );
   } else if (msg.kind === 'close') {
     // kafkajs resolves in-flight sends before it disconnects.

@@ -47,7 +47,13 @@ export class ProducerThread {
 
   /** Starts the thread and connects its producers. */
   static async start(options: ProducerThreadOptions): Promise<ProducerThread> {
-    const data: ProducerThreadData = { service: options.service, brokers: options.brokers, clientId: options.clientId, logLevel: options.logLevel, producers: options.producers };
+    const data: ProducerThreadData = {
+      service: options.service,
+      brokers: options.brokers,
+      clientId: options.clientId,
+      logLevel: options.logLevel,
+      producers: options.producers,
+    };
     const worker = new Worker(new URL('./producer-thread-worker.ts', import.meta.url), { workerData: data });
     const thread = new ProducerThread(worker);
     await new Promise<void>((resolve, reject) => {

@@ -63,11 +63,15 @@ export class SafeProducer {
   }
 
   send(topic: string, messages: Message[], timeoutMs?: number): Promise<RecordMetadata[]> {
-    return this.#serialised((p) => p.send({ topic, messages, acks: -1, ...(timeoutMs !== undefined && { timeout: timeoutMs }) }));
+    return this.#serialised((p) =>
+      p.send({ topic, messages, acks: -1, ...(timeoutMs !== undefined && { timeout: timeoutMs }) }),
+    );
   }
 
   sendBatch(topicMessages: TopicMessages[], timeoutMs?: number): Promise<RecordMetadata[]> {
-    return this.#serialised((p) => p.sendBatch({ topicMessages, acks: -1, ...(timeoutMs !== undefined && { timeout: timeoutMs }) }));
+    return this.#serialised((p) =>
+      p.sendBatch({ topicMessages, acks: -1, ...(timeoutMs !== undefined && { timeout: timeoutMs }) }),
+    );
   }
 
   #serialised<T>(op: (producer: Producer) => Promise<T>): Promise<T> {

@@ -70,7 +70,13 @@ export class RecordBatcher implements RecordSink {
   private readonly producer: BatchProducer;
   constructor(producer: BatchProducer, options: RecordBatcherOptions) {
     this.producer = producer;
-    this.#options = { maxBatch: MAX_BATCH, retryMinMs: RETRY_MIN_MS, retryMaxMs: RETRY_MAX_MS, shutdownGraceMs: SHUTDOWN_GRACE_MS, ...options };
+    this.#options = {
+      maxBatch: MAX_BATCH,
+      retryMinMs: RETRY_MIN_MS,
+      retryMaxMs: RETRY_MAX_MS,
+      shutdownGraceMs: SHUTDOWN_GRACE_MS,
+      ...options,
+    };
   }
 
   send(topic: string, message: Message): Promise<void> {
@@ -127,7 +133,10 @@ export class RecordBatcher implements RecordSink {
       } catch (err) {
         if (this.#closed) throw new RecordBatcherClosedError(err);
         const waitMs = Math.min(this.#options.retryMaxMs, this.#options.retryMinMs * 2 ** (tries - 1));
-        this.#options.logger.warn({ err, tries, retryInMs: waitMs }, 'records not written (Kafka unavailable?); trying again');
+        this.#options.logger.warn(
+          { err, tries, retryInMs: waitMs },
+          'records not written (Kafka unavailable?); trying again',
+        );
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, waitMs);
           this.#wakeBackoff = () => (clearTimeout(timer), resolve());
@@ -153,7 +162,10 @@ export class RecordBatcher implements RecordSink {
   /** Shutdown: lets what was handed in be written for up to `shutdownGraceMs`, then `close()`s. */
   async flushThenClose(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#options.shutdownGraceMs)))]);
+    await Promise.race([
+      this.flush(),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#options.shutdownGraceMs))),
+    ]);
     clearTimeout(timer);
     this.close();
   }

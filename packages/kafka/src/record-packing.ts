@@ -25,7 +25,10 @@ export function packBatch(topicMessages: TopicMessages[]): PackedBatch | undefin
   for (const { messages } of topicMessages) {
     for (const m of messages) {
       if (!isPlain(m)) return undefined;
-      size += 8 + (m.key === null || m.key === undefined ? 0 : Buffer.byteLength(m.key as string | Buffer)) + Buffer.byteLength(m.value as string | Buffer);
+      size +=
+        8 +
+        (m.key === null || m.key === undefined ? 0 : Buffer.byteLength(m.key as string | Buffer)) +
+        Buffer.byteLength(m.value as string | Buffer);
     }
   }
   const data = new ArrayBuffer(size);
@@ -70,7 +73,8 @@ export function unpackBatch(packed: PackedBatch): TopicMessages[] {
   });
 }
 
-const asBuffer = <T>(v: T): T | Buffer => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v);
+const asBuffer = <T>(v: T): T | Buffer =>
+  v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v;
 
 /**
  * Structured clone turns Buffers into plain Uint8Arrays, which kafkajs would write as

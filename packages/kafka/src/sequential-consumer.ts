@@ -61,13 +61,16 @@ export class SequentialConsumer {
   }
 
   async start(): Promise<void> {
-    await this.#group.run({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true }, {
-      autoCommit: true,
-      autoCommitInterval: 500,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 16,
-      eachBatch: (payload) => this.#onBatch(payload),
-    });
+    await this.#group.run(
+      { topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true },
+      {
+        autoCommit: true,
+        autoCommitInterval: 500,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 16,
+        eachBatch: (payload) => this.#onBatch(payload),
+      },
+    );
   }
 
   async #onBatch({ batch, resolveOffset, heartbeat, pause, isRunning, isStale }: EachBatchPayload): Promise<void> {
@@ -91,7 +94,10 @@ export class SequentialConsumer {
         try {
           await Promise.all(runs.map((run) => run()));
         } catch (err) {
-          this.options.logger.error({ err, topic: batch.topic, partition: batch.partition }, 'record step failed; stopping');
+          this.options.logger.error(
+            { err, topic: batch.topic, partition: batch.partition },
+            'record step failed; stopping',
+          );
           this.#group.reportFatal(err as Error);
           throw err;
         }
@@ -100,10 +106,13 @@ export class SequentialConsumer {
       }
       if (waitUntil !== undefined && !this.#intakeStopped) {
         const resume = pause();
-        const timer = setTimeout(() => {
-          this.#timers.delete(timer);
-          if (!this.#intakeStopped) resume();
-        }, Math.max(0, waitUntil - now()));
+        const timer = setTimeout(
+          () => {
+            this.#timers.delete(timer);
+            if (!this.#intakeStopped) resume();
+          },
+          Math.max(0, waitUntil - now()),
+        );
         this.#timers.add(timer);
       }
     } finally {

@@ -33,6 +33,9 @@ export async function shutdownInOrder(parts: ShutdownParts): Promise<void> {
   if (drained.some((d) => !d)) logger.warn('in-flight work did not finish in time; it is handed back uncommitted');
   // Consumers commit on close; producers flush after, because handlers may still have been producing.
   await Promise.all(consumers.map((c) => c.close().catch((err) => logger.warn({ err }, 'consumer close failed'))));
-  await Promise.all((parts.producers ?? []).map((p) => p.disconnect().catch((err) => logger.warn({ err }, 'producer close failed'))));
-  for (const close of parts.others ?? []) await Promise.resolve(close()).catch((err) => logger.warn({ err }, 'close failed'));
+  await Promise.all(
+    (parts.producers ?? []).map((p) => p.disconnect().catch((err) => logger.warn({ err }, 'producer close failed'))),
+  );
+  for (const close of parts.others ?? [])
+    await Promise.resolve(close()).catch((err) => logger.warn({ err }, 'close failed'));
 }

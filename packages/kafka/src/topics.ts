@@ -42,11 +42,20 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
 }
 
 /** Errors a broker returns while a just-created topic's partitions are still being placed. */
-const TRANSIENT = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION', 'NOT_CONTROLLER', 'REQUEST_TIMED_OUT']);
+const TRANSIENT = new Set([
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'LEADER_NOT_AVAILABLE',
+  'NOT_LEADER_FOR_PARTITION',
+  'NOT_CONTROLLER',
+  'REQUEST_TIMED_OUT',
+]);
 
 function isTransient(err: unknown): boolean {
   const type = (err as { type?: string }).type;
-  return (type !== undefined && TRANSIENT.has(type)) || /does not host this topic-partition|leader/i.test(String((err as Error).message));
+  return (
+    (type !== undefined && TRANSIENT.has(type)) ||
+    /does not host this topic-partition|leader/i.test(String((err as Error).message))
+  );
 }
 
 /** Resolves once every partition of `topics` has a leader (metadata can lag a create on a busy broker). */
@@ -86,7 +95,11 @@ export async function ensureTopics(admin: Admin, specs: TopicSpec[], timeoutMs =
       if (!missing.every((s) => now.has(s.topic))) throw err;
     }
   }
-  await waitForLeaders(admin, specs.map((s) => s.topic), deadline);
+  await waitForLeaders(
+    admin,
+    specs.map((s) => s.topic),
+    deadline,
+  );
   // Metadata can name a leader before that broker serves the partition: ask it once for offsets.
   await Promise.all(specs.map((s) => retryTransient(() => admin.fetchTopicOffsets(s.topic))));
   return missing.map((s) => s.topic);

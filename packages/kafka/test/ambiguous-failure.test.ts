@@ -43,7 +43,13 @@ it('after an ambiguous failure (written, answer lost) the next batch is really w
 
   const logger = createLogger({ name: 'ambiguous-test', level: 'silent' });
   const reader = createKafka({ brokers: testBrokers(), clientId: 'ambiguous-reader', logger });
-  const values = (await readTopic(reader, topic, { count: 15, timeoutMs: 10_000, settleMs: 500 })).map((r) => r.value!.toString());
+  const values = (await readTopic(reader, topic, { count: 15, timeoutMs: 10_000, settleMs: 500 })).map((r) =>
+    r.value!.toString(),
+  );
   const b = values.filter((v) => v.startsWith('b-'));
-  assert.deepEqual(b, ['b-0', 'b-1', 'b-2', 'b-3', 'b-4'], `acknowledged batch b must be on the topic; topic has: ${values.join(', ')}`);
+  assert.deepEqual(
+    b,
+    ['b-0', 'b-1', 'b-2', 'b-3', 'b-4'],
+    `acknowledged batch b must be on the topic; topic has: ${values.join(', ')}`,
+  );
 });

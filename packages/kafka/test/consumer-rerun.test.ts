@@ -52,7 +52,12 @@ describe('a consumer crashed by a broker outage runs again (crash-watch.ts)', ()
     let fatal: Error | undefined;
     const groupId = uniqueName('rerun-group');
     const consumer = new ConcurrentConsumer({
-      kafka, groupId, topics: [topic], logger, maxInFlightPerPartition: 8, commitIntervalMs: 100,
+      kafka,
+      groupId,
+      topics: [topic],
+      logger,
+      maxInFlightPerPartition: 8,
+      commitIntervalMs: 100,
       handle: async (record) => void handled.add(record.value!.toString()),
     });
     consumer.consumer.on(consumer.consumer.events.CRASH, (e) => {
@@ -65,7 +70,11 @@ describe('a consumer crashed by a broker outage runs again (crash-watch.ts)', ()
 
     await produce(kafka, topic, 0, 300);
     await waitUntil(() => handled.size === 300, 30_000, 'records before the outage');
-    await waitUntil(async () => (await committedTotal(kafka, groupId, topic)) === 300, 10_000, 'commit before the outage');
+    await waitUntil(
+      async () => (await committedTotal(kafka, groupId, topic)) === 300,
+      10_000,
+      'commit before the outage',
+    );
 
     await broker.stop();
     // Long enough for kafkajs to give up (its retries exhausted, or its re-join looking for the
@@ -80,8 +89,15 @@ describe('a consumer crashed by a broker outage runs again (crash-watch.ts)', ()
     await produce(kafka, topic, 300, 300);
     await waitUntil(() => handled.size === 600, 90_000, `records after the outage (have ${handled.size})`);
     await waitUntil(() => consumer.connected, 30_000, 'ready again');
-    await waitUntil(async () => (await committedTotal(kafka, groupId, topic)) === 600, 30_000, 'commits confirmed after the outage');
+    await waitUntil(
+      async () => (await committedTotal(kafka, groupId, topic)) === 600,
+      30_000,
+      'commits confirmed after the outage',
+    );
     assert.equal(fatal, undefined, 'the crash was not fatal');
-    assert.ok(crashes.some((c) => !c.restart), `saw a crash without restart: ${JSON.stringify(crashes)}`);
+    assert.ok(
+      crashes.some((c) => !c.restart),
+      `saw a crash without restart: ${JSON.stringify(crashes)}`,
+    );
   });
 });

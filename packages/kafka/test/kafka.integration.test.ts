@@ -3,7 +3,15 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '@sluice/logging';
-import { ConcurrentConsumer, createKafka, ensureTopics, SafeProducer, SequentialConsumer, topicSpecs, type Kafka } from '@sluice/kafka';
+import {
+  ConcurrentConsumer,
+  createKafka,
+  ensureTopics,
+  SafeProducer,
+  SequentialConsumer,
+  topicSpecs,
+  type Kafka,
+} from '@sluice/kafka';
 import { testBrokers, testConfig, uniqueName, waitUntil } from '@sluice/testkit';
 import { onePartitionTopic } from './fixtures/one-partition-topic.ts';
 
@@ -53,10 +61,17 @@ describe('producer preset and concurrent consumer against the real broker', () =
   after(() => producer.disconnect());
 
   it('handles records out of order, commits, and a restarted consumer resumes from the commit', async () => {
-    await producer.send(topic, Array.from({ length: 40 }, (_, i) => ({ key: 'k', value: String(i) })));
+    await producer.send(
+      topic,
+      Array.from({ length: 40 }, (_, i) => ({ key: 'k', value: String(i) })),
+    );
     const seen: number[] = [];
     const first = new ConcurrentConsumer({
-      kafka, groupId, topics: [topic], logger, maxInFlightPerPartition: 10,
+      kafka,
+      groupId,
+      topics: [topic],
+      logger,
+      maxInFlightPerPartition: 10,
       handle: async (r) => {
         await new Promise((res) => setTimeout(res, Math.random() * 30)); // finish out of order
         seen.push(Number(r.value!.toString()));
@@ -67,7 +82,10 @@ describe('producer preset and concurrent consumer against the real broker', () =
     first.stopIntake();
     await first.drain(5_000);
     await first.close();
-    assert.deepEqual([...seen].sort((a, b) => a - b), Array.from({ length: 40 }, (_, i) => i));
+    assert.deepEqual(
+      [...seen].sort((a, b) => a - b),
+      Array.from({ length: 40 }, (_, i) => i),
+    );
 
     const admin = kafka.admin();
     await admin.connect();
@@ -76,9 +94,19 @@ describe('producer preset and concurrent consumer against the real broker', () =
     assert.equal(committed[0]?.partitions[0]?.offset, '40');
 
     const resumed: number[] = [];
-    const second = new ConcurrentConsumer({ kafka, groupId, topics: [topic], logger, maxInFlightPerPartition: 10, handle: async (r) => void resumed.push(Number(r.value!.toString())) });
+    const second = new ConcurrentConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      logger,
+      maxInFlightPerPartition: 10,
+      handle: async (r) => void resumed.push(Number(r.value!.toString())),
+    });
     await second.start();
-    await producer.send(topic, [{ key: 'k', value: '40' }, { key: 'k', value: '41' }]);
+    await producer.send(topic, [
+      { key: 'k', value: '40' },
+      { key: 'k', value: '41' },
+    ]);
     await waitUntil(() => resumed.length >= 2, 20_000, 'resumed records');
     await new Promise((r) => setTimeout(r, 300));
     second.stopIntake();
@@ -92,12 +120,20 @@ describe('producer preset and concurrent consumer against the real broker', () =
     const admin = kafka.admin();
     await admin.connect();
     await ensureTopics(admin, [{ topic: t, numPartitions: 1, replicationFactor: 1 }]);
-    await producer.send(t, Array.from({ length: 5 }, (_, i) => ({ value: String(i) })));
+    await producer.send(
+      t,
+      Array.from({ length: 5 }, (_, i) => ({ value: String(i) })),
+    );
     let release!: () => void;
     const blocked = new Promise<void>((r) => (release = r));
     const done: number[] = [];
     const consumer = new ConcurrentConsumer({
-      kafka, groupId: g, topics: [t], logger, maxInFlightPerPartition: 10, commitIntervalMs: 50,
+      kafka,
+      groupId: g,
+      topics: [t],
+      logger,
+      maxInFlightPerPartition: 10,
+      commitIntervalMs: 50,
       handle: async (r) => {
         const n = Number(r.value!.toString());
         if (n === 1) await blocked; // record 1 is slow; 2, 3, 4 finish first
@@ -109,7 +145,11 @@ describe('producer preset and concurrent consumer against the real broker', () =
     await new Promise((r) => setTimeout(r, 300));
     assert.equal((await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset, '1');
     release();
-    await waitUntil(async () => (await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset === '5', 10_000, 'commit to 5');
+    await waitUntil(
+      async () => (await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset === '5',
+      10_000,
+      'commit to 5',
+    );
     consumer.stopIntake();
     await consumer.close();
     await admin.disconnect();
@@ -119,7 +159,10 @@ describe('producer preset and concurrent consumer against the real broker', () =
 /** A new one-partition topic holding records "0".."count-1", and a connected producer for more. */
 async function numberedTopic(count: number): Promise<{ topic: string; producer: SafeProducer }> {
   const made = await onePartitionTopic(kafka, 'topic');
-  await made.producer.send(made.topic, Array.from({ length: count }, (_, i) => ({ value: String(i) })));
+  await made.producer.send(
+    made.topic,
+    Array.from({ length: count }, (_, i) => ({ value: String(i) })),
+  );
   return made;
 }
 
@@ -132,7 +175,12 @@ describe('concurrent consumer: a failed commit is not forgotten', () => {
     await admin.connect();
     const done: number[] = [];
     const consumer = new ConcurrentConsumer({
-      kafka, groupId: g, topics: [t], logger, maxInFlightPerPartition: 10, commitIntervalMs: 50,
+      kafka,
+      groupId: g,
+      topics: [t],
+      logger,
+      maxInFlightPerPartition: 10,
+      commitIntervalMs: 50,
       handle: async (r) => void done.push(Number(r.value!.toString())),
     });
     // The broker refuses commits for a while (as during an outage or a rebalance).
@@ -150,7 +198,11 @@ describe('concurrent consumer: a failed commit is not forgotten', () => {
     await waitUntil(() => done.length === 3 && refused >= 2, 15_000, 'all records handled, commits refused');
     refuse = false;
     // No new record arrives: the earlier position must still reach Kafka.
-    await waitUntil(async () => (await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset === '3', 10_000, 'commit to 3');
+    await waitUntil(
+      async () => (await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset === '3',
+      10_000,
+      'commit to 3',
+    );
     consumer.stopIntake();
     await consumer.close();
     await admin.disconnect();
@@ -162,7 +214,11 @@ describe('concurrent consumer: no second hand-out after a re-fetch', () => {
     const { topic: t, producer } = await numberedTopic(5);
     const handled: number[] = [];
     const consumer = new ConcurrentConsumer({
-      kafka, groupId: uniqueName('group'), topics: [t], logger, maxInFlightPerPartition: 10,
+      kafka,
+      groupId: uniqueName('group'),
+      topics: [t],
+      logger,
+      maxInFlightPerPartition: 10,
       handle: async (r) => void handled.push(Number(r.value!.toString())),
     });
     await consumer.start();
@@ -188,14 +244,14 @@ describe('sequential consumer: waiting without sleeping in the handler', () => {
     const producer = new SafeProducer(kafka);
     await producer.connect();
     const start = Date.now();
-    await producer.send(t, [
-      { value: String(start + 1_500) },
-      { value: String(start) },
-    ]);
+    await producer.send(t, [{ value: String(start + 1_500) }, { value: String(start) }]);
     await producer.disconnect();
     const handled: { due: number; at: number }[] = [];
     const consumer = new SequentialConsumer({
-      kafka, groupId: uniqueName('group'), topics: [t], logger,
+      kafka,
+      groupId: uniqueName('group'),
+      topics: [t],
+      logger,
       step: (r) => {
         const due = Number(r.value!.toString());
         if (Date.now() < due) return { kind: 'wait', untilMs: due };
@@ -206,7 +262,10 @@ describe('sequential consumer: waiting without sleeping in the handler', () => {
     await waitUntil(() => handled.length === 2, 15_000, 'both records');
     consumer.stopIntake();
     await consumer.close();
-    assert.ok(handled.every((h) => h.at >= h.due), 'nothing handled early');
+    assert.ok(
+      handled.every((h) => h.at >= h.due),
+      'nothing handled early',
+    );
     assert.equal(handled[0]!.due, start + 1_500, 'order kept: the head record first');
   });
 });
@@ -214,7 +273,10 @@ describe('sequential consumer: waiting without sleeping in the handler', () => {
 describe('a crashed consumer makes the process exit', () => {
   it('exits non-zero instead of idling', async () => {
     const fixture = fileURLToPath(new URL('./fixtures/crashing-consumer.ts', import.meta.url));
-    const child = spawn(process.execPath, [fixture], { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [fixture], {
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 1);
   });

@@ -22,27 +22,46 @@ function flakyProducer(failures: number) {
 const logger = createLogger({ name: 'record-batcher-test', level: 'silent' });
 
 /** A logger that keeps the `tries` of each warning. */
-const triesLogger = (tries: number[]) => ({ warn: (fields: { tries: number }) => void tries.push(fields.tries) }) as unknown as Logger;
+const triesLogger = (tries: number[]) =>
+  ({ warn: (fields: { tries: number }) => void tries.push(fields.tries) }) as unknown as Logger;
 
 describe('RecordBatcher', () => {
   it('gathers concurrent records into one batch per linger, grouped by topic', async () => {
     const producer = flakyProducer(0);
     const batcher = new RecordBatcher(producer, { lingerMs: 5, logger });
-    await Promise.all([batcher.send('a', { value: '1' }), batcher.send('b', { value: '2' }), batcher.send('a', { value: '3' })]);
+    await Promise.all([
+      batcher.send('a', { value: '1' }),
+      batcher.send('b', { value: '2' }),
+      batcher.send('a', { value: '3' }),
+    ]);
     assert.equal(producer.written.length, 1);
-    assert.deepEqual(producer.written[0]!.map((t) => [t.topic, t.messages.map((m) => m.value)]), [['a', ['1', '3']], ['b', ['2']]]);
+    assert.deepEqual(
+      producer.written[0]!.map((t) => [t.topic, t.messages.map((m) => m.value)]),
+      [
+        ['a', ['1', '3']],
+        ['b', ['2']],
+      ],
+    );
   });
 
   it('a batch Kafka does not take is tried again until written; its senders wait instead of failing', async () => {
     const producer = flakyProducer(3);
     const failures: number[] = [];
-    const batcher = new RecordBatcher(producer, { lingerMs: 1, retryMinMs: 10, retryMaxMs: 20, logger: triesLogger(failures) });
+    const batcher = new RecordBatcher(producer, {
+      lingerMs: 1,
+      retryMinMs: 10,
+      retryMaxMs: 20,
+      logger: triesLogger(failures),
+    });
     const started = Date.now();
     await batcher.send('attempts', { value: 'x' });
     assert.equal(producer.calls(), 4);
     assert.deepEqual(failures, [1, 2, 3]);
     assert.ok(Date.now() - started >= 10 + 20 + 20, 'backed off between tries');
-    assert.deepEqual(producer.written[0]![0]!.messages.map((m) => m.value), ['x']);
+    assert.deepEqual(
+      producer.written[0]![0]!.messages.map((m) => m.value),
+      ['x'],
+    );
   });
 
   it('close() ends the tries: the waiting batch and anything unsent are rejected, later sends too', async () => {

@@ -4,7 +4,14 @@ import { packBatch, reviveCloned, unpackBatch } from '../src/record-packing.ts';
 
 test('packBatch/unpackBatch round-trip keys and values of several topics, byte for byte', () => {
   const input = [
-    { topic: 'events', messages: [{ key: 'src:ü-user', value: Buffer.from('{"a":"é"}') }, { key: null, value: Buffer.alloc(0) }, { key: Buffer.from([0, 255]), value: '{"s":1}' }] },
+    {
+      topic: 'events',
+      messages: [
+        { key: 'src:ü-user', value: Buffer.from('{"a":"é"}') },
+        { key: null, value: Buffer.alloc(0) },
+        { key: Buffer.from([0, 255]), value: '{"s":1}' },
+      ],
+    },
     { topic: 'other', messages: [{ key: 'k', value: Buffer.from('x'.repeat(70_000)) }] },
   ];
   const packed = packBatch(input)!;
@@ -12,7 +19,13 @@ test('packBatch/unpackBatch round-trip keys and values of several topics, byte f
   // Transfer detaches the buffer in the sender, as postMessage will.
   const moved = structuredClone(packed, { transfer: [packed.data] });
   const out = unpackBatch(moved);
-  assert.deepEqual(out.map((t) => [t.topic, t.messages.length]), [['events', 3], ['other', 1]]);
+  assert.deepEqual(
+    out.map((t) => [t.topic, t.messages.length]),
+    [
+      ['events', 3],
+      ['other', 1],
+    ],
+  );
   assert.ok(Buffer.isBuffer(out[0]!.messages[0]!.value));
   assert.equal((out[0]!.messages[0]!.key as Buffer).toString(), 'src:ü-user');
   assert.equal((out[0]!.messages[0]!.value as Buffer).toString(), '{"a":"é"}');
@@ -24,7 +37,14 @@ test('packBatch/unpackBatch round-trip keys and values of several topics, byte f
 });
 
 test('records with headers (or no value) do not pack; cloned ones get Buffers back', () => {
-  const withHeaders = [{ topic: 'rejected', messages: [{ key: null, value: Buffer.from('{"x":1}'), headers: { code: 'invalid_call', raw: Buffer.from('b') } }] }];
+  const withHeaders = [
+    {
+      topic: 'rejected',
+      messages: [
+        { key: null, value: Buffer.from('{"x":1}'), headers: { code: 'invalid_call', raw: Buffer.from('b') } },
+      ],
+    },
+  ];
   assert.equal(packBatch(withHeaders), undefined);
   assert.equal(packBatch([{ topic: 't', messages: [{ key: 'k', value: null }] }]), undefined);
   const cloned = reviveCloned(structuredClone(withHeaders));

@@ -222,7 +222,10 @@ class Broker implements LocalKafka {
     const parts: string[] = [];
     const errors = errorLines(this.logFile, 12);
     if (errors) parts.push(`--- first errors in ${this.logFile} ---\n${errors}`);
-    for (const [name, file] of [['jvm output', this.jvmOut], ['server.log', this.logFile]] as const) {
+    for (const [name, file] of [
+      ['jvm output', this.jvmOut],
+      ['server.log', this.logFile],
+    ] as const) {
       const text = tail(file, lines);
       if (text) parts.push(`--- last lines of ${name} (${file}) ---\n${text}`);
     }
@@ -288,7 +291,9 @@ class Broker implements LocalKafka {
       signal(run, 'SIGKILL');
       await waitForExit(run, STOP_GRACE_MS);
       const message = (err as Error).message;
-      const reason = message.startsWith('exited') ? message : `did not become ready within ${this.startTimeoutMs / 1000} s`;
+      const reason = message.startsWith('exited')
+        ? message
+        : `did not become ready within ${this.startTimeoutMs / 1000} s`;
       throw new Error(`local-kafka: Apache Kafka ${KAFKA_VERSION} on ${this.brokers} ${reason}.\n${this.logTail()}`);
     }
     this.startupMs = Date.now() - started;
@@ -319,9 +324,18 @@ async function spawnJvm(args: string[], outFile: string, cleanupDir: string): Pr
   let reported: BrokerExit | undefined;
   return new Promise<JvmRun>((resolve, reject) => {
     let run: JvmRun | undefined;
-    const keepAlive = setTimeout(() => reject(new Error('local-kafka: the watchdog did not start the JVM within 10 s')), 10_000);
+    const keepAlive = setTimeout(
+      () => reject(new Error('local-kafka: the watchdog did not start the JVM within 10 s')),
+      10_000,
+    );
     watchdog.on('message', (raw) => {
-      const m = raw as { type: string; pid?: number; code?: number | null; signal?: NodeJS.Signals | null; message?: string };
+      const m = raw as {
+        type: string;
+        pid?: number;
+        code?: number | null;
+        signal?: NodeJS.Signals | null;
+        message?: string;
+      };
       if (m.type === 'spawned' && typeof m.pid === 'number') {
         clearTimeout(keepAlive);
         run = { watchdog, pid: m.pid, exit };
@@ -396,7 +410,8 @@ async function waitUntilReady(brokers: string, run: JvmRun, deadline: number): P
     retry: { retries: 0 },
   });
   for (;;) {
-    if (run.exitInfo) throw new Error(`exited during start-up (${run.exitInfo.signal ?? `exit code ${run.exitInfo.code}`})`);
+    if (run.exitInfo)
+      throw new Error(`exited during start-up (${run.exitInfo.signal ?? `exit code ${run.exitInfo.code}`})`);
     if (Date.now() > deadline) throw new Error('timeout');
     const admin = kafka.admin({ retry: { retries: 0 } });
     try {
@@ -533,7 +548,11 @@ function fileUrl(path: string): string {
 function tail(file: string, lines: number): string {
   try {
     const text = readFileSync(file, 'utf8');
-    return text.split('\n').slice(-lines - 1).join('\n').trim();
+    return text
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n')
+      .trim();
   } catch {
     return '';
   }

@@ -91,7 +91,9 @@ async function cmdStart(opts: Options): Promise<number> {
   for (const s of SIGNALS) process.off(s, early);
   if (!signalled) {
     process.stdout.write(`${kafka.brokers}\n`);
-    process.stderr.write(`local-kafka: export KAFKA_BROKERS=${kafka.brokers}   (Ctrl-C to stop; broker log: ${kafka.logFile})\n`);
+    process.stderr.write(
+      `local-kafka: export KAFKA_BROKERS=${kafka.brokers}   (Ctrl-C to stop; broker log: ${kafka.logFile})\n`,
+    );
     const keepAlive = setInterval(() => {}, 1 << 30);
     const outcome = await new Promise<{ signal: Signal } | { crashed: true }>((resolve) => {
       for (const s of SIGNALS) process.once(s, () => resolve({ signal: s }));
@@ -125,7 +127,11 @@ async function cmdRun(opts: Options): Promise<number> {
   for (const s of SIGNALS) process.off(s, early);
   try {
     if (signalled) return signalExitCode(signalled);
-    const code = await runCommand(command, args, { ...process.env, KAFKA_BROKERS: kafka.brokers, SLUICE_LOCAL_KAFKA_PID: String(kafka.pid) });
+    const code = await runCommand(command, args, {
+      ...process.env,
+      KAFKA_BROKERS: kafka.brokers,
+      SLUICE_LOCAL_KAFKA_PID: String(kafka.pid),
+    });
     if (!kafka.running) process.stderr.write(`local-kafka: note: the broker was not running when the command ended.\n`);
     return code;
   } finally {

@@ -79,10 +79,13 @@ export async function ensureKafkaInstalled(opts: InstallOptions = {}): Promise<K
 async function install(cacheDir: string, log: (line: string) => void): Promise<KafkaInstallation> {
   const inst = installation(cacheDir);
   const started = Date.now();
-  log(`local-kafka: fetching Apache Kafka ${KAFKA_VERSION} (kafka_${SCALA_VERSION}) from Maven Central into ${inst.home} ...`);
+  log(
+    `local-kafka: fetching Apache Kafka ${KAFKA_VERSION} (kafka_${SCALA_VERSION}) from Maven Central into ${inst.home} ...`,
+  );
   // We hold the lock, so staging dirs of earlier attempts are leftovers of killed processes.
   for (const entry of await readdir(cacheDir)) {
-    if (entry.startsWith(`.kafka-${KAFKA_VERSION}.tmp-`)) await rm(join(cacheDir, entry), { recursive: true, force: true });
+    if (entry.startsWith(`.kafka-${KAFKA_VERSION}.tmp-`))
+      await rm(join(cacheDir, entry), { recursive: true, force: true });
   }
   // Staging dir next to the final one (same file system, so rename is atomic).
   const staging = await mkdtemp(join(cacheDir, `.kafka-${KAFKA_VERSION}.tmp-`));
@@ -92,23 +95,35 @@ async function install(cacheDir: string, log: (line: string) => void): Promise<K
     await writeFile(join(work, 'pom.xml'), pom());
     const libs = join(staging, 'libs');
     await runMaven(work, [
-      '-B', '-q',
-      '-f', join(work, 'pom.xml'),
+      '-B',
+      '-q',
+      '-f',
+      join(work, 'pom.xml'),
       `${DEPENDENCY_PLUGIN}:copy-dependencies`,
       `-DoutputDirectory=${libs}`,
       '-DincludeScope=runtime',
     ]);
     const jars = (await readdir(libs)).filter((f) => f.endsWith('.jar')).sort();
-    for (const required of [`kafka_${SCALA_VERSION}-${KAFKA_VERSION}.jar`, `kafka-clients-${KAFKA_VERSION}.jar`, `reload4j-${RELOAD4J_VERSION}.jar`]) {
-      if (!jars.includes(required)) throw new Error(`local-kafka: Maven finished but ${required} is missing from ${libs}`);
+    for (const required of [
+      `kafka_${SCALA_VERSION}-${KAFKA_VERSION}.jar`,
+      `kafka-clients-${KAFKA_VERSION}.jar`,
+      `reload4j-${RELOAD4J_VERSION}.jar`,
+    ]) {
+      if (!jars.includes(required))
+        throw new Error(`local-kafka: Maven finished but ${required} is missing from ${libs}`);
     }
     await writeFile(
       join(staging, MARKER),
-      JSON.stringify({ kafka: KAFKA_VERSION, scala: SCALA_VERSION, installedAt: new Date().toISOString(), jars }, null, 2) + '\n',
+      JSON.stringify(
+        { kafka: KAFKA_VERSION, scala: SCALA_VERSION, installedAt: new Date().toISOString(), jars },
+        null,
+        2,
+      ) + '\n',
     );
     await chmod(staging, 0o755);
     // A leftover directory without a marker is an interrupted older attempt: remove it.
-    if (existsSync(inst.home) && !existsSync(join(inst.home, MARKER))) await rm(inst.home, { recursive: true, force: true });
+    if (existsSync(inst.home) && !existsSync(join(inst.home, MARKER)))
+      await rm(inst.home, { recursive: true, force: true });
     try {
       await rename(staging, inst.home);
     } catch (err) {
@@ -164,7 +179,10 @@ function runMaven(cwd: string, args: string[]): Promise<void> {
     });
     child.on('close', (code, signal) => {
       if (code === 0) resolve();
-      else reject(new Error(`local-kafka: 'mvn ${args.join(' ')}' failed (${signal ?? `exit ${code}`}):\n${output.trim()}`));
+      else
+        reject(
+          new Error(`local-kafka: 'mvn ${args.join(' ')}' failed (${signal ?? `exit ${code}`}):\n${output.trim()}`),
+        );
     });
   });
 }

@@ -42,12 +42,15 @@ child.on('exit', (code, signal) => {
   const status = code ?? 128 + (signal === 'SIGKILL' ? 9 : signal === 'SIGTERM' ? 15 : 1);
   // Unless the owner asked for this exit, it may be exiting right now (its exit hook SIGKILLs
   // the JVM): give the channel a moment to report that, so the temp dir is not left behind.
-  setTimeout(() => {
-    if (orphaned || !process.connected || process.ppid !== ownerPid) {
-      if (cleanupDir) removeDir(cleanupDir);
-    }
-    process.exit(status);
-  }, stopRequested && !orphaned ? 0 : 300);
+  setTimeout(
+    () => {
+      if (orphaned || !process.connected || process.ppid !== ownerPid) {
+        if (cleanupDir) removeDir(cleanupDir);
+      }
+      process.exit(status);
+    },
+    stopRequested && !orphaned ? 0 : 300,
+  );
 });
 
 function onOwnerGone() {

@@ -21,7 +21,10 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
 
 test('run: with KAFKA_BROKERS set, provisions nothing and passes the exit code through', async () => {
   const script = 'process.stdout.write(process.env.KAFKA_BROKERS ?? ""); process.exit(3)';
-  const r = await cli(['run', '--', process.execPath, '-e', script], { ...process.env, KAFKA_BROKERS: 'elsewhere:9092' });
+  const r = await cli(['run', '--', process.execPath, '-e', script], {
+    ...process.env,
+    KAFKA_BROKERS: 'elsewhere:9092',
+  });
   assert.equal(r.code, 3);
   assert.equal(r.stdout, 'elsewhere:9092');
   assert.doesNotMatch(r.stderr, /started in/);
@@ -37,7 +40,9 @@ test('run: starts a broker, hands it to the command, removes it afterwards', { t
   const env = { ...process.env };
   delete env.KAFKA_BROKERS;
   const r = await cli(['run', '--', process.execPath, '-e', script], env);
-  const line = /local-kafka: Apache Kafka 3\.9\.1 \(pid (\d+)\) on (127\.0\.0\.1:\d+), started in [\d.]+ s/.exec(r.stderr);
+  const line = /local-kafka: Apache Kafka 3\.9\.1 \(pid (\d+)\) on (127\.0\.0\.1:\d+), started in [\d.]+ s/.exec(
+    r.stderr,
+  );
   assert.ok(line, `no start-up line in stderr:\n${r.stderr}`);
   assert.equal(r.stdout, `connected ${line[2]}`);
   assert.equal(r.code, 5, r.stderr);

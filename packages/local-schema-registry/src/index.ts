@@ -82,7 +82,9 @@ function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -273,7 +275,10 @@ async function launch(
   } catch (err) {
     const logTail = tail(logFile);
     await stop();
-    throw new SchemaRegistryStartError(`could not set the global compatibility to ${compatibility}: ${String(err)}`, logTail);
+    throw new SchemaRegistryStartError(
+      `could not set the global compatibility to ${compatibility}: ${String(err)}`,
+      logTail,
+    );
   }
   log(`Apicurio Registry ready on ${url} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return { url, pid, stop, exited, logFile };

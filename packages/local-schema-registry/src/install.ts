@@ -174,7 +174,9 @@ export async function installSchemaRegistry(opts: { log?: Log } = {}): Promise<I
         );
       }
       if (result.code !== 0) {
-        throw new Error(`mvn could not fetch ${APICURIO_ARTIFACT} (exit ${result.code}):\n${result.output.slice(-4000)}`);
+        throw new Error(
+          `mvn could not fetch ${APICURIO_ARTIFACT} (exit ${result.code}):\n${result.output.slice(-4000)}`,
+        );
       }
       const archive = join(staging, 'download', `apicurio-registry-app-${APICURIO_VERSION}-all.tar.gz`);
       const sha256 = await sha256Of(archive);
@@ -191,7 +193,9 @@ export async function installSchemaRegistry(opts: { log?: Log } = {}): Promise<I
         JSON.stringify({ artifact: APICURIO_ARTIFACT, installedAt: new Date().toISOString() }, null, 2),
       );
       await rename(app, dir);
-      log(`installed Apicurio Registry ${APICURIO_VERSION} in ${dir} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      log(
+        `installed Apicurio Registry ${APICURIO_VERSION} in ${dir} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      );
       return { dir, runnerJar, installedNow: true };
     } finally {
       await rm(staging, { recursive: true, force: true });

@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalSchemaRegistry, type LocalSchemaRegistry } from '../src/index.ts';
 import { processExists } from '@sluice/local-kafka';
 
-const skip = process.env.SLUICE_SKIP_REGISTRY === '1' ? 'SLUICE_SKIP_REGISTRY=1: not starting a schema registry' : false;
+const skip =
+  process.env.SLUICE_SKIP_REGISTRY === '1' ? 'SLUICE_SKIP_REGISTRY=1: not starting a schema registry' : false;
 
 const SUBJECT = 'sluice.events-value';
 

@@ -2,7 +2,20 @@
  * Paths pino censors (docs/reference/observability.md, security.md): secrets, write keys, the admin token and every
  * Authorization header never reach a log line, wherever they sit one or two levels deep.
  */
-const SECRET_KEYS = ['authorization', 'Authorization', 'sharedSecret', 'writeKey', 'writeKeys', 'adminToken', 'password', 'secret', 'x-signature', 'X-Signature', 'cookie', 'webhook-signature'];
+const SECRET_KEYS = [
+  'authorization',
+  'Authorization',
+  'sharedSecret',
+  'writeKey',
+  'writeKeys',
+  'adminToken',
+  'password',
+  'secret',
+  'x-signature',
+  'X-Signature',
+  'cookie',
+  'webhook-signature',
+];
 
 export const REDACT_PATHS: string[] = [
   ...SECRET_KEYS,

@@ -7,8 +7,18 @@ it('never writes secrets or Authorization headers (docs/reference/observability.
   const lines: string[] = [];
   const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
   const logger = createLogger({ name: 't', destination: sink });
-  logger.info({ req: { headers: { authorization: 'Basic c2VjcmV0Og==' } }, sharedSecret: 'whsec', writeKey: 'wk-1', headers: { Authorization: 'Bearer x' }, config: { adminToken: 'adm' } }, 'hello');
+  logger.info(
+    {
+      req: { headers: { authorization: 'Basic c2VjcmV0Og==' } },
+      sharedSecret: 'whsec',
+      writeKey: 'wk-1',
+      headers: { Authorization: 'Bearer x' },
+      config: { adminToken: 'adm' },
+    },
+    'hello',
+  );
   const out = lines.join('');
-  for (const secret of ['c2VjcmV0Og', 'whsec', 'wk-1', 'Bearer x', 'adm"']) assert.ok(!out.includes(secret), `leaked ${secret}: ${out}`);
+  for (const secret of ['c2VjcmV0Og', 'whsec', 'wk-1', 'Bearer x', 'adm"'])
+    assert.ok(!out.includes(secret), `leaked ${secret}: ${out}`);
   assert.match(out, /\[redacted\]/);
 });

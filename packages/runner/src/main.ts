@@ -29,7 +29,11 @@ try {
   await pipeline.start();
 } catch (err) {
   if (signals === 0) {
-    print(err instanceof ConfigError ? `Invalid configuration: ${err.message}` : `Start-up failed: ${(err as Error).message}`);
+    print(
+      err instanceof ConfigError
+        ? `Invalid configuration: ${err.message}`
+        : `Start-up failed: ${(err as Error).message}`,
+    );
     await pipeline.stop();
     process.exit(1);
   }

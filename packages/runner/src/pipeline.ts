@@ -125,7 +125,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       renderBanner({
         ingestUrl: `http://localhost:${env.ports.ingest}`,
         ...(source?.writeKeys[0] !== undefined && { writeKey: source.writeKeys[0], sourceId: source.id }),
-        services: SERVICES.map((s) => ({ name: s.name, url: `http://localhost:${env.ports[s.portKey]}` })).sort((a, b) => a.url.localeCompare(b.url)),
+        services: SERVICES.map((s) => ({ name: s.name, url: `http://localhost:${env.ports[s.portKey]}` })).sort(
+          (a, b) => a.url.localeCompare(b.url),
+        ),
         brokers,
         localKafka: kafka !== undefined,
         configPath,

@@ -22,8 +22,23 @@ test('shellQuote survives a round trip through a real shell', () => {
 
 test('curl line: Basic auth with the write key as user name, JSON body, /v1/track', () => {
   const line = curlLine(info.ingestUrl, info.writeKey);
-  const argv = JSON.parse(execFileSync('bash', ['-c', `node -e 'console.log(JSON.stringify(process.argv.slice(1)))' -- ${line.slice('curl '.length)}`], { encoding: 'utf8' })) as string[];
-  assert.deepEqual(argv, ['-sS', '-u', "it's-a-key:", '-H', 'Content-Type: application/json', '-d', JSON.stringify(DEMO_TRACK_BODY), 'http://localhost:8080/v1/track']);
+  const argv = JSON.parse(
+    execFileSync(
+      'bash',
+      ['-c', `node -e 'console.log(JSON.stringify(process.argv.slice(1)))' -- ${line.slice('curl '.length)}`],
+      { encoding: 'utf8' },
+    ),
+  ) as string[];
+  assert.deepEqual(argv, [
+    '-sS',
+    '-u',
+    "it's-a-key:",
+    '-H',
+    'Content-Type: application/json',
+    '-d',
+    JSON.stringify(DEMO_TRACK_BODY),
+    'http://localhost:8080/v1/track',
+  ]);
 });
 
 test('banner names the write key, the snippets, the metrics and the receiver', () => {

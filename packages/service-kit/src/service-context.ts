@@ -22,7 +22,9 @@ export function loadServiceContext(name: string, rawEnv: NodeJS.ProcessEnv = pro
     const env = readEnv(rawEnv);
     const logger = createLogger({ name, level: env.logLevel });
     const config = ConfigStore.fromFile(requireConfigPath(env), rawEnv);
-    config.on('invalid', (err) => logger.error({ err: err.message }, 'config reload rejected; keeping the previous config'));
+    config.on('invalid', (err) =>
+      logger.error({ err: err.message }, 'config reload rejected; keeping the previous config'),
+    );
     config.on('change', () => logger.info('config reloaded'));
     return { name, env, brokers: requireBrokers(env), config, logger, registry: createMetricsRegistry(name) };
   } catch (err) {

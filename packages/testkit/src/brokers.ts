@@ -4,7 +4,9 @@ import { readEnv } from '@sluice/config';
 export function testBrokers(): string[] {
   const brokers = readEnv().kafkaBrokers;
   if (!brokers) {
-    throw new Error('KAFKA_BROKERS is not set: run integration tests through `npm test`, which provisions a local broker');
+    throw new Error(
+      'KAFKA_BROKERS is not set: run integration tests through `npm test`, which provisions a local broker',
+    );
   }
   return brokers;
 }

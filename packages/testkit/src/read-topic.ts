@@ -27,8 +27,15 @@ export async function readTopic(
   await consumer.run({
     eachMessage: async ({ partition, message }) => {
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(Array.isArray(v) ? v[0] : v);
-      records.push({ partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value, headers });
+      for (const [k, v] of Object.entries(message.headers ?? {}))
+        if (v !== undefined) headers[k] = String(Array.isArray(v) ? v[0] : v);
+      records.push({
+        partition,
+        offset: message.offset,
+        key: message.key?.toString() ?? null,
+        value: message.value,
+        headers,
+      });
       if (records.length >= options.count) reached();
     },
   });

@@ -60,7 +60,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         at: Date.now(),
       };
       const index = requests.push(received) - 1;
-      for (const w of waiters.splice(0)) (requests.length >= w.n ? w.resolve() : waiters.push(w));
+      for (const w of waiters.splice(0)) requests.length >= w.n ? w.resolve() : waiters.push(w);
       const reply = behaviour(received, index);
       const answer = () => {
         if (res.destroyed) return;
@@ -93,7 +93,10 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     waitFor: (n, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
         if (requests.length >= n) return resolve(requests);
-        const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${n} requests in ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${requests.length} of ${n} requests in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({ n, resolve: () => (clearTimeout(timer), resolve(requests)) });
       }),
     close: () =>

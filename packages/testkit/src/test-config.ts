@@ -20,5 +20,8 @@ export function testConfig(raw: Record<string, unknown> = {}, env: NodeJS.Proces
     delayPrefix: `${prefix}.delay.`,
     ...((kafka.topics ?? {}) as Record<string, string>),
   };
-  return parseConfig({ ...raw, kafka: { partitions: 2, replicationFactor: 1, clientId: prefix, ...kafka, topics } }, env);
+  return parseConfig(
+    { ...raw, kafka: { partitions: 2, replicationFactor: 1, clientId: prefix, ...kafka, topics } },
+    env,
+  );
 }

@@ -1,5 +1,9 @@
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitUntil<T>(check: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<NonNullable<T>> {
+export async function waitUntil<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -3,7 +3,12 @@ import { describe, it } from 'node:test';
 import { signBody, verifySignature } from '@sluice/webhook-signature';
 import { loadVector } from '@sluice/testkit';
 
-interface SignatureCase { secret: string; body: string; bodyBase64: string; xSignature: string }
+interface SignatureCase {
+  secret: string;
+  body: string;
+  bodyBase64: string;
+  xSignature: string;
+}
 const cases = loadVector<SignatureCase[]>('signatures.json');
 
 describe('X-Signature: hex HMAC-SHA1 of the exact body bytes (test/vectors/signatures.json)', () => {

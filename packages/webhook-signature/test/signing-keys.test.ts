@@ -18,9 +18,18 @@ describe('signing keys: rotation windows on an injected clock', () => {
   });
 
   it('before the overlap only the old key is active; during it both; after notAfter only the new', () => {
-    assert.deepEqual(activeKeys([old, next], T - 2 * HOUR).map((k) => k.secret), ['old']);
-    assert.deepEqual(activeKeys([old, next], T - 1).map((k) => k.secret), ['old', 'new']);
-    assert.deepEqual(activeKeys([old, next], T).map((k) => k.secret), ['new']);
+    assert.deepEqual(
+      activeKeys([old, next], T - 2 * HOUR).map((k) => k.secret),
+      ['old'],
+    );
+    assert.deepEqual(
+      activeKeys([old, next], T - 1).map((k) => k.secret),
+      ['old', 'new'],
+    );
+    assert.deepEqual(
+      activeKeys([old, next], T).map((k) => k.secret),
+      ['new'],
+    );
   });
 
   it('the newest active key is the one with the latest notBefore, the last listed on a tie', () => {

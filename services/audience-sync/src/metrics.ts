@@ -24,14 +24,24 @@ export function createMetrics(registry: Registry): AudienceSyncMetrics {
       labelNames: ['kind', 'change'],
       registers,
     }),
-    syncsCompleted: new Counter({ name: 'sluice_audience_syncs_completed_total', help: 'Syncs completed (final chunk handled)', labelNames: ['kind'], registers }),
+    syncsCompleted: new Counter({
+      name: 'sluice_audience_syncs_completed_total',
+      help: 'Syncs completed (final chunk handled)',
+      labelNames: ['kind'],
+      registers,
+    }),
     syncsAbandoned: new Counter({
       name: 'sluice_audience_syncs_abandoned_total',
       help: 'Unfinished syncs dropped because a newer sync of the same target started',
       labelNames: ['kind'],
       registers,
     }),
-    membersDiffed: new Counter({ name: 'sluice_audience_members_diffed_total', help: 'Members (or trait values) read from snapshot chunks', labelNames: ['kind'], registers }),
+    membersDiffed: new Counter({
+      name: 'sluice_audience_members_diffed_total',
+      help: 'Members (or trait values) read from snapshot chunks',
+      labelNames: ['kind'],
+      registers,
+    }),
     snapshotsRejected: new Counter({
       name: 'sluice_audience_snapshots_rejected_total',
       help: 'Snapshot chunks rejected, by code and intake (http|topic)',
@@ -44,7 +54,11 @@ export function createMetrics(registry: Registry): AudienceSyncMetrics {
       labelNames: ['reason'],
       registers,
     }),
-    stateIndexBytes: new Gauge({ name: 'sluice_audience_state_index_bytes', help: 'Bytes held by the in-memory membership indexes', registers }),
+    stateIndexBytes: new Gauge({
+      name: 'sluice_audience_state_index_bytes',
+      help: 'Bytes held by the in-memory membership indexes',
+      registers,
+    }),
     active: new Gauge({
       name: 'sluice_audience_active',
       help: '1 on the instance that owns the snapshot partitions and consumes them, 0 on a standby',

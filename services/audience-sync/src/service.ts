@@ -32,7 +32,8 @@ export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOpt
       try {
         return await startParts(ctx, options, opened);
       } catch (err) {
-        for (const close of opened.reverse()) await close().catch((e) => ctx.logger.warn({ err: e }, 'close after a failed start failed'));
+        for (const close of opened.reverse())
+          await close().catch((e) => ctx.logger.warn({ err: e }, 'close after a failed start failed'));
         throw err;
       }
     },
@@ -40,7 +41,11 @@ export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOpt
 }
 
 /** The start sequence; each step registers its close in `opened` before it can fail half-way. */
-async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, opened: (() => Promise<void>)[]): Promise<AudienceSyncService> {
+async function startParts(
+  ctx: ServiceContext,
+  options: AudienceSyncOptions,
+  opened: (() => Promise<void>)[],
+): Promise<AudienceSyncService> {
   const config = ctx.config.current;
   const clientId = `${config.kafka.clientId}-audience-sync`;
   const kafka = createKafka({ brokers: ctx.brokers, clientId, logger: ctx.logger });
@@ -59,7 +64,11 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
   const schemaRegistryUrl = ctx.env.schemaRegistryUrl;
   const snapshotCodec = createSnapshotCodec({ schemaRegistryUrl, topic: config.kafka.topics.audiences });
   const processor = new SyncProcessor({
-    ...createKafkaSinks(producer, createEnvelopeCodec({ schemaRegistryUrl, topic: config.kafka.topics.events }), ctx.config),
+    ...createKafkaSinks(
+      producer,
+      createEnvelopeCodec({ schemaRegistryUrl, topic: config.kafka.topics.events }),
+      ctx.config,
+    ),
     readSnapshot: createSnapshotReader(snapshotCodec),
     metrics,
     logger: ctx.logger,
@@ -69,14 +78,25 @@ async function startParts(ctx: ServiceContext, options: AudienceSyncOptions, ope
   });
   // Where the state topic ended before it was read: the owner checks nobody wrote past it (ownership-guard.ts).
   const readUpTo = await stateTopicEnds(admin, config.kafka.topics.audienceState);
-  await rebuildState({ kafka, admin, topic: config.kafka.topics.audienceState, clientId, logger: ctx.logger, apply: (k, v) => processor.loadState(k, v) });
+  await rebuildState({
+    kafka,
+    admin,
+    topic: config.kafka.topics.audienceState,
+    clientId,
+    logger: ctx.logger,
+    apply: (k, v) => processor.loadState(k, v),
+  });
   metrics.stateIndexBytes.set(processor.indexBytes);
 
   const lag = new ConsumerMetrics(ctx.registry, { admin, logger: ctx.logger });
   opened.push(async () => lag.close());
   const groupId = options.groupId ?? `${config.kafka.clientId}-audience-sync`;
   const ownership = new OwnershipGuard({
-    admin, readUpTo, groupId, logger: ctx.logger, active: metrics.active,
+    admin,
+    readUpTo,
+    groupId,
+    logger: ctx.logger,
+    active: metrics.active,
     topic: config.kafka.topics.audiences,
     stateTopic: config.kafka.topics.audienceState,
     committed: (): ReadonlyMap<number, number> => consumer.committedOffsets(),

@@ -76,7 +76,14 @@ export class SyncProcessor {
     if (!read.ok) return this.#reject(record, read.code, read.message, from);
     const value = read.value;
     const parsed = parseSnapshot(value, this.deps.isKnownSource);
-    if (!parsed.ok) return this.#reject(record, parsed.error.code, parsed.error.message, from, (value as { sourceId?: unknown })?.sourceId);
+    if (!parsed.ok)
+      return this.#reject(
+        record,
+        parsed.error.code,
+        parsed.error.message,
+        from,
+        (value as { sourceId?: unknown })?.sourceId,
+      );
     const { chunk } = parsed;
     const state = this.#state(chunk.target);
     // Only the position travels on: the record holds the chunk's bytes, which must not outlive it.
@@ -86,10 +93,16 @@ export class SyncProcessor {
       metrics.chunksIgnored.inc({ reason: verdict.reason });
       return;
     }
-    metrics.membersDiffed.inc({ kind: chunk.kind }, chunk.kind === 'audience' ? chunk.members.length : chunk.values.length);
+    metrics.membersDiffed.inc(
+      { kind: chunk.kind },
+      chunk.kind === 'audience' ? chunk.members.length : chunk.values.length,
+    );
     if (verdict.abandoned !== undefined) {
       metrics.syncsAbandoned.inc({ kind: chunk.kind });
-      logger.warn({ target: chunk.target, abandoned: verdict.abandoned, syncId: chunk.syncId }, 'a newer sync started before the previous one completed; dropping the unfinished one');
+      logger.warn(
+        { target: chunk.target, abandoned: verdict.abandoned, syncId: chunk.syncId },
+        'a newer sync started before the previous one completed; dropping the unfinished one',
+      );
     }
     if (verdict.complete) await this.#complete(state, at, heartbeat);
   }
@@ -102,7 +115,8 @@ export class SyncProcessor {
     let lowest: number | undefined;
     for (const state of this.#targets.values()) {
       const current = state.current;
-      if (current && current.partition === partition && (lowest === undefined || current.offset < lowest)) lowest = current.offset;
+      if (current && current.partition === partition && (lowest === undefined || current.offset < lowest))
+        lowest = current.offset;
     }
     return lowest;
   }
@@ -119,21 +133,39 @@ export class SyncProcessor {
     const { syncId } = state.current!;
     const now = new Date(this.deps.now()).toISOString();
     const counts = new Map<string, number>();
-    await this.#inBatches(state.changes(), heartbeat, (change) => {
-      const kind = changeKind(target, change);
-      counts.set(kind, (counts.get(kind) ?? 0) + 1);
-      return buildIdentify(target, change.userId, change.value, syncId, now);
-    }, (batch) => this.deps.events.emit(batch));
-    await this.#inBatches(state.changes(), heartbeat, (change) => memberRecord(target, change), (batch) => this.deps.state.write(batch));
+    await this.#inBatches(
+      state.changes(),
+      heartbeat,
+      (change) => {
+        const kind = changeKind(target, change);
+        counts.set(kind, (counts.get(kind) ?? 0) + 1);
+        return buildIdentify(target, change.userId, change.value, syncId, now);
+      },
+      (batch) => this.deps.events.emit(batch),
+    );
+    await this.#inBatches(
+      state.changes(),
+      heartbeat,
+      (change) => memberRecord(target, change),
+      (batch) => this.deps.state.write(batch),
+    );
     await this.deps.state.write([syncRecord(target, { syncId, partition: at.partition, offset: at.offset })]);
     state.complete(at);
     for (const [change, n] of counts) this.deps.metrics.identifiesEmitted.inc({ kind: target.kind, change }, n);
     this.deps.metrics.syncsCompleted.inc({ kind: target.kind });
     this.deps.metrics.stateIndexBytes.set(this.indexBytes);
-    this.deps.logger.info({ target, syncId, changes: Object.fromEntries(counts), members: state.index.size }, 'sync completed');
+    this.deps.logger.info(
+      { target, syncId, changes: Object.fromEntries(counts), members: state.index.size },
+      'sync completed',
+    );
   }
 
-  async #inBatches<T>(changes: Iterable<MemberChange>, heartbeat: () => Promise<void>, map: (c: MemberChange) => T, send: (batch: T[]) => Promise<void>): Promise<void> {
+  async #inBatches<T>(
+    changes: Iterable<MemberChange>,
+    heartbeat: () => Promise<void>,
+    map: (c: MemberChange) => T,
+    send: (batch: T[]) => Promise<void>,
+  ): Promise<void> {
     let batch: T[] = [];
     for (const change of changes) {
       batch.push(map(change));
@@ -156,7 +188,13 @@ export class SyncProcessor {
     return state;
   }
 
-  async #reject(record: SnapshotRecord, code: string, message: string, from: string, sourceId?: unknown): Promise<void> {
+  async #reject(
+    record: SnapshotRecord,
+    code: string,
+    message: string,
+    from: string,
+    sourceId?: unknown,
+  ): Promise<void> {
     this.deps.metrics.snapshotsRejected.inc({ code, via: 'topic' });
     await this.deps.rejects.reject({
       code,

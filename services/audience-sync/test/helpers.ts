@@ -5,11 +5,20 @@ import { jsonValues, readTopic, testBrokers } from '@sluice/testkit';
 export const ADMIN_TOKEN = 'test-admin-token';
 
 export function testKafka() {
-  return createKafka({ brokers: testBrokers(), clientId: 'audience-sync-test', logger: createLogger({ name: 'test', level: 'warn' }) });
+  return createKafka({
+    brokers: testBrokers(),
+    clientId: 'audience-sync-test',
+    logger: createLogger({ name: 'test', level: 'warn' }),
+  });
 }
 
 /** POSTs one snapshot chunk to the service's API. */
-export async function postChunk(port: number, route: string, body: unknown, token = ADMIN_TOKEN): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function postChunk(
+  port: number,
+  route: string,
+  body: unknown,
+  token = ADMIN_TOKEN,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`http://127.0.0.1:${port}${route}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -30,7 +39,12 @@ export interface Identify {
 }
 
 /** Reads identifies from the events topic: waits for `count`, then `settleMs` more to catch extras. */
-export async function readIdentifies(topic: string, count: number, settleMs = 1_500, timeoutMs = 20_000): Promise<(Identify & { key: string | null })[]> {
+export async function readIdentifies(
+  topic: string,
+  count: number,
+  settleMs = 1_500,
+  timeoutMs = 20_000,
+): Promise<(Identify & { key: string | null })[]> {
   const records = await readTopic(testKafka(), topic, { count, settleMs, timeoutMs });
   const values = jsonValues<Identify>(records);
   return values.map((v, i) => ({ ...v, key: records[i]!.key }));

@@ -10,7 +10,10 @@ import { testKafka } from './helpers.ts';
 function brokerSockets(): number {
   const ports = new Set(testBrokers().map((b) => Number(b.split(':').pop())));
   const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-  return handles.filter((h) => typeof (h as Socket).remotePort === 'number' && ports.has((h as Socket).remotePort!) && !(h as Socket).destroyed).length;
+  return handles.filter(
+    (h) =>
+      typeof (h as Socket).remotePort === 'number' && ports.has((h as Socket).remotePort!) && !(h as Socket).destroyed,
+  ).length;
 }
 
 test('a start that fails at its last step (port taken) closes everything it opened', async () => {
@@ -21,7 +24,10 @@ test('a start that fails at its last step (port taken) closes everything it open
   const before = brokerSockets();
   try {
     // Admin, producer, state rebuild and the snapshot consumer are all up when the listen fails.
-    await assert.rejects(createAudienceSync(testServiceContext('audience-sync', config), { port }).start(), /EADDRINUSE/);
+    await assert.rejects(
+      createAudienceSync(testServiceContext('audience-sync', config), { port }).start(),
+      /EADDRINUSE/,
+    );
   } finally {
     await new Promise<void>((r) => blocker.close(() => r()));
   }

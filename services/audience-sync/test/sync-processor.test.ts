@@ -35,9 +35,15 @@ test('the sync marker holds only { syncId, partition, offset } of the final chun
   const { p, emitted, state } = processor();
   // A large chunk: a marker that carried the record would carry these bytes (and exceed a Kafka record).
   const members = Array.from({ length: 5_000 }, (_, i) => `user-${i}`);
-  await p.handle(record(7, { sourceId: 'web', audience: 'A', syncId: 's1', members: members.slice(0, 2_500), final: false }), async () => {});
+  await p.handle(
+    record(7, { sourceId: 'web', audience: 'A', syncId: 's1', members: members.slice(0, 2_500), final: false }),
+    async () => {},
+  );
   assert.equal(p.heldOffset(4), 7, 'commits are held at the first chunk of the unfinished sync');
-  await p.handle(record(8, { sourceId: 'web', audience: 'A', syncId: 's1', members: members.slice(2_500), final: true }), async () => {});
+  await p.handle(
+    record(8, { sourceId: 'web', audience: 'A', syncId: 's1', members: members.slice(2_500), final: true }),
+    async () => {},
+  );
   assert.equal(emitted.length, 5_000);
   const marker = state.at(-1)!;
   assert.equal(marker.key, 's\u0000audience\u0000web\u0000A');

@@ -1,5 +1,11 @@
 import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
-import { retryStateToHeaders, type AttemptEvent, type AttemptRecord, type DeadReason, type RetryState } from '@sluice/envelope';
+import {
+  retryStateToHeaders,
+  type AttemptEvent,
+  type AttemptRecord,
+  type DeadReason,
+  type RetryState,
+} from '@sluice/envelope';
 import type { Logger } from '@sluice/logging';
 import type { RecordSink } from '@sluice/kafka';
 import type { TimedOutRequest } from './adapters/timeout-log.ts';
@@ -56,7 +62,9 @@ export class Delivery {
     const results =
       endpoints.length === 1
         ? [await this.#attempt(cap, destination.id, endpoints[0]!, job, signature, timeoutMs)]
-        : await Promise.all(endpoints.map((endpoint) => this.#attempt(cap, destination.id, endpoint, job, signature, timeoutMs)));
+        : await Promise.all(
+            endpoints.map((endpoint) => this.#attempt(cap, destination.id, endpoint, job, signature, timeoutMs)),
+          );
     const attempt = attemptNumber(job);
     const decision = decide(results);
     const writes = results.map((r) => this.#recordAttempt(job, attempt, r, config));
@@ -66,18 +74,28 @@ export class Delivery {
         metrics.delivered.inc({ destination: destination.id });
         const receivedAt = job.receivedAt ?? job.previous?.receivedAt;
         const since = receivedAt === undefined ? NaN : Date.parse(receivedAt);
-        if (!Number.isNaN(since)) metrics.endToEnd.observe({ destination: destination.id }, Math.max(0, this.#now() - since) / 1_000);
+        if (!Number.isNaN(since))
+          metrics.endToEnd.observe({ destination: destination.id }, Math.max(0, this.#now() - since) / 1_000);
         break;
       }
       case 'retry': {
         const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), decision);
-        writes.push(this.deps.sink.send(config.kafka.topics.retry, { key: job.key, value: job.body, headers: retryStateToHeaders(state) }));
+        writes.push(
+          this.deps.sink.send(config.kafka.topics.retry, {
+            key: job.key,
+            value: job.body,
+            headers: retryStateToHeaders(state),
+          }),
+        );
         metrics.retried.inc({ destination: destination.id });
         break;
       }
       case 'dead': {
         // The dead letter names every endpoint tried, so a replay retries them all.
-        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), { endpoints: results.map((r) => r.endpoint), ...(decision.lastError !== undefined && { lastError: decision.lastError }) });
+        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
+          endpoints: results.map((r) => r.endpoint),
+          ...(decision.lastError !== undefined && { lastError: decision.lastError }),
+        });
         writes.push(this.#writeDead(job, state, decision.reason, config));
         break;
       }
@@ -98,7 +116,14 @@ export class Delivery {
     await this.#writeDead(job, state, reason, config);
   }
 
-  async #attempt(cap: Semaphore, destinationId: string, endpoint: Endpoint, job: DeliveryJob, signature: Record<string, string> | undefined, timeoutMs: number): Promise<AttemptResult> {
+  async #attempt(
+    cap: Semaphore,
+    destinationId: string,
+    endpoint: Endpoint,
+    job: DeliveryJob,
+    signature: Record<string, string> | undefined,
+    timeoutMs: number,
+  ): Promise<AttemptResult> {
     if (!cap.tryAcquire()) await cap.acquire();
     try {
       const result = await this.deps.client.send({
@@ -108,7 +133,8 @@ export class Delivery {
         timeoutMs,
       });
       this.deps.metrics.attempt(destinationId, result);
-      if (result.error === TIMEOUT_CODE) this.deps.onTimeout?.({ destinationId, url: endpoint.url, messageId: job.messageId, timeoutMs });
+      if (result.error === TIMEOUT_CODE)
+        this.deps.onTimeout?.({ destinationId, url: endpoint.url, messageId: job.messageId, timeoutMs });
       return result;
     } finally {
       cap.release();
@@ -136,8 +162,15 @@ export class Delivery {
   #writeDead(job: DeliveryJob, state: RetryState, reason: DeadReason, config: SluiceConfig): Promise<void> {
     const dead: RetryState = { ...state, deadReason: reason, deadAt: this.#now() };
     this.deps.metrics.deadLettered.inc({ destination: job.destinationId, reason });
-    this.deps.logger.info({ messageId: job.messageId, destinationId: job.destinationId, reason }, 'event dead-lettered');
-    return this.deps.sink.send(config.kafka.topics.deadLetter, { key: job.key, value: job.body, headers: retryStateToHeaders(dead) });
+    this.deps.logger.info(
+      { messageId: job.messageId, destinationId: job.destinationId, reason },
+      'event dead-lettered',
+    );
+    return this.deps.sink.send(config.kafka.topics.deadLetter, {
+      key: job.key,
+      value: job.body,
+      headers: retryStateToHeaders(dead),
+    });
   }
 
   /** Requests in flight per destination (read by the metrics at scrape time). */

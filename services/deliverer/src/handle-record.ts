@@ -1,6 +1,12 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
 import type { EnvelopeCodec } from '@sluice/codec';
-import { rejectedRecord, retryStateFromHeaders, RetryHeadersError, type EventEnvelope, type RetryState } from '@sluice/envelope';
+import {
+  rejectedRecord,
+  retryStateFromHeaders,
+  RetryHeadersError,
+  type EventEnvelope,
+  type RetryState,
+} from '@sluice/envelope';
 import type { ConsumedRecord, RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { REJECT_ORIGIN } from './constants.ts';
@@ -45,7 +51,10 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
   const now = deps.now ?? Date.now;
   const reject = async (record: ConsumedRecord, code: RejectReason, message: string, sourceId?: string) => {
     deps.metrics.rejected.inc({ topic: record.topic, code });
-    deps.logger.warn({ topic: record.topic, partition: record.partition, offset: record.offset, code, message }, 'record rejected');
+    deps.logger.warn(
+      { topic: record.topic, partition: record.partition, offset: record.offset, code, message },
+      'record rejected',
+    );
     const rejected = rejectedRecord({
       code,
       message,
@@ -62,7 +71,8 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
   const deliver = async (job: DeliveryJob, destination: Destination, accepted: number | undefined): Promise<void> => {
     const window = attemptWindow(job, accepted, deps.config().retry.windowMs);
     const verdict = window === undefined ? undefined : checkWindow(window, now());
-    if (verdict?.open === false) return deps.delivery.deadLetter(job, 'window_exhausted', verdict.message, window!.opensAt);
+    if (verdict?.open === false)
+      return deps.delivery.deadLetter(job, 'window_exhausted', verdict.message, window!.opensAt);
     await deps.delivery.run(job, destination);
   };
 
@@ -81,9 +91,12 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     progress.step = 'deliver';
     const key = record.key?.toString() ?? null;
     const accepted = acceptedAt(record.timestamp, event.receivedAt);
-    if (destinations.length === 1) return deliver(newEventJob(event, key, body, destinations[0]!), destinations[0]!, accepted);
+    if (destinations.length === 1)
+      return deliver(newEventJob(event, key, body, destinations[0]!), destinations[0]!, accepted);
     // Every destination finishes before a failure of one is reported: the record is done only then.
-    const settled = await Promise.allSettled(destinations.map((d) => deliver(newEventJob(event, key, body, d), d, accepted)));
+    const settled = await Promise.allSettled(
+      destinations.map((d) => deliver(newEventJob(event, key, body, d), d, accepted)),
+    );
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
   };
 
@@ -96,7 +109,8 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
       throw err;
     }
     progress.sourceId = state.sourceId;
-    if (!record.value || record.value.length === 0) return reject(record, 'empty', 'retry record has no body', state.sourceId);
+    if (!record.value || record.value.length === 0)
+      return reject(record, 'empty', 'retry record has no body', state.sourceId);
     progress.step = 'route';
     const job = {
       key: record.key?.toString() ?? `${state.sourceId}:`,
@@ -110,7 +124,11 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     };
     const destination = deps.config().destinations.find((d) => d.id === state.destinationId);
     if (!destination?.enabled) {
-      return deps.delivery.deadLetter(job, 'no_endpoints', `destination ${state.destinationId} is ${destination ? 'disabled' : 'gone'}`);
+      return deps.delivery.deadLetter(
+        job,
+        'no_endpoints',
+        `destination ${state.destinationId} is ${destination ? 'disabled' : 'gone'}`,
+      );
     }
     progress.step = 'deliver';
     await deliver(job, destination, undefined);

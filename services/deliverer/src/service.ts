@@ -1,6 +1,15 @@
 import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
 import type { SluiceConfig } from '@sluice/config';
-import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, ProducerThread, RecordBatcher, shutdownInOrder, topicSpecs } from '@sluice/kafka';
+import {
+  ConcurrentConsumer,
+  ConsumerMetrics,
+  createKafka,
+  ensureTopics,
+  ProducerThread,
+  RecordBatcher,
+  shutdownInOrder,
+  topicSpecs,
+} from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { PRODUCE_LINGER_MS } from './constants.ts';
 import type { LookupFunction } from './adapters/guarded-connector.ts';
@@ -45,14 +54,24 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
   return {
     async start(): Promise<DelivererService> {
       const initial = ctx.config.current;
-      const kafka = createKafka({ brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logger: ctx.logger });
+      const kafka = createKafka({
+        brokers: ctx.brokers,
+        clientId: `${initial.kafka.clientId}-deliverer`,
+        logger: ctx.logger,
+      });
       const admin = kafka.admin();
       await admin.connect();
       await ensureTopics(admin, topicSpecs(initial));
 
       // Side records (one attempt record per request, retries, dead letters) are encoded by kafkajs
       // in a producer thread: the largest Kafka cost of a delivery then runs beside the HTTP work.
-      const producer = await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId: `${initial.kafka.clientId}-deliverer`, logLevel: ctx.logger.level, producers: 1 });
+      const producer = await ProducerThread.start({
+        service: ctx.name,
+        brokers: ctx.brokers,
+        clientId: `${initial.kafka.clientId}-deliverer`,
+        logLevel: ctx.logger.level,
+        producers: 1,
+      });
       const sink = new RecordBatcher(producer, { lingerMs: PRODUCE_LINGER_MS, logger: ctx.logger });
       const metrics = new DelivererMetrics(ctx.registry);
 
@@ -76,7 +95,14 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
 
       const config = () => ctx.config.current;
       const timeouts = new TimeoutLog({ logger: ctx.logger });
-      const delivery = new Delivery({ config, client, sink, metrics, logger: ctx.logger, onTimeout: (t) => timeouts.timedOut(t) });
+      const delivery = new Delivery({
+        config,
+        client,
+        sink,
+        metrics,
+        logger: ctx.logger,
+        onTimeout: (t) => timeouts.timedOut(t),
+      });
       metrics.readInFlightFrom(() => delivery.inFlight());
       const topics = { events: initial.kafka.topics.events, redeliver: initial.kafka.topics.redeliver };
       const lag = new ConsumerMetrics(ctx.registry, {
@@ -88,7 +114,17 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         kafka,
         groupId: delivererGroupId(initial),
         topics: [topics.events, topics.redeliver],
-        handle: createRecordHandler({ config, topics, codec: options.codec ?? createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: topics.events }), delivery, sink, metrics, logger: ctx.logger }),
+        handle: createRecordHandler({
+          config,
+          topics,
+          codec:
+            options.codec ??
+            createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: topics.events }),
+          delivery,
+          sink,
+          metrics,
+          logger: ctx.logger,
+        }),
         maxInFlightPerPartition: initial.delivery.maxInFlightPerPartition,
         logger: ctx.logger,
         metrics: lag,
@@ -97,7 +133,10 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
 
       const http = await startHttpServer({
         port: options.port,
-        ops: { registry: ctx.registry, readiness: { kafka: () => consumer.connected && producer.connected, config: () => true } },
+        ops: {
+          registry: ctx.registry,
+          readiness: { kafka: () => consumer.connected && producer.connected, config: () => true },
+        },
       });
       ctx.config.watch();
       return {
@@ -109,7 +148,13 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
             stopIntake: () => http.close(),
             consumers: [consumer],
             producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
-            others: [() => client.close(), () => lag.close(), () => admin.disconnect(), () => ctx.config.off('change', onChange), () => ctx.config.close()],
+            others: [
+              () => client.close(),
+              () => lag.close(),
+              () => admin.disconnect(),
+              () => ctx.config.off('change', onChange),
+              () => ctx.config.close(),
+            ],
             ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
           }),
       };

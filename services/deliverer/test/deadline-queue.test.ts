@@ -19,7 +19,10 @@ describe('DeadlineQueue', () => {
     queue.finish(c, 150);
     await sleep(300);
     queue.close();
-    assert.deepEqual(fired.map((f) => f.split('@')[0]), ['a', 'b']);
+    assert.deepEqual(
+      fired.map((f) => f.split('@')[0]),
+      ['a', 'b'],
+    );
     const [at, bt] = fired.map((f) => Number(f.split('@')[1]));
     assert.ok(at! >= 148 && at! < 450, `a fired at ${at} ms`);
     assert.ok(bt! >= 198 && bt! < 500, `b fired at ${bt} ms`);

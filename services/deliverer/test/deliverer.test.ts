@@ -1,16 +1,34 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseConfig, type SluiceConfig } from '@sluice/config';
-import { recordKey, retryStateFromHeaders, retryStateToHeaders, RETRY_HEADERS, REJECT_HEADERS, type AttemptEvent, type EventEnvelope } from '@sluice/envelope';
+import {
+  recordKey,
+  retryStateFromHeaders,
+  retryStateToHeaders,
+  RETRY_HEADERS,
+  REJECT_HEADERS,
+  type AttemptEvent,
+  type EventEnvelope,
+} from '@sluice/envelope';
 import { createKafka } from '@sluice/kafka';
-import { loadVector, sleep, startReceiver, testConfig, testServiceContext, waitUntil, type Receiver } from '@sluice/testkit';
+import {
+  loadVector,
+  sleep,
+  startReceiver,
+  testConfig,
+  testServiceContext,
+  waitUntil,
+  type Receiver,
+} from '@sluice/testkit';
 import { verifySignature } from '@sluice/webhook-signature';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { collectTopics, produceEvents } from './kafka-helpers.ts';
 
 const SECRET = 'whsec-golden';
-const vectors = loadVector<{ cases: { name: string; envelope: EventEnvelope; body: Record<string, unknown> }[] }>('payloads.json');
+const vectors = loadVector<{ cases: { name: string; envelope: EventEnvelope; body: Record<string, unknown> }[] }>(
+  'payloads.json',
+);
 
 const ev = (sourceId: string, messageId: string, extra: Partial<EventEnvelope> = {}): EventEnvelope => ({
   sourceId,
@@ -24,10 +42,25 @@ const ev = (sourceId: string, messageId: string, extra: Partial<EventEnvelope> =
   ...extra,
 });
 
-const byPath = (statuses: Record<string, number>, fallback = 200) => (req: { path: string }) => ({ status: statuses[req.path] ?? fallback });
+const byPath =
+  (statuses: Record<string, number>, fallback = 200) =>
+  (req: { path: string }) => ({ status: statuses[req.path] ?? fallback });
 
 describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
-  const r = {} as Record<'golden' | 'plain' | 'multi' | 'all500' | 'all404' | 'slow' | 'tls' | 'integ' | 'redeliver' | 'before' | 'afterReload', Receiver>;
+  const r = {} as Record<
+    | 'golden'
+    | 'plain'
+    | 'multi'
+    | 'all500'
+    | 'all404'
+    | 'slow'
+    | 'tls'
+    | 'integ'
+    | 'redeliver'
+    | 'before'
+    | 'afterReload',
+    Receiver
+  >;
   let raw: Record<string, unknown>;
   let config: SluiceConfig;
   let ctx: ReturnType<typeof testServiceContext>;
@@ -39,7 +72,9 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
   before(async () => {
     r.golden = await startReceiver();
     r.plain = await startReceiver();
-    r.multi = await startReceiver({ behaviour: byPath({ '/hook/1': 500, '/hook/2': 500, '/hook/3': 200, '/hook/4': 500, '/hook/5': 500 }) });
+    r.multi = await startReceiver({
+      behaviour: byPath({ '/hook/1': 500, '/hook/2': 500, '/hook/3': 200, '/hook/4': 500, '/hook/5': 500 }),
+    });
     r.all500 = await startReceiver({ behaviour: () => ({ status: 500, body: 'boom' }) });
     r.all404 = await startReceiver({ behaviour: () => ({ status: 404 }) });
     r.slow = await startReceiver({ behaviour: () => ({ status: 200, delayMs: 6_000 }) });
@@ -48,8 +83,24 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     r.redeliver = await startReceiver({ behaviour: () => ({ status: 503, headers: { 'retry-after': '7' } }) });
     r.before = await startReceiver();
     r.afterReload = await startReceiver();
-    const sources = ['golden', 'plain', 'multi', 'all500', 'all404', 'slow', 'tls', 'integ', 'redeliver', 'reload', 'junk'].map((id) => ({ id: `s-${id}`, writeKeys: [`k-${id}`] }));
-    const dest = (id: string, webhooks: { url: string; headers?: Record<string, string> }[], sharedSecret?: string) => ({
+    const sources = [
+      'golden',
+      'plain',
+      'multi',
+      'all500',
+      'all404',
+      'slow',
+      'tls',
+      'integ',
+      'redeliver',
+      'reload',
+      'junk',
+    ].map((id) => ({ id: `s-${id}`, writeKeys: [`k-${id}`] }));
+    const dest = (
+      id: string,
+      webhooks: { url: string; headers?: Record<string, string> }[],
+      sharedSecret?: string,
+    ) => ({
       id: `d-${id}`,
       type: 'webhooks',
       sourceIds: [`s-${id}`],
@@ -88,8 +139,12 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
 
   const topics = () => config.kafka.topics;
   const attemptsOf = (messageId: string) =>
-    collected.records(topics().attempts).map((x) => JSON.parse(x.value!.toString()) as AttemptEvent).filter((a) => a.messageId === messageId);
-  const withMessageId = (topic: string, messageId: string) => collected.records(topic).filter((x) => x.headers[RETRY_HEADERS.messageId] === messageId);
+    collected
+      .records(topics().attempts)
+      .map((x) => JSON.parse(x.value!.toString()) as AttemptEvent)
+      .filter((a) => a.messageId === messageId);
+  const withMessageId = (topic: string, messageId: string) =>
+    collected.records(topic).filter((x) => x.headers[RETRY_HEADERS.messageId] === messageId);
 
   it('serves ops routes', async () => {
     const res = await fetch(`http://127.0.0.1:${service.port}/readyz`);
@@ -104,12 +159,17 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
       const got = requests.find((q) => q.headers['x-message-id'] === c.envelope.messageId);
       assert.ok(got, `${c.name} delivered`);
       assert.deepEqual(JSON.parse(got.body.toString('utf8')), c.body, `${c.name} body`);
-      assert.ok(verifySignature(SECRET, got.body, String(got.headers['x-signature'])), `${c.name} signature recomputes`);
+      assert.ok(
+        verifySignature(SECRET, got.body, String(got.headers['x-signature'])),
+        `${c.name} signature recomputes`,
+      );
       assert.equal(got.headers['user-agent'], 'Sluice/1.0');
       assert.equal(got.headers['content-type'], 'application/json');
       assert.equal(got.headers['x-team'], 'growth');
       assert.equal(got.method, 'POST');
-      const names = Object.keys(got.headers).filter((h) => !['host', 'content-length', 'connection'].includes(h)).sort();
+      const names = Object.keys(got.headers)
+        .filter((h) => !['host', 'content-length', 'connection'].includes(h))
+        .sort();
       assert.deepEqual(names, ['content-type', 'user-agent', 'x-message-id', 'x-signature', 'x-team']);
     }
     const del = requests.find((q) => q.headers['x-message-id'] === 'del-1')!;
@@ -156,7 +216,12 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     assert.equal(state.destinationId, 'd-all500');
     assert.equal(state.eventType, 'track');
     assert.equal(state.receivedAt, event.receivedAt);
-    assert.deepEqual([...state.endpoints].sort(), five(r.all500.url).map((e) => e.url).sort());
+    assert.deepEqual(
+      [...state.endpoints].sort(),
+      five(r.all500.url)
+        .map((e) => e.url)
+        .sort(),
+    );
     assert.equal(state.history.length, 5);
     assert.ok(state.history.every((h) => h.error === 'http_500' && h.attempt === 1));
     assert.ok(Math.abs(state.firstAttemptAt - Date.now()) < 30_000);
@@ -211,14 +276,28 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     ]);
     await r.integ.waitFor(2);
     await sleep(1_500);
-    assert.deepEqual(r.integ.requests.map((q) => q.headers['x-message-id']).sort(), ['int-default', 'int-webhooks-true']);
+    assert.deepEqual(r.integ.requests.map((q) => q.headers['x-message-id']).sort(), [
+      'int-default',
+      'int-webhooks-true',
+    ]);
   });
 
   it('redelivers the exact bytes to the endpoints the retry names that still exist, re-signed with the current secret', async () => {
-    const body = Buffer.from('{"version":1,"type":"track","userId":"u-r","timestamp":"2026-11-21T10:00:00.000Z","context":{},"messageId":"redo-1","event":"E","properties":{}}');
+    const body = Buffer.from(
+      '{"version":1,"type":"track","userId":"u-r","timestamp":"2026-11-21T10:00:00.000Z","context":{},"messageId":"redo-1","event":"E","properties":{}}',
+    );
     // Within the window: the deliverer dead-letters a retry whose window closed (window-and-timeouts.test.ts).
     const firstAttemptAt = Date.now() - 60_000;
-    const history = [{ attempt: 1, endpoint: `${r.redeliver.url}/b`, at: firstAttemptAt, outcome: 'retryable' as const, error: 'http_500', latencyMs: 3 }];
+    const history = [
+      {
+        attempt: 1,
+        endpoint: `${r.redeliver.url}/b`,
+        at: firstAttemptAt,
+        outcome: 'retryable' as const,
+        error: 'http_500',
+        latencyMs: 3,
+      },
+    ];
     const headers = retryStateToHeaders({
       messageId: 'redo-1',
       sourceId: 's-redeliver',
@@ -237,7 +316,22 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     // A redelivery for a destination that no longer exists is dead-lettered as no_endpoints.
     await producer.send({
       topic: topics().redeliver,
-      messages: [{ key: 's-redeliver:u-x', value: body, headers: retryStateToHeaders({ messageId: 'redo-gone', sourceId: 's-redeliver', destinationId: 'd-deleted', eventType: 'track', endpoints: ['https://x.example.com/'], firstAttemptAt: 1_000, attempts: 3, history: [] }) }],
+      messages: [
+        {
+          key: 's-redeliver:u-x',
+          value: body,
+          headers: retryStateToHeaders({
+            messageId: 'redo-gone',
+            sourceId: 's-redeliver',
+            destinationId: 'd-deleted',
+            eventType: 'track',
+            endpoints: ['https://x.example.com/'],
+            firstAttemptAt: 1_000,
+            attempts: 3,
+            history: [],
+          }),
+        },
+      ],
     });
     await producer.disconnect();
     const [got] = await r.redeliver.waitFor(1);
@@ -255,7 +349,11 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     assert.equal(next.receivedAt, '2026-11-21T10:00:00.010Z');
     assert.equal(next.dueAt, undefined);
     assert.equal(r.redeliver.requests.length, 1, 'endpoint a was not named by the retry');
-    await waitUntil(() => withMessageId(topics().deadLetter, 'redo-gone').length > 0, 10_000, 'no_endpoints dead letter');
+    await waitUntil(
+      () => withMessageId(topics().deadLetter, 'redo-gone').length > 0,
+      10_000,
+      'no_endpoints dead letter',
+    );
     const dead = retryStateFromHeaders(withMessageId(topics().deadLetter, 'redo-gone')[0]!.headers);
     assert.equal(dead.deadReason, 'no_endpoints');
     assert.equal(dead.attempts, 3);
@@ -269,18 +367,40 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
       topic: topics().events,
       messages: [
         { key, value: 'not json at all' },
-        { key, value: JSON.stringify({ sourceId: 's-junk', type: 'track', messageId: 'bad-1', timestamp: 't', userId: 'u-junk' }) },
+        {
+          key,
+          value: JSON.stringify({
+            sourceId: 's-junk',
+            type: 'track',
+            messageId: 'bad-1',
+            timestamp: 't',
+            userId: 'u-junk',
+          }),
+        },
         { key, value: JSON.stringify(ev('s-junk', 'junk-bad-ts', { userId: 'u-junk', timestamp: 'not-a-time' })) },
         { key, value: JSON.stringify(ev('s-junk', 'junk-ok', { userId: 'u-junk' })) },
       ],
     });
     await producer.disconnect();
-    await waitUntil(() => r.plain.requests.some((q) => q.headers['x-message-id'] === 'junk-ok'), 10_000, 'the good record after the bad ones');
+    await waitUntil(
+      () => r.plain.requests.some((q) => q.headers['x-message-id'] === 'junk-ok'),
+      10_000,
+      'the good record after the bad ones',
+    );
     await waitUntil(() => collected.records(topics().rejected).length >= 3, 10_000, 'rejected records');
-    const codes = collected.records(topics().rejected).map((x) => x.headers[REJECT_HEADERS.code]).sort();
+    const codes = collected
+      .records(topics().rejected)
+      .map((x) => x.headers[REJECT_HEADERS.code])
+      .sort();
     assert.deepEqual(codes, ['invalid_envelope', 'invalid_timestamp', 'not_json']);
     assert.ok(collected.records(topics().rejected).every((x) => x.headers[REJECT_HEADERS.origin] === 'deliverer'));
-    assert.equal(collected.records(topics().rejected).find((x) => x.headers[REJECT_HEADERS.code] === 'not_json')!.value!.toString(), 'not json at all');
+    assert.equal(
+      collected
+        .records(topics().rejected)
+        .find((x) => x.headers[REJECT_HEADERS.code] === 'not_json')!
+        .value!.toString(),
+      'not json at all',
+    );
   });
 
   it('a config reload applies to deliveries that start after it', async () => {
@@ -299,7 +419,16 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
 
   it('exports metrics', async () => {
     const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
-    for (const name of ['sluice_deliverer_attempts_total', 'sluice_deliverer_attempt_duration_seconds', 'sluice_deliverer_end_to_end_seconds', 'sluice_deliverer_delivered_total', 'sluice_deliverer_retried_total', 'sluice_deliverer_dead_lettered_total', 'sluice_deliverer_in_flight_requests', 'sluice_deliverer_rejected_records_total']) {
+    for (const name of [
+      'sluice_deliverer_attempts_total',
+      'sluice_deliverer_attempt_duration_seconds',
+      'sluice_deliverer_end_to_end_seconds',
+      'sluice_deliverer_delivered_total',
+      'sluice_deliverer_retried_total',
+      'sluice_deliverer_dead_lettered_total',
+      'sluice_deliverer_in_flight_requests',
+      'sluice_deliverer_rejected_records_total',
+    ]) {
       assert.ok(text.includes(name), name);
     }
     assert.match(text, /sluice_deliverer_dead_lettered_total\{[^}]*reason="permanent_failure"/);

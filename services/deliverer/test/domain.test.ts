@@ -75,12 +75,20 @@ describe('classifyError', () => {
 });
 
 describe('decide', () => {
-  const r = (endpoint: string, outcome: AttemptResult['outcome'], extra: Partial<AttemptResult> = {}): AttemptResult => ({ endpoint, outcome, at: NOW, latencyMs: 1, ...extra });
+  const r = (
+    endpoint: string,
+    outcome: AttemptResult['outcome'],
+    extra: Partial<AttemptResult> = {},
+  ): AttemptResult => ({ endpoint, outcome, at: NOW, latencyMs: 1, ...extra });
   it('any success delivers', () => {
     assert.deepEqual(decide([r('a', 'retryable'), r('b', 'permanent'), r('c', 'success')]), { kind: 'delivered' });
   });
   it('retries only the endpoints whose failure was retryable, with the longest Retry-After', () => {
-    const d = decide([r('a', 'retryable', { error: 'http_500' }), r('b', 'permanent', { error: 'http_404' }), r('c', 'retryable', { error: 'http_429', retryAfterMs: 9_000 })]);
+    const d = decide([
+      r('a', 'retryable', { error: 'http_500' }),
+      r('b', 'permanent', { error: 'http_404' }),
+      r('c', 'retryable', { error: 'http_429', retryAfterMs: 9_000 }),
+    ]);
     assert.equal(d.kind, 'retry');
     assert.deepEqual(d.kind === 'retry' && d.endpoints, ['a', 'c']);
     assert.equal(d.kind === 'retry' && d.retryAfterMs, 9_000);
@@ -94,7 +102,16 @@ describe('decide', () => {
 });
 
 describe('stateAfterAttempt', () => {
-  const job: DeliveryJob = { key: 'k', body: Buffer.from('{}'), messageId: 'm', sourceId: 's', destinationId: 'd', eventType: 'track', receivedAt: '2026-01-01T00:00:00.000Z', endpoints: ['a'] };
+  const job: DeliveryJob = {
+    key: 'k',
+    body: Buffer.from('{}'),
+    messageId: 'm',
+    sourceId: 's',
+    destinationId: 'd',
+    eventType: 'track',
+    receivedAt: '2026-01-01T00:00:00.000Z',
+    endpoints: ['a'],
+  };
   const rec = { attempt: 1, endpoint: 'a', at: NOW, outcome: 'retryable' as const, latencyMs: 3 };
   it('first attempt starts the window and the history', () => {
     const s = stateAfterAttempt(job, NOW, [rec], { endpoints: ['a'], lastError: 'x' });
@@ -104,8 +121,21 @@ describe('stateAfterAttempt', () => {
     assert.equal(s.receivedAt, job.receivedAt);
   });
   it('a redelivery keeps the first attempt time and appends', () => {
-    const previous: RetryState = { messageId: 'm', sourceId: 's', destinationId: 'd', eventType: 'track', endpoints: ['a'], firstAttemptAt: NOW - 60_000, attempts: 2, history: [rec, { ...rec, attempt: 2 }], receivedAt: 'r', windowMs: 1_000 };
-    const s = stateAfterAttempt({ ...job, receivedAt: undefined, previous }, NOW, [{ ...rec, attempt: 3 }], { endpoints: ['a'] });
+    const previous: RetryState = {
+      messageId: 'm',
+      sourceId: 's',
+      destinationId: 'd',
+      eventType: 'track',
+      endpoints: ['a'],
+      firstAttemptAt: NOW - 60_000,
+      attempts: 2,
+      history: [rec, { ...rec, attempt: 2 }],
+      receivedAt: 'r',
+      windowMs: 1_000,
+    };
+    const s = stateAfterAttempt({ ...job, receivedAt: undefined, previous }, NOW, [{ ...rec, attempt: 3 }], {
+      endpoints: ['a'],
+    });
     assert.equal(s.attempts, 3);
     assert.equal(s.firstAttemptAt, NOW - 60_000);
     assert.equal(s.history.length, 3);
@@ -115,7 +145,16 @@ describe('stateAfterAttempt', () => {
 });
 
 describe('routing (docs/reference/routing.md)', () => {
-  const dest = (id: string, extra: Partial<Destination> = {}): Destination => ({ id, name: 'Webhooks', type: 'webhooks', enabled: true, sourceIds: ['s1'], endpoints: [{ url: 'https://example.com/', headers: {} }], signing: { xSignature: true, standardWebhooks: false, xSignatureKeys: [], standardWebhooksKeys: [] }, ...extra });
+  const dest = (id: string, extra: Partial<Destination> = {}): Destination => ({
+    id,
+    name: 'Webhooks',
+    type: 'webhooks',
+    enabled: true,
+    sourceIds: ['s1'],
+    endpoints: [{ url: 'https://example.com/', headers: {} }],
+    signing: { xSignature: true, standardWebhooks: false, xSignatureKeys: [], standardWebhooksKeys: [] },
+    ...extra,
+  });
   const table: [string, Record<string, unknown> | undefined, boolean][] = [
     ['no integrations object', undefined, true],
     ['empty object', {}, true],
@@ -133,13 +172,36 @@ describe('routing (docs/reference/routing.md)', () => {
   it('routes to enabled destinations of the source only', () => {
     const event = { sourceId: 's1', type: 'track', messageId: 'm', timestamp: 't' } as EventEnvelope;
     const routed = routeEvent(event, [dest('a'), dest('b', { enabled: false }), dest('c', { sourceIds: ['s2'] })]);
-    assert.deepEqual(routed.map((d) => d.id), ['a']);
+    assert.deepEqual(
+      routed.map((d) => d.id),
+      ['a'],
+    );
   });
 });
 
 describe('AddressPolicy (docs/reference/security.md)', () => {
   const guard = new AddressPolicy(true, []);
-  const refused = ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', '::ffff:127.0.0.1', '::ffff:7f00:1', '[::1]', 'fe80::1%eth0', 'fc00::1', 'ff02::1', '2002:0a00:0001::1', 'not-an-ip'];
+  const refused = [
+    '127.0.0.1',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '[::1]',
+    'fe80::1%eth0',
+    'fc00::1',
+    'ff02::1',
+    '2002:0a00:0001::1',
+    'not-an-ip',
+  ];
   for (const a of refused) it(`refuses ${a}`, () => assert.equal(guard.check(a).allowed, false));
   const allowed = ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
   for (const a of allowed) it(`allows ${a}`, () => assert.equal(guard.check(a).allowed, true));
@@ -156,7 +218,13 @@ describe('AddressPolicy (docs/reference/security.md)', () => {
 describe('requestHeaders', () => {
   it('sets the fixed headers and keeps static ones', () => {
     const h = requestHeaders({ url: 'https://x', headers: { 'X-Team': 'a' } }, 'm-1', { 'x-signature': 'abc' });
-    assert.deepEqual(h, { 'X-Team': 'a', 'user-agent': 'Sluice/1.0', 'content-type': 'application/json', 'x-message-id': 'm-1', 'x-signature': 'abc' });
+    assert.deepEqual(h, {
+      'X-Team': 'a',
+      'user-agent': 'Sluice/1.0',
+      'content-type': 'application/json',
+      'x-message-id': 'm-1',
+      'x-signature': 'abc',
+    });
     assert.equal('x-signature' in requestHeaders({ url: 'https://x', headers: {} }, 'm-1', undefined), false);
   });
 });

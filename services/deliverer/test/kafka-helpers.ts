@@ -12,8 +12,15 @@ export async function collectTopics(kafka: Kafka, topics: string[]) {
   await consumer.run({
     eachMessage: async ({ topic, partition, message }) => {
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(Array.isArray(v) ? v[0] : v);
-      seen.get(topic)!.push({ partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value, headers });
+      for (const [k, v] of Object.entries(message.headers ?? {}))
+        if (v !== undefined) headers[k] = String(Array.isArray(v) ? v[0] : v);
+      seen.get(topic)!.push({
+        partition,
+        offset: message.offset,
+        key: message.key?.toString() ?? null,
+        value: message.value,
+        headers,
+      });
     },
   });
   return { records: (topic: string) => seen.get(topic)!, stop: () => consumer.disconnect() };
@@ -25,6 +32,7 @@ export async function produceEvents(kafka: Kafka, topic: string, events: EventEn
   const producer = kafka.producer();
   await producer.connect();
   const messages = await Promise.all(events.map(async (e) => ({ key: recordKey(e), value: await codec.encode(e) })));
-  for (let i = 0; i < messages.length; i += 5_000) await producer.send({ topic, messages: messages.slice(i, i + 5_000) });
+  for (let i = 0; i < messages.length; i += 5_000)
+    await producer.send({ topic, messages: messages.slice(i, i + 5_000) });
   await producer.disconnect();
 }

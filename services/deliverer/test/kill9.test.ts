@@ -18,7 +18,13 @@ const TOTAL = 20_000;
 function startDeliverer(configPath: string): ChildProcess {
   return spawn(process.execPath, ['--import', PARENT_WATCH_PRELOAD, MAIN], {
     cwd: ROOT,
-    env: { ...process.env, SLUICE_CONFIG: configPath, KAFKA_BROKERS: testBrokers().join(','), DELIVERER_PORT: '0', LOG_LEVEL: 'error' },
+    env: {
+      ...process.env,
+      SLUICE_CONFIG: configPath,
+      KAFKA_BROKERS: testBrokers().join(','),
+      DELIVERER_PORT: '0',
+      LOG_LEVEL: 'error',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -30,7 +36,9 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('kill -9 in the middle of 20,000 events, then restart: the receiver has every event at least once', { timeout: 90_000 }, async () => {
+it('kill -9 in the middle of 20,000 events, then restart: the receiver has every event at least once', {
+  timeout: 90_000,
+}, async () => {
   const seen = new Set<string>();
   const receiver = await startReceiver({
     behaviour: (req) => {
@@ -40,14 +48,25 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
   });
   const raw = {
     sources: [{ id: 's-k9', writeKeys: ['k'] }],
-    destinations: [{ id: 'd-k9', type: 'webhooks', sourceIds: ['s-k9'], settings: { webhooks: [{ url: receiver.url }], sharedSecret: 'k9' } }],
+    destinations: [
+      {
+        id: 'd-k9',
+        type: 'webhooks',
+        sourceIds: ['s-k9'],
+        settings: { webhooks: [{ url: receiver.url }], sharedSecret: 'k9' },
+      },
+    ],
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
   };
   const config = testConfig({ ...raw, kafka: { partitions: 4 } });
   const configPath = join(dir, 'sluice.yaml');
   writeFileSync(configPath, JSON.stringify({ ...raw, kafka: config.kafka }));
 
-  const kafka = createKafka({ brokers: testBrokers(), clientId: 'kill9-test', logger: createLogger({ name: 'kill9', level: 'error' }) });
+  const kafka = createKafka({
+    brokers: testBrokers(),
+    clientId: 'kill9-test',
+    logger: createLogger({ name: 'kill9', level: 'error' }),
+  });
   const admin = kafka.admin();
   await admin.connect();
   await ensureTopics(admin, [{ topic: config.kafka.topics.events, numPartitions: 4, replicationFactor: 1 }]);
@@ -80,5 +99,7 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
   await receiver.close();
 
   for (let i = 0; i < TOTAL; i += 1) assert.ok(seen.has(`k9-${i}`), `k9-${i} delivered`);
-  console.log(`kill -9 drill: ${atKill} distinct before the kill, ${receiver.requests.length} requests in all for ${TOTAL} events (${receiver.requests.length - TOTAL} duplicates)`);
+  console.log(
+    `kill -9 drill: ${atKill} distinct before the kill, ${receiver.requests.length} requests in all for ${TOTAL} events (${receiver.requests.length - TOTAL} duplicates)`,
+  );
 });

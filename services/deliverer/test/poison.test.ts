@@ -78,7 +78,14 @@ describe('renderBody at any depth', () => {
   });
 
   it('counts depth in context and traits as well', () => {
-    const identify: EventEnvelope = { sourceId: 's', type: 'identify', messageId: 'm', userId: 'u', traits: { t: nested(5_000) }, timestamp: '2026-11-21T10:00:00.000Z' };
+    const identify: EventEnvelope = {
+      sourceId: 's',
+      type: 'identify',
+      messageId: 'm',
+      userId: 'u',
+      traits: { t: nested(5_000) },
+      timestamp: '2026-11-21T10:00:00.000Z',
+    };
     assert.equal((renderBody(identify) as { code?: string }).code, 'body_too_deep');
     const withContext: EventEnvelope = { ...track({}), context: { c: nested(5_000) } as unknown as JsonObject };
     assert.equal((renderBody(withContext) as { code?: string }).code, 'body_too_deep');
@@ -115,7 +122,10 @@ describe('classifyFailure (one record vs. infrastructure)', () => {
   }
 
   it('keeps the error name and message, cut to a bounded length', () => {
-    assert.equal(failureMessage(new RangeError('Maximum call stack size exceeded')), 'RangeError: Maximum call stack size exceeded');
+    assert.equal(
+      failureMessage(new RangeError('Maximum call stack size exceeded')),
+      'RangeError: Maximum call stack size exceeded',
+    );
     assert.equal(failureMessage(new Error('x'.repeat(10_000))).length, MAX_REJECT_MESSAGE_CHARS);
     assert.equal(failureMessage(42), 'thrown: 42');
     assert.equal(failureMessage(Object.create(null)), 'thrown: object');

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createJsonCodec } from '@sluice/codec';
-import { REJECT_HEADERS, RETRY_HEADERS, retryStateToHeaders, type DeadReason, type EventEnvelope } from '@sluice/envelope';
+import {
+  REJECT_HEADERS,
+  RETRY_HEADERS,
+  retryStateToHeaders,
+  type DeadReason,
+  type EventEnvelope,
+} from '@sluice/envelope';
 import type { ConsumedRecord, RecordSink } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { testConfig } from '@sluice/testkit';
@@ -17,7 +23,9 @@ import { DelivererMetrics } from '../src/metrics.ts';
 const NOW = Date.parse('2026-11-21T12:00:00.000Z');
 const config = testConfig({
   sources: [{ id: 's', writeKeys: ['k'] }],
-  destinations: [{ id: 'd', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: 'https://hooks.example/in' }] } }],
+  destinations: [
+    { id: 'd', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: 'https://hooks.example/in' }] } },
+  ],
   retry: { window: '1h' },
 });
 const topics = { events: config.kafka.topics.events, redeliver: config.kafka.topics.redeliver };
@@ -37,24 +45,45 @@ function fixture(run: (job: DeliveryJob) => Promise<unknown> = async () => ({ ki
   const sink: RecordSink = { send: async (topic, message) => void sent.push({ topic, message }) };
   const delivery = {
     run: async (job: DeliveryJob) => (runs.push(job), run(job)),
-    deadLetter: async (job: DeliveryJob, reason: DeadReason, lastError: string, windowOpenedAt?: number) => void dead.push({ job, reason, lastError, ...(windowOpenedAt !== undefined && { windowOpenedAt }) }),
+    deadLetter: async (job: DeliveryJob, reason: DeadReason, lastError: string, windowOpenedAt?: number) =>
+      void dead.push({ job, reason, lastError, ...(windowOpenedAt !== undefined && { windowOpenedAt }) }),
   } as unknown as Delivery;
   const metrics = new DelivererMetrics(new Registry());
   const handle = createRecordHandler({
-    config: () => config, topics, codec: createJsonCodec(), delivery, sink, metrics,
-    logger: createLogger({ name: 'test', level: 'silent' }), now: () => NOW,
+    config: () => config,
+    topics,
+    codec: createJsonCodec(),
+    delivery,
+    sink,
+    metrics,
+    logger: createLogger({ name: 'test', level: 'silent' }),
+    now: () => NOW,
   });
   return { handle, sent, runs, dead, metrics };
 }
 
 const envelope = (extra: Partial<EventEnvelope> = {}): EventEnvelope => ({
-  sourceId: 's', type: 'track', messageId: 'm-1', userId: 'u', event: 'E', properties: {}, timestamp: '2026-11-21T10:00:00.000Z', ...extra,
+  sourceId: 's',
+  type: 'track',
+  messageId: 'm-1',
+  userId: 'u',
+  event: 'E',
+  properties: {},
+  timestamp: '2026-11-21T10:00:00.000Z',
+  ...extra,
 });
 
-const record = (topic: string, value: Buffer | string | null, extra: Partial<ConsumedRecord> = {}): ConsumedRecord => ({
-  topic, partition: 0, offset: '7', key: Buffer.from('s:u'), value: typeof value === 'string' ? Buffer.from(value) : value,
-  headers: {}, timestamp: NOW - 1_000, ...extra,
-} as ConsumedRecord);
+const record = (topic: string, value: Buffer | string | null, extra: Partial<ConsumedRecord> = {}): ConsumedRecord =>
+  ({
+    topic,
+    partition: 0,
+    offset: '7',
+    key: Buffer.from('s:u'),
+    value: typeof value === 'string' ? Buffer.from(value) : value,
+    headers: {},
+    timestamp: NOW - 1_000,
+    ...extra,
+  }) as ConsumedRecord;
 
 const rejectCode = (f: Fixture) => {
   assert.equal(f.sent.length, 1, 'one record on the rejected topic');
@@ -99,7 +128,10 @@ describe('record handler: one bad record is rejected, never thrown', () => {
     });
     await f.handle(record(topics.events, JSON.stringify(envelope())));
     assert.equal(rejectCode(f), 'undeliverable');
-    assert.match((f.sent[0]!.message.headers as Record<string, string>)[REJECT_HEADERS.message]!, /TypeError: previous\.history is not iterable/);
+    assert.match(
+      (f.sent[0]!.message.headers as Record<string, string>)[REJECT_HEADERS.message]!,
+      /TypeError: previous\.history is not iterable/,
+    );
     assert.equal(await counted(f, 'undeliverable'), 1);
   });
 
@@ -111,13 +143,31 @@ describe('record handler: one bad record is rejected, never thrown', () => {
     assert.equal(f.sent.length, 0);
   });
 
-  const state = { messageId: 'm-r', sourceId: 's', destinationId: 'd', eventType: 'track', endpoints: ['https://hooks.example/in'], firstAttemptAt: NOW - 60_000, attempts: 1, history: [] };
+  const state = {
+    messageId: 'm-r',
+    sourceId: 's',
+    destinationId: 'd',
+    eventType: 'track',
+    endpoints: ['https://hooks.example/in'],
+    firstAttemptAt: NOW - 60_000,
+    attempts: 1,
+    history: [],
+  };
   const redeliverHeaders: [string, Record<string, string>][] = [
     ['no retry state at all', {}],
     ['a history that is not an array', { ...retryStateToHeaders(state), [RETRY_HEADERS.history]: '{"attempt":1}' }],
-    ['a history entry nested 10,000 deep', { ...retryStateToHeaders(state), [RETRY_HEADERS.history]: `[{"attempt":1,"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}]` }],
+    [
+      'a history entry nested 10,000 deep',
+      {
+        ...retryStateToHeaders(state),
+        [RETRY_HEADERS.history]: `[{"attempt":1,"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}]`,
+      },
+    ],
     ['endpoints that are not a list of URLs', { ...retryStateToHeaders(state), [RETRY_HEADERS.endpoints]: '{"a":1}' }],
-    ['a first-attempt time that is not a number', { ...retryStateToHeaders(state), [RETRY_HEADERS.firstAttemptAt]: 'soon' }],
+    [
+      'a first-attempt time that is not a number',
+      { ...retryStateToHeaders(state), [RETRY_HEADERS.firstAttemptAt]: 'soon' },
+    ],
   ];
   for (const [what, headers] of redeliverHeaders) {
     it(`a redeliver record with ${what} → invalid_retry_headers`, async () => {
@@ -149,7 +199,16 @@ describe('record handler: the window', () => {
 
   it('a retry whose window (from its first attempt) closed is dead-lettered with its history kept by the job', async () => {
     const f = fixture();
-    const history = [{ attempt: 1, endpoint: 'https://hooks.example/in', at: NOW - 2 * 3_600_000, outcome: 'retryable' as const, error: 'timeout', latencyMs: 5_000 }];
+    const history = [
+      {
+        attempt: 1,
+        endpoint: 'https://hooks.example/in',
+        at: NOW - 2 * 3_600_000,
+        outcome: 'retryable' as const,
+        error: 'timeout',
+        latencyMs: 5_000,
+      },
+    ];
     const headers = retryStateToHeaders({ ...state(), firstAttemptAt: NOW - 2 * 3_600_000, history });
     await f.handle(record(topics.redeliver, '{"type":"track"}', { headers, timestamp: NOW }));
     assert.equal(f.runs.length, 0);
@@ -158,6 +217,15 @@ describe('record handler: the window', () => {
   });
 
   function state() {
-    return { messageId: 'm-r', sourceId: 's', destinationId: 'd', eventType: 'track', endpoints: ['https://hooks.example/in'], firstAttemptAt: NOW, attempts: 1, history: [] };
+    return {
+      messageId: 'm-r',
+      sourceId: 's',
+      destinationId: 'd',
+      eventType: 'track',
+      endpoints: ['https://hooks.example/in'],
+      firstAttemptAt: NOW,
+      attempts: 1,
+      history: [],
+    };
   }
 });

@@ -15,7 +15,10 @@ const vectors = loadVector<{ cases: PayloadCase[] }>('payloads.json');
 
 describe('renderBody (docs/reference/delivery.md golden vectors)', () => {
   it('covers all seven body shapes', () => {
-    assert.deepEqual(new Set(vectors.cases.map((c) => c.envelope.type)), new Set(['page', 'screen', 'identify', 'track', 'alias', 'group', 'delete']));
+    assert.deepEqual(
+      new Set(vectors.cases.map((c) => c.envelope.type)),
+      new Set(['page', 'screen', 'identify', 'track', 'alias', 'group', 'delete']),
+    );
   });
   for (const c of vectors.cases) {
     it(`renders ${c.name} exactly`, () => {
@@ -26,7 +29,15 @@ describe('renderBody (docs/reference/delivery.md golden vectors)', () => {
   }
 
   it('delete has exactly three keys even when the envelope carries more', () => {
-    const rendered = renderBody({ sourceId: 's', type: 'delete', messageId: 'd-1', userId: 'u', timestamp: '2026-01-02T03:04:05Z', context: { x: 1 }, anonymousId: 'a' });
+    const rendered = renderBody({
+      sourceId: 's',
+      type: 'delete',
+      messageId: 'd-1',
+      userId: 'u',
+      timestamp: '2026-01-02T03:04:05Z',
+      context: { x: 1 },
+      anonymousId: 'a',
+    });
     assert.ok(rendered.ok);
     assert.deepEqual(Object.keys(rendered.body).sort(), ['timestamp', 'type', 'userId']);
     assert.equal(rendered.body.timestamp, '2026-01-02T03:04:05.000Z');
@@ -44,13 +55,26 @@ describe('renderBody (docs/reference/delivery.md golden vectors)', () => {
   });
 
   it('reports an unreadable timestamp instead of throwing', () => {
-    const rendered = renderBody({ sourceId: 's', type: 'track', messageId: 'm', userId: 'u', event: 'E', timestamp: 'yesterday-ish' });
+    const rendered = renderBody({
+      sourceId: 's',
+      type: 'track',
+      messageId: 'm',
+      userId: 'u',
+      event: 'E',
+      timestamp: 'yesterday-ish',
+    });
     assert.equal(rendered.ok, false);
     assert.equal(!rendered.ok && rendered.code, 'invalid_timestamp');
   });
 
   it('anonymous calls have userId null', () => {
-    const rendered = renderBody({ sourceId: 's', type: 'identify', messageId: 'm', anonymousId: 'a-1', timestamp: '2026-01-01T00:00:00.000Z' });
+    const rendered = renderBody({
+      sourceId: 's',
+      type: 'identify',
+      messageId: 'm',
+      anonymousId: 'a-1',
+      timestamp: '2026-01-01T00:00:00.000Z',
+    });
     assert.ok(rendered.ok);
     assert.equal(rendered.body.userId, null);
     assert.equal(rendered.body.anonymousId, 'a-1');

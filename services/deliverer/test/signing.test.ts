@@ -71,7 +71,10 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
   before(async () => {
     r.both = await verifyingReceiver(() => [BOTH]);
     r.rotation = await verifyingReceiver(() => [NEW]);
-    r.retry = await verifyingReceiver(() => [RETRY], (index) => (index === 0 ? 503 : 204));
+    r.retry = await verifyingReceiver(
+      () => [RETRY],
+      (index) => (index === 0 ? 503 : 204),
+    );
     r.reload = await verifyingReceiver(() => [RELOADED]);
     oldNotAfter = Date.now() + ROTATION_GRACE_MS;
     const sw = (secrets: { secret: string; notBefore?: string; notAfter?: string }[], sharedSecret?: string) => ({
@@ -91,10 +94,14 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
       sources: ['both', 'rotation', 'retry', 'reload'].map((id) => ({ id: `s-${id}`, writeKeys: [`k-${id}`] })),
       destinations: [
         dest('both', r.both, sw([{ secret: BOTH }], HEX_SECRET)),
-        dest('rotation', r.rotation, sw([
-          { secret: OLD, notAfter: new Date(oldNotAfter).toISOString() },
-          { secret: NEW, notBefore: new Date(Date.now() - 3_600_000).toISOString() },
-        ])),
+        dest(
+          'rotation',
+          r.rotation,
+          sw([
+            { secret: OLD, notAfter: new Date(oldNotAfter).toISOString() },
+            { secret: NEW, notBefore: new Date(Date.now() - 3_600_000).toISOString() },
+          ]),
+        ),
         dest('retry', r.retry, sw([{ secret: RETRY }])),
         dest('reload', r.reload, sw([{ secret: BOTH }])),
       ],

@@ -59,7 +59,11 @@ describe('TimeoutLog', () => {
     const lines: Record<string, unknown>[] = [];
     const destination = new Writable({ write: (chunk, _enc, cb) => (lines.push(JSON.parse(String(chunk))), cb()) });
     let now = 0;
-    const log = new TimeoutLog({ logger: createLogger({ name: 't', level: 'info', destination }), now: () => now, intervalMs: 10_000 });
+    const log = new TimeoutLog({
+      logger: createLogger({ name: 't', level: 'info', destination }),
+      now: () => now,
+      intervalMs: 10_000,
+    });
     const dead = { destinationId: 'd1', url: 'https://u:p@dead.example/hook?key=s3cret', timeoutMs: 5_000 };
     for (let i = 0; i < 500; i++) {
       now += 50; // 500 timeouts over 25 s

@@ -36,7 +36,12 @@ describe('UndiciWebhookClient against real servers on 127.0.0.1', () => {
   it('POSTs the exact bytes with the given headers and reports success', async () => {
     const c = client(loopbackOpen);
     http.behave(() => ({ status: 202, body: 'accepted' }));
-    const r = await c.send({ url: `${http.url}?a=1`, headers: { 'x-message-id': 'm', 'content-type': 'application/json' }, body, timeoutMs: 5_000 });
+    const r = await c.send({
+      url: `${http.url}?a=1`,
+      headers: { 'x-message-id': 'm', 'content-type': 'application/json' },
+      body,
+      timeoutMs: 5_000,
+    });
     await c.close();
     assert.equal(r.outcome, 'success');
     assert.equal(r.status, 202);

@@ -3,7 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { startReceiver, type Receiver } from '@sluice/testkit';
 import { WebhookThread, type WebhookThreadSettings } from '../src/adapters/webhook-thread.ts';
 
-const settings = (allowCidrs: string[], origins: string[] = []): WebhookThreadSettings => ({ pool: { connections: 4 }, ssrf: { enabled: true, allowCidrs }, origins });
+const settings = (allowCidrs: string[], origins: string[] = []): WebhookThreadSettings => ({
+  pool: { connections: 4 },
+  ssrf: { enabled: true, allowCidrs },
+  origins,
+});
 
 describe('WebhookThread: the undici client in a worker thread, against a real server on 127.0.0.1', () => {
   let http: Receiver;
@@ -18,7 +22,16 @@ describe('WebhookThread: the undici client in a worker thread, against a real se
     http.behave((req) => ({ status: 200 + (Number(req.headers['x-n']) % 3), body: `n=${req.headers['x-n']}` }));
     const n = 300;
     const bodies = Array.from({ length: n }, (_, i) => Buffer.from(JSON.stringify({ i, pad: 'x'.repeat(i) })));
-    const results = await Promise.all(bodies.map((body, i) => thread.send({ url: http.url, headers: { 'x-n': String(i), 'content-type': 'application/json' }, body, timeoutMs: 5_000 })));
+    const results = await Promise.all(
+      bodies.map((body, i) =>
+        thread.send({
+          url: http.url,
+          headers: { 'x-n': String(i), 'content-type': 'application/json' },
+          body,
+          timeoutMs: 5_000,
+        }),
+      ),
+    );
     await thread.close();
     results.forEach((r, i) => {
       assert.equal(r.outcome, 'success');
@@ -48,11 +61,20 @@ describe('WebhookThread: the undici client in a worker thread, against a real se
     http.behave(() => ({ status: 204, delayMs: 300 }));
     const inFlight = thread.send({ url: http.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 5_000 });
     const closed = thread.close();
-    await assert.rejects(thread.send({ url: http.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 5_000 }), /closing/);
+    await assert.rejects(
+      thread.send({ url: http.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 5_000 }),
+      /closing/,
+    );
     await closed;
     assert.equal((await inFlight).status, 204);
-    await assert.rejects(thread.send({ url: http.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 5_000 }), /webhook thread exited/);
-    const settled = await Promise.race([thread.died.then(() => 'died'), new Promise((r) => setTimeout(() => r('pending'), 200))]);
+    await assert.rejects(
+      thread.send({ url: http.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 5_000 }),
+      /webhook thread exited/,
+    );
+    const settled = await Promise.race([
+      thread.died.then(() => 'died'),
+      new Promise((r) => setTimeout(() => r('pending'), 200)),
+    ]);
     assert.equal(settled, 'pending', 'a requested stop is not a death');
   });
 

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
-import { RETRY_HEADERS, retryStateFromHeaders, retryStateToHeaders, type AttemptEvent, type EventEnvelope } from '@sluice/envelope';
+import {
+  RETRY_HEADERS,
+  retryStateFromHeaders,
+  retryStateToHeaders,
+  type AttemptEvent,
+  type EventEnvelope,
+} from '@sluice/envelope';
 import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { sleep, startReceiver, testConfig, testServiceContext, waitUntil, type Receiver } from '@sluice/testkit';
@@ -11,8 +17,14 @@ import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { collectTopics, produceEvents } from './kafka-helpers.ts';
 
 const ev = (messageId: string): EventEnvelope => ({
-  sourceId: 's', type: 'track', messageId, userId: `u-${messageId}`, event: 'Lagged', properties: {},
-  timestamp: '2026-11-21T10:00:00.000Z', receivedAt: new Date().toISOString(),
+  sourceId: 's',
+  type: 'track',
+  messageId,
+  userId: `u-${messageId}`,
+  event: 'Lagged',
+  properties: {},
+  timestamp: '2026-11-21T10:00:00.000Z',
+  receivedAt: new Date().toISOString(),
 });
 
 function setup(receiverUrl: string, extra: Record<string, unknown>): SluiceConfig {
@@ -45,11 +57,34 @@ describe('the deliverer enforces the window under consumer lag (real Kafka, real
     // The deliverer is not running: 20 events wait in sluice.events, one retry in sluice.redeliver.
     const lagged = Array.from({ length: 20 }, (_, i) => ev(`lagged-${i}`));
     await produceEvents(kafka, t.events, lagged);
-    const history = [{ attempt: 1, endpoint: receiver.url, at: Date.now() - 10_000, outcome: 'retryable' as const, status: 503, error: 'http_503', latencyMs: 4 }];
-    const retryState = { messageId: 'retry-1', sourceId: 's', destinationId: 'd', eventType: 'track', endpoints: [receiver.url], firstAttemptAt: Date.now() - 10_000, attempts: 1, history, dueAt: Date.now() };
+    const history = [
+      {
+        attempt: 1,
+        endpoint: receiver.url,
+        at: Date.now() - 10_000,
+        outcome: 'retryable' as const,
+        status: 503,
+        error: 'http_503',
+        latencyMs: 4,
+      },
+    ];
+    const retryState = {
+      messageId: 'retry-1',
+      sourceId: 's',
+      destinationId: 'd',
+      eventType: 'track',
+      endpoints: [receiver.url],
+      firstAttemptAt: Date.now() - 10_000,
+      attempts: 1,
+      history,
+      dueAt: Date.now(),
+    };
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: t.redeliver, messages: [{ key: 's:u', value: '{"type":"track"}', headers: retryStateToHeaders(retryState) }] });
+    await producer.send({
+      topic: t.redeliver,
+      messages: [{ key: 's:u', value: '{"type":"track"}', headers: retryStateToHeaders(retryState) }],
+    });
     await producer.disconnect();
     await sleep(2_500); // the 2 s window of the waiting events passes
 
@@ -64,9 +99,17 @@ describe('the deliverer enforces the window under consumer lag (real Kafka, real
     await receiver.waitFor(1, 20_000);
     await sleep(500);
 
-    assert.deepEqual(receiver.requests.map((r) => r.headers['x-message-id']), ['fresh-1'], 'no attempt of a lagged event reached the receiver');
+    assert.deepEqual(
+      receiver.requests.map((r) => r.headers['x-message-id']),
+      ['fresh-1'],
+      'no attempt of a lagged event reached the receiver',
+    );
     const attempts = collected.records(t.attempts).map((r) => JSON.parse(r.value!.toString()) as AttemptEvent);
-    assert.deepEqual(attempts.map((a) => a.messageId), ['fresh-1'], 'no attempt recorded for a lagged event');
+    assert.deepEqual(
+      attempts.map((a) => a.messageId),
+      ['fresh-1'],
+      'no attempt recorded for a lagged event',
+    );
     const dead = collected.records(t.deadLetter).map((r) => retryStateFromHeaders(r.headers));
     assert.equal(dead.length, 21);
     for (const state of dead) {
@@ -84,7 +127,10 @@ describe('the deliverer enforces the window under consumer lag (real Kafka, real
     assert.equal(retry.attempts, 1, 'no attempt added');
     assert.deepEqual(retry.history, history, 'the attempt history travels into the dead letter');
     assert.equal(retry.firstAttemptAt, retryState.firstAttemptAt);
-    assert.equal(collected.records(t.deadLetter).every((r) => r.headers[RETRY_HEADERS.deadReason] === 'window_exhausted'), true);
+    assert.equal(
+      collected.records(t.deadLetter).every((r) => r.headers[RETRY_HEADERS.deadReason] === 'window_exhausted'),
+      true,
+    );
   });
 });
 
@@ -101,7 +147,10 @@ describe('timed-out requests are logged, rate-limited per endpoint (real receive
     const config = setup(url, { delivery: { timeout: '300ms', ssrf: { allowCidrs: ['127.0.0.0/8'] } } });
     const lines: Record<string, unknown>[] = [];
     const destination = new Writable({ write: (chunk, _enc, cb) => (lines.push(JSON.parse(String(chunk))), cb()) });
-    const ctx = { ...testServiceContext('deliverer', config), logger: createLogger({ name: 'deliverer', level: 'warn', destination }) };
+    const ctx = {
+      ...testServiceContext('deliverer', config),
+      logger: createLogger({ name: 'deliverer', level: 'warn', destination }),
+    };
     const kafka = createKafka({ brokers: ctx.brokers, clientId: 'timeout-test', logger: ctx.logger });
     const service = await createDeliverer(ctx, { port: 0 }).start();
     closers.push(() => service.close());
@@ -109,7 +158,11 @@ describe('timed-out requests are logged, rate-limited per endpoint (real receive
     const collected = await collectTopics(kafka, [t.attempts]);
     closers.push(() => collected.stop());
 
-    await produceEvents(kafka, t.events, Array.from({ length: 30 }, (_, i) => ev(`slow-${i}`)));
+    await produceEvents(
+      kafka,
+      t.events,
+      Array.from({ length: 30 }, (_, i) => ev(`slow-${i}`)),
+    );
     await waitUntil(async () => collected.records(t.attempts).length >= 30, 30_000);
     const attempts = collected.records(t.attempts).map((r) => JSON.parse(r.value!.toString()) as AttemptEvent);
     assert.ok(attempts.every((a) => a.error === 'timeout'));

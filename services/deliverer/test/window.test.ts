@@ -7,8 +7,15 @@ const T0 = Date.parse('2026-11-21T12:00:00.000Z');
 const H4 = 4 * 3_600_000;
 
 const previous = (extra: Partial<RetryState> = {}): RetryState => ({
-  messageId: 'm', sourceId: 's', destinationId: 'd', eventType: 'track', endpoints: ['a'],
-  firstAttemptAt: T0, attempts: 3, history: [], ...extra,
+  messageId: 'm',
+  sourceId: 's',
+  destinationId: 'd',
+  eventType: 'track',
+  endpoints: ['a'],
+  firstAttemptAt: T0,
+  attempts: 3,
+  history: [],
+  ...extra,
 });
 
 describe('the attempt window (injected clock)', () => {
@@ -45,7 +52,11 @@ describe('the attempt window (injected clock)', () => {
   });
 
   it('acceptance is the Kafka record timestamp; receivedAt only when the record has none', () => {
-    assert.equal(acceptedAt(T0, '2020-01-01T00:00:00.000Z'), T0, 'a backfill with an old receivedAt is not dead-lettered');
+    assert.equal(
+      acceptedAt(T0, '2020-01-01T00:00:00.000Z'),
+      T0,
+      'a backfill with an old receivedAt is not dead-lettered',
+    );
     assert.equal(acceptedAt(-1, '2026-11-21T12:00:00.000Z'), T0);
     assert.equal(acceptedAt(Number.NaN, '2026-11-21T12:00:00.000Z'), T0);
     assert.equal(acceptedAt(-1, 'not a date'), undefined);

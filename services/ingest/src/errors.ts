@@ -10,7 +10,12 @@ export class IngestError extends Error {
   /** Extra response headers (e.g. `Retry-After`). */
   readonly headers: Record<string, string>;
 
-  constructor(code: string, status: number, message: string, options: { retryable?: boolean; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(
+    code: string,
+    status: number,
+    message: string,
+    options: { retryable?: boolean; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -64,13 +69,20 @@ export class UnauthorizedError extends IngestError {
 
 export class RateLimitedError extends IngestError {
   constructor(retryAfterSeconds: number) {
-    super('rate_limited', 429, 'rate limit exceeded for this source', { retryable: true, headers: { 'retry-after': String(retryAfterSeconds) } });
+    super('rate_limited', 429, 'rate limit exceeded for this source', {
+      retryable: true,
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    });
   }
 }
 
 export class KafkaUnavailableError extends IngestError {
   constructor(cause?: unknown) {
-    super('kafka_unavailable', 503, 'events could not be stored; retry later', { retryable: true, headers: { 'retry-after': '1' }, cause });
+    super('kafka_unavailable', 503, 'events could not be stored; retry later', {
+      retryable: true,
+      headers: { 'retry-after': '1' },
+      cause,
+    });
   }
 }
 

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
-import { createKafka, ensureTopics, ProducerThread, SafeProducer, shutdownInOrder, topicSpecs, type Kafka } from '@sluice/kafka';
+import {
+  createKafka,
+  ensureTopics,
+  ProducerThread,
+  SafeProducer,
+  shutdownInOrder,
+  topicSpecs,
+  type Kafka,
+} from '@sluice/kafka';
 import type { TopicMessages } from 'kafkajs';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createApiHandler } from './adapters/http-api.ts';
@@ -44,7 +52,11 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
   return {
     async start(): Promise<IngestService> {
       const config = ctx.config.current;
-      const kafka = createKafka({ brokers: ctx.brokers, clientId: `${config.kafka.clientId}-ingest`, logger: ctx.logger });
+      const kafka = createKafka({
+        brokers: ctx.brokers,
+        clientId: `${config.kafka.clientId}-ingest`,
+        logger: ctx.logger,
+      });
       const admin = kafka.admin();
       await admin.connect();
       try {
@@ -59,7 +71,13 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
       const producer =
         options.producerThread === false
           ? await connectedProducers(kafka, producerCount)
-          : await ProducerThread.start({ service: ctx.name, brokers: ctx.brokers, clientId, logLevel: ctx.logger.level, producers: producerCount });
+          : await ProducerThread.start({
+              service: ctx.name,
+              brokers: ctx.brokers,
+              clientId,
+              logLevel: ctx.logger.level,
+              producers: producerCount,
+            });
       const metrics = createIngestMetrics(ctx.registry);
       const sender = new LingeringSender(producer, {
         lingerMs: () => ctx.config.current.ingest.lingerMs,
@@ -78,7 +96,9 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
         handler: createApiHandler({
           config: ctx.config,
           sender,
-          codec: options.codec ?? createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: config.kafka.topics.events }),
+          codec:
+            options.codec ??
+            createEnvelopeCodec({ schemaRegistryUrl: ctx.env.schemaRegistryUrl, topic: config.kafka.topics.events }),
           metrics,
           logger: ctx.logger,
           now: Date.now,

@@ -35,7 +35,11 @@ test('broker stopped → 503 within 10 s; every call of every 200 is on the topi
       const at = phase;
       let status = 0;
       try {
-        const res = await post(`${ingest.url}/v1/batch`, { batch: ids.map((id, i) => ({ type: 'track', userId: `u${i}`, event: 'Outage', messageId: id })) }, { authorization: basic(WRITE_KEY) });
+        const res = await post(
+          `${ingest.url}/v1/batch`,
+          { batch: ids.map((id, i) => ({ type: 'track', userId: `u${i}`, event: 'Outage', messageId: id })) },
+          { authorization: basic(WRITE_KEY) },
+        );
         status = res.status;
       } catch {
         status = -1;
@@ -52,13 +56,22 @@ test('broker stopped → 503 within 10 s; every call of every 200 is on the topi
   phase = 'after';
   await broker.restart();
   const restartedAt = outcomes.length;
-  await waitUntil(() => outcomes.slice(restartedAt).filter((o) => o.status === 200).length >= 20, 60_000, '200s after the restart');
+  await waitUntil(
+    () => outcomes.slice(restartedAt).filter((o) => o.status === 200).length >= 20,
+    60_000,
+    '200s after the restart',
+  );
   running = false;
   await Promise.all(workers);
 
   const count = (p: string, s: number) => outcomes.filter((o) => o.phase === p && o.status === s).length;
-  t.diagnostic(`before: ${count('before', 200)}×200; outage: ${count('outage', 200)}×200 ${count('outage', 503)}×503; after: ${count('after', 200)}×200 ${count('after', 503)}×503`);
-  assert.ok(outcomes.every((o) => o.status === 200 || o.status === 503), `statuses: ${[...new Set(outcomes.map((o) => o.status))]}`);
+  t.diagnostic(
+    `before: ${count('before', 200)}×200; outage: ${count('outage', 200)}×200 ${count('outage', 503)}×503; after: ${count('after', 200)}×200 ${count('after', 503)}×503`,
+  );
+  assert.ok(
+    outcomes.every((o) => o.status === 200 || o.status === 503),
+    `statuses: ${[...new Set(outcomes.map((o) => o.status))]}`,
+  );
   assert.ok(count('before', 200) > 0);
   assert.ok(count('outage', 503) > 0, 'the outage produced 503s');
   const slowest503 = Math.max(...outcomes.filter((o) => o.status === 503).map((o) => o.ms));
@@ -67,7 +80,11 @@ test('broker stopped → 503 within 10 s; every call of every 200 is on the topi
 
   const acknowledged = outcomes.filter((o) => o.status === 200).flatMap((o) => o.ids);
   const read = async (count: number) => {
-    const records = await readTopic(ingest.kafka, ingest.config.kafka.topics.events, { count, timeoutMs: 30_000, settleMs: 1_000 });
+    const records = await readTopic(ingest.kafka, ingest.config.kafka.topics.events, {
+      count,
+      timeoutMs: 30_000,
+      settleMs: 1_000,
+    });
     return { records, ids: new Set(records.map((r) => JSON.parse(r.value!.toString()).messageId as string)) };
   };
   let { records, ids: onTopic } = await read(acknowledged.length);
@@ -79,6 +96,8 @@ test('broker stopped → 503 within 10 s; every call of every 200 is on the topi
     ({ records, ids: onTopic } = await read(acknowledged.length + mayBeWritten));
     missing = acknowledged.filter((id) => !onTopic.has(id));
   }
-  t.diagnostic(`acknowledged calls: ${acknowledged.length}; on the topic: ${onTopic.size} distinct (${records.length} records)`);
+  t.diagnostic(
+    `acknowledged calls: ${acknowledged.length}; on the topic: ${onTopic.size} distinct (${records.length} records)`,
+  );
   assert.deepEqual(missing, [], `${missing.length} acknowledged calls missing`);
 });

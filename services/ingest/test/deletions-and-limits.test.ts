@@ -17,8 +17,19 @@ describe('deletion requests and rate limits', () => {
         ],
         destinations: [
           { id: 'd1', type: 'webhooks', sourceIds: ['s1'], settings: { webhookUrl: 'https://example.com/hook' } },
-          { id: 'd2', type: 'webhooks', sourceIds: ['s2', 's1'], settings: { webhookUrl: 'https://example.com/hook2' } },
-          { id: 'd3', type: 'webhooks', enabled: false, sourceIds: ['s3'], settings: { webhookUrl: 'https://example.com/off' } },
+          {
+            id: 'd2',
+            type: 'webhooks',
+            sourceIds: ['s2', 's1'],
+            settings: { webhookUrl: 'https://example.com/hook2' },
+          },
+          {
+            id: 'd3',
+            type: 'webhooks',
+            enabled: false,
+            sourceIds: ['s3'],
+            settings: { webhookUrl: 'https://example.com/off' },
+          },
         ],
         ingest: { adminToken: ADMIN },
       }),
@@ -31,7 +42,11 @@ describe('deletion requests and rate limits', () => {
     const res = await post(`${ingest.url}/v1/deletions`, { userId: 'forget-me' }, { authorization: `Bearer ${ADMIN}` });
     assert.equal(res.status, 202);
     assert.match(res.json.id, /^[0-9a-f-]{36}$/);
-    const records = await readTopic(ingest.kafka, ingest.config.kafka.topics.events, { count: 3, timeoutMs: 6_000, settleMs: 500 });
+    const records = await readTopic(ingest.kafka, ingest.config.kafka.topics.events, {
+      count: 3,
+      timeoutMs: 6_000,
+      settleMs: 500,
+    });
     const deletes = jsonValues(records).filter((e) => e.type === 'delete');
     assert.equal(deletes.length, 2);
     assert.deepEqual(deletes.map((d) => d.sourceId).sort(), ['s1', 's2']);
@@ -46,15 +61,41 @@ describe('deletion requests and rate limits', () => {
   });
 
   test('deletions: wrong or missing token → 401, bad body → 400, given sourceIds only', async () => {
-    assert.equal((await post(`${ingest.url}/v1/deletions`, { userId: 'x' }, { authorization: 'Bearer wrong' })).status, 401);
+    assert.equal(
+      (await post(`${ingest.url}/v1/deletions`, { userId: 'x' }, { authorization: 'Bearer wrong' })).status,
+      401,
+    );
     assert.equal((await post(`${ingest.url}/v1/deletions`, { userId: 'x' })).status, 401);
-    assert.equal((await post(`${ingest.url}/v1/deletions`, { sourceIds: ['s1'] }, { authorization: `Bearer ${ADMIN}` })).status, 400);
-    assert.equal((await post(`${ingest.url}/v1/deletions`, { userId: 'x', sourceIds: ['nope'] }, { authorization: `Bearer ${ADMIN}` })).status, 400);
-    const only = await post(`${ingest.url}/v1/deletions`, { userId: 'only-s2', sourceIds: ['s2', 's3'] }, { authorization: `Bearer ${ADMIN}` });
+    assert.equal(
+      (await post(`${ingest.url}/v1/deletions`, { sourceIds: ['s1'] }, { authorization: `Bearer ${ADMIN}` })).status,
+      400,
+    );
+    assert.equal(
+      (
+        await post(
+          `${ingest.url}/v1/deletions`,
+          { userId: 'x', sourceIds: ['nope'] },
+          { authorization: `Bearer ${ADMIN}` },
+        )
+      ).status,
+      400,
+    );
+    const only = await post(
+      `${ingest.url}/v1/deletions`,
+      { userId: 'only-s2', sourceIds: ['s2', 's3'] },
+      { authorization: `Bearer ${ADMIN}` },
+    );
     assert.equal(only.status, 202);
-    const records = await readTopic(ingest.kafka, ingest.config.kafka.topics.events, { count: 3, timeoutMs: 6_000, settleMs: 500 });
+    const records = await readTopic(ingest.kafka, ingest.config.kafka.topics.events, {
+      count: 3,
+      timeoutMs: 6_000,
+      settleMs: 500,
+    });
     const mine = jsonValues(records).filter((e) => e.userId === 'only-s2');
-    assert.deepEqual(mine.map((e) => e.sourceId), ['s2']);
+    assert.deepEqual(
+      mine.map((e) => e.sourceId),
+      ['s2'],
+    );
   });
 
   test('no admin token configured → 404', async () => {

@@ -76,12 +76,34 @@ test('locateCalls: the last batch key counts; non-object elements are marked', (
 
 test('spliced envelope = normaliseCall envelope: hand-picked calls, three text styles', () => {
   const calls: JsonObject[] = [
-    { type: 'track', userId: 'u1', event: 'E', messageId: 'm1', timestamp: '2026-11-21T23:00:00.000Z', properties: { total: 1.5, items: [{ sku: 'a"b' }] }, context: { library: { name: 'x' } } },
+    {
+      type: 'track',
+      userId: 'u1',
+      event: 'E',
+      messageId: 'm1',
+      timestamp: '2026-11-21T23:00:00.000Z',
+      properties: { total: 1.5, items: [{ sku: 'a"b' }] },
+      context: { library: { name: 'x' } },
+    },
     { type: 'identify', anonymousId: 'a', traits: { 'spaced key': 'v', '7': 'int-like key' }, context: {} },
     { type: 'page', userId: 42, context: { ip: '10.0.0.1' }, name: 'Home', timestamp: '2015-02-03T08:24:14-0800' },
-    { sourceId: 'spoofed', receivedAt: 'spoofed', originalTimestamp: 'kept: no timestamp sent', type: 'screen', userId: 'u', context: null },
+    {
+      sourceId: 'spoofed',
+      receivedAt: 'spoofed',
+      originalTimestamp: 'kept: no timestamp sent',
+      type: 'screen',
+      userId: 'u',
+      context: null,
+    },
     { type: 'group', userId: 'u', groupId: 12, integrations: { All: false, Webhooks: true }, traits: {} },
-    { type: 'alias', userId: 'new', previousId: 7, writeKey: 'secret', sentAt: '2026-11-21T23:00:04.000Z', timestamp: '2026-11-21T23:00:01.000Z' },
+    {
+      type: 'alias',
+      userId: 'new',
+      previousId: 7,
+      writeKey: 'secret',
+      sentAt: '2026-11-21T23:00:04.000Z',
+      timestamp: '2026-11-21T23:00:01.000Z',
+    },
     { userId: 'u', type: 'track', event: 'Ünïcödé ✓ 😀', properties: { '\n': 'new\nline', big: 1e21, small: 1e-7 } },
     { context: { page: { url: 'https://x/?a={b}' } }, event: 'E', userId: 'u', type: 'track', messageId: 99 },
   ];
@@ -93,7 +115,14 @@ test('spliced envelope = normaliseCall envelope: hand-picked calls, three text s
   ];
   for (const style of styles) {
     for (const withBatchFields of [false, true]) {
-      const body = { batch: calls, ...(withBatchFields && { context: { library: { name: 'go' } }, integrations: { Foo: false }, sentAt: '2026-11-21T23:00:03.000Z' }) };
+      const body = {
+        batch: calls,
+        ...(withBatchFields && {
+          context: { library: { name: 'go' } },
+          integrations: { Foo: false },
+          sentAt: '2026-11-21T23:00:03.000Z',
+        }),
+      };
       const results = bothWays(style(body), batchFacts);
       results.forEach((r, i) => {
         assert.ok(r, `call ${i} takes the splice path`);
@@ -118,8 +147,36 @@ test('a call with a repeated key is left to the parsed path', () => {
 });
 
 // Calls drawn at random: every envelope field's name may appear in the call, in any order.
-const key = fc.constantFrom('type', 'userId', 'anonymousId', 'messageId', 'timestamp', 'sentAt', 'event', 'name', 'category', 'groupId', 'previousId', 'context', 'integrations', 'properties', 'traits', 'sourceId', 'receivedAt', 'originalTimestamp', 'writeKey', 'version', '0', '12', 'x y', 'a"b', 'ü');
-const anyValue = fc.jsonValue({ maxDepth: 3 }).filter((v) => !JSON.stringify(v).includes('__proto__') && !JSON.stringify(v).includes('constructor'));
+const key = fc.constantFrom(
+  'type',
+  'userId',
+  'anonymousId',
+  'messageId',
+  'timestamp',
+  'sentAt',
+  'event',
+  'name',
+  'category',
+  'groupId',
+  'previousId',
+  'context',
+  'integrations',
+  'properties',
+  'traits',
+  'sourceId',
+  'receivedAt',
+  'originalTimestamp',
+  'writeKey',
+  'version',
+  '0',
+  '12',
+  'x y',
+  'a"b',
+  'ü',
+);
+const anyValue = fc
+  .jsonValue({ maxDepth: 3 })
+  .filter((v) => !JSON.stringify(v).includes('__proto__') && !JSON.stringify(v).includes('constructor'));
 const typed: Record<string, fc.Arbitrary<unknown>> = {
   type: fc.constantFrom('track', 'identify', 'page', 'screen', 'group', 'alias'),
   userId: fc.oneof(fc.string(), fc.integer()),
@@ -134,20 +191,32 @@ const typed: Record<string, fc.Arbitrary<unknown>> = {
   properties: fc.dictionary(fc.string(), anyValue),
   traits: fc.dictionary(fc.string(), anyValue),
 };
-const call = fc.uniqueArray(key, { minLength: 1, maxLength: 14 }).chain((keys) =>
-  fc.tuple(...keys.map((k) => typed[k] ?? anyValue)).map((values) => Object.fromEntries(keys.map((k, i) => [k, values[i]]))),
-);
+const call = fc
+  .uniqueArray(key, { minLength: 1, maxLength: 14 })
+  .chain((keys) =>
+    fc
+      .tuple(...keys.map((k) => typed[k] ?? anyValue))
+      .map((values) => Object.fromEntries(keys.map((k, i) => [k, values[i]]))),
+  );
 
 test('spliced envelope = normaliseCall envelope for random calls (fast-check)', () => {
   fc.assert(
-    fc.property(fc.array(call, { minLength: 1, maxLength: 8 }), fc.boolean(), fc.boolean(), (calls, pretty, batchContext) => {
-      const body = { batch: calls, ...(batchContext && { context: { library: { name: 'go' } }, sentAt: '2026-11-21T23:00:04.000Z' }) };
-      const text = pretty ? JSON.stringify(body, null, 1) : JSON.stringify(body);
-      if (text.includes('\\u') || text.includes('__proto__') || text.includes('constructor')) return; // parsed path
-      for (const r of bothWays(text, batchFacts)) {
-        if (r) assert.equal(canonical(r.spliced), canonical(r.expected));
-      }
-    }),
+    fc.property(
+      fc.array(call, { minLength: 1, maxLength: 8 }),
+      fc.boolean(),
+      fc.boolean(),
+      (calls, pretty, batchContext) => {
+        const body = {
+          batch: calls,
+          ...(batchContext && { context: { library: { name: 'go' } }, sentAt: '2026-11-21T23:00:04.000Z' }),
+        };
+        const text = pretty ? JSON.stringify(body, null, 1) : JSON.stringify(body);
+        if (text.includes('\\u') || text.includes('__proto__') || text.includes('constructor')) return; // parsed path
+        for (const r of bothWays(text, batchFacts)) {
+          if (r) assert.equal(canonical(r.spliced), canonical(r.expected));
+        }
+      },
+    ),
     { numRuns: 400, seed: 20261122 },
   );
 });

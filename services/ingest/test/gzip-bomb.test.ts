@@ -32,7 +32,10 @@ test('a 1 MB gzip body that would inflate to 1 GB is refused with bounded memory
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 1);
   try {
     for (let i = 0; i < 3; i++) {
-      const res = await post(`${ingest.url}/v1/batch`, bomb, { authorization: basic(WRITE_KEY), 'content-encoding': 'gzip' });
+      const res = await post(`${ingest.url}/v1/batch`, bomb, {
+        authorization: basic(WRITE_KEY),
+        'content-encoding': 'gzip',
+      });
       assert.equal(res.status, 400);
       assert.equal(res.json.code, 'body_too_large');
     }
@@ -44,6 +47,10 @@ test('a 1 MB gzip body that would inflate to 1 GB is refused with bounded memory
   t.diagnostic(`bomb ${bomb.length} bytes; peak RSS growth ${growthMb.toFixed(1)} MB`);
   assert.ok(growthMb < 50, `peak RSS grew by ${growthMb.toFixed(1)} MB`);
   // Still serving normally afterwards.
-  const ok = await post(`${ingest.url}/v1/track`, { userId: 'u', event: 'after-bomb' }, { authorization: basic(WRITE_KEY) });
+  const ok = await post(
+    `${ingest.url}/v1/track`,
+    { userId: 'u', event: 'after-bomb' },
+    { authorization: basic(WRITE_KEY) },
+  );
   assert.equal(ok.status, 200);
 });

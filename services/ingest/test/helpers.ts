@@ -43,7 +43,11 @@ export async function post(
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; json: any }> {
   const raw = Buffer.isBuffer(body) || typeof body === 'string' ? body : JSON.stringify(body);
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: raw,
+  });
   const text = await res.text();
   let json: unknown;
   try {

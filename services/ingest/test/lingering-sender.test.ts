@@ -37,7 +37,9 @@ test('a caller resolves only when all its batches are acknowledged', async () =>
   const { producer, batches } = fakeProducer(() => new Promise<void>((r) => releases.push(r)));
   const sender = new LingeringSender(producer, { lingerMs: () => 1, maxBatchBytes: 200 });
   let done = false;
-  const p = sender.send([rec('t', 'x'.repeat(100)), rec('t', 'y'.repeat(100)), rec('t', 'z'.repeat(100))], 5000).then(() => (done = true));
+  const p = sender
+    .send([rec('t', 'x'.repeat(100)), rec('t', 'y'.repeat(100)), rec('t', 'z'.repeat(100))], 5000)
+    .then(() => (done = true));
   while (releases.length < 3) await new Promise((r) => setTimeout(r, 5));
   assert.equal(batches.length, 3);
   releases[0]!();
@@ -50,9 +52,17 @@ test('a caller resolves only when all its batches are acknowledged', async () =>
 });
 
 test('a failed batch fails every caller in it; a stuck one times out', async () => {
-  const failing = new LingeringSender(fakeProducer(async () => { throw new Error('broker down'); }).producer, { lingerMs: () => 1 });
+  const failing = new LingeringSender(
+    fakeProducer(async () => {
+      throw new Error('broker down');
+    }).producer,
+    { lingerMs: () => 1 },
+  );
   await assert.rejects(failing.send([rec('t', 'a')], 1000), /broker down/);
-  const stuck = new LingeringSender(fakeProducer(() => new Promise<void>(() => {})).producer, { lingerMs: () => 1, maxInFlight: 1 });
+  const stuck = new LingeringSender(fakeProducer(() => new Promise<void>(() => {})).producer, {
+    lingerMs: () => 1,
+    maxInFlight: 1,
+  });
   const started = Date.now();
   await assert.rejects(stuck.send([rec('t', 'a')], 100), SendTimeoutError);
   // Queued behind the stuck batch: times out too, and is never sent after giving up.

@@ -66,7 +66,12 @@ test('normalisation: ids, times, merged context and integrations, ip, no writeKe
       extra: 'kept',
     },
     3,
-    facts({ batchContext: { library: { name: 'batch' }, locale: 'fr' }, batchIntegrations: { All: false, Webhooks: false }, batchSentAt: '2026-11-21T23:00:10.000Z', ip: '1.2.3.4' }),
+    facts({
+      batchContext: { library: { name: 'batch' }, locale: 'fr' },
+      batchIntegrations: { All: false, Webhooks: false },
+      batchSentAt: '2026-11-21T23:00:10.000Z',
+      ip: '1.2.3.4',
+    }),
   );
   assert.ok(result.ok);
   const e = result.envelope;
@@ -88,9 +93,17 @@ test('normalisation: ids, times, merged context and integrations, ip, no writeKe
 });
 
 test('route type wins on single-call routes; context.ip from the request when the call has none', () => {
-  const result = normaliseCall({ type: 'identify', anonymousId: 'a', messageId: 'm1' }, 0, facts({ routeType: 'track', ip: '1.2.3.4' }));
+  const result = normaliseCall(
+    { type: 'identify', anonymousId: 'a', messageId: 'm1' },
+    0,
+    facts({ routeType: 'track', ip: '1.2.3.4' }),
+  );
   assert.equal(result.ok, false); // a track without event
-  const ok = normaliseCall({ anonymousId: 'a', messageId: 'm1', traits: { x: 1 } }, 0, facts({ routeType: 'identify', ip: '1.2.3.4' }));
+  const ok = normaliseCall(
+    { anonymousId: 'a', messageId: 'm1', traits: { x: 1 } },
+    0,
+    facts({ routeType: 'identify', ip: '1.2.3.4' }),
+  );
   assert.ok(ok.ok);
   assert.equal(ok.envelope.messageId, 'm1');
   assert.equal(ok.envelope.userId, null);

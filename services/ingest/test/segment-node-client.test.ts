@@ -24,7 +24,11 @@ test('the real @segment/analytics-node client delivers onto sluice.events', asyn
   await analytics.closeAndFlush({ timeout: 10_000 });
   assert.deepEqual(errors, []);
 
-  const records = await readTopic(ingest.kafka, ingest.config.kafka.topics.events, { count: 6, timeoutMs: 10_000, settleMs: 300 });
+  const records = await readTopic(ingest.kafka, ingest.config.kafka.topics.events, {
+    count: 6,
+    timeoutMs: 10_000,
+    settleMs: 300,
+  });
   const events = jsonValues(records);
   assert.equal(events.length, 6);
   const byType = Object.fromEntries(events.map((e) => [e.type as string, e]));

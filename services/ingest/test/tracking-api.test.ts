@@ -36,7 +36,8 @@ describe('tracking API against the real broker', () => {
       for (const auth of ['colon', 'no-colon', 'body'] as const) {
         const messageId = randomUUID();
         const body = { ...minimal(type, messageId), messageId, ...(auth === 'body' && { writeKey: 'wk_rotated_a' }) };
-        const headers: Record<string, string> = auth === 'body' ? {} : { authorization: basic(WRITE_KEY, auth === 'colon') };
+        const headers: Record<string, string> =
+          auth === 'body' ? {} : { authorization: basic(WRITE_KEY, auth === 'colon') };
         const res = await post(`${ingest.url}/v1/${type}`, body, headers);
         assert.equal(res.status, 200, `${type} ${auth}: ${JSON.stringify(res.json)}`);
         assert.deepEqual(res.json, { success: true, accepted: 1 });
@@ -59,56 +60,110 @@ describe('tracking API against the real broker', () => {
       { authorization: basic(OTHER_KEY) },
     );
     assert.deepEqual(res.json, { success: true, accepted: 2 });
-    expectedEvents.set(ids[0]!, { sourceId: 'src-b', context: { library: { name: 'analytics-go', version: '2.0.0' }, locale: 'fr', ip: '127.0.0.1' }, key: 'src-b:u-batch' });
+    expectedEvents.set(ids[0]!, {
+      sourceId: 'src-b',
+      context: { library: { name: 'analytics-go', version: '2.0.0' }, locale: 'fr', ip: '127.0.0.1' },
+      key: 'src-b:u-batch',
+    });
     expectedEvents.set(ids[1]!, { sourceId: 'src-b', key: 'src-b:u-batch' });
     // Trailing slash tolerated; the same batch body on /v1/import.
     const id = randomUUID();
-    const imp = await post(`${ingest.url}/v1/import/`, { batch: [{ type: 'page', anonymousId: 'anon-1', messageId: id }] }, { authorization: basic(WRITE_KEY) });
+    const imp = await post(
+      `${ingest.url}/v1/import/`,
+      { batch: [{ type: 'page', anonymousId: 'anon-1', messageId: id }] },
+      { authorization: basic(WRITE_KEY) },
+    );
     assert.deepEqual(imp.json, { success: true, accepted: 1 });
     expectedEvents.set(id, { sourceId: 'src-a', userId: null, anonymousId: 'anon-1', key: 'src-a:anon-1' });
   });
 
   test('analytics-go v1 (/v1/import, batch messageId, no sentAt), v2 (-0800 offsets), v3 (RFC 3339 + sentAt)', async () => {
     const v1 = randomUUID();
-    let res = await post(`${ingest.url}/v1/import`, { batch: [{ type: 'track', userId: 'go1', event: 'E', messageId: v1, timestamp: '2015-02-03T08:24:14.5-08:00' }], messageId: randomUUID() }, { authorization: basic(WRITE_KEY) });
+    let res = await post(
+      `${ingest.url}/v1/import`,
+      {
+        batch: [{ type: 'track', userId: 'go1', event: 'E', messageId: v1, timestamp: '2015-02-03T08:24:14.5-08:00' }],
+        messageId: randomUUID(),
+      },
+      { authorization: basic(WRITE_KEY) },
+    );
     assert.equal(res.status, 200);
     expectedEvents.set(v1, { timestamp: '2015-02-03T16:24:14.500Z', originalTimestamp: '2015-02-03T16:24:14.500Z' });
     const v2 = randomUUID();
     res = await post(
       `${ingest.url}/v1/batch`,
-      { batch: [{ type: 'page', userId: 'go2', name: 'Docs', properties: { url: 'https://x/docs' }, messageId: v2, timestamp: '2015-02-03T08:24:14-0800' }], context: { library: { name: 'analytics-go', version: '2.1.0' } }, messageId: randomUUID() },
+      {
+        batch: [
+          {
+            type: 'page',
+            userId: 'go2',
+            name: 'Docs',
+            properties: { url: 'https://x/docs' },
+            messageId: v2,
+            timestamp: '2015-02-03T08:24:14-0800',
+          },
+        ],
+        context: { library: { name: 'analytics-go', version: '2.1.0' } },
+        messageId: randomUUID(),
+      },
       { authorization: basic(WRITE_KEY, false) },
     );
     assert.equal(res.status, 200);
-    expectedEvents.set(v2, { timestamp: '2015-02-03T16:24:14.000Z', name: 'Docs', properties: { url: 'https://x/docs' } });
+    expectedEvents.set(v2, {
+      timestamp: '2015-02-03T16:24:14.000Z',
+      name: 'Docs',
+      properties: { url: 'https://x/docs' },
+    });
     // v3: a client clock 1 hour fast is corrected by sentAt.
     const v3 = randomUUID();
     const clientNow = Date.now() + 3_600_000;
     const before = Date.now();
     res = await post(
       `${ingest.url}/v1/batch`,
-      { batch: [{ type: 'identify', userId: 'go3', messageId: v3, timestamp: new Date(clientNow - 60_000).toISOString() }], sentAt: new Date(clientNow).toISOString() },
+      {
+        batch: [
+          { type: 'identify', userId: 'go3', messageId: v3, timestamp: new Date(clientNow - 60_000).toISOString() },
+        ],
+        sentAt: new Date(clientNow).toISOString(),
+      },
       { authorization: basic(WRITE_KEY) },
     );
     assert.equal(res.status, 200);
     expectedEvents.set(v3, { skewCorrectedAround: before - 60_000 });
     // No timestamp at all → receivedAt.
     const none = randomUUID();
-    res = await post(`${ingest.url}/v1/track`, { userId: 'nt', event: 'E', messageId: none }, { authorization: basic(WRITE_KEY) });
+    res = await post(
+      `${ingest.url}/v1/track`,
+      { userId: 'nt', event: 'E', messageId: none },
+      { authorization: basic(WRITE_KEY) },
+    );
     expectedEvents.set(none, { timestampIsReceivedAt: true });
   });
 
   test('gzip bodies (Python client) and a messageId generated when missing', async () => {
     const id = randomUUID();
-    const body = gzipSync(JSON.stringify({ batch: [{ type: 'track', userId: 'py', event: 'Gz', messageId: id, context: { ip: '10.0.0.1' } }, { type: 'track', userId: 'py-nomsg', event: 'NoId' }] }));
-    const res = await post(`${ingest.url}/v1/batch`, body, { authorization: basic(WRITE_KEY), 'content-encoding': 'gzip' });
+    const body = gzipSync(
+      JSON.stringify({
+        batch: [
+          { type: 'track', userId: 'py', event: 'Gz', messageId: id, context: { ip: '10.0.0.1' } },
+          { type: 'track', userId: 'py-nomsg', event: 'NoId' },
+        ],
+      }),
+    );
+    const res = await post(`${ingest.url}/v1/batch`, body, {
+      authorization: basic(WRITE_KEY),
+      'content-encoding': 'gzip',
+    });
     assert.deepEqual(res.json, { success: true, accepted: 2 });
     expectedEvents.set(id, { event: 'Gz', context: { ip: '10.0.0.1' } });
   });
 
   test('unknown or missing write key → 401', async () => {
     const call = { userId: 'u', event: 'E' };
-    for (const headers of [{ authorization: basic('nope') }, {}, { authorization: 'Bearer xyz' }] as Record<string, string>[]) {
+    for (const headers of [{ authorization: basic('nope') }, {}, { authorization: 'Bearer xyz' }] as Record<
+      string,
+      string
+    >[]) {
       const res = await post(`${ingest.url}/v1/track`, call, headers);
       assert.equal(res.status, 401);
       assert.deepEqual(res.json, { success: false, code: 'unauthorized', message: 'missing or unknown write key' });
@@ -122,11 +177,50 @@ describe('tracking API against the real broker', () => {
     const cases: [string, unknown, Record<string, string>, number, string][] = [
       ['invalid JSON', '{"userId": ', auth, 400, 'invalid_json'],
       ['empty body', '', auth, 400, 'invalid_json'],
-      ['malformed gzip', Buffer.from('definitely not gzip'), { ...auth, 'content-encoding': 'gzip' }, 400, 'invalid_encoding'],
-      ['body over 500 KB', JSON.stringify({ batch: [{ type: 'track', userId: 'u', event: 'E', properties: { p: 'x'.repeat(500_001) } }] }), auth, 400, 'body_too_large'],
-      ['gzip inflating over 500 KB', gzipSync(JSON.stringify({ batch: Array.from({ length: 30 }, () => ({ type: 'track', userId: 'u', event: 'E', properties: { p: 'y'.repeat(20_000) } })) })), { ...auth, 'content-encoding': 'gzip' }, 400, 'body_too_large'],
-      ['too many calls', JSON.stringify({ batch: Array.from({ length: 2_501 }, () => ({ type: 'track', userId: 'u', event: 'E' })) }), auth, 400, 'too_many_calls'],
-      ['wrong content type', 'a=b', { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, 415, 'unsupported_media_type'],
+      [
+        'malformed gzip',
+        Buffer.from('definitely not gzip'),
+        { ...auth, 'content-encoding': 'gzip' },
+        400,
+        'invalid_encoding',
+      ],
+      [
+        'body over 500 KB',
+        JSON.stringify({ batch: [{ type: 'track', userId: 'u', event: 'E', properties: { p: 'x'.repeat(500_001) } }] }),
+        auth,
+        400,
+        'body_too_large',
+      ],
+      [
+        'gzip inflating over 500 KB',
+        gzipSync(
+          JSON.stringify({
+            batch: Array.from({ length: 30 }, () => ({
+              type: 'track',
+              userId: 'u',
+              event: 'E',
+              properties: { p: 'y'.repeat(20_000) },
+            })),
+          }),
+        ),
+        { ...auth, 'content-encoding': 'gzip' },
+        400,
+        'body_too_large',
+      ],
+      [
+        'too many calls',
+        JSON.stringify({ batch: Array.from({ length: 2_501 }, () => ({ type: 'track', userId: 'u', event: 'E' })) }),
+        auth,
+        400,
+        'too_many_calls',
+      ],
+      [
+        'wrong content type',
+        'a=b',
+        { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+        415,
+        'unsupported_media_type',
+      ],
       ['unknown encoding', '{}', { ...auth, 'content-encoding': 'br' }, 415, 'unsupported_media_type'],
       ['not an object', '[1,2]', auth, 400, 'invalid_body'],
       ['batch not an array', '{"batch": {}}', auth, 400, 'invalid_body'],
@@ -160,8 +254,18 @@ describe('tracking API against the real broker', () => {
     assert.equal(res.status, 200);
     assert.equal(res.json.success, true);
     assert.equal(res.json.accepted, 1);
-    const codes = ['unknown_type', 'missing_identity', 'missing_event', 'missing_group_id', 'missing_alias_ids', 'call_too_large'];
-    assert.deepEqual(res.json.rejected.map((r: { index: number; code: string }) => [r.index, r.code]), codes.map((c, i) => [i + 1, c]));
+    const codes = [
+      'unknown_type',
+      'missing_identity',
+      'missing_event',
+      'missing_group_id',
+      'missing_alias_ids',
+      'call_too_large',
+    ];
+    assert.deepEqual(
+      res.json.rejected.map((r: { index: number; code: string }) => [r.index, r.code]),
+      codes.map((c, i) => [i + 1, c]),
+    );
     for (const r of res.json.rejected) assert.equal(typeof r.message, 'string');
     codes.forEach((code, i) => expectedRejections.push({ code, marker, index: i + 1 }));
     expectedEvents.set(good, { sourceId: 'src-a' });
@@ -179,13 +283,21 @@ describe('tracking API against the real broker', () => {
 
   test('context.ip: first X-Forwarded-For hop when the proxy is trusted', async () => {
     const id = randomUUID();
-    await post(`${ingest.url}/v1/identify`, { userId: 'ip', messageId: id }, { authorization: basic(WRITE_KEY), 'x-forwarded-for': '198.51.100.7, 10.0.0.1' });
+    await post(
+      `${ingest.url}/v1/identify`,
+      { userId: 'ip', messageId: id },
+      { authorization: basic(WRITE_KEY), 'x-forwarded-for': '198.51.100.7, 10.0.0.1' },
+    );
     expectedEvents.set(id, { context: { ip: '198.51.100.7' } });
   });
 
   test('the topics hold every accepted call and every rejection, with the right fields', async () => {
     const { events, rejected } = ingest.config.kafka.topics;
-    const records = await readTopic(ingest.kafka, events, { count: expectedEvents.size + 1, timeoutMs: 15_000, settleMs: 1_000 });
+    const records = await readTopic(ingest.kafka, events, {
+      count: expectedEvents.size + 1,
+      timeoutMs: 15_000,
+      settleMs: 1_000,
+    });
     const byId = new Map(records.map((r) => [JSON.parse(r.value!.toString()).messageId as string, r]));
     for (const [id, expect] of expectedEvents) {
       const record = byId.get(id);
@@ -197,7 +309,8 @@ describe('tracking API against the real broker', () => {
       assert.equal('writeKey' in e, false);
       for (const [k, v] of Object.entries(expect)) {
         if (k === 'key') assert.equal(record.key, v);
-        else if (k === 'skewCorrectedAround') assert.ok(Math.abs(Date.parse(e.timestamp) - (v as number)) < 5_000, `skew corrected: ${e.timestamp}`);
+        else if (k === 'skewCorrectedAround')
+          assert.ok(Math.abs(Date.parse(e.timestamp) - (v as number)) < 5_000, `skew corrected: ${e.timestamp}`);
         else if (k === 'timestampIsReceivedAt') assert.equal(e.timestamp, e.receivedAt);
         else if (k === 'noPollution') {
           assert.equal(Object.hasOwn(e, '__proto__'), false);

@@ -22,7 +22,12 @@ export function retrySettings(config: SluiceConfig): RetrySettings {
     scheduleMs: config.retry.scheduleMs,
     jitter: config.retry.jitter,
     tiersMs,
-    topics: { retry: topics.retry, redeliver: topics.redeliver, deadLetter: topics.deadLetter, rejected: topics.rejected },
+    topics: {
+      retry: topics.retry,
+      redeliver: topics.redeliver,
+      deadLetter: topics.deadLetter,
+      rejected: topics.rejected,
+    },
     tierTopic: (ms) => delayTopicName(config, ms),
   };
 }

@@ -1,4 +1,15 @@
-import { ConcurrentConsumer, ConsumerMetrics, createKafka, ensureTopics, RecordBatcher, SafeProducer, SequentialConsumer, shutdownInOrder, topicSpecs, type Drainable } from '@sluice/kafka';
+import {
+  ConcurrentConsumer,
+  ConsumerMetrics,
+  createKafka,
+  ensureTopics,
+  RecordBatcher,
+  SafeProducer,
+  SequentialConsumer,
+  shutdownInOrder,
+  topicSpecs,
+  type Drainable,
+} from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createIntakeHandler } from './adapters/intake.ts';
 import { Router } from './adapters/router.ts';
@@ -47,7 +58,11 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       const metrics = new RetryMetrics(ctx.registry);
       // The intake's lag means the retry service falls behind; a delay tier's backlog is records
       // waiting on purpose until due (sluice_retry_backlog), so the lag alert never sees it.
-      const lagSettings = { admin, logger, ...(options.lagIntervalMs !== undefined && { intervalMs: options.lagIntervalMs }) };
+      const lagSettings = {
+        admin,
+        logger,
+        ...(options.lagIntervalMs !== undefined && { intervalMs: options.lagIntervalMs }),
+      };
       const intakeLag = new ConsumerMetrics(ctx.registry, lagSettings);
       const tierBacklog = new ConsumerMetrics(ctx.registry, { ...lagSettings, metric: 'sluice_retry_backlog' });
       const producer = new SafeProducer(kafka);
@@ -56,12 +71,19 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       // written, so a broker outage is waited out (offsets stay uncommitted meanwhile).
       const sink = new RecordBatcher(producer, { lingerMs: 0, logger });
       const router = new Router({
-        sink, metrics, logger, tiersMs, tierTopic, now,
+        sink,
+        metrics,
+        logger,
+        tiersMs,
+        tierTopic,
+        now,
         topics: () => ctx.config.current.kafka.topics,
       });
 
       const intake = new ConcurrentConsumer({
-        kafka, logger, metrics: intakeLag,
+        kafka,
+        logger,
+        metrics: intakeLag,
         groupId: intakeGroupId(initial),
         topics: [initial.kafka.topics.retry],
         maxInFlightPerPartition: INTAKE_IN_FLIGHT_PER_PARTITION,
@@ -72,11 +94,20 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       let stop!: () => void;
       const stopping = new Promise<void>((resolve) => (stop = resolve));
       const finalTier = new ConcurrentConsumer({
-        kafka, logger, metrics: tierBacklog,
+        kafka,
+        logger,
+        metrics: tierBacklog,
         groupId: tierGroupId(initial, finalTierMs),
         topics: [tierTopic(finalTierMs)],
         maxInFlightPerPartition: FINAL_TIER_MAX_HELD_PER_PARTITION,
-        handle: createFinalTierHandler({ router, metrics, now, tierMs: finalTierMs, holdMs: finalHoldMs(tiersMs, HOP_ALLOWANCE_MS), stopping }),
+        handle: createFinalTierHandler({
+          router,
+          metrics,
+          now,
+          tierMs: finalTierMs,
+          holdMs: finalHoldMs(tiersMs, HOP_ALLOWANCE_MS),
+          stopping,
+        }),
       });
       const finalTierDrainable: Drainable = {
         stopIntake: () => {
@@ -89,7 +120,11 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       const tiers = longerTiers.map(
         (tierMs) =>
           new SequentialConsumer({
-            kafka, logger, metrics: tierBacklog, now, maxWaitTimeInMs: 50,
+            kafka,
+            logger,
+            metrics: tierBacklog,
+            now,
+            maxWaitTimeInMs: 50,
             groupId: tierGroupId(initial, tierMs),
             topics: [tierTopic(tierMs)],
             step: createTierStep({ router, now, tierMs }),
@@ -119,7 +154,12 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
             stopIntake: () => http.close(),
             consumers: [intake, finalTierDrainable, ...tiers],
             producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
-            others: [() => intakeLag.close(), () => tierBacklog.close(), () => admin.disconnect(), () => ctx.config.close()],
+            others: [
+              () => intakeLag.close(),
+              () => tierBacklog.close(),
+              () => admin.disconnect(),
+              () => ctx.config.close(),
+            ],
           }),
       };
     },

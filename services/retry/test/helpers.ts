@@ -27,7 +27,17 @@ export function retryState(overrides: Partial<RetryState> = {}): RetryState {
     endpoints: ['http://127.0.0.1:9/hook'],
     firstAttemptAt: now,
     attempts: 1,
-    history: [{ attempt: 1, endpoint: 'http://127.0.0.1:9/hook', at: now, outcome: 'retryable', status: 500, error: 'http_500', latencyMs: 3 }],
+    history: [
+      {
+        attempt: 1,
+        endpoint: 'http://127.0.0.1:9/hook',
+        at: now,
+        outcome: 'retryable',
+        status: 500,
+        error: 'http_500',
+        latencyMs: 3,
+      },
+    ],
     ...overrides,
   };
 }
@@ -54,8 +64,16 @@ export async function watchTopic(kafka: Kafka, topic: string): Promise<{ seen: S
   await consumer.run({
     eachMessage: async ({ partition, message }) => {
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(Array.isArray(v) ? v[0] : v);
-      seen.push({ at: Date.now(), partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value, headers });
+      for (const [k, v] of Object.entries(message.headers ?? {}))
+        if (v !== undefined) headers[k] = String(Array.isArray(v) ? v[0] : v);
+      seen.push({
+        at: Date.now(),
+        partition,
+        offset: message.offset,
+        key: message.key?.toString() ?? null,
+        value: message.value,
+        headers,
+      });
     },
   });
   return { seen, stop: () => consumer.disconnect() };

@@ -5,11 +5,21 @@ import { guardRecord } from '../src/adapters/record-guard.ts';
 import type { Router } from '../src/adapters/router.ts';
 import type { RetryServiceError } from '../src/errors.ts';
 
-const record = { topic: 't', partition: 0, offset: '1', key: null, value: Buffer.from('x'), headers: {}, timestamp: 0 } as unknown as ConsumedRecord;
+const record = {
+  topic: 't',
+  partition: 0,
+  offset: '1',
+  key: null,
+  value: Buffer.from('x'),
+  headers: {},
+  timestamp: 0,
+} as unknown as ConsumedRecord;
 
 function fakeRouter() {
   const rejected: RetryServiceError[] = [];
-  const router = { reject: async (_r: ConsumedRecord, err: RetryServiceError) => void rejected.push(err) } as unknown as Router;
+  const router = {
+    reject: async (_r: ConsumedRecord, err: RetryServiceError) => void rejected.push(err),
+  } as unknown as Router;
   return { router, rejected };
 }
 
@@ -35,7 +45,10 @@ describe('guardRecord (retry service): one record never stops its partition', ()
   for (const err of [new RecordBatcherClosedError('closed'), new ProducerThreadError('KafkaJSError', 'gone')]) {
     it(`a failure to write to Kafka (${err.constructor.name}) is thrown on, not rejected`, async () => {
       const { router, rejected } = fakeRouter();
-      await assert.rejects(guardRecord(record, router, async () => Promise.reject(err)), (e: unknown) => e === err);
+      await assert.rejects(
+        guardRecord(record, router, async () => Promise.reject(err)),
+        (e: unknown) => e === err,
+      );
       assert.equal(rejected.length, 0);
     });
   }

@@ -18,8 +18,14 @@ const JITTER = 0.1;
 const LATE_MS = 1_500;
 
 const event = (sourceId: string, messageId: string): EventEnvelope => ({
-  sourceId, type: 'track', messageId, userId: `user-${messageId}`, event: 'Retried', properties: {},
-  timestamp: '2026-11-21T10:00:00.000Z', receivedAt: new Date().toISOString(),
+  sourceId,
+  type: 'track',
+  messageId,
+  userId: `user-${messageId}`,
+  event: 'Retried',
+  properties: {},
+  timestamp: '2026-11-21T10:00:00.000Z',
+  receivedAt: new Date().toISOString(),
 });
 
 describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1 s, 2 s, 4 s)', () => {
@@ -45,7 +51,12 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
     const ids = ['broken', 'flaky', 'replay'] as const;
     config = testConfig({
       sources: ids.map((id) => ({ id: `s-${id}`, writeKeys: [`k-${id}`] })),
-      destinations: ids.map((id) => ({ id: `d-${id}`, type: 'webhooks', sourceIds: [`s-${id}`], settings: { webhooks: [{ url: r[id].url }] } })),
+      destinations: ids.map((id) => ({
+        id: `d-${id}`,
+        type: 'webhooks',
+        sourceIds: [`s-${id}`],
+        settings: { webhooks: [{ url: r[id].url }] },
+      })),
       delivery: { timeout: '1s', ssrf: { allowCidrs: ['127.0.0.0/8'] } },
       retry: { window: '8s', schedule: ['1s', '2s', '4s'], tiers: ['1s', '2s', '4s'], jitter: JITTER },
     });
@@ -57,7 +68,10 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
       createDeliverer(testServiceContext('deliverer', config), { port: 0 }).start(),
       createRetry(testServiceContext('retry', config), { port: 0 }).start(),
     ]);
-    [redeliver, dead] = await Promise.all([watchTopic(kafka, config.kafka.topics.redeliver), watchTopic(kafka, config.kafka.topics.deadLetter)]);
+    [redeliver, dead] = await Promise.all([
+      watchTopic(kafka, config.kafka.topics.redeliver),
+      watchTopic(kafka, config.kafka.topics.deadLetter),
+    ]);
   });
 
   after(async () => {
@@ -68,7 +82,11 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
 
   it('an always-500 endpoint gets attempts at the scheduled offsets, never early, then exactly one dead letter listing every attempt, and nothing after the window', async () => {
     await Promise.all([send('s-broken', 'broken-1'), send('s-flaky', 'flaky-1'), send('s-replay', 'replay-1')]);
-    const letter = await waitUntil(() => dead.seen.find((d) => d.headers[RETRY_HEADERS.messageId] === 'broken-1'), WINDOW + 10_000, 'the dead letter');
+    const letter = await waitUntil(
+      () => dead.seen.find((d) => d.headers[RETRY_HEADERS.messageId] === 'broken-1'),
+      WINDOW + 10_000,
+      'the dead letter',
+    );
     const requests = r.broken.requests;
     const first = requests[0]!.at;
     // Every forward reached the deliverer at or after its due time.
@@ -96,17 +114,28 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
     // the window end and nothing was left to clip (docs/reference/retries.md; seen once with 17 ms to spare).
     const lastDue = Number(forwards.at(-1)!.headers[RETRY_HEADERS.dueAt]);
     assert.ok(lastDue <= windowEnd, `the last attempt was due ${lastDue - windowEnd} ms after the window end`);
-    if (lastDue !== windowEnd) assert.ok(windowEnd - lastDue < LATE_MS, `the last attempt was due ${windowEnd - lastDue} ms before the window end, and none followed at the end`);
+    if (lastDue !== windowEnd)
+      assert.ok(
+        windowEnd - lastDue < LATE_MS,
+        `the last attempt was due ${windowEnd - lastDue} ms before the window end, and none followed at the end`,
+      );
     assert.ok(requests.at(-1)!.at - first <= WINDOW + LATE_MS, 'no attempt starts after the window (plus lateness)');
     const state = retryStateFromHeaders(letter.headers);
     assert.equal(state.deadReason, 'window_exhausted');
     assert.equal(state.history.length, requests.length, 'the dead letter lists every attempt');
-    assert.deepEqual(state.history.map((h) => h.attempt), requests.map((_, i) => i + 1));
+    assert.deepEqual(
+      state.history.map((h) => h.attempt),
+      requests.map((_, i) => i + 1),
+    );
     assert.ok(state.history.every((h) => h.outcome === 'retryable' && h.status === 500));
     const count = requests.length;
     await sleep(3_000);
     assert.equal(r.broken.requests.length, count, 'nothing after the window');
-    assert.equal(dead.seen.filter((d) => d.headers[RETRY_HEADERS.messageId] === 'broken-1').length, 1, 'exactly one dead letter');
+    assert.equal(
+      dead.seen.filter((d) => d.headers[RETRY_HEADERS.messageId] === 'broken-1').length,
+      1,
+      'exactly one dead letter',
+    );
   });
 
   it('an endpoint that fails for a while and then recovers gets the event once after recovery; no dead letter', async () => {
@@ -118,7 +147,11 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
   });
 
   it('replaying dead letters after the endpoint recovered delivers them', async () => {
-    await waitUntil(() => dead.seen.find((d) => d.headers[RETRY_HEADERS.messageId] === 'replay-1'), 10_000, 'the replay dead letter');
+    await waitUntil(
+      () => dead.seen.find((d) => d.headers[RETRY_HEADERS.messageId] === 'replay-1'),
+      10_000,
+      'the replay dead letter',
+    );
     const before = r.replay.requests.length;
     const listed = await listDeadLetters(kafka, config, { destinationId: 'd-replay' });
     assert.equal(listed.letters.length, 1);
@@ -129,6 +162,10 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
     assert.equal(got.at(-1)!.body.toString(), r.replay.requests[0]!.body.toString(), 'the same body bytes');
     await sleep(1_000);
     assert.equal(r.replay.requests.length, before + 1, 'delivered once');
-    assert.equal((await replayDeadLetters(kafka, config, { destinationId: 'd-replay' })).replayed, 0, 'a second replay re-injects nothing');
+    assert.equal(
+      (await replayDeadLetters(kafka, config, { destinationId: 'd-replay' })).replayed,
+      0,
+      'a second replay re-injects nothing',
+    );
   });
 });

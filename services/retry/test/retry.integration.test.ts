@@ -25,7 +25,11 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
     producer = new SafeProducer(kafka);
     await producer.connect();
     service = await createRetry(testServiceContext('retry', config), { port: 0, lagIntervalMs: 500 }).start();
-    [redeliver, dead, rejected] = await Promise.all([watchTopic(kafka, topics.redeliver), watchTopic(kafka, topics.deadLetter), watchTopic(kafka, topics.rejected)]);
+    [redeliver, dead, rejected] = await Promise.all([
+      watchTopic(kafka, topics.redeliver),
+      watchTopic(kafka, topics.deadLetter),
+      watchTopic(kafka, topics.rejected),
+    ]);
   });
 
   after(async () => {
@@ -41,9 +45,16 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
       retryState({ attempts: 3 }), // ~4 s: 4 s tier (or 2 s + re-tier when jitter is below 4 s)
       retryState({ attempts: 1, retryAfterMs: 3_000 }), // exactly 3 s: 2 s tier, then the final tier
     ];
-    await producer.send(topics.retry, states.map((s) => retryMessage(s)));
+    await producer.send(
+      topics.retry,
+      states.map((s) => retryMessage(s)),
+    );
     const ids = new Set(states.map((s) => s.messageId));
-    await waitUntil(() => redeliver.seen.filter((r) => ids.has(r.headers[RETRY_HEADERS.messageId]!)).length === 4, 15_000, 'four forwards');
+    await waitUntil(
+      () => redeliver.seen.filter((r) => ids.has(r.headers[RETRY_HEADERS.messageId]!)).length === 4,
+      15_000,
+      'four forwards',
+    );
     for (const state of states) {
       const got = redeliver.seen.find((r) => r.headers[RETRY_HEADERS.messageId] === state.messageId)!;
       const forwarded = retryStateFromHeaders(got.headers);
@@ -64,27 +75,57 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
 
   it('dead-letters a retry whose window is spent, with its whole history; a clipped one still gets its last attempt', async () => {
     const spent = retryState({ firstAttemptAt: Date.now() - 8_500, attempts: 4 });
-    spent.history = [1, 2, 3, 4].map((n) => ({ attempt: n, endpoint: spent.endpoints[0]!, at: spent.firstAttemptAt + n * 1_000, outcome: 'retryable' as const, status: 500, latencyMs: 2 }));
+    spent.history = [1, 2, 3, 4].map((n) => ({
+      attempt: n,
+      endpoint: spent.endpoints[0]!,
+      at: spent.firstAttemptAt + n * 1_000,
+      outcome: 'retryable' as const,
+      status: 500,
+      latencyMs: 2,
+    }));
     const clipped = retryState({ firstAttemptAt: Date.now() - 7_000, attempts: 3 }); // 4 s wait, clipped to ~1 s from now
     await producer.send(topics.retry, [retryMessage(spent), retryMessage(clipped)]);
-    const letter = await waitUntil(() => dead.seen.find((r) => r.headers[RETRY_HEADERS.messageId] === spent.messageId), 10_000, 'dead letter');
+    const letter = await waitUntil(
+      () => dead.seen.find((r) => r.headers[RETRY_HEADERS.messageId] === spent.messageId),
+      10_000,
+      'dead letter',
+    );
     const state = retryStateFromHeaders(letter.headers);
     assert.equal(state.deadReason, 'window_exhausted');
     assert.ok(state.deadAt! >= spent.firstAttemptAt + 8_000);
     assert.deepEqual(state.history, spent.history);
     assert.equal(letter.value!.toString(), `{"messageId":"${spent.messageId}"}`);
-    const forward = await waitUntil(() => redeliver.seen.find((r) => r.headers[RETRY_HEADERS.messageId] === clipped.messageId), 10_000, 'clipped forward');
-    assert.equal(Number(forward.headers[RETRY_HEADERS.dueAt]), clipped.firstAttemptAt + 8_000, 'due exactly at the window end');
+    const forward = await waitUntil(
+      () => redeliver.seen.find((r) => r.headers[RETRY_HEADERS.messageId] === clipped.messageId),
+      10_000,
+      'clipped forward',
+    );
+    assert.equal(
+      Number(forward.headers[RETRY_HEADERS.dueAt]),
+      clipped.firstAttemptAt + 8_000,
+      'due exactly at the window end',
+    );
     assert.ok(!redeliver.seen.some((r) => r.headers[RETRY_HEADERS.messageId] === spent.messageId));
   });
 
   it('sends a record with unreadable headers to sluice.rejected and keeps going', async () => {
     const good = retryState();
-    await producer.send(topics.retry, [{ key: 'k', value: 'body', headers: { [RETRY_HEADERS.messageId]: 'x' } }, retryMessage(good)]);
-    const bad = await waitUntil(() => rejected.seen.find((r) => r.value?.toString() === 'body'), 10_000, 'rejected record');
+    await producer.send(topics.retry, [
+      { key: 'k', value: 'body', headers: { [RETRY_HEADERS.messageId]: 'x' } },
+      retryMessage(good),
+    ]);
+    const bad = await waitUntil(
+      () => rejected.seen.find((r) => r.value?.toString() === 'body'),
+      10_000,
+      'rejected record',
+    );
     assert.equal(bad.headers[REJECT_HEADERS.origin], 'retry');
     assert.equal(bad.headers[REJECT_HEADERS.code], 'invalid_retry_headers');
-    await waitUntil(() => redeliver.seen.some((r) => r.headers[RETRY_HEADERS.messageId] === good.messageId), 10_000, 'the good record after it');
+    await waitUntil(
+      () => redeliver.seen.some((r) => r.headers[RETRY_HEADERS.messageId] === good.messageId),
+      10_000,
+      'the good record after it',
+    );
   });
 
   it('exposes its metrics: forwards, lateness, no early forward, dead letters', async () => {
@@ -105,7 +146,10 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
     await waitUntil(
       async () => {
         text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
-        return groupsOf(text, 'sluice_retry_backlog').length === tiers.length && groupsOf(text, 'sluice_consumer_lag').length === 1;
+        return (
+          groupsOf(text, 'sluice_retry_backlog').length === tiers.length &&
+          groupsOf(text, 'sluice_consumer_lag').length === 1
+        );
       },
       10_000,
       'lag and backlog of every group',

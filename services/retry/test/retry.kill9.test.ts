@@ -17,7 +17,13 @@ const dir = mkdtempSync(join(tmpdir(), 'sluice-retry-kill9-'));
 /** Starts `main.ts` as its own process and resolves once its consumers are running. */
 function startRetryProcess(configPath: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', PARENT_WATCH_PRELOAD, MAIN], {
-    env: { ...process.env, SLUICE_CONFIG: configPath, KAFKA_BROKERS: testBrokers().join(','), RETRY_PORT: '0', LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      SLUICE_CONFIG: configPath,
+      KAFKA_BROKERS: testBrokers().join(','),
+      RETRY_PORT: '0',
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -48,8 +54,13 @@ describe('kill -9 while tier partitions are paused', () => {
     try {
       // Due 3–7 s ahead (Retry-After makes each due time exact): they sit in the 2 s and 4 s tiers,
       // partitions paused, and in the final tier's memory, when the process is killed.
-      const states = Array.from({ length: 60 }, (_, i) => retryState({ retryAfterMs: 3_000 + (i % 20) * 200, sourceId: `src-${i % 7}` }));
-      await producer.send(topics.retry, states.map((s) => retryMessage(s)));
+      const states = Array.from({ length: 60 }, (_, i) =>
+        retryState({ retryAfterMs: 3_000 + (i % 20) * 200, sourceId: `src-${i % 7}` }),
+      );
+      await producer.send(
+        topics.retry,
+        states.map((s) => retryMessage(s)),
+      );
       await sleep(2_000);
       const forwardedBeforeKill = new Set(redeliver.seen.map((r) => r.headers[RETRY_HEADERS.messageId])).size;
       child.kill('SIGKILL');
@@ -59,7 +70,13 @@ describe('kill -9 while tier partitions are paused', () => {
       child = await startRetryProcess(configPath);
 
       const ids = new Set(states.map((s) => s.messageId));
-      await waitUntil(() => new Set(redeliver.seen.map((r) => r.headers[RETRY_HEADERS.messageId]).filter((id) => ids.has(id!))).size === ids.size, 50_000, 'every retry forwarded (the group first waits out the dead member session, 30 s)');
+      await waitUntil(
+        () =>
+          new Set(redeliver.seen.map((r) => r.headers[RETRY_HEADERS.messageId]).filter((id) => ids.has(id!))).size ===
+          ids.size,
+        50_000,
+        'every retry forwarded (the group first waits out the dead member session, 30 s)',
+      );
       await sleep(1_000);
       for (const r of redeliver.seen) {
         const dueAt = Number(r.headers[RETRY_HEADERS.dueAt]);

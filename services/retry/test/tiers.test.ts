@@ -7,11 +7,22 @@ const A = 500; // hop allowance
 
 describe('delay tiers (docs/reference/retries.md)', () => {
   const rows: [remaining: number, tier: number][] = [
-    [1, 10_000], [9_999, 10_000], [10_000, 10_000], [29_999, 10_000], [30_000, 10_000], [30_499, 10_000],
-    [30_500, 30_000], [60_499, 30_000], [60_500, 60_000], [3_600_499, 60_000], [3_600_500, 3_600_000], [14_400_000, 3_600_000],
+    [1, 10_000],
+    [9_999, 10_000],
+    [10_000, 10_000],
+    [29_999, 10_000],
+    [30_000, 10_000],
+    [30_499, 10_000],
+    [30_500, 30_000],
+    [60_499, 30_000],
+    [60_500, 60_000],
+    [3_600_499, 60_000],
+    [3_600_500, 3_600_000],
+    [14_400_000, 3_600_000],
   ];
   for (const [remaining, tier] of rows) {
-    it(`remaining ${remaining} ms rides the ${tier} ms tier`, () => assert.equal(chooseTier(tiers, remaining, A), tier));
+    it(`remaining ${remaining} ms rides the ${tier} ms tier`, () =>
+      assert.equal(chooseTier(tiers, remaining, A), tier));
   }
 
   it('a delay tier is only taken with the hop allowance left after its span', () => {
@@ -39,5 +50,6 @@ describe('delay tiers (docs/reference/retries.md)', () => {
     assert.deepEqual(place(tiers, 100_000, 0, A), { kind: 'tier', tierMs: 60_000 });
   });
 
-  it('sorts and de-duplicates the configured tiers', () => assert.deepEqual(normaliseTiers([30, 10, 30, 20]), [10, 20, 30]));
+  it('sorts and de-duplicates the configured tiers', () =>
+    assert.deepEqual(normaliseTiers([30, 10, 30, 20]), [10, 20, 30]));
 });

@@ -147,7 +147,14 @@ export async function dlqReplay(io: CliIo, flags: DlqReplayFlags): Promise<void>
   const { config, kafka } = openKafkaSession(io, flags.config);
   const progress = new ProgressLine(io);
   let seen = 0;
-  const plan = await withFilterErrors(() => planReplay(kafka, config, filter, progressOptions(progress, () => seen)));
+  const plan = await withFilterErrors(() =>
+    planReplay(
+      kafka,
+      config,
+      filter,
+      progressOptions(progress, () => seen),
+    ),
+  );
   progress.clear();
   for (const line of describePlan(plan, describeFilter(filter))) io.stdout(`${line}\n`);
   const skipped = plan.skippedAlreadyReplayed > 0 ? `, ${plan.skippedAlreadyReplayed} skipped (already replayed)` : '';

@@ -22,7 +22,9 @@ export async function send(io: CliIo, options: SendOptions): Promise<void> {
       signal: AbortSignal.timeout(15_000),
     });
   } catch (err) {
-    throw new CliError(`cannot reach ${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+    throw new CliError(
+      `cannot reach ${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
+    );
   }
   const text = await res.text();
   let parsed: { success?: boolean; rejected?: unknown[] } | undefined;

@@ -26,7 +26,8 @@ export async function topics(io: CliIo, options: TopicsOptions): Promise<void> {
   try {
     if (options.create) {
       const created = await ensureTopics(admin, specs);
-      if (!options.json) io.stdout(created.length > 0 ? `created ${created.length} topics\n` : 'all topics already exist\n');
+      if (!options.json)
+        io.stdout(created.length > 0 ? `created ${created.length} topics\n` : 'all topics already exist\n');
     }
     const existing = new Set(await admin.listTopics());
     const present = specs.filter((s) => existing.has(s.topic)).map((s) => s.topic);
@@ -49,8 +50,12 @@ export async function topics(io: CliIo, options: TopicsOptions): Promise<void> {
     }
     const width = Math.max(...rows.map((r) => r.topic.length));
     for (const r of rows) {
-      const state = r.exists ? `${r.partitions} partitions, replication ${r.replicationFactor}` : `missing (would be ${r.wantedPartitions} partitions)`;
-      const extra = Object.entries(r.config).map(([k, v]) => `${k}=${v}`).join(' ');
+      const state = r.exists
+        ? `${r.partitions} partitions, replication ${r.replicationFactor}`
+        : `missing (would be ${r.wantedPartitions} partitions)`;
+      const extra = Object.entries(r.config)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ');
       io.stdout(`${r.topic.padEnd(width)}  ${state}${extra ? `  ${extra}` : ''}\n`);
     }
   } finally {

@@ -3,7 +3,12 @@ import type { DeadReason } from '@sluice/envelope';
 import { CliError } from '../io.ts';
 
 /** The reasons a dead letter can carry (`@sluice/envelope` `DeadReason`). */
-export const DEAD_REASONS: readonly DeadReason[] = ['window_exhausted', 'permanent_failure', 'no_endpoints', 'undecodable'];
+export const DEAD_REASONS: readonly DeadReason[] = [
+  'window_exhausted',
+  'permanent_failure',
+  'no_endpoints',
+  'undecodable',
+];
 
 export interface DlqFilterFlags {
   destination?: string;
@@ -16,7 +21,8 @@ export interface DlqFilterFlags {
 /** ISO 8601 (`2026-11-21`, `2026-11-21T10:00:00Z`) or epoch milliseconds. */
 export function parseTime(flag: string, value: string): number {
   const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isFinite(ms)) throw new CliError(`--${flag}: not a time: ${JSON.stringify(value)} (ISO 8601 or epoch ms)`);
+  if (!Number.isFinite(ms))
+    throw new CliError(`--${flag}: not a time: ${JSON.stringify(value)} (ISO 8601 or epoch ms)`);
   return ms;
 }
 

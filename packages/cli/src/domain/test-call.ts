@@ -19,9 +19,13 @@ export const DEFAULT_TEST_USER = 'sluice-cli';
 
 /** Builds one valid call of the given type, with defaults that pass ingest's validation. */
 export function buildTestCall(options: TestCallOptions): Record<string, unknown> {
-  const identity = options.anonymousId !== undefined && options.userId === undefined
-    ? { anonymousId: options.anonymousId }
-    : { userId: options.userId ?? DEFAULT_TEST_USER, ...(options.anonymousId !== undefined && { anonymousId: options.anonymousId }) };
+  const identity =
+    options.anonymousId !== undefined && options.userId === undefined
+      ? { anonymousId: options.anonymousId }
+      : {
+          userId: options.userId ?? DEFAULT_TEST_USER,
+          ...(options.anonymousId !== undefined && { anonymousId: options.anonymousId }),
+        };
   const bag = options.properties ?? { source: 'sluice send' };
   switch (options.type) {
     case 'track':

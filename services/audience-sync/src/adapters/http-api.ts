@@ -31,21 +31,33 @@ export function createSnapshotApi(deps: {
     const path = (req.url ?? '/').split('?')[0]!;
     const kind = KIND_BY_ROUTE[path];
     const config = deps.config.current;
-    if (!kind || !config.ingest.adminToken) return send(res, 404, { success: false, code: 'not_found', message: 'no such route' });
-    if (req.method !== 'POST') return send(res, 405, { success: false, code: 'method_not_allowed', message: 'use POST' }, { allow: 'POST' });
+    if (!kind || !config.ingest.adminToken)
+      return send(res, 404, { success: false, code: 'not_found', message: 'no such route' });
+    if (req.method !== 'POST')
+      return send(res, 405, { success: false, code: 'method_not_allowed', message: 'use POST' }, { allow: 'POST' });
     try {
       if (!authorised(req, config.ingest.adminToken)) throw new UnauthorizedError();
       const body = await readJson(req);
       const parsed = parseSnapshot(body, (id) => config.sources.some((s) => s.id === id), kind);
       if (!parsed.ok) {
         deps.metrics.snapshotsRejected.inc({ code: parsed.error.code, via: 'http' });
-        return send(res, 400, { success: false, code: parsed.error.code, field: parsed.error.field, message: parsed.error.message });
+        return send(res, 400, {
+          success: false,
+          code: parsed.error.code,
+          field: parsed.error.field,
+          message: parsed.error.message,
+        });
       }
       const { chunk } = parsed;
       try {
         await deps.producer.send(
           config.kafka.topics.audiences,
-          [{ key: snapshotKey(chunk.target), value: await deps.codec.encode(snapshotToWire(chunk) as unknown as Snapshot) }],
+          [
+            {
+              key: snapshotKey(chunk.target),
+              value: await deps.codec.encode(snapshotToWire(chunk) as unknown as Snapshot),
+            },
+          ],
           deps.produceTimeoutMs ?? config.ingest.produceTimeoutMs,
         );
       } catch (err) {
@@ -54,7 +66,14 @@ export function createSnapshotApi(deps: {
       send(res, 202, { success: true, syncId: chunk.syncId, final: chunk.final });
     } catch (err) {
       if (!(err instanceof AudienceSyncError)) throw err;
-      const status = err instanceof UnauthorizedError ? 401 : err instanceof BadRequestError ? err.status : err.retryable ? 503 : 400;
+      const status =
+        err instanceof UnauthorizedError
+          ? 401
+          : err instanceof BadRequestError
+            ? err.status
+            : err.retryable
+              ? 503
+              : 400;
       if (status !== 401) deps.metrics.snapshotsRejected.inc({ code: err.code, via: 'http' });
       send(res, status, { success: false, code: err.code, message: err.message });
     }
@@ -72,7 +91,8 @@ function authorised(req: IncomingMessage, token: string): boolean {
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') throw new BadRequestError('unsupported_media_type', 'Content-Type must be application/json', 415);
+  if (type !== 'application/json')
+    throw new BadRequestError('unsupported_media_type', 'Content-Type must be application/json', 415);
   // Read to the end even when too large, so the 400 can still be sent on the same connection.
   const body = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -83,7 +103,12 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     });
     req.on('end', () =>
       size > MAX_CHUNK_BYTES
-        ? reject(new BadRequestError('chunk_too_large', `a snapshot chunk is limited to ${MAX_CHUNK_BYTES} bytes; split it into more chunks`))
+        ? reject(
+            new BadRequestError(
+              'chunk_too_large',
+              `a snapshot chunk is limited to ${MAX_CHUNK_BYTES} bytes; split it into more chunks`,
+            ),
+          )
         : resolve(Buffer.concat(chunks)),
     );
     req.on('error', reject);

@@ -1,4 +1,11 @@
-import { type ConsumerMetrics, type Drainable, type Kafka, createGroupConsumer, type GroupConsumer, type PartitionAssigner } from '@sluice/kafka';
+import {
+  type ConsumerMetrics,
+  type Drainable,
+  type Kafka,
+  createGroupConsumer,
+  type GroupConsumer,
+  type PartitionAssigner,
+} from '@sluice/kafka';
 import type { Consumer } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
 import type { SnapshotRecord } from '../sync-processor.ts';
@@ -44,7 +51,8 @@ export class SnapshotConsumer implements Drainable {
     options.metrics?.watch(options.groupId, this.consumer);
     // A commit counts once Kafka confirmed it: kafkajs returns without committing while not running.
     this.#group.onCommitted((topic, partition, offset) => {
-      if (topic === options.topic && offset > (this.#committed.get(partition) ?? -1)) this.#committed.set(partition, offset);
+      if (topic === options.topic && offset > (this.#committed.get(partition) ?? -1))
+        this.#committed.set(partition, offset);
     });
   }
 
@@ -58,31 +66,40 @@ export class SnapshotConsumer implements Drainable {
   }
 
   async start(): Promise<void> {
-    await this.#group.run({ topics: [this.options.topic], fromBeginning: true }, {
-      autoCommit: false,
-      partitionsConsumedConcurrently: 1,
-      eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
-        const { topic, partition } = batch;
-        for (const message of batch.messages) {
-          if (this.#intakeStopped || !isRunning() || isStale()) return;
-          this.#busy++;
-          try {
-            const offset = Number(message.offset);
-            await this.options.handle({ topic, partition, offset, key: message.key, value: message.value }, heartbeat);
-            const next = Math.min(this.options.heldOffset(partition) ?? offset + 1, offset + 1);
-            if (next > (this.#committed.get(partition) ?? -1)) {
-              await this.consumer.commitOffsets([{ topic, partition, offset: String(next) }]);
+    await this.#group.run(
+      { topics: [this.options.topic], fromBeginning: true },
+      {
+        autoCommit: false,
+        partitionsConsumedConcurrently: 1,
+        eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+          const { topic, partition } = batch;
+          for (const message of batch.messages) {
+            if (this.#intakeStopped || !isRunning() || isStale()) return;
+            this.#busy++;
+            try {
+              const offset = Number(message.offset);
+              await this.options.handle(
+                { topic, partition, offset, key: message.key, value: message.value },
+                heartbeat,
+              );
+              const next = Math.min(this.options.heldOffset(partition) ?? offset + 1, offset + 1);
+              if (next > (this.#committed.get(partition) ?? -1)) {
+                await this.consumer.commitOffsets([{ topic, partition, offset: String(next) }]);
+              }
+            } catch (err) {
+              this.options.logger.error(
+                { err, topic, partition, offset: message.offset },
+                'snapshot handling failed; stopping',
+              );
+              this.#group.reportFatal(err as Error);
+              throw err;
+            } finally {
+              this.#busy--;
             }
-          } catch (err) {
-            this.options.logger.error({ err, topic, partition, offset: message.offset }, 'snapshot handling failed; stopping');
-            this.#group.reportFatal(err as Error);
-            throw err;
-          } finally {
-            this.#busy--;
           }
-        }
+        },
       },
-    });
+    );
   }
 
   stopIntake(): void {

@@ -20,7 +20,11 @@ export async function rebuildState(options: {
   const remaining = new Map<number, number>();
   for (const p of offsets) if (Number(p.high) > Number(p.low)) remaining.set(p.partition, Number(p.high) - 1);
   if (remaining.size === 0) return 0;
-  const consumer = kafka.consumer({ groupId: `${options.clientId}-audience-state-rebuild-${randomUUID()}`, maxWaitTimeInMs: 100, maxBytesPerPartition: 4 * 1024 * 1024 });
+  const consumer = kafka.consumer({
+    groupId: `${options.clientId}-audience-state-rebuild-${randomUUID()}`,
+    maxWaitTimeInMs: 100,
+    maxBytesPerPartition: 4 * 1024 * 1024,
+  });
   let count = 0;
   const started = Date.now();
   try {

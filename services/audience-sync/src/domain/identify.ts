@@ -7,7 +7,13 @@ import type { SyncTarget } from './snapshot.ts';
  * `context.audience` (or `context.computedTrait`) `{ name, key, syncId }` so receivers can tell
  * where it came from. `now` is the completion time of the sync, ISO 8601 with milliseconds.
  */
-export function buildIdentify(target: SyncTarget, userId: string, value: unknown, syncId: string, now: string): EventEnvelope {
+export function buildIdentify(
+  target: SyncTarget,
+  userId: string,
+  value: unknown,
+  syncId: string,
+  now: string,
+): EventEnvelope {
   const origin = { name: target.name, key: target.property, syncId };
   return {
     sourceId: target.sourceId,

@@ -73,7 +73,16 @@ export class MemberIndex {
 
   /** Bytes held by the typed arrays: what "compact state index" means in the benchmark. */
   get bytes(): number {
-    const cols = [this.#start, this.#length, this.#flags, this.#valueA, this.#valueB, this.#pendingStart, this.#pendingLength, this.#slots];
+    const cols = [
+      this.#start,
+      this.#length,
+      this.#flags,
+      this.#valueA,
+      this.#valueB,
+      this.#pendingStart,
+      this.#pendingLength,
+      this.#slots,
+    ];
     return cols.reduce((sum, a) => sum + (a?.byteLength ?? 0), 0) + this.#ids.bytes + this.#pendingText.bytes;
   }
 
@@ -148,9 +157,21 @@ export class MemberIndex {
     if (this.#removed < MIN_CAPACITY || this.#removed < this.size) return;
     const keep: number[] = [];
     for (let e = 0; e < this.#count; e++) if (this.#flags[e] !== 0) keep.push(e);
-    const old = { ids: this.#ids, start: this.#start, length: this.#length, flags: this.#flags, a: this.#valueA, b: this.#valueB };
+    const old = {
+      ids: this.#ids,
+      start: this.#start,
+      length: this.#length,
+      flags: this.#flags,
+      a: this.#valueA,
+      b: this.#valueB,
+    };
     const capacity = Math.max(MIN_CAPACITY, keep.length * 2);
-    this.#ids = new TextArena(Math.max(1024, keep.reduce((n, e) => n + old.length[e]!, 0)));
+    this.#ids = new TextArena(
+      Math.max(
+        1024,
+        keep.reduce((n, e) => n + old.length[e]!, 0),
+      ),
+    );
     this.#start = new Uint32Array(capacity);
     this.#length = new Uint16Array(capacity);
     this.#flags = new Uint8Array(capacity);

@@ -48,30 +48,42 @@ const badUserId = (id: unknown) => typeof id !== 'string' || id.length === 0 || 
  * Checks one snapshot chunk against docs/reference/audiences.md. `expected` pins the kind (each HTTP route takes one);
  * without it (records on `sluice.audiences`) the kind is told by the `audience` or `trait` field.
  */
-export function parseSnapshot(value: unknown, isKnownSource: (id: string) => boolean, expected?: SyncKind): ParseResult {
+export function parseSnapshot(
+  value: unknown,
+  isKnownSource: (id: string) => boolean,
+  expected?: SyncKind,
+): ParseResult {
   if (!isJsonObject(value)) return fail('invalid_snapshot', '(snapshot)', 'must be a JSON object');
-  const kind: SyncKind | undefined = expected ?? ('audience' in value ? 'audience' : 'trait' in value ? 'trait' : undefined);
+  const kind: SyncKind | undefined =
+    expected ?? ('audience' in value ? 'audience' : 'trait' in value ? 'trait' : undefined);
   if (!kind) return fail('missing_field', 'audience', 'is required (or `trait` for a computed trait)');
-  if ('audience' in value && 'trait' in value) return fail('invalid_snapshot', 'trait', 'a snapshot is either an audience or a computed trait, not both');
+  if ('audience' in value && 'trait' in value)
+    return fail('invalid_snapshot', 'trait', 'a snapshot is either an audience or a computed trait, not both');
 
   const { sourceId, syncId, final } = value;
-  if (typeof sourceId !== 'string' || sourceId.length === 0) return fail('missing_field', 'sourceId', 'must be a non-empty string');
+  if (typeof sourceId !== 'string' || sourceId.length === 0)
+    return fail('missing_field', 'sourceId', 'must be a non-empty string');
   if (!isKnownSource(sourceId)) return fail('unknown_source', 'sourceId', `no source "${sourceId}" is configured`);
   const nameField = kind === 'audience' ? 'audience' : 'trait';
   const name = value[nameField];
-  if (typeof name !== 'string' || name.trim().length === 0) return fail('missing_field', nameField, 'must be a non-empty string');
-  if (name.length > 200 || name.includes('\u0000')) return fail('invalid_name', nameField, 'must be at most 200 characters, without NUL');
+  if (typeof name !== 'string' || name.trim().length === 0)
+    return fail('missing_field', nameField, 'must be a non-empty string');
+  if (name.length > 200 || name.includes('\u0000'))
+    return fail('invalid_name', nameField, 'must be at most 200 characters, without NUL');
   const property = snakeCase(name);
   if (property.length === 0) return fail('invalid_name', nameField, 'must contain at least one letter or digit');
-  if (typeof syncId !== 'string' || syncId.length === 0 || syncId.length > 200) return fail('missing_field', 'syncId', 'must be a string of 1–200 characters');
-  if (typeof final !== 'boolean') return fail('missing_field', 'final', 'must be true or false (true on the last chunk of a sync)');
+  if (typeof syncId !== 'string' || syncId.length === 0 || syncId.length > 200)
+    return fail('missing_field', 'syncId', 'must be a string of 1–200 characters');
+  if (typeof final !== 'boolean')
+    return fail('missing_field', 'final', 'must be true or false (true on the last chunk of a sync)');
   const target: SyncTarget = { kind, sourceId, name, property };
 
   if (kind === 'audience') {
     const { members } = value;
     if (!Array.isArray(members)) return fail('missing_field', 'members', 'must be an array of user ids');
     for (let i = 0; i < members.length; i++) {
-      if (badUserId(members[i])) return fail('invalid_member', `members[${i}]`, `must be a user id of 1–${MAX_USER_ID_CHARS} characters`);
+      if (badUserId(members[i]))
+        return fail('invalid_member', `members[${i}]`, `must be a user id of 1–${MAX_USER_ID_CHARS} characters`);
     }
     return { ok: true, chunk: { kind, target, syncId, final, members: members as string[] } };
   }
@@ -79,8 +91,10 @@ export function parseSnapshot(value: unknown, isKnownSource: (id: string) => boo
   if (!isJsonObject(values)) return fail('missing_field', 'values', 'must be an object of userId → value');
   const pairs: [string, string][] = [];
   for (const [userId, v] of Object.entries(values)) {
-    if (badUserId(userId)) return fail('invalid_member', 'values', `keys must be user ids of 1–${MAX_USER_ID_CHARS} characters`);
-    if (v === null || v === undefined) return fail('invalid_value', `values.${userId}`, 'must be a JSON value other than null');
+    if (badUserId(userId))
+      return fail('invalid_member', 'values', `keys must be user ids of 1–${MAX_USER_ID_CHARS} characters`);
+    if (v === null || v === undefined)
+      return fail('invalid_value', `values.${userId}`, 'must be a JSON value other than null');
     pairs.push([userId, JSON.stringify(v)]);
   }
   return { ok: true, chunk: { kind, target, syncId, final, values: pairs } };
@@ -89,7 +103,8 @@ export function parseSnapshot(value: unknown, isKnownSource: (id: string) => boo
 /** The chunk in its wire form (docs/reference/audiences.md), as written onto `sluice.audiences`. */
 export function snapshotToWire(chunk: SnapshotChunk): Record<string, unknown> {
   const { target, syncId, final } = chunk;
-  if (chunk.kind === 'audience') return { sourceId: target.sourceId, audience: target.name, syncId, members: chunk.members, final };
+  if (chunk.kind === 'audience')
+    return { sourceId: target.sourceId, audience: target.name, syncId, members: chunk.members, final };
   const values: Record<string, unknown> = {};
   for (const [userId, json] of chunk.values) values[userId] = JSON.parse(json);
   return { sourceId: target.sourceId, trait: target.name, syncId, values, final };

@@ -24,7 +24,10 @@ export function memberRecord(target: SyncTarget, change: Pick<MemberChange, 'use
 
 export function syncRecord(target: SyncTarget, completed: CompletedSync): RawStateRecord {
   const { syncId, partition, offset } = completed;
-  return { key: ['s', target.kind, target.sourceId, target.name].join(SEP), value: JSON.stringify({ syncId, partition, offset }) };
+  return {
+    key: ['s', target.kind, target.sourceId, target.name].join(SEP),
+    value: JSON.stringify({ syncId, partition, offset }),
+  };
 }
 
 /** Reads one state record; undefined for anything unrecognisable (skipped, never fatal). */
@@ -40,8 +43,15 @@ export function parseStateRecord(key: string, value: string | null): StateRecord
   if (type === 's' && parts.length === 4 && value !== null) {
     try {
       const c = JSON.parse(value) as CompletedSync;
-      if (typeof c.syncId !== 'string' || !Number.isInteger(c.partition) || !Number.isInteger(c.offset)) return undefined;
-      return { type: 'sync', kind, sourceId, name, completed: { syncId: c.syncId, partition: c.partition, offset: c.offset } };
+      if (typeof c.syncId !== 'string' || !Number.isInteger(c.partition) || !Number.isInteger(c.offset))
+        return undefined;
+      return {
+        type: 'sync',
+        kind,
+        sourceId,
+        name,
+        completed: { syncId: c.syncId, partition: c.partition, offset: c.offset },
+      };
     } catch {
       return undefined;
     }

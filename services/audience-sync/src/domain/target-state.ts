@@ -50,7 +50,8 @@ export class TargetState {
   applyChunk(chunk: SnapshotChunk, at: LogPosition): ChunkVerdict {
     const done = this.completed;
     if (done && chunk.syncId === done.syncId) return { action: 'ignored', reason: 'already_completed' };
-    if (done && at.partition === done.partition && at.offset <= done.offset) return { action: 'ignored', reason: 'replayed' };
+    if (done && at.partition === done.partition && at.offset <= done.offset)
+      return { action: 'ignored', reason: 'replayed' };
     let abandoned: string | undefined;
     if (this.current && this.current.syncId !== chunk.syncId) {
       abandoned = this.current.syncId;

@@ -39,10 +39,14 @@ export class TextArena {
 
   read(start: number, length: number): string {
     const units = this.#units;
-    if (length <= 4096) return String.fromCharCode.apply(null, units.subarray(start, start + length) as unknown as number[]);
+    if (length <= 4096)
+      return String.fromCharCode.apply(null, units.subarray(start, start + length) as unknown as number[]);
     let out = '';
     for (let at = start; at < start + length; at += 4096) {
-      out += String.fromCharCode.apply(null, units.subarray(at, Math.min(at + 4096, start + length)) as unknown as number[]);
+      out += String.fromCharCode.apply(
+        null,
+        units.subarray(at, Math.min(at + 4096, start + length)) as unknown as number[],
+      );
     }
     return out;
   }

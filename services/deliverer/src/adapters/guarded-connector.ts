@@ -5,7 +5,11 @@ import { SsrfBlockedError } from '../errors.ts';
 import type { AddressPolicy } from '../domain/address-policy.ts';
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-export type LookupFunction = (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => void;
+export type LookupFunction = (
+  hostname: string,
+  options: LookupOneOptions | LookupAllOptions,
+  callback: LookupCallback,
+) => void;
 
 export interface GuardedConnectorOptions {
   /** The policy in force; read on every connection so config reloads apply. */
@@ -36,10 +40,15 @@ export function guardedConnector(options: GuardedConnectorOptions): buildConnect
         const first = address[0];
         const verdict = first ? policy.check(first.address) : { allowed: false as const, range: 'none' };
         const range = verdict.allowed ? 'none' : verdict.range;
-        return callback(new SsrfBlockedError(first?.address ?? hostname, range) as NodeJS.ErrnoException, address, family);
+        return callback(
+          new SsrfBlockedError(first?.address ?? hostname, range) as NodeJS.ErrnoException,
+          address,
+          family,
+        );
       }
       const verdict = policy.check(address);
-      if (!verdict.allowed) return callback(new SsrfBlockedError(address, verdict.range) as NodeJS.ErrnoException, address, family);
+      if (!verdict.allowed)
+        return callback(new SsrfBlockedError(address, verdict.range) as NodeJS.ErrnoException, address, family);
       callback(null, address, family);
     });
   };

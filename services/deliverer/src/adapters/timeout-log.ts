@@ -25,7 +25,10 @@ export class TimeoutLog {
 
   constructor(options: { logger: Logger; now?: () => number; intervalMs?: number }) {
     this.#logger = options.logger;
-    this.#limiter = new LogRateLimiter({ intervalMs: options.intervalMs ?? TIMEOUT_LOG_INTERVAL_MS, now: options.now ?? Date.now });
+    this.#limiter = new LogRateLimiter({
+      intervalMs: options.intervalMs ?? TIMEOUT_LOG_INTERVAL_MS,
+      now: options.now ?? Date.now,
+    });
   }
 
   timedOut(request: TimedOutRequest): void {

@@ -182,7 +182,12 @@ interface Target {
 const MAX_CACHED_TARGETS = 10_000;
 
 function result(endpoint: string, at: number, started: number, c: Classification): AttemptResult {
-  const r: AttemptResult = { endpoint, at, latencyMs: Math.round((performance.now() - started) * 10) / 10, outcome: c.outcome };
+  const r: AttemptResult = {
+    endpoint,
+    at,
+    latencyMs: Math.round((performance.now() - started) * 10) / 10,
+    outcome: c.outcome,
+  };
   if (c.error !== undefined) r.error = c.error;
   if (c.retryAfterMs !== undefined) r.retryAfterMs = c.retryAfterMs;
   return r;
@@ -241,6 +246,8 @@ class SnippetReader {
     const { body } = this;
     if (!body.destroyed && !body.readableEnded) body.destroy();
     const kept = this.#kept;
-    this.#resolve?.(kept === undefined ? undefined : (Array.isArray(kept) ? Buffer.concat(kept) : kept).toString('utf8'));
+    this.#resolve?.(
+      kept === undefined ? undefined : (Array.isArray(kept) ? Buffer.concat(kept) : kept).toString('utf8'),
+    );
   }
 }

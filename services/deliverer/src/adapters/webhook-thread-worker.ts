@@ -20,7 +20,10 @@ export interface ThreadRequest extends WebhookRequest {
   id: number;
 }
 
-export type ToWebhookThread = { kind: 'settings'; settings: WebhookThreadSettings } | { kind: 'send'; requests: ThreadRequest[] } | { kind: 'close' };
+export type ToWebhookThread =
+  | { kind: 'settings'; settings: WebhookThreadSettings }
+  | { kind: 'send'; requests: ThreadRequest[] }
+  | { kind: 'close' };
 /** A result, or (never expected: the client classifies every fault) the error that escaped it. */
 export type ThreadResult = [id: number, result: AttemptResult] | [id: number, result: null, error: string];
 export type FromWebhookThread = { kind: 'results'; results: ThreadResult[] } | { kind: 'closed' };
@@ -30,7 +33,9 @@ let settings: WebhookThreadSettings | undefined;
 let policy: AddressPolicy | undefined;
 const client = new UndiciWebhookClient({ settings: () => settings!.pool, policy: () => policy! });
 
-const done = new TurnBatch<ThreadResult>((results) => port.postMessage({ kind: 'results', results } satisfies FromWebhookThread));
+const done = new TurnBatch<ThreadResult>((results) =>
+  port.postMessage({ kind: 'results', results } satisfies FromWebhookThread),
+);
 
 port.on('message', (msg: ToWebhookThread) => {
   if (msg.kind === 'send') {

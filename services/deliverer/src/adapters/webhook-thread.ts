@@ -2,7 +2,12 @@ import { Worker } from 'node:worker_threads';
 import type { AttemptResult } from '../domain/attempt-result.ts';
 import { TurnBatch } from './turn-batch.ts';
 import type { WebhookClient, WebhookRequest } from './webhook-client.ts';
-import type { FromWebhookThread, ThreadRequest, ToWebhookThread, WebhookThreadSettings } from './webhook-thread-worker.ts';
+import type {
+  FromWebhookThread,
+  ThreadRequest,
+  ToWebhookThread,
+  WebhookThreadSettings,
+} from './webhook-thread-worker.ts';
 
 export type { WebhookThreadSettings } from './webhook-thread-worker.ts';
 
@@ -61,7 +66,13 @@ export class WebhookThread implements WebhookClient {
     const id = this.#nextId++;
     return new Promise<AttemptResult>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#outbox.push({ id, url: request.url, headers: request.headers, body: request.body, timeoutMs: request.timeoutMs });
+      this.#outbox.push({
+        id,
+        url: request.url,
+        headers: request.headers,
+        body: request.body,
+        timeoutMs: request.timeoutMs,
+      });
     });
   }
 

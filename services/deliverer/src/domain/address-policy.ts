@@ -31,7 +31,8 @@ export class AddressPolicy {
     } catch {
       return { allowed: false, range: 'invalid' };
     }
-    if (this.#allow.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits))) return { allowed: true };
+    if (this.#allow.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits)))
+      return { allowed: true };
     const range = parsed.range();
     return range === 'unicast' ? { allowed: true } : { allowed: false, range };
   }
@@ -44,7 +45,9 @@ function stripZone(address: string): string {
 }
 
 function unmap(address: Address): Address {
-  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
+  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (address as ipaddr.IPv6).toIPv4Address()
+    : address;
 }
 
 function normaliseCidr([net, bits]: Cidr): Cidr {

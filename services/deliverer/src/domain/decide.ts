@@ -18,7 +18,8 @@ export function decide(results: readonly AttemptResult[]): Decision {
   if (results.length === 0) return { kind: 'dead', reason: 'no_endpoints' };
   if (results.some((r) => r.outcome === 'success')) return { kind: 'delivered' };
   const retryable = results.filter((r) => r.outcome === 'retryable');
-  if (retryable.length === 0) return { kind: 'dead', reason: 'permanent_failure', lastError: results.map(describe).join('; ') };
+  if (retryable.length === 0)
+    return { kind: 'dead', reason: 'permanent_failure', lastError: results.map(describe).join('; ') };
   const waits = retryable.map((r) => r.retryAfterMs).filter((ms): ms is number => ms !== undefined);
   return {
     kind: 'retry',

@@ -39,7 +39,8 @@ export class LogRateLimiter {
       return { write: false };
     }
     const suppressed = state?.suppressed ?? 0;
-    if (state) this.#keys.delete(key); // re-inserted last: the map's order is the order of last writes
+    if (state)
+      this.#keys.delete(key); // re-inserted last: the map's order is the order of last writes
     else this.#makeRoom();
     this.#keys.set(key, { writtenAt: now, suppressed: 0 });
     return { write: true, suppressed };

@@ -50,7 +50,11 @@ export type FailureVerdict =
  * happened to this record only, so the record is rejected with the reason of the step that failed
  * and the partition goes on.
  */
-export function classifyFailure(err: unknown, step: RecordStep, isInfrastructure: (err: unknown) => boolean): FailureVerdict {
+export function classifyFailure(
+  err: unknown,
+  step: RecordStep,
+  isInfrastructure: (err: unknown) => boolean,
+): FailureVerdict {
   if (isInfrastructure(err)) return { kind: 'fatal' };
   return { kind: 'reject', reason: STEP_REASON[step], message: failureMessage(err) };
 }

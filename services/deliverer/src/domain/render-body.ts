@@ -1,7 +1,9 @@
 import { parseCanonicalTimestamp, type EventEnvelope, type JsonObject } from '@sluice/envelope';
 import { MAX_BODY_DEPTH, nestingExceeds } from './nesting.ts';
 
-export type RenderResult = { ok: true; body: JsonObject } | { ok: false; code: 'invalid_timestamp' | 'body_too_deep'; message: string };
+export type RenderResult =
+  | { ok: true; body: JsonObject }
+  | { ok: false; code: 'invalid_timestamp' | 'body_too_deep'; message: string };
 
 /** ISO 8601 UTC with milliseconds and `Z` (docs/reference/delivery.md), or undefined when `value` is not a date. */
 export function toIsoMillis(value: string): string | undefined {
@@ -24,7 +26,11 @@ const present = <T>(value: T | undefined | null): value is T => value !== undefi
 export function renderBody(event: EventEnvelope): RenderResult {
   const result = shapeBody(event);
   if (result.ok && nestingExceeds(result.body, MAX_BODY_DEPTH)) {
-    return { ok: false, code: 'body_too_deep', message: `body nests arrays or objects more than ${MAX_BODY_DEPTH} levels deep` };
+    return {
+      ok: false,
+      code: 'body_too_deep',
+      message: `body nests arrays or objects more than ${MAX_BODY_DEPTH} levels deep`,
+    };
   }
   return result;
 }
@@ -32,7 +38,11 @@ export function renderBody(event: EventEnvelope): RenderResult {
 function shapeBody(event: EventEnvelope): RenderResult {
   const timestamp = toIsoMillis(event.timestamp);
   if (timestamp === undefined) {
-    return { ok: false, code: 'invalid_timestamp', message: `timestamp ${JSON.stringify(event.timestamp)} is not an ISO 8601 date` };
+    return {
+      ok: false,
+      code: 'invalid_timestamp',
+      message: `timestamp ${JSON.stringify(event.timestamp)} is not an ISO 8601 date`,
+    };
   }
   if (event.type === 'delete') return { ok: true, body: { type: 'delete', userId: event.userId ?? null, timestamp } };
 

@@ -10,7 +10,10 @@ export const WEBHOOKS_INTEGRATION = 'Webhooks';
  * then `Webhooks`; without one, `All: false` turns it off. Any value other than `false` (for
  * example a settings object) counts as on.
  */
-export function integrationEnabled(integrations: Record<string, unknown> | undefined, destination: Destination): boolean {
+export function integrationEnabled(
+  integrations: Record<string, unknown> | undefined,
+  destination: Destination,
+): boolean {
   if (!integrations) return true;
   for (const key of [destination.id, destination.name, WEBHOOKS_INTEGRATION]) {
     if (Object.hasOwn(integrations, key) && integrations[key] !== undefined) return integrations[key] !== false;
@@ -21,6 +24,10 @@ export function integrationEnabled(integrations: Record<string, unknown> | undef
 /** Every enabled webhooks destination of the event's source that the event is not turned off for. */
 export function routeEvent(event: EventEnvelope, destinations: readonly Destination[]): Destination[] {
   return destinations.filter(
-    (d) => d.enabled && d.type === 'webhooks' && d.sourceIds.includes(event.sourceId) && integrationEnabled(event.integrations, d),
+    (d) =>
+      d.enabled &&
+      d.type === 'webhooks' &&
+      d.sourceIds.includes(event.sourceId) &&
+      integrationEnabled(event.integrations, d),
   );
 }

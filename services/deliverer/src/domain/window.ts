@@ -28,9 +28,18 @@ export const LAST_RETRY_GRACE_MS = 5_000;
  * no tolerance: an event that waited in `sluice.events` longer than the window is not attempted.
  * Without a usable acceptance time the window is unknown and the event is attempted.
  */
-export function attemptWindow(job: Pick<DeliveryJob, 'previous'>, acceptedAt: number | undefined, configuredMs: number): AttemptWindow | undefined {
+export function attemptWindow(
+  job: Pick<DeliveryJob, 'previous'>,
+  acceptedAt: number | undefined,
+  configuredMs: number,
+): AttemptWindow | undefined {
   const { previous } = job;
-  if (previous) return { opensAt: previous.firstAttemptAt, lengthMs: previous.windowMs ?? configuredMs, graceMs: LAST_RETRY_GRACE_MS };
+  if (previous)
+    return {
+      opensAt: previous.firstAttemptAt,
+      lengthMs: previous.windowMs ?? configuredMs,
+      graceMs: LAST_RETRY_GRACE_MS,
+    };
   if (acceptedAt === undefined) return undefined;
   return { opensAt: acceptedAt, lengthMs: configuredMs, graceMs: 0 };
 }

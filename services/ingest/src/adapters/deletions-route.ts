@@ -33,7 +33,10 @@ export async function handleDeletion(deps: ApiDeps, req: IncomingMessage): Promi
   const id = deps.newId();
   const envelopes = deletionEnvelopes(config, request, id, deps.now());
   const records = await Promise.all(
-    envelopes.map(async (e) => ({ topic: settings.topics.events, message: { key: recordKey(e), value: await deps.codec.encode(e) } })),
+    envelopes.map(async (e) => ({
+      topic: settings.topics.events,
+      message: { key: recordKey(e), value: await deps.codec.encode(e) },
+    })),
   );
   try {
     await deps.sender.send(records, settings.produceTimeoutMs);

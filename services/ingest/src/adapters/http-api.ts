@@ -23,7 +23,12 @@ export interface ApiDeps {
   rateLimiter?: RateLimiter;
 }
 
-export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
@@ -50,10 +55,19 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       const e = err instanceof IngestError ? err : undefined;
       status = e?.status ?? 500;
       if (!e) deps.logger.error({ err, route }, 'ingest request failed');
-      else if (status >= 500) deps.logger.warn({ code: e.code, cause: (e.cause as Error | undefined)?.message, route }, e.message);
+      else if (status >= 500)
+        deps.logger.warn({ code: e.code, cause: (e.cause as Error | undefined)?.message, route }, e.message);
       // After a refused upload the rest of the body is discarded unread; close so it cannot linger.
-      const headers: Record<string, string> = { ...(e?.headers ?? {}), ...(req.complete ? {} : { connection: 'close' }) };
-      sendJson(res, status, e ? errorBody(e) : '{"success":false,"code":"internal","message":"internal error"}', headers);
+      const headers: Record<string, string> = {
+        ...(e?.headers ?? {}),
+        ...(req.complete ? {} : { connection: 'close' }),
+      };
+      sendJson(
+        res,
+        status,
+        e ? errorBody(e) : '{"success":false,"code":"internal","message":"internal error"}',
+        headers,
+      );
     } finally {
       deps.metrics.requests.inc({ route, status: String(status) });
       deps.metrics.requestDuration.observe({ route }, Number(process.hrtime.bigint() - started) / 1e9);

@@ -31,7 +31,10 @@ export function parseJsonWithText(body: Buffer): { value: unknown; text: string 
       const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
       return { value: JSON.parse(text), text };
     }
-    return { value: sjson.parse(body, undefined, { protoAction: 'remove', constructorAction: 'remove' }), text: undefined };
+    return {
+      value: sjson.parse(body, undefined, { protoAction: 'remove', constructorAction: 'remove' }),
+      text: undefined,
+    };
   } catch (err) {
     throw new InvalidJsonError((err as Error).message);
   }

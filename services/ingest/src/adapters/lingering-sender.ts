@@ -41,7 +41,10 @@ interface Entry {
   ticket: Ticket;
 }
 
-const sizeOf = (m: Message) => (m.value ? Buffer.byteLength(m.value as Buffer | string) : 0) + (m.key ? Buffer.byteLength(m.key as Buffer | string) : 0) + 64;
+const sizeOf = (m: Message) =>
+  (m.value ? Buffer.byteLength(m.value as Buffer | string) : 0) +
+  (m.key ? Buffer.byteLength(m.key as Buffer | string) : 0) +
+  64;
 
 /**
  * kafkajs sends one produce request per `send()` and has no linger, so this gathers the records
@@ -61,7 +64,11 @@ export class LingeringSender {
 
   constructor(producer: BatchProducer, options: LingeringSenderOptions) {
     this.#producer = producer;
-    this.#options = { maxBatchBytes: INGEST_DEFAULTS.maxBatchBytes, maxInFlight: INGEST_DEFAULTS.maxInFlight, ...options };
+    this.#options = {
+      maxBatchBytes: INGEST_DEFAULTS.maxBatchBytes,
+      maxInFlight: INGEST_DEFAULTS.maxInFlight,
+      ...options,
+    };
   }
 
   /** Resolves once all `records` are acknowledged; rejects on failure or after `timeoutMs`. */
@@ -154,24 +161,27 @@ export class LingeringSender {
     const topicMessages: TopicMessages[] = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
     this.#inFlight += 1;
     this.#options.onBatch?.(batch.length);
-    this.#producer.sendBatch(topicMessages).then(
-      () => {
-        for (const t of tickets) {
-          t.outstanding -= 1;
-          if (t.outstanding === 0 && t.queued === 0) t.resolve();
-        }
-      },
-      (err: unknown) => tickets.forEach((t) => t.reject(err)),
-    ).finally(() => {
-      this.#inFlight -= 1;
-      // Records that queued while this batch was in flight have lingered long enough.
-      if (this.#queue.length > 0) {
-        if (this.#timer) {
-          clearTimeout(this.#timer);
-          this.#timer = undefined;
-        }
-        this.#flush();
-      } else if (this.#inFlight === 0) this.#idle.splice(0).forEach((r) => r());
-    });
+    this.#producer
+      .sendBatch(topicMessages)
+      .then(
+        () => {
+          for (const t of tickets) {
+            t.outstanding -= 1;
+            if (t.outstanding === 0 && t.queued === 0) t.resolve();
+          }
+        },
+        (err: unknown) => tickets.forEach((t) => t.reject(err)),
+      )
+      .finally(() => {
+        this.#inFlight -= 1;
+        // Records that queued while this batch was in flight have lingered long enough.
+        if (this.#queue.length > 0) {
+          if (this.#timer) {
+            clearTimeout(this.#timer);
+            this.#timer = undefined;
+          }
+          this.#flush();
+        } else if (this.#inFlight === 0) this.#idle.splice(0).forEach((r) => r());
+      });
   }
 }

@@ -8,9 +8,11 @@ const JSON_TYPES = /^(application\/json|application\/[\w.+-]*\+json|text\/plain)
 /** Throws 415 for a content type or encoding ingest does not read (docs/reference/tracking-api.md). */
 export function checkContentType(req: IncomingMessage): void {
   const type = req.headers['content-type'];
-  if (type !== undefined && type !== '' && !JSON_TYPES.test(type)) throw new UnsupportedMediaTypeError(`content type ${type} is not supported; send application/json`);
+  if (type !== undefined && type !== '' && !JSON_TYPES.test(type))
+    throw new UnsupportedMediaTypeError(`content type ${type} is not supported; send application/json`);
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
-  if (!['identity', 'gzip', 'x-gzip', 'deflate', ''].includes(encoding)) throw new UnsupportedMediaTypeError(`content encoding ${encoding} is not supported`);
+  if (!['identity', 'gzip', 'x-gzip', 'deflate', ''].includes(encoding))
+    throw new UnsupportedMediaTypeError(`content encoding ${encoding} is not supported`);
 }
 
 /**
@@ -31,7 +33,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const inflater: Gunzip | Inflate | undefined = compressed ? (encoding === 'deflate' ? createInflate() : createGunzip()) : undefined;
+    const inflater: Gunzip | Inflate | undefined = compressed
+      ? encoding === 'deflate'
+        ? createInflate()
+        : createGunzip()
+      : undefined;
     const fail = (err: Error) => {
       if (settled) return;
       settled = true;

@@ -41,18 +41,24 @@ export async function handleTracking(
     throw new KafkaUnavailableError(err);
   }
   const { outcome } = queued;
-  for (const [type, n] of outcome.acceptedByType) deps.metrics.events.inc({ source: sourceId, type, outcome: 'accepted' }, n);
+  for (const [type, n] of outcome.acceptedByType)
+    deps.metrics.events.inc({ source: sourceId, type, outcome: 'accepted' }, n);
   for (const { type, code } of outcome.rejectedTypes) {
     deps.metrics.events.inc({ source: sourceId, type, outcome: 'rejected' });
     deps.metrics.rejected.inc({ reason: code });
   }
   const { accepted, rejections } = outcome;
-  const response = rejections.length > 0 ? { success: true, accepted, rejected: rejections } : { success: true, accepted };
+  const response =
+    rejections.length > 0 ? { success: true, accepted, rejected: rejections } : { success: true, accepted };
   return { status: 200, body: JSON.stringify(response) };
 }
 
 /** Authenticates, reads, splits and checks a request, then queues its records. */
-async function acceptRequest(deps: ApiDeps & { rateLimiter: RateLimiter }, req: IncomingMessage, route: CallType | 'batch') {
+async function acceptRequest(
+  deps: ApiDeps & { rateLimiter: RateLimiter },
+  req: IncomingMessage,
+  route: CallType | 'batch',
+) {
   const config = deps.config.current;
   const settings = ingestSettings(config);
   const receivedAt = deps.now();
@@ -76,7 +82,10 @@ async function acceptRequest(deps: ApiDeps & { rateLimiter: RateLimiter }, req: 
   if (!allowed.ok) throw new RateLimitedError(allowed.retryAfterSeconds);
 
   const facts = requestFacts(req, settings, body, sourceId, receivedAt, route, raw.length, deps.newId);
-  const layout = deps.codec.format === 'json' && parsed.text !== undefined ? callLayout(parsed.text, parsed.value as JsonObject, body.calls) : undefined;
+  const layout =
+    deps.codec.format === 'json' && parsed.text !== undefined
+      ? callLayout(parsed.text, parsed.value as JsonObject, body.calls)
+      : undefined;
   const queued = await queueRecords(deps, settings, facts, body.calls, route, layout);
   return { sourceId, queued };
 }
@@ -90,7 +99,16 @@ interface RequestOutcome {
   rejectedTypes: { type: string; code: string }[];
 }
 
-function requestFacts(req: IncomingMessage, settings: ReturnType<typeof ingestSettings>, body: RequestBody, sourceId: string, receivedAt: number, route: CallType | 'batch', bodyBytes: number, newMessageId: () => string): RequestFacts {
+function requestFacts(
+  req: IncomingMessage,
+  settings: ReturnType<typeof ingestSettings>,
+  body: RequestBody,
+  sourceId: string,
+  receivedAt: number,
+  route: CallType | 'batch',
+  bodyBytes: number,
+  newMessageId: () => string,
+): RequestFacts {
   const ip = clientIp(req, settings.trustProxy);
   return {
     sourceId,
@@ -128,7 +146,11 @@ async function queueRecords(
     const result = checkCall(call, index, facts, members && members.end - members.start);
     if (result.ok) {
       const { checked } = result;
-      const key = recordKey({ sourceId: facts.sourceId, userId: checked.userId ?? null, anonymousId: checked.anonymousId });
+      const key = recordKey({
+        sourceId: facts.sourceId,
+        userId: checked.userId ?? null,
+        anonymousId: checked.anonymousId,
+      });
       // The spliced text goes to the producer thread as it is (packed there once, as UTF-8).
       let value: Buffer | string;
       if (members) {
@@ -143,10 +165,20 @@ async function queueRecords(
       const { code, message } = result.rejection;
       outcome.rejections.push(result.rejection);
       const type = (call as { type?: unknown } | null)?.type;
-      outcome.rejectedTypes.push({ type: typeof type === 'string' && type.length <= 20 ? type : route === 'batch' ? 'unknown' : route, code });
+      outcome.rejectedTypes.push({
+        type: typeof type === 'string' && type.length <= 20 ? type : route === 'batch' ? 'unknown' : route,
+        code,
+      });
       records.push({
         topic: settings.topics.rejected,
-        message: rejectedRecord({ origin: 'ingest', code, message, value: JSON.stringify(call ?? null), sourceId: facts.sourceId, index }),
+        message: rejectedRecord({
+          origin: 'ingest',
+          code,
+          message,
+          value: JSON.stringify(call ?? null),
+          sourceId: facts.sourceId,
+          index,
+        }),
       });
     }
   }

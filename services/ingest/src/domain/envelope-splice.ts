@@ -1,6 +1,12 @@
 import { isJsonObject, type JsonObject } from '@sluice/envelope';
 import { keyCount, memberKey, type ObjectMembers } from './json-members.ts';
-import { CONTEXT_AS_SENT, envelopeFields, OMITTED_FIELDS, type CheckedCall, type RequestFacts } from './normalise-call.ts';
+import {
+  CONTEXT_AS_SENT,
+  envelopeFields,
+  OMITTED_FIELDS,
+  type CheckedCall,
+  type RequestFacts,
+} from './normalise-call.ts';
 
 /**
  * The JSON text of a call's envelope (docs/reference/envelope.md) built from the call's text as sent: the call's
@@ -13,7 +19,12 @@ import { CONTEXT_AS_SENT, envelopeFields, OMITTED_FIELDS, type CheckedCall, type
  * Without a batch context, the call's context is copied as sent (plus `ip` when it has none);
  * with one, the merged context is serialised.
  */
-export function spliceEnvelope(text: string, members: ObjectMembers, checked: CheckedCall, facts: RequestFacts): string {
+export function spliceEnvelope(
+  text: string,
+  members: ObjectMembers,
+  checked: CheckedCall,
+  facts: RequestFacts,
+): string {
   const { call } = checked;
   const fields = envelopeFields(checked, facts, !facts.batchContext && isJsonObject(call.context));
   const at = members.at;
@@ -30,7 +41,12 @@ export function spliceEnvelope(text: string, members: ObjectMembers, checked: Ch
     } else {
       used |= 1 << f;
       const value = fields[f]![1];
-      out += text.slice(at[m], at[m + 1]) + ':' + (value === CONTEXT_AS_SENT ? contextAsSent(text, at[m + 2]!, at[m + 3]!, call.context as JsonObject, facts.ip) : JSON.stringify(value));
+      out +=
+        text.slice(at[m], at[m + 1]) +
+        ':' +
+        (value === CONTEXT_AS_SENT
+          ? contextAsSent(text, at[m + 2]!, at[m + 3]!, call.context as JsonObject, facts.ip)
+          : JSON.stringify(value));
     }
   }
   for (let f = 0; f < fields.length; f++) {

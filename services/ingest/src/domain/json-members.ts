@@ -139,7 +139,8 @@ export interface CallLayout {
  */
 export function callLayout(text: string, body: JsonObject, calls: unknown[]): CallLayout | undefined {
   const located = locateCalls(text);
-  if (!located || located.calls.length !== calls.length || located.body.at.length / 4 !== keyCount(body)) return undefined;
+  if (!located || located.calls.length !== calls.length || located.body.at.length / 4 !== keyCount(body))
+    return undefined;
   return {
     text,
     calls: located.calls.map((members, i) => {

@@ -38,7 +38,11 @@ const notObject = (v: unknown) => v !== undefined && v !== null && !isJsonObject
 const notString = (v: unknown) => v !== undefined && v !== null && typeof v !== 'string';
 
 // A module-level function, not a closure made per call.
-const rejection = (index: number, code: CallRejection['code'], message: string): { ok: false; rejection: CallRejection } => ({ ok: false, rejection: { index, code, message } });
+const rejection = (
+  index: number,
+  code: CallRejection['code'],
+  message: string,
+): { ok: false; rejection: CallRejection } => ({ ok: false, rejection: { index, code, message } });
 
 /** A call that passed the checks of docs/reference/tracking-api.md, with what the checks worked out. */
 export interface CheckedCall {
@@ -58,25 +62,48 @@ export function checkCall(call: unknown, index: number, facts: RequestFacts, sen
   if (!isJsonObject(call)) return rejection(index, REJECT_CODES.notAnObject, 'call is not a JSON object');
   if (!facts.skipSizeCheck && !(sentChars !== undefined && sentChars * MAX_SERIALISED_PER_CHAR <= facts.maxCallBytes)) {
     const bytes = Buffer.byteLength(JSON.stringify(call));
-    if (bytes > facts.maxCallBytes) return rejection(index, REJECT_CODES.tooLarge, `call is ${bytes} bytes; at most ${facts.maxCallBytes} are allowed`);
+    if (bytes > facts.maxCallBytes)
+      return rejection(
+        index,
+        REJECT_CODES.tooLarge,
+        `call is ${bytes} bytes; at most ${facts.maxCallBytes} are allowed`,
+      );
   }
   const type = facts.routeType ?? call.type;
-  if (!isCallType(type)) return rejection(index, REJECT_CODES.unknownType, `unknown call type ${JSON.stringify(type ?? null)}`);
+  if (!isCallType(type))
+    return rejection(index, REJECT_CODES.unknownType, `unknown call type ${JSON.stringify(type ?? null)}`);
 
-  const badObject = notObject(call.context) ? 'context' : notObject(call.integrations) ? 'integrations' : notObject(call.properties) ? 'properties' : notObject(call.traits) ? 'traits' : undefined;
+  const badObject = notObject(call.context)
+    ? 'context'
+    : notObject(call.integrations)
+      ? 'integrations'
+      : notObject(call.properties)
+        ? 'properties'
+        : notObject(call.traits)
+          ? 'traits'
+          : undefined;
   if (badObject) return rejection(index, REJECT_CODES.invalidField, `${badObject} must be an object`);
-  const badString = notString(call.event) ? 'event' : notString(call.name) ? 'name' : notString(call.category) ? 'category' : undefined;
+  const badString = notString(call.event)
+    ? 'event'
+    : notString(call.name)
+      ? 'name'
+      : notString(call.category)
+        ? 'category'
+        : undefined;
   if (badString) return rejection(index, REJECT_CODES.invalidField, `${badString} must be a string`);
 
   const userId = idOf(call.userId);
   const anonymousId = idOf(call.anonymousId);
   if (type === 'alias') {
-    if (!userId || !idOf(call.previousId)) return rejection(index, REJECT_CODES.missingAliasIds, 'alias needs userId and previousId');
+    if (!userId || !idOf(call.previousId))
+      return rejection(index, REJECT_CODES.missingAliasIds, 'alias needs userId and previousId');
   } else if (!userId && !anonymousId) {
     return rejection(index, REJECT_CODES.missingIdentity, `${type} needs userId or anonymousId`);
   }
-  if (type === 'track' && (typeof call.event !== 'string' || call.event.length === 0)) return rejection(index, REJECT_CODES.missingEvent, 'track needs event');
-  if (type === 'group' && !idOf(call.groupId)) return rejection(index, REJECT_CODES.missingGroupId, 'group needs groupId');
+  if (type === 'track' && (typeof call.event !== 'string' || call.event.length === 0))
+    return rejection(index, REJECT_CODES.missingEvent, 'track needs event');
+  if (type === 'group' && !idOf(call.groupId))
+    return rejection(index, REJECT_CODES.missingGroupId, 'group needs groupId');
   return { ok: true, checked: { call, type, userId, anonymousId } };
 }
 
@@ -98,8 +125,16 @@ export const CONTEXT_AS_SENT = Symbol('context as sent');
  * this order. With `contextAsSent` (no batch context, the call's context is an object), context
  * is `CONTEXT_AS_SENT` instead of a merged copy.
  */
-export function envelopeFields({ call, type, userId, anonymousId }: CheckedCall, facts: RequestFacts, contextAsSent = false): EnvelopeField[] {
-  const times = normaliseTimes({ timestamp: call.timestamp, sentAt: call.sentAt ?? facts.batchSentAt, receivedAt: facts.receivedAt });
+export function envelopeFields(
+  { call, type, userId, anonymousId }: CheckedCall,
+  facts: RequestFacts,
+  contextAsSent = false,
+): EnvelopeField[] {
+  const times = normaliseTimes({
+    timestamp: call.timestamp,
+    sentAt: call.sentAt ?? facts.batchSentAt,
+    receivedAt: facts.receivedAt,
+  });
   const fields: EnvelopeField[] = [
     ['sourceId', facts.sourceId],
     ['type', type],
@@ -111,7 +146,8 @@ export function envelopeFields({ call, type, userId, anonymousId }: CheckedCall,
   if (times.sentAt !== undefined) fields.push(['sentAt', times.sentAt]);
   if (times.originalTimestamp !== undefined) fields.push(['originalTimestamp', times.originalTimestamp]);
   fields.push(['context', contextAsSent ? CONTEXT_AS_SENT : mergedContext(call, facts)]);
-  if (facts.batchIntegrations || isJsonObject(call.integrations)) fields.push(['integrations', { ...facts.batchIntegrations, ...(call.integrations as JsonObject | undefined) }]);
+  if (facts.batchIntegrations || isJsonObject(call.integrations))
+    fields.push(['integrations', { ...facts.batchIntegrations, ...(call.integrations as JsonObject | undefined) }]);
   if (type === 'group') fields.push(['groupId', idOf(call.groupId)]);
   if (type === 'alias') fields.push(['previousId', idOf(call.previousId)]);
   return fields;
@@ -119,13 +155,23 @@ export function envelopeFields({ call, type, userId, anonymousId }: CheckedCall,
 
 /** The batch context under the call's own, plus the client address when the call gives none. */
 function mergedContext(call: JsonObject, facts: RequestFacts): JsonObject {
-  const context: JsonObject = facts.batchContext ? { ...facts.batchContext, ...(call.context as JsonObject | undefined) } : { ...(call.context as JsonObject | undefined) };
+  const context: JsonObject = facts.batchContext
+    ? { ...facts.batchContext, ...(call.context as JsonObject | undefined) }
+    : { ...(call.context as JsonObject | undefined) };
   if (facts.ip !== undefined && context.ip === undefined) context.ip = facts.ip;
   return context;
 }
 
 /** Fields of a call never copied as sent: replaced by normalised values, or secret (`writeKey`). `__proto__` cannot be assigned as data. */
-export const OMITTED_FIELDS: ReadonlySet<string> = new Set(['writeKey', 'timestamp', 'sentAt', 'userId', 'anonymousId', 'messageId', '__proto__']);
+export const OMITTED_FIELDS: ReadonlySet<string> = new Set([
+  'writeKey',
+  'timestamp',
+  'sentAt',
+  'userId',
+  'anonymousId',
+  'messageId',
+  '__proto__',
+]);
 
 /**
  * Validates one call and turns it into the envelope of docs/reference/envelope.md, pure (clock and id generator

@@ -8,7 +8,8 @@ import { parseCanonicalTimestamp } from '@sluice/envelope';
 
 // Date, then optional time with optional seconds, fraction (`.` or `,`), and zone (`Z`, `±hh`,
 // `±hhmm`, `±hh:mm`). A time without a zone is read as UTC [decision].
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 /** Parses an ISO 8601 string into epoch milliseconds; undefined when it is not one. */
 export function parseTimestamp(value: unknown): number | undefined {
@@ -18,7 +19,12 @@ export function parseTimestamp(value: unknown): number | undefined {
   const m = ISO.exec(value.trim());
   if (!m) return undefined;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone = 'Z'] = m;
-  const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(s);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d),
+    hour = Number(h),
+    minute = Number(mi),
+    second = Number(s);
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return undefined;
   const ms = Number(frac.slice(0, 3).padEnd(3, '0'));
   const utc = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), ms);
@@ -52,7 +58,8 @@ export function formatTimestamp(ms: number): string {
   }
   const iso = new Date(ms).toISOString();
   // Only four-digit years have the fixed layout the fast path writes.
-  if (iso.length === 24 && Number.isInteger(ms)) cachedDay = { start: ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS), prefix: iso.slice(0, 11) };
+  if (iso.length === 24 && Number.isInteger(ms))
+    cachedDay = { start: ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS), prefix: iso.slice(0, 11) };
   return iso;
 }
 
@@ -86,12 +93,14 @@ export function normaliseTimes(times: CallTimes): NormalisedTimes {
   if (original !== undefined) {
     // A value already in the output form is its own normalisation (saves a Date per call).
     out.originalTimestamp = isCanonical(times.timestamp, original) ? times.timestamp : formatTimestamp(original);
-    out.timestamp = sent === undefined ? out.originalTimestamp : formatTimestamp(times.receivedAt - (sent.ms - original));
+    out.timestamp =
+      sent === undefined ? out.originalTimestamp : formatTimestamp(times.receivedAt - (sent.ms - original));
   }
   return out;
 }
 
-const isCanonical = (value: unknown, ms: number): value is string => typeof value === 'string' && value.length === 24 && parseCanonicalTimestamp(value) === ms;
+const isCanonical = (value: unknown, ms: number): value is string =>
+  typeof value === 'string' && value.length === 24 && parseCanonicalTimestamp(value) === ms;
 
 // The calls of one request share `receivedAt` and usually the batch's `sentAt`: one-entry caches
 // keep them from being formatted and parsed once per call. Transparent: same input, same output.

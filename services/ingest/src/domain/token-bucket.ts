@@ -35,7 +35,12 @@ export class TokenBucket {
 export class RateLimiter {
   readonly #buckets = new Map<string, TokenBucket>();
 
-  take(sourceId: string, limit: { perSecond: number; burst?: number } | undefined, cost: number, nowMs: number): TakeResult {
+  take(
+    sourceId: string,
+    limit: { perSecond: number; burst?: number } | undefined,
+    cost: number,
+    nowMs: number,
+  ): TakeResult {
     if (!limit) return { ok: true };
     const burst = limit.burst ?? Math.max(1, Math.ceil(limit.perSecond));
     let bucket = this.#buckets.get(sourceId);

@@ -1,5 +1,11 @@
 import { formatDuration } from '@sluice/config';
-import { rejectedRecord, RetryHeadersError, retryStateFromHeaders, type DeadReason, type RetryState } from '@sluice/envelope';
+import {
+  rejectedRecord,
+  RetryHeadersError,
+  retryStateFromHeaders,
+  type DeadReason,
+  type RetryState,
+} from '@sluice/envelope';
 import type { ConsumedRecord } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { HOP_ALLOWANCE_MS, REJECT_ORIGIN } from '../constants.ts';
@@ -60,7 +66,10 @@ export class Router {
     const { deps } = this;
     await deps.sink.send(deps.topics().deadLetter, deadLetterMessage(record, state, reason, deps.now()));
     deps.metrics.deadLetters.inc({ reason });
-    deps.logger.info({ messageId: state.messageId, destinationId: state.destinationId, attempts: state.attempts, reason }, 'dead-lettered');
+    deps.logger.info(
+      { messageId: state.messageId, destinationId: state.destinationId, attempts: state.attempts, reason },
+      'dead-lettered',
+    );
   }
 
   /** An unreadable record goes to `sluice.rejected` with the reason; it never stops the consumer. */
@@ -76,23 +85,31 @@ export class Router {
     });
     await deps.sink.send(deps.topics().rejected, message);
     deps.metrics.rejected.inc({ code: error.code });
-    deps.logger.warn({ code: error.code, from: message.headers['sluice-reject-from'] }, 'unreadable retry record rejected');
+    deps.logger.warn(
+      { code: error.code, from: message.headers['sluice-reject-from'] },
+      'unreadable retry record rejected',
+    );
   }
 }
 
 /** Reads the retry state of a record, or says why it cannot be read. */
-export function readState(record: ConsumedRecord): { ok: true; state: RetryState } | { ok: false; error: RetryServiceError } {
+export function readState(
+  record: ConsumedRecord,
+): { ok: true; state: RetryState } | { ok: false; error: RetryServiceError } {
   try {
     return { ok: true, state: retryStateFromHeaders(record.headers) };
   } catch (err) {
     // Any failure to read headers is the record's fault, never a reason to stop the consumer.
-    const message = err instanceof RetryHeadersError ? err.message : `unreadable retry state: ${(err as Error).message}`;
+    const message =
+      err instanceof RetryHeadersError ? err.message : `unreadable retry state: ${(err as Error).message}`;
     return { ok: false, error: new UnreadableRetryRecordError(message, { cause: err }) };
   }
 }
 
 /** Reads a tier record: its state and the due time this service wrote. */
-export function readScheduled(record: ConsumedRecord): { ok: true; state: RetryState; dueAt: number } | { ok: false; error: RetryServiceError } {
+export function readScheduled(
+  record: ConsumedRecord,
+): { ok: true; state: RetryState; dueAt: number } | { ok: false; error: RetryServiceError } {
   const read = readState(record);
   if (!read.ok) return read;
   if (read.state.dueAt === undefined) return { ok: false, error: new MissingDueTimeError(record.topic) };

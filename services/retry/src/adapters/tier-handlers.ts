@@ -21,7 +21,10 @@ export function createTierStep(deps: TierDeps): (record: ConsumedRecord) => Sequ
     if (!read.ok) return { kind: 'go', run: () => deps.router.reject(record, read.error) };
     const until = eligibleAt(record.timestamp, deps.tierMs, read.dueAt);
     if (deps.now() < until) return { kind: 'wait', untilMs: until };
-    return { kind: 'go', run: () => guardRecord(record, deps.router, () => deps.router.route(record, read.state, read.dueAt, deps.tierMs)) };
+    return {
+      kind: 'go',
+      run: () => guardRecord(record, deps.router, () => deps.router.route(record, read.state, read.dueAt, deps.tierMs)),
+    };
   };
 }
 
@@ -64,7 +67,10 @@ async function waitUntil(at: number, now: () => number, stopping: Promise<void>)
   void stopping.then(() => (stopped = true));
   while (!stopped && now() < at) {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(1, at - now())))), stopping]);
+    await Promise.race([
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(1, at - now())))),
+      stopping,
+    ]);
     clearTimeout(timer);
   }
   return now() >= at;

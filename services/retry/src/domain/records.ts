@@ -33,14 +33,23 @@ function passThrough(headers: InputHeaders): Record<string, Buffer | string> {
 }
 
 function withState(record: RetryRecordParts, state: RetryState): OutgoingMessage {
-  return { key: record.key, value: record.value, headers: { ...passThrough(record.headers), ...retryStateToHeaders(state) } };
+  return {
+    key: record.key,
+    value: record.value,
+    headers: { ...passThrough(record.headers), ...retryStateToHeaders(state) },
+  };
 }
 
 /**
  * The scheduled record, for a delay tier or `sluice.redeliver`: the due time is set, and a
  * `Retry-After` that has been applied is dropped so it cannot leak into the next failure's state.
  */
-export function scheduledMessage(record: RetryRecordParts, state: RetryState, dueAt: number, enteredAt?: number): OutgoingMessage {
+export function scheduledMessage(
+  record: RetryRecordParts,
+  state: RetryState,
+  dueAt: number,
+  enteredAt?: number,
+): OutgoingMessage {
   const { retryAfterMs: _applied, ...rest } = state;
   const message = withState(record, { ...rest, dueAt });
   if (enteredAt !== undefined) message.timestamp = String(enteredAt);
@@ -48,7 +57,12 @@ export function scheduledMessage(record: RetryRecordParts, state: RetryState, du
 }
 
 /** The dead letter: body bytes, the whole retry state with its full attempt history, the reason. */
-export function deadLetterMessage(record: RetryRecordParts, state: RetryState, reason: DeadReason, deadAt: number): OutgoingMessage {
+export function deadLetterMessage(
+  record: RetryRecordParts,
+  state: RetryState,
+  reason: DeadReason,
+  deadAt: number,
+): OutgoingMessage {
   const { dueAt: _stale, ...rest } = state;
   return withState(record, { ...rest, deadReason: reason, deadAt });
 }
