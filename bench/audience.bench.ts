@@ -161,7 +161,7 @@ async function main(): Promise<void> {
 
     const first = await sync(service, 'sync-1', userId, MEMBERS, 0);
     const indexBytes = await metric(service.url, 'sluice_audience_state_index_bytes');
-    const heapAfterFirst = await metric(service.url, 'sluice_nodejs_heap_size_used_bytes');
+    const heapAfterFirst = await metric(service.url, 'nodejs_heap_size_used_bytes');
     console.log(
       `first sync: ${first.identifies} identifies in ${secs(first.totalMs)} (posting ${secs(first.postMs)}, final processing ${secs(first.emitMs)}), peak RSS ${mb(first.peakRss)}`,
     );
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
       `second sync: ${second.identifies} identifies in ${secs(second.totalMs)} (posting ${secs(second.postMs)}, final processing ${secs(second.emitMs)}), peak RSS ${mb(second.peakRss)}`,
     );
 
-    const heapAfterSecond = await metric(service.url, 'sluice_nodejs_heap_size_used_bytes');
+    const heapAfterSecond = await metric(service.url, 'nodejs_heap_size_used_bytes');
     const events = (await admin.fetchTopicOffsets(topics.events)).reduce((n, p) => n + Number(p.high), 0);
     if (first.identifies !== MEMBERS || second.identifies !== 2 * churn || events !== MEMBERS + 2 * churn) {
       throw new Error(
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
     await startService(service);
     const rebuildMs = performance.now() - restartAt;
     const rebuilt = readRss(service.child!.pid!);
-    const heapAfterRebuild = await metric(service.url, 'sluice_nodejs_heap_size_used_bytes');
+    const heapAfterRebuild = await metric(service.url, 'nodejs_heap_size_used_bytes');
     console.log(
       `restart: ready after ${secs(rebuildMs)} (state rebuilt), RSS ${mb(rebuilt.rss)}, peak ${mb(rebuilt.peak)}`,
     );

@@ -59,7 +59,7 @@ describe('every service: ops routes, readiness, SIGTERM', () => {
         assert.equal(ready.status, 200);
         assert.equal(((await ready.json()) as { ready: boolean }).ready, true);
         const metrics = await (await fetch(`${svc.url}/metrics`)).text();
-        assert.match(metrics, /^sluice_process_cpu_seconds_total\{service="[a-z-]+"\}/m);
+        assert.match(metrics, /^process_cpu_seconds_total\{sluice_service="[a-z-]+"\}/m);
       } finally {
         const { code, ms } = await svc.sigterm();
         assert.equal(code, 0, svc.output);

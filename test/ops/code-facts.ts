@@ -41,7 +41,7 @@ function tsFiles(dir: string): string[] {
 /**
  * Every series name the services can export: `name: 'sluice_…'` in services/*\/src and
  * packages/*\/src (histograms add `_bucket`, `_sum`, `_count`), plus prom-client's default
- * process metrics under the `sluice_` prefix.
+ * process metrics (`process_*`, `nodejs_*`).
  */
 export async function exportedMetricNames(): Promise<Set<string>> {
   const names = new Set<string>();
@@ -82,5 +82,5 @@ export function metricsInPromQL(expr: string): string[] {
     .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
   return [...withoutLabels.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)]
     .map((m) => m[1]!)
-    .filter((n) => n.startsWith('sluice_') || n === 'up');
+    .filter((n) => /^(sluice|process|nodejs)_/.test(n) || n === 'up');
 }

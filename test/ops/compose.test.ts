@@ -46,7 +46,7 @@ test('compose has Kafka (KRaft), a schema registry, the five services, the demo 
 test('every Sluice service: env names ⊆ what packages/config/src/env.ts reads, with the right values', () => {
   const known = envVarsReadByConfig();
   const ports = portVars();
-  assert.equal(known.size, 10, `env.ts reads ${[...known].join(', ')}`);
+  assert.equal(known.size, 11, `env.ts reads ${[...known].join(', ')}`);
   for (const [name, portVar] of Object.entries(SERVICES)) {
     const service = compose.services[name]!;
     const env = service.environment ?? {};
@@ -55,7 +55,8 @@ test('every Sluice service: env names ⊆ what packages/config/src/env.ts reads,
     for (const required of ['KAFKA_BROKERS', 'SLUICE_CONFIG', portVar])
       assert.ok(env[required] !== undefined, `${name} sets ${required}`);
     assert.equal(Number(env[portVar]), ports.get(portVar), `${name} keeps the default port of ${portVar}`);
-    const otherPorts = Object.keys(env).filter((k) => k.endsWith('_PORT') && k !== portVar);
+    const ownPorts = [portVar, ...(name === 'ingest' ? ['INGEST_ADMIN_PORT'] : [])];
+    const otherPorts = Object.keys(env).filter((k) => k.endsWith('_PORT') && !ownPorts.includes(k));
     assert.deepEqual(otherPorts, [], `${name} sets only its own port variable`);
     assert.match(String(env.KAFKA_BROKERS), /^kafka:\d+$/);
     if (env.LOG_LEVEL !== undefined)
@@ -99,14 +100,16 @@ test('the compose config is valid, mounted where SLUICE_CONFIG points, and its d
   assert.ok(config.delivery.ssrf.allowCidrs.includes(subnet), 'the SSRF allow-list opens exactly the compose network');
 });
 
-test('Prometheus scrapes every service on its port; Grafana is provisioned with the dashboard', () => {
+test('Prometheus scrapes every service on the port that serves /metrics (ingest: its admin port); Grafana is provisioned with the dashboard', () => {
   const prometheus = parse(readFileSync(join(ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
     rule_files: string[];
     scrape_configs: { static_configs: { targets: string[] }[] }[];
   };
   const targets = prometheus.scrape_configs.flatMap((c) => c.static_configs.flatMap((s) => s.targets));
   for (const [name, portVar] of Object.entries(SERVICES)) {
-    assert.ok(targets.includes(`${name}:${compose.services[name]!.environment?.[portVar]}`), `scrapes ${name}`);
+    const env = compose.services[name]!.environment ?? {};
+    const metricsPort = name === 'ingest' ? env.INGEST_ADMIN_PORT : env[portVar];
+    assert.ok(metricsPort !== undefined && targets.includes(`${name}:${metricsPort}`), `scrapes ${name}`);
   }
   const mounts = [...(compose.services.prometheus?.volumes ?? []), ...(compose.services.grafana?.volumes ?? [])];
   for (const rule of prometheus.rule_files)

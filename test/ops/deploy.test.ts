@@ -43,13 +43,35 @@ function secretEnvNames(node: unknown, out = new Set<string>()): Set<string> {
   return out;
 }
 
-test('the ConfigMap holds a valid config; the Secret provides every { env } it reads', () => {
+/** The process environment of a service's container: its Secret's values, and the plain values (placeholders). */
+function containerEnv(name: string): NodeJS.ProcessEnv {
+  const deployment = of('Deployment').find((d) => d.metadata.name === `sluice-${name}`)!;
+  const env: NodeJS.ProcessEnv = {};
+  for (const e of deployment.spec.template.spec.containers[0].env) {
+    const ref = e.valueFrom?.secretKeyRef;
+    env[e.name] = ref ? of('Secret').find((d) => d.metadata.name === ref.name)?.stringData?.[ref.key] : e.value;
+  }
+  return env;
+}
+
+/** The `{ env }` secrets each service itself reads (docs/operations.md, "Secrets per service"). */
+const OWN_SECRETS: Record<string, string[]> = {
+  ingest: ['SLUICE_ADMIN_TOKEN', 'SLUICE_DEMO_WRITE_KEY'],
+  deliverer: ['SLUICE_DEMO_SHARED_SECRET'],
+  retry: [],
+  'audience-sync': ['SLUICE_ADMIN_TOKEN'],
+  'delivery-log': ['SLUICE_DELIVERY_LOG_TOKEN', 'DATABASE_URL'],
+};
+
+test('the ConfigMap holds a config every service validates with its own Secret and the placeholders', () => {
   const raw = parse(configText);
   const secrets = secretEnvNames(raw);
   assert.ok(secrets.size > 0);
-  const secret = of('Secret').find((d) => d.metadata.name === 'sluice-secrets')!;
-  for (const name of secrets) assert.ok(secret.stringData?.[name] !== undefined, `Secret has ${name}`);
-  parseConfig(raw, secret.stringData);
+  for (const name of Object.keys(SERVICES)) {
+    const env = containerEnv(name);
+    for (const secret of secrets) assert.ok(env[secret], `${name} sets ${secret}`);
+    parseConfig(raw, env);
+  }
 });
 
 test('one Deployment and one Service per service: command, env, ports, probes, grace period, config mount', () => {
@@ -65,15 +87,26 @@ test('one Deployment and one Service per service: command, env, ports, probes, g
     const env = new Map<string, any>(container.env.map((e: any) => [e.name, e]));
     for (const envName of env.keys())
       assert.ok(known.has(envName) || secrets.has(envName), `${name}: ${envName} is read by the code or the config`);
-    for (const envName of secrets)
-      assert.equal(
-        env.get(envName)?.valueFrom?.secretKeyRef?.name,
-        'sluice-secrets',
-        `${name}: ${envName} from the Secret`,
-      );
+    for (const envName of secrets) {
+      const ref = env.get(envName)?.valueFrom?.secretKeyRef;
+      if (OWN_SECRETS[name]!.includes(envName))
+        assert.equal(ref?.name, `sluice-${name}`, `${name}: ${envName} from its own Secret`);
+      else
+        assert.ok(
+          !ref && /^whsec_/.test(env.get(envName)?.value),
+          `${name}: ${envName} is a placeholder, not another's secret`,
+        );
+    }
     const port = Number(env.get(portVar)?.value);
     assert.equal(port, ports.get(portVar));
-    assert.deepEqual(container.ports, [{ name: 'http', containerPort: port }]);
+    const adminPort = name === 'ingest' ? Number(env.get('INGEST_ADMIN_PORT')?.value) : undefined;
+    const expectedPorts = [
+      { name: 'http', containerPort: port },
+      ...(adminPort ? [{ name: 'admin', containerPort: adminPort }] : []),
+    ];
+    assert.deepEqual(container.ports, expectedPorts);
+    // Prometheus scrapes the port that serves /metrics: ingest's admin port, else the one port.
+    assert.equal(Number(deployment.spec.template.metadata.annotations['prometheus.io/port']), adminPort ?? port);
     assert.equal(container.livenessProbe.httpGet.path, '/healthz');
     assert.equal(container.readinessProbe.httpGet.path, '/readyz');
     for (const probe of [container.livenessProbe, container.readinessProbe]) assert.equal(probe.httpGet.port, 'http');
@@ -101,11 +134,20 @@ test("each service's own `npm start` and the image's default command start it wi
   assert.deepEqual(JSON.parse(cmd ?? 'null'), ['node', ...serviceNodeArgs('ingest')]);
 });
 
-test('ingest and deliverer autoscale', () => {
+test('ingest and deliverer autoscale, the deliverer to at most one replica per partition; audience-sync runs one', () => {
   const targets = of('HorizontalPodAutoscaler')
     .map((h) => h.spec.scaleTargetRef.name)
     .sort();
   assert.deepEqual(targets, ['sluice-deliverer', 'sluice-ingest']);
+  const partitions = (parse(configText) as { kafka: { partitions: number } }).kafka.partitions;
+  const deliverer = of('HorizontalPodAutoscaler').find((h) => h.metadata.name === 'sluice-deliverer')!;
+  assert.ok(
+    deliverer.spec.maxReplicas <= partitions,
+    `maxReplicas ${deliverer.spec.maxReplicas} ≤ ${partitions} partitions`,
+  );
+  const audienceSync = of('Deployment').find((d) => d.metadata.name === 'sluice-audience-sync')!;
+  assert.equal(audienceSync.spec.replicas, 1);
+  assert.equal(audienceSync.spec.strategy.type, 'Recreate');
 });
 
 test('the metric scan sees every metric the code declares', async () => {
@@ -124,7 +166,16 @@ test('the metric scan sees every metric the code declares', async () => {
     }
   }
   for (const name of declared) assert.ok(names.has(name), `${name} found by the scan`);
-  for (const name of ['sluice_consumer_lag', 'sluice_process_resident_memory_bytes']) assert.ok(names.has(name));
+  for (const name of [
+    'sluice_consumer_lag',
+    'sluice_retry_backlog',
+    'process_resident_memory_bytes',
+    'nodejs_eventloop_lag_p99_seconds',
+  ]) {
+    assert.ok(names.has(name), name);
+  }
+  for (const name of names)
+    assert.ok(!/^sluice_(process|nodejs)_/.test(name), `${name}: default metrics keep their usual names`);
 });
 
 test('every metric in the alert rules is one the code exports; the required alerts exist', async () => {
@@ -176,4 +227,62 @@ test('every metric in the Grafana dashboard is exported, and the dashboard cover
     'sluice_audience_identifies_emitted_total', // audience identifies
   ];
   for (const metric of section11) assert.ok(used.has(metric), `the dashboard shows ${metric}`);
+});
+
+test('every scrape target and pod carries app_kubernetes_io_part_of=sluice, the label the alerts find targets by', () => {
+  const alerts = readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8');
+  assert.match(alerts, /up\{app_kubernetes_io_part_of="sluice"\} == 0/);
+  assert.doesNotMatch(alerts, /job=/, 'no alert depends on a scrape job name');
+  const scrape = parse(readFileSync(join(ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
+    scrape_configs: { static_configs: { labels: Record<string, string> }[] }[];
+  };
+  for (const target of scrape.scrape_configs.flatMap((c) => c.static_configs)) {
+    assert.equal(target.labels.app_kubernetes_io_part_of, 'sluice');
+  }
+  for (const deployment of of('Deployment')) {
+    assert.equal(
+      deployment.spec.template.metadata.labels['app.kubernetes.io/part-of'],
+      'sluice',
+      deployment.metadata.name,
+    );
+  }
+});
+
+test('the dashboard asks for its data source and filters by namespace and destination', () => {
+  const text = readFileSync(join(ROOT, 'deploy/grafana/dashboards/sluice.json'), 'utf8');
+  const dashboard = JSON.parse(text) as {
+    __inputs: { name: string; type: string }[];
+    templating: { list: { name: string; type: string }[] };
+    panels: {
+      title: string;
+      datasource?: { uid: string };
+      targets?: { expr: string; datasource?: { uid: string } }[];
+    }[];
+  };
+  assert.deepEqual(
+    dashboard.__inputs.map((i) => [i.name, i.type]),
+    [['DS_PROMETHEUS', 'datasource']],
+  );
+  assert.deepEqual(
+    dashboard.templating.list.map((v) => [v.name, v.type]),
+    [
+      ['datasource', 'datasource'],
+      ['namespace', 'query'],
+      ['destination', 'query'],
+    ],
+  );
+  assert.doesNotMatch(text, /"uid": "prometheus"/, 'no hard-coded data source');
+  for (const panel of dashboard.panels) {
+    for (const target of panel.targets ?? []) {
+      assert.equal(target.datasource?.uid, '$' + '{datasource}', panel.title);
+      assert.match(target.expr, /namespace=~"\$namespace"/, `${panel.title}: ${target.expr}`);
+      if (
+        /sluice_deliverer_(attempts|delivered|retried|dead_lettered|in_flight|end_to_end|attempt_duration)/.test(
+          target.expr,
+        )
+      ) {
+        assert.match(target.expr, /destination=~"\$destination"/, `${panel.title}: ${target.expr}`);
+      }
+    }
+  }
 });

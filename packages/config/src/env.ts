@@ -23,7 +23,14 @@ export interface SluiceEnv {
   databaseUrl?: string;
   /** `LOG_LEVEL`, default `info`. */
   logLevel: string;
-  ports: { ingest: number; deliverer: number; retry: number; audienceSync: number; deliveryLog: number };
+  ports: {
+    ingest: number;
+    deliverer: number;
+    retry: number;
+    audienceSync: number;
+    deliveryLog: number;
+    ingestAdmin?: number;
+  };
   /** The raw environment, for resolving `{ env: NAME }` secrets. */
   raw: NodeJS.ProcessEnv;
 }
@@ -59,6 +66,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): SluiceEnv {
       retry: port(env, 'RETRY_PORT', DEFAULT_PORTS.retry),
       audienceSync: port(env, 'AUDIENCE_SYNC_PORT', DEFAULT_PORTS.audienceSync),
       deliveryLog: port(env, 'DELIVERY_LOG_PORT', DEFAULT_PORTS.deliveryLog),
+      // Unset: ingest serves /metrics on INGEST_PORT too (docs/reference/operating-interface.md).
+      ...(env.INGEST_ADMIN_PORT && { ingestAdmin: port(env, 'INGEST_ADMIN_PORT', 0) }),
     },
     raw: env,
   };

@@ -54,6 +54,7 @@ export class ConcurrentConsumer {
     });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
+    options.metrics?.watch(options.groupId, this.consumer);
     // Only a commit Kafka confirmed moves the committed position: kafkajs's commitOffsets returns
     // without committing while the consumer is not running (e.g. waiting to run again after a crash).
     this.#group.onCommitted((topic, partition, offset) =>
@@ -99,7 +100,6 @@ export class ConcurrentConsumer {
     const key = partitionKey(topic, partition);
     let tracker = this.#trackers.get(key);
     if (!tracker) this.#trackers.set(key, (tracker = new OffsetTracker()));
-    const { metrics, groupId } = this.options;
     let last: string | undefined;
     try {
       for (const message of batch.messages) {
@@ -114,8 +114,6 @@ export class ConcurrentConsumer {
           continue;
         }
         if (tracker.inFlight >= this.options.maxInFlightPerPartition) {
-          // About to wait for a slot: show the lag of what has been handed out so far.
-          if (last !== undefined) metrics?.record(groupId, topic, partition, batch.highWatermark, last);
           await this.#acquire(key, tracker, heartbeat);
           if (this.#intakeStopped) return;
         }
@@ -128,7 +126,6 @@ export class ConcurrentConsumer {
         // Moves kafkajs's fetch position (read when this callback returns) past what was handed
         // out; what is committed comes from the tracker. A stale batch is re-fetched anyway.
         if (!isStale()) resolveOffset(last);
-        metrics?.record(groupId, topic, partition, batch.highWatermark, last);
       }
     }
   }

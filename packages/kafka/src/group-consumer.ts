@@ -1,4 +1,4 @@
-import type { Consumer, ConsumerRunConfig, Kafka } from 'kafkajs';
+import type { Consumer, ConsumerRunConfig, Kafka, PartitionAssigner } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
 import { crashVerdict, DEFAULT_RERUN_BACKOFF, rerunDelayMs, type RerunBackoff } from './crash-watch.ts';
 
@@ -9,6 +9,8 @@ export interface GroupConsumerSettings {
   maxWaitTimeInMs?: number;
   /** Delay between re-runs after a crash caused by Kafka; default 1 s doubling to 10 s. */
   rerunBackoff?: RerunBackoff;
+  /** kafkajs partition assigners; default kafkajs's round robin. */
+  partitionAssigners?: PartitionAssigner[];
 }
 
 export interface Subscription {
@@ -47,6 +49,7 @@ export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSetting
     heartbeatInterval: 3_000,
     maxWaitTimeInMs: settings.maxWaitTimeInMs ?? 100,
     allowAutoTopicCreation: false,
+    ...(settings.partitionAssigners && { partitionAssigners: settings.partitionAssigners }),
     // kafkajs's default consumer retries, and never its own restart: crash-watch.ts decides.
     retry: { retries: 5, restartOnFailure: async () => false },
   });

@@ -1,4 +1,4 @@
-export type { Admin, Kafka, Message, IHeaders } from 'kafkajs';
+export type { Admin, Kafka, Message, IHeaders, PartitionAssigner } from 'kafkajs';
 export { createKafka } from './kafka-client.ts';
 export type { KafkaClientOptions } from './kafka-client.ts';
 export { delayTopicName, ensureTopics, topicSpecs } from './topics.ts';
@@ -29,3 +29,5 @@ export { describeKafkaFailure } from './connection-failure.ts';
 export type { KafkaFailure, KafkaFailureCause } from './connection-failure.ts';
 export { kafkaJsSecurity } from './kafka-security.ts';
 export { OAuthTokenError, oidcTokenProvider, tokenFileProvider } from './oauth-token.ts';
+export { chooseOwner, SINGLE_OWNER_PROTOCOL, singleOwnerAssigner } from './single-owner-assigner.ts';
+export type { OwnerClaim } from './single-owner-assigner.ts';

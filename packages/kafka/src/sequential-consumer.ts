@@ -53,6 +53,7 @@ export class SequentialConsumer {
     });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
+    options.metrics?.watch(options.groupId, this.consumer);
   }
 
   get connected(): boolean {
@@ -101,13 +102,6 @@ export class SequentialConsumer {
           throw err;
         }
         resolveOffset(lastOffset);
-        this.options.metrics?.record(
-          this.options.groupId,
-          batch.topic,
-          batch.partition,
-          batch.highWatermark,
-          lastOffset,
-        );
         await heartbeat();
       }
       if (waitUntil !== undefined && !this.#intakeStopped) {

@@ -8,6 +8,8 @@ export interface OpsRoutes {
   registry: Registry;
   /** Named checks; `/readyz` answers 200 only when all pass, and lists them either way. */
   readiness: Record<string, ReadinessCheck>;
+  /** Serve `/metrics` on this server (default true; false where it lives on an admin port). */
+  metrics?: boolean;
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
@@ -39,7 +41,7 @@ export async function handleOpsRequest(routes: OpsRoutes, req: IncomingMessage, 
     send(res, ready ? 200 : 503, 'application/json', JSON.stringify({ ready, checks: results }));
     return true;
   }
-  if (path === '/metrics') {
+  if (path === '/metrics' && routes.metrics !== false) {
     send(res, 200, routes.registry.contentType, await routes.registry.metrics());
     return true;
   }

@@ -12,6 +12,7 @@ export interface AudienceSyncMetrics {
   snapshotsRejected: Counter<'code' | 'via'>;
   chunksIgnored: Counter<'reason'>;
   stateIndexBytes: Gauge;
+  active: Gauge;
 }
 
 export function createMetrics(registry: Registry): AudienceSyncMetrics {
@@ -56,6 +57,11 @@ export function createMetrics(registry: Registry): AudienceSyncMetrics {
     stateIndexBytes: new Gauge({
       name: 'sluice_audience_state_index_bytes',
       help: 'Bytes held by the in-memory membership indexes',
+      registers,
+    }),
+    active: new Gauge({
+      name: 'sluice_audience_active',
+      help: '1 on the instance that owns the snapshot partitions and consumes them, 0 on a standby',
       registers,
     }),
   };

@@ -5,6 +5,7 @@ import { createSnapshotApi } from './adapters/http-api.ts';
 import { createKafkaSinks } from './adapters/kafka-sinks.ts';
 import { SnapshotConsumer } from './adapters/snapshot-consumer.ts';
 import { rebuildState } from './adapters/state-rebuild.ts';
+import { OwnershipGuard, stateTopicEnds } from './adapters/ownership-guard.ts';
 import { DEFAULT_EMIT_BATCH_SIZE, type AudienceSyncOptions } from './config.ts';
 import { createMetrics } from './metrics.ts';
 import { createSnapshotReader } from './adapters/snapshot-reader.ts';
@@ -79,6 +80,8 @@ async function startParts(
     batchSize: options.emitBatchSize ?? DEFAULT_EMIT_BATCH_SIZE,
     now: options.now ?? Date.now,
   });
+  // Where the state topic ended before it was read: the owner checks nobody wrote past it (ownership-guard.ts).
+  const readUpTo = await stateTopicEnds(admin, config.kafka.topics.audienceState);
   await rebuildState({
     kafka,
     admin,
@@ -89,15 +92,34 @@ async function startParts(
   });
   metrics.stateIndexBytes.set(processor.indexBytes);
 
+  const lag = new ConsumerMetrics(ctx.registry, { admin, logger: ctx.logger });
+  opened.push(async () => lag.close());
+  const groupId = options.groupId ?? `${config.kafka.clientId}-audience-sync`;
+  const ownership = new OwnershipGuard({
+    admin,
+    readUpTo,
+    groupId,
+    logger: ctx.logger,
+    active: metrics.active,
+    topic: config.kafka.topics.audiences,
+    stateTopic: config.kafka.topics.audienceState,
+    committed: (): ReadonlyMap<number, number> => consumer.committedOffsets(),
+    startedAt: (options.now ?? Date.now)(),
+  });
   const consumer = new SnapshotConsumer({
     kafka,
-    groupId: options.groupId ?? `${config.kafka.clientId}-audience-sync`,
+    groupId,
     topic: config.kafka.topics.audiences,
     logger: ctx.logger,
-    metrics: new ConsumerMetrics(ctx.registry),
-    handle: (record, heartbeat) => processor.handle(record, heartbeat),
+    metrics: lag,
+    partitionAssigners: [ownership.assigner],
+    handle: async (record, heartbeat) => {
+      await ownership.ready();
+      return processor.handle(record, heartbeat);
+    },
     heldOffset: (partition) => processor.heldOffset(partition),
   });
+  ownership.watch(consumer.consumer);
   opened.push(() => consumer.close());
   await consumer.start();
 
@@ -113,14 +135,14 @@ async function startParts(
   ctx.config.watch();
   return {
     port: http.port,
-    fatal: consumer.fatal,
+    fatal: Promise.race([consumer.fatal, ownership.fatal]),
     close: () =>
       shutdownInOrder({
         logger: ctx.logger,
         stopIntake: () => http.close(),
         consumers: [consumer],
         producers: [producer],
-        others: [() => admin.disconnect(), () => ctx.config.close()],
+        others: [() => lag.close(), () => admin.disconnect(), () => ctx.config.close()],
       }),
   };
 }

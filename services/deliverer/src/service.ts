@@ -40,6 +40,8 @@ export interface DelivererOptions {
   webhookThread?: boolean;
   /** Time allowed at shutdown for in-flight deliveries; default 20 s. */
   drainTimeoutMs?: number;
+  /** Interval of the consumer lag reads (docs/reference/observability.md); default 10 s. */
+  lagIntervalMs?: number;
 }
 
 export interface DelivererService extends RunningService {
@@ -117,6 +119,11 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       });
       metrics.readInFlightFrom(() => delivery.inFlight());
       const topics = { events: initial.kafka.topics.events, redeliver: initial.kafka.topics.redeliver };
+      const lag = new ConsumerMetrics(ctx.registry, {
+        admin,
+        logger: ctx.logger,
+        ...(options.lagIntervalMs !== undefined && { intervalMs: options.lagIntervalMs }),
+      });
       const consumer = new ConcurrentConsumer({
         kafka,
         groupId: delivererGroupId(initial),
@@ -138,7 +145,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         }),
         maxInFlightPerPartition: initial.delivery.maxInFlightPerPartition,
         logger: ctx.logger,
-        metrics: new ConsumerMetrics(ctx.registry),
+        metrics: lag,
       });
       await consumer.start();
 
@@ -166,7 +173,13 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
                 ),
               },
             ],
-            others: [() => client.close(), () => admin.disconnect(), stopReloading, () => ctx.config.close()],
+            others: [
+              () => client.close(),
+              () => lag.close(),
+              () => admin.disconnect(),
+              stopReloading,
+              () => ctx.config.close(),
+            ],
             ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
           }),
       };

@@ -82,10 +82,11 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         keepAfter: () => now() - ctx.config.current.deliveryLog.retentionMs,
         route: (event) => routeEvent(event as EventEnvelope, ctx.config.current.destinations).map((d) => d.id),
       });
+      const lag = new ConsumerMetrics(ctx.registry, { admin, logger });
       const consumer = new ConcurrentConsumer({
         kafka,
         logger,
-        metrics: new ConsumerMetrics(ctx.registry),
+        metrics: lag,
         groupId: groupId(initial, instanceId),
         topics: [roles.events, roles.attempts, roles.deadLetter, roles.rejected],
         maxInFlightPerPartition: IN_FLIGHT_PER_PARTITION,
@@ -134,6 +135,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
             others: [
               () => pruner.stop(),
               () => replayer.close(),
+              () => lag.close(),
               () => admin.disconnect(),
               () => ctx.config.close(),
               ...(options.sql ? [] : [() => sql.close()]),

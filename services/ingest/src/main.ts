@@ -9,5 +9,5 @@ await runService({
   logger: ctx.logger,
   // Until the brokers accept the TLS/SASL settings: /readyz 503 and one log line naming the cause.
   waitFor: (signal) => awaitKafka(ctx, { port, signal }),
-  start: () => createIngest(ctx, { port }).start(),
+  start: () => createIngest(ctx, { port, adminPort: ctx.env.ports.ingestAdmin }).start(),
 });

@@ -17,8 +17,13 @@ import { INGEST_DEFAULTS } from './constants.ts';
 import { createIngestMetrics } from './metrics.ts';
 
 export interface IngestOptions {
-  /** Port of the tracking API and of /metrics, /healthz, /readyz (0 picks a free one). */
+  /** Port of the tracking API and of /healthz, /readyz, and /metrics unless `adminPort` is set (0: a free one). */
   port: number;
+  /**
+   * Port of /metrics, /healthz and /readyz apart from the public API (`INGEST_ADMIN_PORT`; 0 picks a
+   * free one). When set, the public port does not serve /metrics.
+   */
+  adminPort?: number;
   /** Host to bind. Default `0.0.0.0`. */
   host?: string;
   /** Codec for `sluice.events`. Default: JSON. */
@@ -34,6 +39,8 @@ export interface IngestOptions {
 
 export interface IngestService extends RunningService {
   port: number;
+  /** The admin port's bound port, when `adminPort` was given. */
+  adminPort?: number;
 }
 
 /**
@@ -78,10 +85,16 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
         lingerMs: () => ctx.config.current.ingest.lingerMs,
         onBatch: (n) => metrics.batchSize.observe(n),
       });
+      const ops = { registry: ctx.registry, readiness: { kafka: () => producer.connected, config: () => true } };
+      // Prometheus scrapes the admin port, which need not be reachable from where the calls come from.
+      const adminHttp =
+        options.adminPort === undefined
+          ? undefined
+          : await startHttpServer({ port: options.adminPort, ...(options.host && { host: options.host }), ops });
       const http = await startHttpServer({
         port: options.port,
         ...(options.host && { host: options.host }),
-        ops: { registry: ctx.registry, readiness: { kafka: () => producer.connected, config: () => true } },
+        ops: { ...ops, metrics: adminHttp === undefined },
         handler: createApiHandler({
           config: ctx.config,
           sender,
@@ -103,6 +116,7 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
       ctx.config.watch();
       return {
         port: http.port,
+        ...(adminHttp && { adminPort: adminHttp.port }),
         ...('died' in producer && { fatal: producer.died }),
         close: () =>
           shutdownInOrder({
@@ -113,7 +127,7 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
               await sender.drain();
             },
             producers: [producer],
-            others: [() => ctx.config.close()],
+            others: [async () => adminHttp?.close(), () => ctx.config.close()],
           }),
       };
     },

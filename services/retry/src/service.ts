@@ -26,6 +26,8 @@ export interface RetryOptions {
   now?: () => number;
   /** Injected for tests; default `Math.random`. */
   random?: () => number;
+  /** Interval of the consumer lag and tier backlog reads; default 10 s. */
+  lagIntervalMs?: number;
 }
 
 export interface RetryService extends RunningService {
@@ -59,7 +61,15 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       await ensureTopics(admin, topicSpecs(initial));
 
       const metrics = new RetryMetrics(ctx.registry);
-      const consumerMetrics = new ConsumerMetrics(ctx.registry);
+      // The intake's lag means the retry service falls behind; a delay tier's backlog is records
+      // waiting on purpose until due (sluice_retry_backlog), so the lag alert never sees it.
+      const lagSettings = {
+        admin,
+        logger,
+        ...(options.lagIntervalMs !== undefined && { intervalMs: options.lagIntervalMs }),
+      };
+      const intakeLag = new ConsumerMetrics(ctx.registry, lagSettings);
+      const tierBacklog = new ConsumerMetrics(ctx.registry, { ...lagSettings, metric: 'sluice_retry_backlog' });
       const producer = new SafeProducer(kafka);
       await producer.connect();
       // Forwards and dead letters leave in batches; one Kafka does not take is tried again until
@@ -78,7 +88,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       const intake = new ConcurrentConsumer({
         kafka,
         logger,
-        metrics: consumerMetrics,
+        metrics: intakeLag,
         groupId: intakeGroupId(initial),
         topics: [initial.kafka.topics.retry],
         maxInFlightPerPartition: INTAKE_IN_FLIGHT_PER_PARTITION,
@@ -91,7 +101,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       const finalTier = new ConcurrentConsumer({
         kafka,
         logger,
-        metrics: consumerMetrics,
+        metrics: tierBacklog,
         groupId: tierGroupId(initial, finalTierMs),
         topics: [tierTopic(finalTierMs)],
         maxInFlightPerPartition: FINAL_TIER_MAX_HELD_PER_PARTITION,
@@ -117,7 +127,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
           new SequentialConsumer({
             kafka,
             logger,
-            metrics: consumerMetrics,
+            metrics: tierBacklog,
             now,
             maxWaitTimeInMs: 50,
             groupId: tierGroupId(initial, tierMs),
@@ -149,7 +159,12 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
             stopIntake: () => http.close(),
             consumers: [intake, finalTierDrainable, ...tiers],
             producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
-            others: [() => admin.disconnect(), () => ctx.config.close()],
+            others: [
+              () => intakeLag.close(),
+              () => tierBacklog.close(),
+              () => admin.disconnect(),
+              () => ctx.config.close(),
+            ],
           }),
       };
     },

@@ -4,6 +4,7 @@ import { REJECT_HEADERS, RETRY_HEADERS, retryStateFromHeaders } from '@sluice/en
 import { SafeProducer, type Kafka } from '@sluice/kafka';
 import { sleep, testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
 import { createRetry, type RetryService } from '@sluice/retry';
+import { intakeGroupId, tierGroupId } from '../src/config.ts';
 import { createTopics, retryMessage, retryState, testKafka, watchTopic } from './helpers.ts';
 
 const shrunk = { retry: { window: '8s', schedule: ['1s', '2s', '4s'], tiers: ['1s', '2s', '4s'] } };
@@ -23,7 +24,7 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
     await createTopics(kafka, config);
     producer = new SafeProducer(kafka);
     await producer.connect();
-    service = await createRetry(testServiceContext('retry', config), { port: 0 }).start();
+    service = await createRetry(testServiceContext('retry', config), { port: 0, lagIntervalMs: 500 }).start();
     [redeliver, dead, rejected] = await Promise.all([
       watchTopic(kafka, topics.redeliver),
       watchTopic(kafka, topics.deadLetter),
@@ -135,5 +136,25 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
     assert.match(text, /sluice_retry_early_total\{[^}]*\} 0\n/);
     assert.match(text, /sluice_retry_dead_letters_total\{reason="window_exhausted"[^}]*\} 1\n/);
     await sleep(0);
+  });
+
+  it("reports the intake's lag as sluice_consumer_lag and the delay tiers' as sluice_retry_backlog", async () => {
+    const groupsOf = (text: string, metric: string) =>
+      [...new Set([...text.matchAll(new RegExp(`^${metric}\\{[^}]*group="([^"]+)"`, 'gm'))].map((m) => m[1]!))].sort();
+    const tiers = [1_000, 2_000, 4_000].map((ms) => tierGroupId(config, ms)).sort();
+    let text = '';
+    await waitUntil(
+      async () => {
+        text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+        return (
+          groupsOf(text, 'sluice_retry_backlog').length === tiers.length &&
+          groupsOf(text, 'sluice_consumer_lag').length === 1
+        );
+      },
+      10_000,
+      'lag and backlog of every group',
+    );
+    assert.deepEqual(groupsOf(text, 'sluice_consumer_lag'), [intakeGroupId(config)]);
+    assert.deepEqual(groupsOf(text, 'sluice_retry_backlog'), tiers);
   });
 });

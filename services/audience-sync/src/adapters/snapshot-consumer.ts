@@ -4,6 +4,7 @@ import {
   type Kafka,
   createGroupConsumer,
   type GroupConsumer,
+  type PartitionAssigner,
 } from '@sluice/kafka';
 import type { Consumer } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
@@ -15,6 +16,8 @@ export interface SnapshotConsumerOptions {
   topic: string;
   logger: Logger;
   metrics?: ConsumerMetrics;
+  /** Partition assigners of the group (audience-sync: one owner, see single-owner.ts). */
+  partitionAssigners?: PartitionAssigner[];
   handle: (record: SnapshotRecord, heartbeat: () => Promise<void>) => Promise<void>;
   /** First offset of the earliest unfinished sync on the partition, if any: commits never pass it. */
   heldOffset: (partition: number) => number | undefined;
@@ -41,9 +44,11 @@ export class SnapshotConsumer implements Drainable {
       groupId: options.groupId,
       logger: options.logger,
       maxWaitTimeInMs: 100,
+      ...(options.partitionAssigners && { partitionAssigners: options.partitionAssigners }),
     });
     this.consumer = this.#group.consumer;
     this.fatal = this.#group.fatal;
+    options.metrics?.watch(options.groupId, this.consumer);
     // A commit counts once Kafka confirmed it: kafkajs returns without committing while not running.
     this.#group.onCommitted((topic, partition, offset) => {
       if (topic === options.topic && offset > (this.#committed.get(partition) ?? -1))
@@ -53,6 +58,11 @@ export class SnapshotConsumer implements Drainable {
 
   get connected(): boolean {
     return this.#group.connected;
+  }
+
+  /** Offsets of the snapshot topic this consumer's commits reached (Kafka confirmed), per partition. */
+  committedOffsets(): ReadonlyMap<number, number> {
+    return this.#committed;
   }
 
   async start(): Promise<void> {
@@ -72,7 +82,6 @@ export class SnapshotConsumer implements Drainable {
                 { topic, partition, offset, key: message.key, value: message.value },
                 heartbeat,
               );
-              this.options.metrics?.record(this.options.groupId, topic, partition, batch.highWatermark, message.offset);
               const next = Math.min(this.options.heldOffset(partition) ?? offset + 1, offset + 1);
               if (next > (this.#committed.get(partition) ?? -1)) {
                 await this.consumer.commitOffsets([{ topic, partition, offset: String(next) }]);

@@ -1,0 +1,71 @@
+// The one active audience-sync instance rides out a broker outage: its consumer crashes, runs again,
+// finds the group's commits still its own, and goes on consuming without a restart.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { startLocalKafka } from '@sluice/local-kafka';
+import { testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
+import { ROUTES } from '../src/constants.ts';
+import { createAudienceSync } from '../src/index.ts';
+import { ADMIN_TOKEN, postChunk } from './helpers.ts';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+});
+
+async function metric(port: number, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
+    (sum, m) => sum + Number(m[1]),
+    0,
+  );
+}
+
+const audience = (syncId: string, members: string[]) => ({
+  sourceId: 'web',
+  audience: 'VIP',
+  syncId,
+  members,
+  final: true,
+});
+
+test('after a broker outage the owner consumes again without restarting', { timeout: 240_000 }, async () => {
+  const broker = await startLocalKafka({ log: () => undefined });
+  cleanups.push(() => broker.dispose());
+  const config = testConfig({ sources: [{ id: 'web', writeKeys: ['wk'] }], ingest: { adminToken: ADMIN_TOKEN } });
+  const ctx = testServiceContext('audience-sync', config);
+  ctx.brokers = [broker.brokers];
+  const service = await createAudienceSync(ctx, { port: 0 }).start();
+  cleanups.push(() => service.close());
+  let fatal: Error | undefined;
+  void service.fatal.then((err) => (fatal = err));
+
+  assert.equal((await postChunk(service.port, ROUTES.audiences, audience('s1', ['u1']))).status, 202);
+  await waitUntil(
+    async () => (await metric(service.port, 'sluice_audience_syncs_completed_total')) === 1,
+    20_000,
+    's1',
+  );
+
+  await broker.stop();
+  await waitUntil(
+    async () => (await metric(service.port, 'sluice_audience_active')) === 0,
+    90_000,
+    'the consumer out of the group',
+  );
+  await broker.restart();
+  await waitUntil(async () => (await metric(service.port, 'sluice_audience_active')) === 1, 90_000, 'the owner again');
+  assert.equal(fatal, undefined, 'no restart');
+
+  await waitUntil(
+    async () => (await postChunk(service.port, ROUTES.audiences, audience('s2', ['u2']))).status === 202,
+    30_000,
+    's2 accepted',
+  );
+  await waitUntil(
+    async () => (await metric(service.port, 'sluice_audience_syncs_completed_total')) === 2,
+    30_000,
+    's2',
+  );
+  assert.equal(fatal, undefined);
+});

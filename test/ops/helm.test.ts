@@ -1,0 +1,214 @@
+// deploy/helm/sluice: `helm lint`, `helm template` validated against the Kubernetes schemas
+// (kubernetes-validate --strict), and what the rendered resources must hold. helm and
+// kubernetes-validate come from PATH or are installed once into the cache dir (ops-tools.ts).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, test } from 'node:test';
+import { parse, parseAllDocuments } from 'yaml';
+import { parseConfig } from '@sluice/config';
+import { serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
+import { ROOT } from './code-facts.ts';
+import { ensureHelm, ensureKubernetesValidate } from './ops-tools.ts';
+
+const CHART = join(ROOT, 'deploy/helm/sluice');
+const KUBE_VERSION = '1.31.0';
+const SERVICES: ServiceName[] = ['ingest', 'deliverer', 'retry', 'audience-sync', 'delivery-log'];
+const ALL_OPTIONS = [
+  'metrics.serviceMonitor.enabled=true',
+  'metrics.prometheusRule.enabled=true',
+  'autoscaling.deliverer.keda.enabled=true',
+  'kafka.ssl.caFile=/etc/sluice/kafka-tls/ca.crt',
+  'kafka.tls.secretName=kafka-cluster-ca',
+  'kafka.sasl.mechanism=scram-sha-512',
+  'kafka.sasl.username=sluice',
+  'kafka.saslSecret.name=kafka-user-sluice',
+];
+
+type Resource = {
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: any;
+  data?: Record<string, string>;
+};
+let helm: string;
+let validator: string;
+const scratch = mkdtempSync(join(tmpdir(), 'sluice-helm-'));
+
+function run(cmd: string, args: string[]) {
+  const result = spawnSync(cmd, args, { cwd: CHART, encoding: 'utf8' });
+  return { status: result.status, out: `${result.stdout}`, err: `${result.stderr}` };
+}
+
+function render(sets: string[] = []): { text: string; resources: Resource[] } {
+  const result = run(helm, [
+    'template',
+    'sluice',
+    '.',
+    '--kube-version',
+    KUBE_VERSION,
+    ...sets.flatMap((s) => ['--set', s]),
+  ]);
+  assert.equal(result.status, 0, result.err);
+  const resources = parseAllDocuments(result.out)
+    .map((d) => d.toJS() as Resource)
+    .filter(Boolean);
+  return { text: result.out, resources };
+}
+
+/** kubernetes-validate --strict on a rendering; returns its warnings. */
+function validate(text: string, name: string): string[] {
+  const file = join(scratch, `${name}.yaml`);
+  writeFileSync(file, text);
+  const result = spawnSync(validator, ['--strict', '--quiet', '-k', KUBE_VERSION, file], { encoding: 'utf8' });
+  assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+  return `${result.stdout}${result.stderr}`.split('\n').filter((l) => l.startsWith('WARN'));
+}
+
+const deployment = (resources: Resource[], name: string) =>
+  resources.find((r) => r.kind === 'Deployment' && r.metadata.name === `sluice-${name}`)!;
+const container = (resources: Resource[], name: string) => deployment(resources, name).spec.template.spec.containers[0];
+
+before(() => {
+  helm = ensureHelm();
+  validator = ensureKubernetesValidate();
+});
+
+test('the chart: appVersion is the project version, and its alert rules are deploy/prometheus/alerts.yml', () => {
+  const chart = parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { appVersion: string };
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  assert.equal(chart.appVersion, pkg.version);
+  assert.equal(
+    readFileSync(join(CHART, 'files/alerts.yml'), 'utf8'),
+    readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8'),
+  );
+});
+
+test('helm lint passes, default and with every option on', () => {
+  for (const sets of [[], ALL_OPTIONS]) {
+    const result = run(helm, ['lint', '--strict', '.', ...sets.flatMap((s) => ['--set', s])]);
+    assert.equal(result.status, 0, `${result.out}${result.err}`);
+  }
+});
+
+test('helm template validates strictly against the Kubernetes schemas; only the CRD kinds have no schema', () => {
+  assert.deepEqual(validate(render().text, 'default'), []);
+  const warnings = validate(render(ALL_OPTIONS).text, 'all-options');
+  const unknownKinds = warnings.map((w) => /kind (\w+)/.exec(w)?.[1]).sort();
+  assert.deepEqual(unknownKinds, ['PrometheusRule', 'ScaledObject', 'ServiceMonitor']);
+});
+
+test('each Deployment gets only its own secrets, and its config file validates with them', () => {
+  const { resources } = render();
+  const configFile = parse(resources.find((r) => r.kind === 'ConfigMap')!.data!['sluice.yaml']!);
+  const own: Record<ServiceName, string[]> = {
+    ingest: ['SLUICE_ADMIN_TOKEN', 'SLUICE_DEMO_WRITE_KEY'],
+    deliverer: ['SLUICE_DEMO_SHARED_SECRET'],
+    retry: [],
+    'audience-sync': ['SLUICE_ADMIN_TOKEN'],
+    'delivery-log': ['SLUICE_DELIVERY_LOG_TOKEN'],
+  };
+  for (const name of SERVICES) {
+    const env: { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }[] =
+      container(resources, name).env;
+    const fromSecrets = env.filter((e) => e.valueFrom?.secretKeyRef);
+    assert.deepEqual(fromSecrets.map((e) => e.name).sort(), own[name], `${name} reads only its own secrets`);
+    for (const e of fromSecrets)
+      assert.equal(e.valueFrom!.secretKeyRef.name, `sluice-${name}`, `${name}: ${e.name} from its own Secret`);
+    // The process environment: real values for its own secrets, the chart's placeholders for the others'.
+    const processEnv = Object.fromEntries(env.map((e) => [e.name, e.value ?? `secret-of-${name}-${e.name}`]));
+    const config = parseConfig(configFile, processEnv);
+    if (name === 'ingest') assert.equal(config.sources[0]!.writeKeys[0], `secret-of-ingest-SLUICE_DEMO_WRITE_KEY`);
+    for (const e of env.filter((x) => x.value?.startsWith('whsec_'))) {
+      assert.ok(!own[name].includes(e.name), `${name}: placeholder only for another service's ${e.name}`);
+    }
+  }
+});
+
+test('Deployments: the command, ports, probes and image of each service; audience-sync runs one pod, Recreate', () => {
+  const { resources } = render();
+  const chart = parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { appVersion: string };
+  for (const name of SERVICES) {
+    const c = container(resources, name);
+    assert.deepEqual(c.command, ['node', ...serviceNodeArgs(name)]);
+    assert.equal(c.image.split(':').pop(), chart.appVersion);
+    assert.equal(c.readinessProbe.httpGet.path, '/readyz');
+    assert.equal(c.livenessProbe.httpGet.path, '/healthz');
+    assert.equal(deployment(resources, name).spec.template.metadata.labels['app.kubernetes.io/part-of'], 'sluice');
+    for (const kind of ['Service', 'PodDisruptionBudget', 'NetworkPolicy']) {
+      assert.ok(
+        resources.some((r) => r.kind === kind && r.metadata.name === `sluice-${name}`),
+        `${kind} sluice-${name}`,
+      );
+    }
+  }
+  const ingestPorts = container(resources, 'ingest').ports.map((p: { name: string }) => p.name);
+  assert.deepEqual(ingestPorts, ['http', 'admin']);
+  assert.ok(
+    container(resources, 'ingest').env.some(
+      (e: { name: string; value: string }) => e.name === 'INGEST_ADMIN_PORT' && e.value === '9464',
+    ),
+  );
+  const audience = deployment(resources, 'audience-sync');
+  assert.equal(audience.spec.replicas, 1);
+  assert.equal(audience.spec.strategy.type, 'Recreate');
+});
+
+test('the deliverer scales to at most one replica per partition: HPA or KEDA, and more is refused', () => {
+  const partitions = 12;
+  const hpa = render().resources.find(
+    (r) => r.kind === 'HorizontalPodAutoscaler' && r.metadata.name === 'sluice-deliverer',
+  )!;
+  assert.equal(hpa.spec.maxReplicas, partitions);
+  const keda = render(['autoscaling.deliverer.keda.enabled=true']).resources;
+  const scaled = keda.find((r) => r.kind === 'ScaledObject')!;
+  assert.equal(scaled.spec.maxReplicaCount, partitions);
+  assert.equal(scaled.spec.triggers[0].metadata.consumerGroup, 'sluice.deliverer');
+  assert.ok(!keda.some((r) => r.kind === 'HorizontalPodAutoscaler' && r.metadata.name === 'sluice-deliverer'));
+  const refused = run(helm, [
+    'template',
+    'sluice',
+    '.',
+    '--kube-version',
+    KUBE_VERSION,
+    '--set',
+    'autoscaling.deliverer.maxReplicas=24',
+  ]);
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.err, /maxReplicas \(24\) is above config.kafka.partitions \(12\)/);
+});
+
+test('Kafka security settings reach the config file; the SASL secret and the TLS files reach every pod', () => {
+  const { resources } = render(ALL_OPTIONS);
+  const kafka = parse(resources.find((r) => r.kind === 'ConfigMap')!.data!['sluice.yaml']!).kafka;
+  assert.deepEqual(kafka.ssl, { caFile: '/etc/sluice/kafka-tls/ca.crt' });
+  assert.deepEqual(kafka.sasl, {
+    mechanism: 'scram-sha-512',
+    username: 'sluice',
+    password: { env: 'SLUICE_KAFKA_SASL_SECRET' },
+  });
+  for (const name of SERVICES) {
+    const c = container(resources, name);
+    const sasl = c.env.find((e: { name: string }) => e.name === 'SLUICE_KAFKA_SASL_SECRET');
+    assert.deepEqual(sasl?.valueFrom?.secretKeyRef, { name: 'kafka-user-sluice', key: 'password' }, name);
+    assert.ok(
+      c.volumeMounts.some((m: { mountPath: string }) => m.mountPath === '/etc/sluice/kafka-tls'),
+      name,
+    );
+  }
+});
+
+test('ServiceMonitor labels targets for the alerts; PrometheusRule holds the alert rules', () => {
+  const { resources } = render(ALL_OPTIONS);
+  const monitor = resources.find((r) => r.kind === 'ServiceMonitor')!;
+  assert.ok(monitor.spec.targetLabels.includes('app.kubernetes.io/part-of'));
+  for (const name of SERVICES) {
+    const service = resources.find((r) => r.kind === 'Service' && r.metadata.name === `sluice-${name}`)!;
+    assert.equal(service.metadata.labels?.['app.kubernetes.io/part-of'], 'sluice');
+  }
+  const rule = resources.find((r) => r.kind === 'PrometheusRule')!;
+  const alerts = parse(readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8'));
+  assert.deepEqual(rule.spec, alerts);
+});
