@@ -9,8 +9,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, it } from 'node:test';
 import { startLocalKafka } from '@sluice/local-kafka';
-import { uniqueName, waitUntil } from '@sluice/testkit';
-import { writeConfigFile } from '../support/service-process.ts';
+import { waitUntil } from '@sluice/testkit';
+import { writeUniqueConfig } from '../ops/fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-parent-death-'));
 const pids: number[] = [];
@@ -29,30 +29,7 @@ function alive(pid: number): boolean {
 }
 
 async function killParentAndWatch(brokers: string, beforeKill: () => Promise<void> = async () => {}): Promise<void> {
-  const prefix = uniqueName('orphan');
-  const topicNames = [
-    'events',
-    'rejected',
-    'retry',
-    'redeliver',
-    'deadLetter',
-    'attempts',
-    'audiences',
-    'audienceState',
-  ];
-  const config = writeConfigFile(join(dir, 'sluice.yaml'), {
-    sources: [{ id: 'src', writeKeys: ['wk'] }],
-    destinations: [
-      { id: 'dst', type: 'webhooks', sourceIds: ['src'], settings: { webhookUrl: 'http://127.0.0.1:9/hook' } },
-    ],
-    kafka: {
-      clientId: prefix,
-      partitions: 1,
-      replicationFactor: 1,
-      topics: Object.fromEntries(topicNames.map((t) => [t, `${prefix}.${t}`])),
-    },
-    retry: { tiers: ['1s', '2s'] },
-  });
+  const { path: config } = writeUniqueConfig(dir, { retry: { tiers: ['1s', '2s'] } });
   const fixture = fileURLToPath(new URL('./fixtures/service-parent.ts', import.meta.url));
   const parent = spawn(process.execPath, [...process.execArgv, fixture, config], {
     env: { ...process.env, KAFKA_BROKERS: brokers },
