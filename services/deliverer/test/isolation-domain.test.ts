@@ -222,6 +222,23 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     cap.close();
   });
 
+  it('stalled by the clock once others moved on, even when they stopped since (their slots held by its waiters)', async () => {
+    let now = 0;
+    const progress = fresh();
+    const cap = new DestinationCap(256, 40, progress, () => now);
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
+    const waiting = cap.acquire();
+    neighbourFinished(progress, 10);
+    now = 30;
+    cap.judge(5);
+    assert.equal(cap.stalled, false, 'not yet stallMs since it got busy');
+    now = 50;
+    cap.judge(5);
+    assert.equal(cap.stalled, true, 'nothing of its own finished for stallMs, others did meanwhile');
+    assert.equal(await waiting, false);
+    cap.close();
+  });
+
   it('a process slow as a whole stalls nobody: without progress elsewhere, a quiet destination keeps waiting', () => {
     let now = 0;
     const cap = new DestinationCap(256, 40, fresh(), () => now);

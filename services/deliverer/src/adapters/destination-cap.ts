@@ -28,11 +28,12 @@ export const STALL_EVIDENCE = 16;
  * - *Moving*: one of its requests finished (answered or failed, not timed out) within `stallMs`. A
  *   moving destination may have the whole cap in flight; one that is not may have
  *   `UNPROVEN_IN_FLIGHT` (an idle destination proves itself with its first answers, in ms).
- * - *Stalled*: it has requests in flight, and requests of other destinations kept finishing (not
- *   timing out) for `stallMs` after its own last did (or after it got busy), at least
- *   `STALL_EVIDENCE` of them. Judged against the
- *   rest of the process, not the wall clock, so a process slow as a whole (CPU starved, a long GC)
- *   stalls nobody.
+ * - *Stalled*: it has requests in flight, none of them finished for `stallMs` since it last moved
+ *   (or got busy), and requests of other destinations did finish (not timing out) since then, at
+ *   least `STALL_EVIDENCE` of them. The evidence keeps a process slow as a whole (CPU starved, a
+ *   long GC) from stalling anybody; the time is the wall clock's, because the others may have
+ *   stopped finishing precisely because their partition slots are held by events waiting for this
+ *   destination.
  * Past its allowance an event waits for a slot only while the destination is not stalled, and — if
  * the destination is slow, its requests taking `SLOW_FACTOR` times as long as the fastest
  * destination's — only if its expected wait (its place in the queue × the destination's average
@@ -92,7 +93,10 @@ export class DestinationCap {
    * than that has its queue bounded. A stalled destination's waiters give up.
    */
   judge(fastestMs: number | undefined): void {
-    const behind = this.#progress.finishedAt - Math.max(this.#finishedAt, this.#busySince);
+    // Wall time since it last moved, provided the rest of the process has moved since (the
+    // evidence): the others may well have stopped since, their partition slots taken by events
+    // waiting for this destination, so how long ago they last finished is no measure.
+    const behind = this.#now() - Math.max(this.#finishedAt, this.#busySince);
     const evidence = this.#progress.finished - this.#finishedMark;
     this.#stalled = this.#active > 0 && behind >= this.#stallMs && evidence >= STALL_EVIDENCE;
     const latency = this.#latencyMs;
