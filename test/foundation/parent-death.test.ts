@@ -8,25 +8,16 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, it } from 'node:test';
-import { startLocalKafka } from '@sluice/local-kafka';
+import { processExists, startLocalKafka } from '@sluice/local-kafka';
 import { waitUntil } from '@sluice/testkit';
 import { writeUniqueConfig } from '../ops/fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-parent-death-'));
 const pids: number[] = [];
 after(() => {
-  for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  for (const pid of pids) if (processExists(pid)) process.kill(pid, 'SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function killParentAndWatch(brokers: string, beforeKill: () => Promise<void> = async () => {}): Promise<void> {
   const { path: config } = writeUniqueConfig(dir, { retry: { tiers: ['1s', '2s'] } });
@@ -43,14 +34,14 @@ async function killParentAndWatch(brokers: string, beforeKill: () => Promise<voi
   pids.push(...services.map((s) => s.pid));
   assert.equal(services.length, 4);
   assert.ok(
-    services.every((s) => alive(s.pid)),
+    services.every((s) => processExists(s.pid)),
     'all running before the kill',
   );
   await beforeKill();
 
   const killedAt = Date.now();
   parent.kill('SIGKILL');
-  await waitUntil(() => services.every((s) => !alive(s.pid)), 10_000, 'services gone after their parent');
+  await waitUntil(() => services.every((s) => !processExists(s.pid)), 10_000, 'services gone after their parent');
   const tookMs = Date.now() - killedAt;
   assert.ok(tookMs < 8_000, `gone within 8 s (took ${tookMs} ms)`);
 }

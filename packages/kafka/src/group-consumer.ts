@@ -1,14 +1,12 @@
 import type { Consumer, ConsumerRunConfig, Kafka, PartitionAssigner } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
-import { crashVerdict, DEFAULT_RERUN_BACKOFF, rerunDelayMs, type RerunBackoff } from './crash-watch.ts';
+import { crashVerdict, DEFAULT_RERUN_BACKOFF, rerunDelayMs } from './crash-watch.ts';
 
 export interface GroupConsumerSettings {
   groupId: string;
   logger: Logger;
   /** How long a fetch waits for data; lower = lower latency, more requests. Default 100 ms. */
   maxWaitTimeInMs?: number;
-  /** Delay between re-runs after a crash caused by Kafka; default 1 s doubling to 10 s. */
-  rerunBackoff?: RerunBackoff;
   /** kafkajs partition assigners; default kafkajs's round robin. */
   partitionAssigners?: PartitionAssigner[];
 }
@@ -30,8 +28,6 @@ export interface GroupConsumer {
   reportFatal(err: Error): void;
   /** Joined to its group and consuming, for `/readyz` (false while waiting to run again). */
   readonly connected: boolean;
-  /** Times the consumer was run again after a crash. */
-  readonly reruns: number;
   /** Connects, subscribes and runs; after a crash caused by Kafka, does the same again. */
   run(subscription: Subscription, config: ConsumerRunConfig): Promise<void>;
   /** Called for every offset Kafka confirmed (a commit call can return without committing). */
@@ -42,7 +38,6 @@ export interface GroupConsumer {
 
 export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSettings): GroupConsumer {
   const { groupId, logger } = settings;
-  const backoff = settings.rerunBackoff ?? DEFAULT_RERUN_BACKOFF;
   const consumer = kafka.consumer({
     groupId,
     sessionTimeout: 30_000,
@@ -67,7 +62,7 @@ export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSetting
   const scheduleRerun = (cause: Error) => {
     if (closing || handlerFailed || rerunTimer || !runArgs) return;
     failedAttempts += 1;
-    const delayMs = rerunDelayMs(failedAttempts, backoff);
+    const delayMs = rerunDelayMs(failedAttempts, DEFAULT_RERUN_BACKOFF);
     logger.warn(
       { err: cause, groupId, delayMs, attempt: failedAttempts },
       'consumer stopped by a Kafka error; running it again',
@@ -123,9 +118,6 @@ export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSetting
     },
     get connected() {
       return joined;
-    },
-    get reruns() {
-      return reruns;
     },
     run: async (subscription, config) => {
       runArgs = [subscription, config];
