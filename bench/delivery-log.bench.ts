@@ -24,6 +24,7 @@ import { createLogger } from '@sluice/logging';
 import { createMetricsRegistry } from '@sluice/service-kit';
 import { createDeliveryLog, LogStore, migrate, openDatabase, type Sql } from '@sluice/delivery-log';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
+import { prefixedTopics } from '@sluice/testkit';
 
 const EVENTS = Number(process.env.BENCH_RECORDS ?? 100_000) / 2;
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
@@ -91,11 +92,7 @@ async function ingestion(): Promise<{ recordsPerSecond: number; records: number;
       clientId: run,
       partitions: PARTITIONS,
       replicationFactor: 1,
-      topics: Object.fromEntries(
-        ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState']
-          .map((t) => [t, `${run}.${t}`])
-          .concat([['delayPrefix', `${run}.delay.`]]),
-      ),
+      topics: prefixedTopics(run),
     },
   });
   const kafka = createKafka({ brokers, clientId: run, logger, security: benchKafkaSecurity().security });

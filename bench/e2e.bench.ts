@@ -17,6 +17,7 @@ import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
 import { startProcessCpuWindow } from './lib/cpu-window.ts';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../test/support/service-process.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
+import { prefixedTopics } from '@sluice/testkit';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
@@ -94,19 +95,7 @@ async function main() {
       clientId: prefix,
       partitions: PARTITIONS,
       replicationFactor: 1,
-      topics: Object.fromEntries(
-        [
-          'events',
-          'rejected',
-          'retry',
-          'redeliver',
-          'deadLetter',
-          'attempts',
-          'audiences',
-          'audienceState',
-          'delayPrefix',
-        ].map((t) => [t, t === 'delayPrefix' ? `${prefix}.delay.` : `${prefix}.${t}`]),
-      ),
+      topics: prefixedTopics(prefix),
     },
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
   });

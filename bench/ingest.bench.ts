@@ -26,6 +26,7 @@ import { percentile, runHttpLoad } from './lib/ingest-load.ts';
 import { benchBatch } from './lib/ingest-payload.ts';
 import { ingestRecords, rawCeiling } from './lib/ingest-raw.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
+import { prefixedTopics } from '@sluice/testkit';
 
 // The raw ceiling runs in this process: give it the V8 flags ingest runs with (SERVICE_NODE_FLAGS).
 rerunWithNodeFlags(SERVICE_NODE_FLAGS.ingest);
@@ -59,17 +60,7 @@ async function main() {
       clientId: prefix,
       partitions: PARTITIONS,
       replicationFactor: 1,
-      topics: {
-        events: `${prefix}.events`,
-        rejected: `${prefix}.rejected`,
-        retry: `${prefix}.retry`,
-        redeliver: `${prefix}.redeliver`,
-        deadLetter: `${prefix}.dead-letter`,
-        attempts: `${prefix}.attempts`,
-        audiences: `${prefix}.audiences`,
-        audienceState: `${prefix}.audience-state`,
-        delayPrefix: `${prefix}.delay.`,
-      },
+      topics: prefixedTopics(prefix),
     },
     retry: { tiers: ['10s'] },
   };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { serviceNodeArgs } from '@sluice/service-kit';
-import { uniqueName } from '@sluice/testkit';
+import { prefixedTopics, uniqueName } from '@sluice/testkit';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../support/service-process.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,12 +23,7 @@ const goodConfig = writeConfigFile(join(dir, 'good.yaml'), {
     clientId: prefix,
     partitions: 1,
     replicationFactor: 1,
-    topics: Object.fromEntries(
-      ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((t) => [
-        t,
-        `${prefix}.${t}`,
-      ]),
-    ),
+    topics: prefixedTopics(prefix),
   },
   retry: { tiers: ['1s', '2s'] },
 });

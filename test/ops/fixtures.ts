@@ -1,17 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { uniqueName } from '@sluice/testkit';
-
-const TOPIC_KEYS = [
-  'events',
-  'rejected',
-  'retry',
-  'redeliver',
-  'deadLetter',
-  'attempts',
-  'audiences',
-  'audienceState',
-] as const;
+import { prefixedTopics, uniqueName } from '@sluice/testkit';
 
 /**
  * A config file (as a user writes it) on fresh topic names, so tests sharing one broker never
@@ -22,10 +11,7 @@ export function writeUniqueConfig(
   raw: Record<string, unknown> = {},
 ): { path: string; prefix: string; raw: Record<string, unknown> } {
   const prefix = uniqueName('ops');
-  const topics = {
-    ...Object.fromEntries(TOPIC_KEYS.map((k) => [k, `${prefix}.${k}`])),
-    delayPrefix: `${prefix}.delay.`,
-  };
+  const topics = prefixedTopics(prefix);
   const config = {
     sources: [{ id: 'demo', name: 'Demo source', writeKeys: [`wk-${prefix}`] }],
     ...raw,

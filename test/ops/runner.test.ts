@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
-import { startReceiver, testBrokers, uniqueName, waitUntil } from '@sluice/testkit';
+import { prefixedTopics, startReceiver, testBrokers, uniqueName, waitUntil } from '@sluice/testkit';
 import { freePorts } from './free-ports.ts';
 import { descendants, isAlive } from './process-tree.ts';
 
@@ -20,12 +20,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 function writeConfig(webhookUrl: string): { path: string; writeKey: string } {
   const prefix = uniqueName('runner');
   const writeKey = `wk-${prefix}`;
-  const topics = Object.fromEntries(
-    ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((k) => [
-      k,
-      `${prefix}.${k}`,
-    ]),
-  );
+  const topics = prefixedTopics(prefix);
   const config = {
     sources: [{ id: 'demo', name: 'Demo source', writeKeys: [writeKey] }],
     destinations: [
@@ -40,7 +35,7 @@ function writeConfig(webhookUrl: string): { path: string; writeKey: string } {
       clientId: prefix,
       partitions: 2,
       replicationFactor: 1,
-      topics: { ...topics, delayPrefix: `${prefix}.delay.` },
+      topics,
     },
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
   };

@@ -6,7 +6,7 @@ import { RETRY_HEADERS } from '@sluice/envelope';
 import type { KafkaSecurity } from '@sluice/config';
 import { createKafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { readTopic, startReceiver, uniqueName, type Behaviour, type Receiver } from '@sluice/testkit';
+import { type Behaviour, prefixedTopics, readTopic, type Receiver, startReceiver, uniqueName } from '@sluice/testkit';
 import { Ledger, ledgerProperties } from './ledger.ts';
 import { ServiceProcess, writeConfigFile, type ServiceName } from './service-process.ts';
 
@@ -60,12 +60,7 @@ export class Pipeline {
   static async start(options: PipelineOptions): Promise<Pipeline> {
     const prefix = uniqueName('pipe');
     const receivers = await Promise.all(options.endpoints.map(() => startReceiver()));
-    const topics = Object.fromEntries(
-      ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((t) => [
-        t,
-        `${prefix}.${t}`,
-      ]),
-    );
+    const topics: Record<string, string> = prefixedTopics(prefix);
     const extra = options.config ?? {};
     const raw: Record<string, unknown> = {
       ...extra,
@@ -83,7 +78,7 @@ export class Pipeline {
         clientId: prefix,
         partitions: options.partitions ?? 4,
         replicationFactor: 1,
-        topics: { ...topics, delayPrefix: `${prefix}.delay.` },
+        topics,
       },
       delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, ...((extra.delivery as object) ?? {}) },
       deliveryLog: { adminToken: DELIVERY_LOG_TOKEN, ...((extra.deliveryLog as object) ?? {}) },

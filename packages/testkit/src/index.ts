@@ -5,6 +5,7 @@ export type { TopicRecord } from './read-topic.ts';
 export { startReceiver } from './receiver.ts';
 export type { Behaviour, Receiver, ReceivedRequest, Reply } from './receiver.ts';
 export { testConfig } from './test-config.ts';
+export { prefixedTopics } from './topic-names.ts';
 export { selfSignedCert } from './tls.ts';
 export type { KeyPair } from './tls.ts';
 export { loadVector, VECTORS_DIR } from './vectors.ts';

@@ -1,5 +1,6 @@
 import { parseConfig, type SluiceConfig } from '@sluice/config';
 import { uniqueName } from './names.ts';
+import { prefixedTopics } from './topic-names.ts';
 
 /**
  * A validated config whose topics all live under a fresh prefix, so tests sharing one broker
@@ -8,18 +9,7 @@ import { uniqueName } from './names.ts';
 export function testConfig(raw: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): SluiceConfig {
   const prefix = uniqueName('sluice');
   const kafka = (raw.kafka ?? {}) as Record<string, unknown>;
-  const topics = {
-    events: `${prefix}.events`,
-    rejected: `${prefix}.rejected`,
-    retry: `${prefix}.retry`,
-    redeliver: `${prefix}.redeliver`,
-    deadLetter: `${prefix}.dead-letter`,
-    attempts: `${prefix}.attempts`,
-    audiences: `${prefix}.audiences`,
-    audienceState: `${prefix}.audience-state`,
-    delayPrefix: `${prefix}.delay.`,
-    ...((kafka.topics ?? {}) as Record<string, string>),
-  };
+  const topics = { ...prefixedTopics(prefix), ...((kafka.topics ?? {}) as Record<string, string>) };
   return parseConfig(
     { ...raw, kafka: { partitions: 2, replicationFactor: 1, clientId: prefix, ...kafka, topics } },
     env,

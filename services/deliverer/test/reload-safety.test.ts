@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { ConfigStore, type SluiceConfig } from '@sluice/config';
 import type { EventEnvelope } from '@sluice/envelope';
 import { createKafka } from '@sluice/kafka';
-import { startReceiver, testServiceContext, uniqueName, type Receiver } from '@sluice/testkit';
+import { prefixedTopics, type Receiver, startReceiver, testServiceContext, uniqueName } from '@sluice/testkit';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { produceEvents } from './kafka-helpers.ts';
 
@@ -20,12 +20,7 @@ let sent = 0;
 const prefix = uniqueName('reload');
 
 function rawConfig(allowCidrs: string[], prefix: string): Record<string, unknown> {
-  const topics = Object.fromEntries(
-    ['events', 'rejected', 'retry', 'redeliver', 'deadLetter', 'attempts', 'audiences', 'audienceState'].map((k) => [
-      k,
-      `${prefix}.${k}`,
-    ]),
-  );
+  const topics = prefixedTopics(prefix);
   return {
     sources: [{ id: 's', writeKeys: ['k'] }],
     destinations: [{ id: 'd', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: receiver.url }] } }],
@@ -33,7 +28,7 @@ function rawConfig(allowCidrs: string[], prefix: string): Record<string, unknown
       clientId: prefix,
       partitions: 1,
       replicationFactor: 1,
-      topics: { ...topics, delayPrefix: `${prefix}.delay.` },
+      topics,
     },
     delivery: { ssrf: { allowCidrs } },
   };
