@@ -9,7 +9,7 @@ import { loadConfigFile } from '@sluice/config';
 import { createIngest } from '@sluice/ingest';
 import { createKafka, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { jsonValues, readTopic, testBrokers, testServiceContext } from '@sluice/testkit';
+import { jsonValues, prefixedTopics, readTopic, testBrokers, testServiceContext } from '@sluice/testkit';
 import { memoryIo } from './cli-io.ts';
 import { writeUniqueConfig } from './fixtures.ts';
 
@@ -90,7 +90,8 @@ test('topics: describes missing topics, --create creates them with the configure
     wanted,
   );
   for (const row of rows) assert.deepEqual([row.topic, row.exists, row.partitions], [row.topic, true, 2]);
-  assert.equal(rows.find((r) => r.topic === `${prefix}.audienceState`)?.config['cleanup.policy'], 'compact');
+  const stateTopic = prefixedTopics(prefix).audienceState;
+  assert.equal(rows.find((r) => r.topic === stateTopic)?.config['cleanup.policy'], 'compact');
 
   const admin = kafka.admin();
   await admin.connect();
