@@ -1,8 +1,9 @@
 /**
  * The isolation benchmark's endpoints, in their own process so they do not share the event loop
  * with what is measured: a healthy receiver (answers 200 at once and notes when each message id
- * arrived), an always-500 receiver, and a black hole (accepts connections, reads, never answers).
- * Reports {healthy, failing, blackHole} ports over IPC; `receipts` sends the healthy arrivals.
+ * arrived), an always-500 receiver, a slow receiver (answers 200 after BENCH_SLOW_MS, default
+ * 400 ms) and a black hole (accepts connections, reads, never answers).
+ * Reports {healthy, failing, slow, blackHole} ports over IPC; `receipts` sends the healthy arrivals.
  */
 import { createServer } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
@@ -26,6 +27,18 @@ const failing = createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
     res.end('boom');
   });
 });
+const SLOW_MS = Number(process.env.BENCH_SLOW_MS ?? 400);
+let slowAnswered = 0;
+const slow = createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
+  req.resume();
+  req.on('end', () => {
+    setTimeout(() => {
+      slowAnswered += 1;
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+      res.end('ok');
+    }, SLOW_MS);
+  });
+});
 const sockets = new Set<Socket>();
 const blackHole = createTcpServer((socket) => {
   sockets.add(socket);
@@ -39,14 +52,20 @@ const listen = (server: { listen: (port: number, host: string, cb: () => void) =
     server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
   );
 
-const ports = { healthy: await listen(healthy), failing: await listen(failing), blackHole: await listen(blackHole) };
+const ports = {
+  healthy: await listen(healthy),
+  failing: await listen(failing),
+  slow: await listen(slow),
+  blackHole: await listen(blackHole),
+};
 process.send!(ports);
 process.on('message', (msg: { cmd: string }) => {
   if (msg.cmd === 'receipts') process.send!({ ids, at });
-  if (msg.cmd === 'count') process.send!({ count: ids.length });
+  if (msg.cmd === 'count') process.send!({ count: ids.length, slow: slowAnswered });
   if (msg.cmd === 'reset') {
     ids = [];
     at = [];
+    slowAnswered = 0;
     for (const s of sockets) s.destroy();
     process.send!({ reset: true });
   }

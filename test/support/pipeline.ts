@@ -18,6 +18,8 @@ export const DELIVERY_LOG_TOKEN = 'ledger-delivery-log-token';
 export interface PipelineOptions {
   /** One behaviour per endpoint (1–5 endpoints). */
   endpoints: Behaviour[];
+  /** Settings every endpoint of the destination gets besides its URL (e.g. `maxRequestsPerSecond`). */
+  endpointSettings?: Record<string, unknown>;
   /** Config-file overrides (retry, delivery, kafka…), merged over the defaults below. */
   config?: Record<string, unknown>;
   services?: ServiceName[];
@@ -70,7 +72,10 @@ export class Pipeline {
           id: 'ledger-hooks',
           type: 'webhooks',
           sourceIds: ['ledger'],
-          settings: { webhooks: receivers.map((r) => ({ url: r.url })), sharedSecret: SECRET },
+          settings: {
+            webhooks: receivers.map((r) => ({ ...options.endpointSettings, url: r.url })),
+            sharedSecret: SECRET,
+          },
         },
       ],
       kafka: {

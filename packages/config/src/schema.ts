@@ -157,7 +157,7 @@ export const ConfigSchema = Type.Object(
         /** Keep-alive connections per endpoint origin. */
         connectionsPerEndpoint: Type.Integer({ minimum: 1, default: 32 }),
         /** A destination whose in-flight cap is full and none of whose requests finished this long is stalled. */
-        stallAfter: Duration('1s'),
+        stallAfter: Duration('250ms'),
         /** Per-endpoint circuit breaker on timeouts and connection failures. */
         circuitBreaker: Type.Object(
           {

@@ -18,6 +18,8 @@ export interface ConcurrentConsumerOptions {
   fromBeginning?: boolean;
   logger: Logger;
   metrics?: ConsumerMetrics;
+  /** Called when a partition comes to have half its slots taken (see `crowded`). */
+  onCrowded?: () => void;
 }
 
 type Slot = () => void;
@@ -79,6 +81,20 @@ export class ConcurrentConsumer {
     return this.#running;
   }
 
+  /**
+   * Some partition has at least half its slots taken: records held in flight there are about to
+   * hold back the records behind them (a partition with every slot taken reads nothing more).
+   */
+  get crowded(): boolean {
+    const half = this.#crowdedAt();
+    for (const tracker of this.#trackers.values()) if (tracker.inFlight >= half) return true;
+    return false;
+  }
+
+  #crowdedAt(): number {
+    return Math.ceil(this.options.maxInFlightPerPartition / 2);
+  }
+
   async start(): Promise<void> {
     await this.#group.run(
       { topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true },
@@ -118,6 +134,7 @@ export class ConcurrentConsumer {
           if (this.#intakeStopped) return;
         }
         tracker.begin(offset);
+        if (tracker.inFlight === this.#crowdedAt()) this.options.onCrowded?.();
         last = message.offset;
         void this.#run(toConsumedRecord(topic, partition, message), key, tracker, offset);
       }

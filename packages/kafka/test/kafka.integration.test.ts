@@ -156,6 +156,42 @@ describe('producer preset and concurrent consumer against the real broker', () =
   });
 });
 
+describe('concurrent consumer: crowding', () => {
+  it('is crowded while a partition has half its slots or more taken, and says so when it becomes so', async () => {
+    const { topic, producer } = await numberedTopic(2);
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    let told = 0;
+    const handled: number[] = [];
+    const consumer = new ConcurrentConsumer({
+      kafka,
+      groupId: uniqueName('group'),
+      topics: [topic],
+      logger,
+      maxInFlightPerPartition: 6,
+      onCrowded: () => (told += 1),
+      handle: async (r) => {
+        handled.push(Number(r.value!.toString()));
+        await blocked;
+      },
+    });
+    assert.equal(consumer.crowded, false);
+    await consumer.start();
+    await waitUntil(() => handled.length === 2, 15_000, 'two records in hand');
+    assert.equal(consumer.crowded, false, 'two of six slots held');
+    assert.equal(told, 0);
+    await producer.send(topic, [{ value: '2' }]);
+    await waitUntil(() => handled.length === 3, 10_000, 'a third record in hand');
+    assert.equal(consumer.crowded, true, 'three of six slots held');
+    assert.equal(told, 1);
+    release();
+    await waitUntil(() => consumer.crowded === false, 10_000, 'slots freed');
+    consumer.stopIntake();
+    await consumer.close();
+    await producer.disconnect();
+  });
+});
+
 /** A new one-partition topic holding records "0".."count-1", and a connected producer for more. */
 async function numberedTopic(count: number): Promise<{ topic: string; producer: SafeProducer }> {
   const made = await onePartitionTopic(kafka, 'topic');

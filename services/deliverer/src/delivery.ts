@@ -37,6 +37,12 @@ export interface DeliveryDeps {
   onTimeout?: (request: TimedOutRequest) => void;
   /** Uniform in [0, 1): the jitter of deferral waits. */
   random?: () => number;
+  /**
+   * Some partition has half its slots or more taken (`ConcurrentConsumer.crowded`): events waiting
+   * for a destination are about to hold back others, so only then is a destination judged stalled.
+   * Default: always.
+   */
+  crowded?: () => boolean;
 }
 
 /** What became of one endpoint's request: its result, or held back before it was sent. */
@@ -60,6 +66,7 @@ export class Delivery {
   /** Judges every destination's cap four times per stall time (between event-loop turns). */
   #judging: NodeJS.Timeout | undefined;
   #judgingEveryMs = 0;
+  #judgeQueued = false;
   readonly #now: () => number;
   readonly #random: () => number;
   /** Requests still in flight after their destination's part was done, and their attempt records. */
@@ -185,14 +192,28 @@ export class Delivery {
     this.#judgingEveryMs = 0;
   }
 
+  /**
+   * Judges every destination after the current event-loop turn: called when a partition becomes
+   * crowded, so that a stalled destination's waiters leave at once, not at the next tick.
+   */
+  judgeSoon(): void {
+    if (this.#judgeQueued) return;
+    this.#judgeQueued = true;
+    setImmediate(() => {
+      this.#judgeQueued = false;
+      this.#judge();
+    });
+  }
+
   #judge(): void {
+    const crowded = this.deps.crowded?.() ?? true;
     let fastest: number | undefined;
     const now = this.#now();
     for (const cap of this.#caps.values()) {
       const latency = cap.latencyMs;
       if (latency !== undefined && cap.moving(now) && (fastest === undefined || latency < fastest)) fastest = latency;
     }
-    for (const cap of this.#caps.values()) cap.judge(fastest);
+    for (const cap of this.#caps.values()) cap.judge(fastest, crowded);
   }
 
   /**

@@ -107,6 +107,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
 
       const config = () => ctx.config.current;
       const timeouts = new TimeoutLog({ logger: ctx.logger });
+      let consumer: ConcurrentConsumer | undefined;
       const delivery = new Delivery({
         config,
         client,
@@ -116,6 +117,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         gates,
         isolation,
         onTimeout: (t) => timeouts.timedOut(t),
+        crowded: () => consumer?.crowded ?? false,
       });
       metrics.readInFlightFrom(() => delivery.inFlight());
       const topics = { events: initial.kafka.topics.events, redeliver: initial.kafka.topics.redeliver };
@@ -124,7 +126,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         logger: ctx.logger,
         ...(options.lagIntervalMs !== undefined && { intervalMs: options.lagIntervalMs }),
       });
-      const consumer = new ConcurrentConsumer({
+      consumer = new ConcurrentConsumer({
         kafka,
         groupId: delivererGroupId(initial),
         topics: [topics.events, topics.redeliver],
@@ -144,6 +146,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
           logger: ctx.logger,
         }),
         maxInFlightPerPartition: initial.delivery.maxInFlightPerPartition,
+        onCrowded: () => delivery.judgeSoon(),
         logger: ctx.logger,
         metrics: lag,
       });

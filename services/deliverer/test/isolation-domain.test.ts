@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DestinationCap, STALL_EVIDENCE, UNPROVEN_IN_FLIGHT, type Progress } from '../src/adapters/destination-cap.ts';
+import {
+  DestinationCap,
+  PATIENCE_FACTOR,
+  STALL_EVIDENCE,
+  UNPROVEN_IN_FLIGHT,
+  type Progress,
+} from '../src/adapters/destination-cap.ts';
 import type { AttemptResult } from '../src/domain/attempt-result.ts';
 import { CircuitBreaker } from '../src/domain/circuit-breaker.ts';
 import { deferralWaitMs } from '../src/domain/deferral.ts';
@@ -279,6 +285,68 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     for (let i = 0; i < 40; i += 1) cap.release(5);
     assert.equal(cap.active, 40);
     assert.equal(cap.waiting, 35, 'one waiter served per request finished');
+    cap.close();
+  });
+
+  it('stalled only once its waiters are about to hold others back (a partition crowded), then until it answers', async () => {
+    let now = 0;
+    const progress = fresh();
+    const cap = new DestinationCap(256, 40, progress, () => now);
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
+    const waiting = cap.acquire();
+    neighbourFinished(progress, 10);
+    now = 1_000;
+    cap.judge(5, false);
+    assert.equal(cap.stalled, false, 'no partition crowded: its waiters keep nobody waiting');
+    assert.ok(cap.acquire() instanceof Promise, 'a further event still waits');
+    cap.judge(5, true);
+    assert.equal(cap.stalled, true, 'a partition crowded: stalled');
+    assert.equal(await waiting, false);
+    cap.judge(5, false);
+    assert.equal(cap.stalled, true, 'stays stalled when the slots are freed (by its own waiters leaving)');
+    assert.equal(cap.acquire(), false);
+    cap.release(1_000);
+    cap.judge(5, true);
+    assert.equal(cap.stalled, false, 'one request answered: moving again');
+    cap.close();
+  });
+
+  it('an endpoint known to be slow gets PATIENCE_FACTOR × its answer time before it counts as stalled', async () => {
+    let now = 0;
+    const progress = fresh();
+    const cap = new DestinationCap(256, 100, progress, () => now);
+    cap.acquire();
+    now = 400;
+    cap.release(400); // it answers, in 400 ms
+    now = 5_000; // idle since: no longer moving, so a burst meets the unproven allowance
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) assert.equal(cap.acquire(), true);
+    const waiting = cap.acquire();
+    assert.ok(waiting instanceof Promise);
+    neighbourFinished(progress, 5_010);
+    now = 5_000 + PATIENCE_FACTOR * 400 - 1;
+    cap.judge(5);
+    assert.equal(cap.stalled, false, 'past stallMs, but within twice its usual answer time');
+    now = 5_000 + PATIENCE_FACTOR * 400;
+    cap.judge(5);
+    assert.equal(cap.stalled, true, 'twice its usual answer time without one: stalled');
+    assert.equal(await waiting, false);
+    cap.close();
+  });
+
+  it('timeouts do not lengthen the patience: a black hole is judged on stallMs however long its requests hang', async () => {
+    let now = 0;
+    const progress = fresh();
+    const cap = new DestinationCap(256, 100, progress, () => now);
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
+    now = 5_000;
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.release(5_000, true);
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
+    const waiting = cap.acquire();
+    neighbourFinished(progress, 5_010);
+    now = 5_100;
+    cap.judge(5);
+    assert.equal(cap.stalled, true);
+    assert.equal(await waiting, false);
     cap.close();
   });
 

@@ -22,18 +22,29 @@ export interface Progress {
 export const STALL_EVIDENCE = 16;
 
 /**
+ * A destination is given this many times its usual answer time (the moving average of its answered
+ * requests), and never less than `stallMs`, before it counts as not moving or stalled: an endpoint
+ * known to answer in 400 ms is not stalled by a 250 ms `stallAfter`, one that never answered is.
+ */
+export const PATIENCE_FACTOR = 2;
+
+/**
  * A destination's cap on requests in flight (`delivery.maxInFlightPerDestination`) that never lets
  * an event sit on its partition slot waiting for a destination that does not move
  * (docs/deliverer.md, "Fault isolation").
- * - *Moving*: one of its requests finished (answered or failed, not timed out) within `stallMs`. A
- *   moving destination may have the whole cap in flight; one that is not may have
+ * - *Patience*: `stallMs`, or `PATIENCE_FACTOR` times the destination's usual answer time if that
+ *   is longer (an endpoint known to be slow is not mistaken for one that does not answer).
+ * - *Moving*: one of its requests finished (answered or failed, not timed out) within its patience.
+ *   A moving destination may have the whole cap in flight; one that is not may have
  *   `UNPROVEN_IN_FLIGHT` (an idle destination proves itself with its first answers, in ms).
- * - *Stalled*: it has requests in flight, none of them finished for `stallMs` since it last moved
+ * - *Stalled*: some partition has half its slots or more taken (events waiting are about to hold
+ *   others back), it has
+ *   requests in flight, none of them finished for its patience since it last moved
  *   (or got busy), and requests of other destinations did finish (not timing out) since then, at
  *   least `STALL_EVIDENCE` of them. The evidence keeps a process slow as a whole (CPU starved, a
  *   long GC) from stalling anybody; the time is the wall clock's, because the others may have
  *   stopped finishing precisely because their partition slots are held by events waiting for this
- *   destination.
+ *   destination. Once stalled it stays so until one of its requests finishes or none is in flight.
  * Past its allowance an event waits for a slot only while the destination is not stalled, and — if
  * the destination is slow, its requests taking `SLOW_FACTOR` times as long as the fastest
  * destination's — only if its expected wait (its place in the queue × the destination's average
@@ -41,7 +52,8 @@ export const STALL_EVIDENCE = 16;
  * destination is stalled, `acquire` answers false and the caller hands the event to the retry
  * path. Stalled and slow are judged by `judge`, between event-loop turns. A healthy busy
  * destination keeps its queue (it works it off in milliseconds); one whose requests hang has its
- * further events leave the partition within about `stallMs`.
+ * further events leave the partition as soon as they would hold back others, at the earliest its
+ * patience after it last moved.
  */
 export class DestinationCap {
   #limit: number;
@@ -58,6 +70,8 @@ export class DestinationCap {
   #finishedMark = 0;
   /** Moving average of how long its requests took (ms); undefined until one finished. */
   #latencyMs: number | undefined;
+  /** The same over its requests that finished other than by timing out: its usual answer time. */
+  #answerMs: number | undefined;
   /** Set by `judge` (between event-loop turns), cleared when one of its requests finishes. */
   #stalled = false;
   #slow = false;
@@ -70,7 +84,7 @@ export class DestinationCap {
     this.#now = now;
   }
 
-  /** As judged last: requests in flight, and the others kept finishing for `stallMs` after this one last moved. */
+  /** As judged last: requests in flight, and the others kept finishing for its patience after this one last moved. */
   get stalled(): boolean {
     return this.#stalled;
   }
@@ -80,9 +94,15 @@ export class DestinationCap {
     return this.#latencyMs;
   }
 
-  /** One of its requests finished (not timed out) within `stallMs`. */
+  /** One of its requests finished (not timed out) within its patience. */
   moving(now: number): boolean {
-    return now - this.#finishedAt < this.#stallMs;
+    return now - this.#finishedAt < this.#patienceMs();
+  }
+
+  /** How long it may go without a request finishing before it counts as not moving (or stalled). */
+  #patienceMs(): number {
+    const usual = this.#answerMs;
+    return usual === undefined ? this.#stallMs : Math.max(this.#stallMs, PATIENCE_FACTOR * usual);
   }
 
   /**
@@ -90,15 +110,19 @@ export class DestinationCap {
    * event-loop turns, when the results of a batch have all been counted (judged in the middle of
    * one, a destination whose results come later in it would look behind). `fastestMs` is the
    * lowest average request time of the process's moving destinations: a destination 4× slower
-   * than that has its queue bounded. A stalled destination's waiters give up.
+   * than that has its queue bounded. `crowded`: some partition has half its slots or more taken, so
+   * events waiting are about to hold others back; a destination becomes stalled only then (until
+   * then its waiters cost nobody anything), and stays stalled until one of its requests finishes or
+   * none is in flight. A stalled destination's waiters give up.
    */
-  judge(fastestMs: number | undefined): void {
+  judge(fastestMs: number | undefined, crowded = true): void {
     // Wall time since it last moved, provided the rest of the process has moved since (the
     // evidence): the others may well have stopped since, their partition slots taken by events
     // waiting for this destination, so how long ago they last finished is no measure.
     const behind = this.#now() - Math.max(this.#finishedAt, this.#busySince);
     const evidence = this.#progress.finished - this.#finishedMark;
-    this.#stalled = this.#active > 0 && behind >= this.#stallMs && evidence >= STALL_EVIDENCE;
+    const stuck = this.#active > 0 && behind >= this.#patienceMs() && evidence >= STALL_EVIDENCE;
+    this.#stalled = stuck && (this.#stalled || crowded);
     const latency = this.#latencyMs;
     this.#slow = latency !== undefined && fastestMs !== undefined && latency > SLOW_FACTOR * fastestMs;
     if (this.#stalled) this.#expire();
@@ -152,9 +176,9 @@ export class DestinationCap {
       if (now > this.#progress.finishedAt) this.#progress.finishedAt = now;
       this.#progress.finished += 1;
       this.#finishedMark = this.#progress.finished;
+      this.#answerMs = movingAverage(this.#answerMs, latencyMs);
     }
-    const average = this.#latencyMs;
-    this.#latencyMs = average === undefined ? latencyMs : average + (latencyMs - average) / 4;
+    this.#latencyMs = movingAverage(this.#latencyMs, latencyMs);
     this.#wake(now);
   }
 
@@ -205,4 +229,9 @@ export class DestinationCap {
       this.#head = 0;
     }
   }
+}
+
+/** An exponential moving average giving the newest sample a quarter of the weight. */
+function movingAverage(average: number | undefined, sample: number): number {
+  return average === undefined ? sample : average + (sample - average) / 4;
 }
