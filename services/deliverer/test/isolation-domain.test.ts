@@ -205,13 +205,17 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     progress.finished += n;
   };
   const fresh = (): Progress => ({ finishedAt: Number.NEGATIVE_INFINITY, finished: 0 });
+  /** Takes the whole allowance of a destination not yet moving; the next event's `acquire`. */
+  const fillAllowance = (cap: DestinationCap) => {
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) assert.equal(cap.acquire(), true);
+    return cap.acquire();
+  };
 
   it('a destination that answers nothing holds at most UNPROVEN_IN_FLIGHT requests; stalled once others move on', async () => {
     let now = 0;
     const progress = fresh();
     const cap = new DestinationCap(256, 40, progress, () => now);
-    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) assert.equal(cap.acquire(), true);
-    const waiting = cap.acquire();
+    const waiting = fillAllowance(cap);
     assert.ok(waiting instanceof Promise, 'not stalled yet: may wait');
     now = 100;
     neighbourFinished(progress, 100, STALL_EVIDENCE - 1);
@@ -232,8 +236,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     let now = 0;
     const progress = fresh();
     const cap = new DestinationCap(256, 40, progress, () => now);
-    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
-    const waiting = cap.acquire();
+    const waiting = fillAllowance(cap);
     neighbourFinished(progress, 10);
     now = 30;
     cap.judge(5);
@@ -292,8 +295,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     let now = 0;
     const progress = fresh();
     const cap = new DestinationCap(256, 40, progress, () => now);
-    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
-    const waiting = cap.acquire();
+    const waiting = fillAllowance(cap);
     neighbourFinished(progress, 10);
     now = 1_000;
     cap.judge(5, false);
@@ -319,8 +321,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     now = 400;
     cap.release(400); // it answers, in 400 ms
     now = 5_000; // idle since: no longer moving, so a burst meets the unproven allowance
-    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) assert.equal(cap.acquire(), true);
-    const waiting = cap.acquire();
+    const waiting = fillAllowance(cap);
     assert.ok(waiting instanceof Promise);
     neighbourFinished(progress, 5_010);
     now = 5_000 + PATIENCE_FACTOR * 400 - 1;
@@ -340,8 +341,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     now = 5_000;
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.release(5_000, true);
-    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
-    const waiting = cap.acquire();
+    const waiting = fillAllowance(cap);
     neighbourFinished(progress, 5_010);
     now = 5_100;
     cap.judge(5);
