@@ -202,6 +202,19 @@ function readRejected(record: ConsumedRecord, position: RecordPosition): Read {
   return { ok: true, entry };
 }
 
+/**
+ * The ingestion lane of an entry, out of `lanes`: a hash of its source and message id, so every
+ * record about one message is written by the same lane, one transaction after the other.
+ */
+export function laneOf(entry: LogEntry, lanes: number): number {
+  let h = 0x811c9dc5;
+  for (const s of [entry.sourceId, entry.messageId]) {
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+    h = Math.imul(h ^ 0, 0x01000193);
+  }
+  return (h >>> 0) % lanes;
+}
+
 /** What one record of the four topics says, or why it says nothing the log keeps. Never throws. */
 export function readRecord(record: ConsumedRecord, topics: TopicRoles): Read {
   const position = { topic: record.topic, partition: record.partition, offset: record.offset };
