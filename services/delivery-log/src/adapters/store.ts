@@ -131,16 +131,16 @@ export class LogStore {
       if (newRejections.length > 0) {
         await tx.query(
           `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, reject_code, reject_message, reject_origin)
-           select x.s, x.m, $2, 'rejected', x.at::timestamptz, x.r::timestamptz, x.code, x.msg, x.origin
-           from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, at text, r text, code text, msg text, origin text)
+           select x.s, x.m, $2, 'rejected', to_timestamp(x.at / 1000.0), to_timestamp(x.r / 1000.0), x.code, x.msg, x.origin
+           from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, at double precision, r double precision, code text, msg text, origin text)
            on conflict (source_id, message_id, destination_id) do nothing`,
           [
             JSON.stringify(
               dedupe(newRejections, messageKey).map((r) => ({
                 s: r.sourceId,
                 m: r.messageId,
-                at: iso(r.at),
-                r: iso(messages.receivedAt.get(messageKey(r)) ?? r.at),
+                at: r.at,
+                r: messages.receivedAt.get(messageKey(r)) ?? r.at,
                 code: r.code,
                 msg: r.message,
                 origin: r.origin,
@@ -162,8 +162,8 @@ export class LogStore {
     if (events.length === 0) return stored;
     const rows = await tx.query<{ source_id: string; message_id: string; inserted: boolean }>(
       `insert into messages (source_id, message_id, event_type, received_at, event)
-       select x.s, x.m, x.t, x.r::timestamptz, x.e::jsonb
-       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r text, e text)
+       select x.s, x.m, x.t, to_timestamp(x.r / 1000.0), x.e::jsonb
+       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r double precision, e text)
        on conflict (source_id, message_id) do update set event = excluded.event, event_type = excluded.event_type,
          received_at = excluded.received_at
        where messages.event is null
@@ -174,7 +174,7 @@ export class LogStore {
             s: e.sourceId,
             m: e.messageId,
             t: e.eventType,
-            r: iso(e.receivedAt),
+            r: e.receivedAt,
             e: Buffer.byteLength(e.event) > MAX_EVENT_BYTES ? JSON.stringify({ truncated: true }) : e.event,
           })),
         ),
@@ -193,8 +193,8 @@ export class LogStore {
     const rows = await tx.query<{ topic: string; partition: number; record_offset: string | number | bigint }>(
       `insert into attempts (topic, partition, record_offset, source_id, message_id, destination_id, endpoint, attempt, at,
          outcome, status, error, latency_ms, response_snippet)
-       select x.topic, x.p, x.o::bigint, x.s, x.m, x.d, x.endpoint, x.n, x.at::timestamptz, x.outcome, x.status, x.error, x.latency, x.snippet
-       from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, d text, endpoint text, n int, at text,
+       select x.topic, x.p, x.o::bigint, x.s, x.m, x.d, x.endpoint, x.n, to_timestamp(x.at / 1000.0), x.outcome, x.status, x.error, x.latency, x.snippet
+       from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, d text, endpoint text, n int, at double precision,
          outcome text, status int, error text, latency double precision, snippet text)
        on conflict do nothing returning topic, partition, record_offset`,
       [
@@ -208,7 +208,7 @@ export class LogStore {
             d: a.destinationId,
             endpoint: a.endpoint,
             n: a.attempt,
-            at: iso(a.at),
+            at: a.at,
             outcome: a.outcome,
             status: a.status ?? null,
             error: a.error ?? null,
@@ -226,8 +226,8 @@ export class LogStore {
     if (rejections.length === 0) return [];
     const rows = await tx.query<{ topic: string; partition: number; record_offset: string | number | bigint }>(
       `insert into rejections (topic, partition, record_offset, source_id, message_id, at, value)
-       select x.topic, x.p, x.o::bigint, x.s, x.m, x.at::timestamptz, x.v
-       from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, at text, v text)
+       select x.topic, x.p, x.o::bigint, x.s, x.m, to_timestamp(x.at / 1000.0), x.v
+       from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, at double precision, v text)
        on conflict do nothing returning topic, partition, record_offset`,
       [
         JSON.stringify(
@@ -237,7 +237,7 @@ export class LogStore {
             o: r.position.offset,
             s: r.sourceId,
             m: r.messageId,
-            at: iso(r.at),
+            at: r.at,
             v: r.value ?? null,
           })),
         ),
@@ -286,9 +286,9 @@ export class LogStore {
     if (earliest.size > 0) {
       await tx.query(
         `insert into messages (source_id, message_id, event_type, received_at)
-         select x.s, x.m, x.t, x.r::timestamptz from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r text)
+         select x.s, x.m, x.t, to_timestamp(x.r / 1000.0) from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r double precision)
          on conflict (source_id, message_id) do nothing`,
-        [JSON.stringify([...earliest.values()].map((e) => ({ ...e, r: iso(e.r) })))],
+        [JSON.stringify([...earliest.values()])],
       );
       for (const [k, e] of earliest) receivedAt.set(k, e.r);
     }
@@ -419,8 +419,8 @@ export class LogStore {
         m: r.m,
         d: r.d,
         state: r.state!.state,
-        at: iso(r.state!.at),
-        r: iso(r.received ?? messages.receivedAt.get(`${r.s}\u0000${r.m}`) ?? r.state!.at),
+        at: r.state!.at,
+        r: r.received ?? messages.receivedAt.get(`${r.s}\u0000${r.m}`) ?? r.state!.at,
         n: r.count,
         e: r.lastError,
         dr: r.deadReason,
@@ -429,8 +429,8 @@ export class LogStore {
     if (writes.length === 0) return;
     await tx.query(
       `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, attempts, last_error, dead_reason)
-       select x.s, x.m, x.d, x.state, x.at::timestamptz, x.r::timestamptz, x.n, x.e, x.dr
-       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, d text, state text, at text, r text, n int, e text, dr text)
+       select x.s, x.m, x.d, x.state, to_timestamp(x.at / 1000.0), to_timestamp(x.r / 1000.0), x.n, x.e, x.dr
+       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, d text, state text, at double precision, r double precision, n int, e text, dr text)
        on conflict (source_id, message_id, destination_id) do update set state = excluded.state, state_at = excluded.state_at,
          received_at = excluded.received_at, attempts = excluded.attempts, last_error = excluded.last_error,
          dead_reason = excluded.dead_reason`,
