@@ -90,6 +90,18 @@ interface FactMessages {
   existed: Set<string>;
 }
 
+/**
+ * Runs `text` (a statement that returns rows) and takes its rows back as one JSON text: the
+ * embedded database's client then decodes one field per statement, not one per column and row.
+ */
+async function rowsAsJson<T>(tx: Sql, text: string, params: unknown[]): Promise<T[]> {
+  const [result] = await tx.query<{ rows: string }>(
+    `with w as (${text}) select coalesce(json_agg(w), '[]')::text as rows from w`,
+    params,
+  );
+  return JSON.parse(result!.rows) as T[];
+}
+
 function dedupe<T>(items: T[], key: (t: T) => string): T[] {
   const seen = new Map<string, T>();
   for (const item of items) if (!seen.has(key(item))) seen.set(key(item), item);
@@ -160,7 +172,8 @@ export class LogStore {
   async #events(tx: Sql, events: EventEntry[]): Promise<StoredEvents> {
     const stored: StoredEvents = { inserted: new Map(), completed: new Map() };
     if (events.length === 0) return stored;
-    const rows = await tx.query<{ source_id: string; message_id: string; inserted: boolean }>(
+    const rows = await rowsAsJson<{ source_id: string; message_id: string; inserted: boolean }>(
+      tx,
       `insert into messages (source_id, message_id, event_type, received_at, event)
        select x.s, x.m, x.t, to_timestamp(x.r / 1000.0), x.e::jsonb
        from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r double precision, e text)
@@ -190,13 +203,14 @@ export class LogStore {
   /** Inserts the attempts; returns those not seen before. */
   async #newAttempts(tx: Sql, attempts: AttemptEntry[]): Promise<AttemptEntry[]> {
     if (attempts.length === 0) return [];
-    const rows = await tx.query<{ topic: string; partition: number; record_offset: string | number | bigint }>(
+    const rows = await rowsAsJson<{ topic: string; partition: number; record_offset: string | number | bigint }>(
+      tx,
       `insert into attempts (topic, partition, record_offset, source_id, message_id, destination_id, endpoint, attempt, at,
          outcome, status, error, latency_ms, response_snippet)
        select x.topic, x.p, x.o::bigint, x.s, x.m, x.d, x.endpoint, x.n, to_timestamp(x.at / 1000.0), x.outcome, x.status, x.error, x.latency, x.snippet
        from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, d text, endpoint text, n int, at double precision,
          outcome text, status int, error text, latency double precision, snippet text)
-       on conflict do nothing returning topic, partition, record_offset`,
+       on conflict do nothing returning topic, partition, record_offset::text as record_offset`,
       [
         JSON.stringify(
           attempts.map((a) => ({
@@ -224,11 +238,12 @@ export class LogStore {
 
   async #newRejections(tx: Sql, rejections: RejectedEntry[]): Promise<RejectedEntry[]> {
     if (rejections.length === 0) return [];
-    const rows = await tx.query<{ topic: string; partition: number; record_offset: string | number | bigint }>(
+    const rows = await rowsAsJson<{ topic: string; partition: number; record_offset: string | number | bigint }>(
+      tx,
       `insert into rejections (topic, partition, record_offset, source_id, message_id, at, value)
        select x.topic, x.p, x.o::bigint, x.s, x.m, to_timestamp(x.at / 1000.0), x.v
        from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, at double precision, v text)
-       on conflict do nothing returning topic, partition, record_offset`,
+       on conflict do nothing returning topic, partition, record_offset::text as record_offset`,
       [
         JSON.stringify(
           rejections.map((r) => ({
@@ -271,7 +286,8 @@ export class LogStore {
         earliest.set(k, { s: f.sourceId, m: f.messageId, t: f.kind === 'rejected' ? 'unknown' : f.eventType, r: at });
     }
     if (earliest.size === 0) return { receivedAt, existed };
-    const rows = await tx.query<{ source_id: string; message_id: string; received_at: unknown }>(
+    const rows = await rowsAsJson<{ source_id: string; message_id: string; received_at: unknown }>(
+      tx,
       `select m.source_id, m.message_id, m.received_at
        from messages m join jsonb_to_recordset($1::text::jsonb) as x(s text, m text)
          on m.source_id = x.s and m.message_id = x.m`,
@@ -349,7 +365,8 @@ export class LogStore {
     const touched = new Set<string>(stored.completed.keys());
     for (const f of [...attempts, ...deaths]) if (messages.existed.has(messageKey(f))) touched.add(messageKey(f));
     if (touched.size > 0) {
-      const current = await tx.query<Row>(
+      const current = await rowsAsJson<Row>(
+        tx,
         `select d.source_id, d.message_id, d.destination_id, d.state, d.state_at, d.received_at, d.attempts, d.last_error,
            d.dead_reason
          from deliveries d join jsonb_to_recordset($1::text::jsonb) as x(s text, m text)
