@@ -275,7 +275,10 @@ export class LogStore {
     const receivedAt = new Map<string, number>();
     const existed = new Set<string>();
     for (const [k, e] of stored.inserted) receivedAt.set(k, e.receivedAt);
-    for (const [k, e] of stored.completed) receivedAt.set(k, e.receivedAt), existed.add(k);
+    for (const [k, e] of stored.completed) {
+      receivedAt.set(k, e.receivedAt);
+      existed.add(k);
+    }
     const earliest = new Map<string, { s: string; m: string; t: string; r: number }>();
     for (const f of facts) {
       const k = messageKey(f);
