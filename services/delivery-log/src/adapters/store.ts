@@ -142,9 +142,12 @@ export class LogStore {
       await this.#deliveries(tx, stored, newAttempts, deaths, messages);
       if (newRejections.length > 0) {
         await tx.query(
-          `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, reject_code, reject_message, reject_origin)
-           select x.s, x.m, $2, 'rejected', to_timestamp(x.at / 1000.0), to_timestamp(x.r / 1000.0), x.code, x.msg, x.origin
-           from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, at double precision, r double precision, code text, msg text, origin text)
+          `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at,
+             reject_code, reject_message, reject_origin)
+           select x.s, x.m, $2, 'rejected', to_timestamp(x.at / 1000.0), to_timestamp(x.r / 1000.0), x.code, x.msg,
+             x.origin
+           from jsonb_to_recordset($1::text::jsonb)
+             as x(s text, m text, at double precision, r double precision, code text, msg text, origin text)
            on conflict (source_id, message_id, destination_id) do nothing`,
           [
             JSON.stringify(
@@ -207,9 +210,10 @@ export class LogStore {
       tx,
       `insert into attempts (topic, partition, record_offset, source_id, message_id, destination_id, endpoint, attempt, at,
          outcome, status, error, latency_ms, response_snippet)
-       select x.topic, x.p, x.o::bigint, x.s, x.m, x.d, x.endpoint, x.n, to_timestamp(x.at / 1000.0), x.outcome, x.status, x.error, x.latency, x.snippet
-       from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, d text, endpoint text, n int, at double precision,
-         outcome text, status int, error text, latency double precision, snippet text)
+       select x.topic, x.p, x.o::bigint, x.s, x.m, x.d, x.endpoint, x.n, to_timestamp(x.at / 1000.0), x.outcome,
+         x.status, x.error, x.latency, x.snippet
+       from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, d text, endpoint text,
+         n int, at double precision, outcome text, status int, error text, latency double precision, snippet text)
        on conflict do nothing returning topic, partition, record_offset::text as record_offset`,
       [
         JSON.stringify(
@@ -242,7 +246,8 @@ export class LogStore {
       tx,
       `insert into rejections (topic, partition, record_offset, source_id, message_id, at, value)
        select x.topic, x.p, x.o::bigint, x.s, x.m, to_timestamp(x.at / 1000.0), x.v
-       from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, at double precision, v text)
+       from jsonb_to_recordset($1::text::jsonb)
+         as x(topic text, p int, o text, s text, m text, at double precision, v text)
        on conflict do nothing returning topic, partition, record_offset::text as record_offset`,
       [
         JSON.stringify(
@@ -305,7 +310,8 @@ export class LogStore {
     if (earliest.size > 0) {
       await tx.query(
         `insert into messages (source_id, message_id, event_type, received_at)
-         select x.s, x.m, x.t, to_timestamp(x.r / 1000.0) from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r double precision)
+         select x.s, x.m, x.t, to_timestamp(x.r / 1000.0)
+         from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r double precision)
          on conflict (source_id, message_id) do nothing`,
         [JSON.stringify([...earliest.values()])],
       );
@@ -370,7 +376,8 @@ export class LogStore {
     if (touched.size > 0) {
       const current = await rowsAsJson<Row>(
         tx,
-        `select d.source_id, d.message_id, d.destination_id, d.state, d.state_at, d.received_at, d.attempts, d.last_error,
+        `select d.source_id, d.message_id, d.destination_id, d.state, d.state_at, d.received_at, d.attempts,
+           d.last_error,
            d.dead_reason
          from deliveries d join jsonb_to_recordset($1::text::jsonb) as x(s text, m text)
            on d.source_id = x.s and d.message_id = x.m`,
@@ -448,10 +455,13 @@ export class LogStore {
     }
     if (writes.length === 0) return;
     await tx.query(
-      `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, attempts, last_error, dead_reason)
+      `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, attempts,
+         last_error, dead_reason)
        select x.s, x.m, x.d, x.state, to_timestamp(x.at / 1000.0), to_timestamp(x.r / 1000.0), x.n, x.e, x.dr
-       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, d text, state text, at double precision, r double precision, n int, e text, dr text)
-       on conflict (source_id, message_id, destination_id) do update set state = excluded.state, state_at = excluded.state_at,
+       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, d text, state text, at double precision,
+         r double precision, n int, e text, dr text)
+       on conflict (source_id, message_id, destination_id) do update set state = excluded.state,
+         state_at = excluded.state_at,
          received_at = excluded.received_at, attempts = excluded.attempts, last_error = excluded.last_error,
          dead_reason = excluded.dead_reason`,
       [JSON.stringify(writes)],
