@@ -7,6 +7,11 @@ export const GROUP_SUFFIX = 'delivery-log';
 export const IN_FLIGHT_PER_PARTITION = 2_000;
 /** Records written per database transaction at most. */
 export const INGEST_BATCH_MAX = 5_000;
+/**
+ * Ingestion transactions in flight at once against PostgreSQL, each over its own share of the
+ * messages (by message id), so the server works on several batches while the next are read.
+ */
+export const INGEST_LANES = 4;
 
 /** Identifiers (source, message, destination) longer than this are refused by the API and clipped on ingestion. */
 export const MAX_ID_LENGTH = 200;

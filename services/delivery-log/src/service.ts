@@ -17,7 +17,7 @@ import { Pruner } from './adapters/pruner.ts';
 import { Replayer } from './adapters/replayer.ts';
 import { LogStore } from './adapters/store.ts';
 import { databaseSettings, groupId, topicRoles } from './config.ts';
-import { IN_FLIGHT_PER_PARTITION } from './constants.ts';
+import { IN_FLIGHT_PER_PARTITION, INGEST_LANES } from './constants.ts';
 import { DatabaseUnavailableError } from './errors.ts';
 import { DeliveryLogMetrics } from './metrics.ts';
 
@@ -81,6 +81,9 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         logger,
         keepAfter: () => now() - ctx.config.current.deliveryLog.retentionMs,
         route: (event) => routeEvent(event as EventEnvelope, ctx.config.current.destinations).map((d) => d.id),
+        // The embedded database runs one statement at a time in this thread: more lanes would only
+        // make its batches smaller.
+        lanes: sql.kind === 'postgres' ? INGEST_LANES : 1,
       });
       const lag = new ConsumerMetrics(ctx.registry, { admin, logger });
       const consumer = new ConcurrentConsumer({

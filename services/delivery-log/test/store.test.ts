@@ -154,6 +154,15 @@ describe('delivery-log store', () => {
     assert.equal(views[0]![0]![2], 3);
   });
 
+  it('an in-memory database keeps its tables out of the write-ahead log; a durable one does not', async () => {
+    const rows = await sql.query<{ relname: string; relpersistence: string }>(
+      `select relname, relpersistence from pg_class where relname in ('messages', 'deliveries', 'attempts', 'rejections', 'replays')
+         and relnamespace = current_schema()::regnamespace`,
+    );
+    assert.equal(rows.length, 5);
+    for (const r of rows) assert.equal(r.relpersistence, sql.durable ? 'p' : 'u', r.relname);
+  });
+
   it('pruning deletes what was received before the cut, with its attempts, and keeps the rest', async () => {
     await store.ingest([
       eventEntry({ sourceId: 'prune', messageId: 'old', receivedAt: 50 }),

@@ -12,6 +12,8 @@ export interface Sql {
   close(): Promise<void>;
   /** `embedded` (PGlite) or `postgres`. */
   readonly kind: 'embedded' | 'postgres';
+  /** False for the embedded database in memory: nothing of it outlives the process (see `migrate`). */
+  readonly durable: boolean;
 }
 
 export interface DatabaseSettings {
@@ -21,30 +23,38 @@ export interface DatabaseSettings {
   dataDir?: string;
 }
 
-function pgliteSql(db: PGlite | Parameters<Parameters<PGlite['transaction']>[0]>[0]): Omit<Sql, 'close' | 'kind'> {
+function pgliteSql(
+  db: PGlite | Parameters<Parameters<PGlite['transaction']>[0]>[0],
+  durable: boolean,
+): Omit<Sql, 'close' | 'kind' | 'durable'> {
   return {
     query: async <T extends object>(text: string, params: unknown[] = []) => (await db.query<T>(text, params)).rows,
     transaction: (work) => {
       if (!('transaction' in db)) throw new Error('nested transactions are not used');
-      return db.transaction((tx) => work({ ...pgliteSql(tx), close: async () => {}, kind: 'embedded' }));
+      return db.transaction((tx) =>
+        work({ ...pgliteSql(tx, durable), close: async () => {}, kind: 'embedded', durable }),
+      );
     },
   };
 }
 
 async function openEmbedded(dataDir: string | undefined): Promise<Sql> {
   const db = await PGlite.create(dataDir ?? 'memory://');
-  return { ...pgliteSql(db), kind: 'embedded', close: () => db.close() };
+  const durable = dataDir !== undefined;
+  return { ...pgliteSql(db, durable), kind: 'embedded', durable, close: () => db.close() };
 }
 
 type PostgresClient = ReturnType<typeof postgres>;
 
-function postgresSql(sql: PostgresClient | postgres.TransactionSql): Omit<Sql, 'close' | 'kind'> {
+function postgresSql(sql: PostgresClient | postgres.TransactionSql): Omit<Sql, 'close' | 'kind' | 'durable'> {
   return {
     query: async <T extends object>(text: string, params: unknown[] = []) =>
       (await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as unknown as T[],
     transaction: async <R>(work: (tx: Sql) => Promise<R>) => {
       if (!('begin' in sql)) throw new Error('nested transactions are not used');
-      return (await sql.begin((tx) => work({ ...postgresSql(tx), close: async () => {}, kind: 'postgres' }))) as R;
+      return (await sql.begin((tx) =>
+        work({ ...postgresSql(tx), close: async () => {}, kind: 'postgres', durable: true }),
+      )) as R;
     },
   };
 }
@@ -52,7 +62,7 @@ function postgresSql(sql: PostgresClient | postgres.TransactionSql): Omit<Sql, '
 async function openPostgres(url: string): Promise<Sql> {
   const sql = postgres(url, { max: 8, onnotice: () => {}, connect_timeout: 10 });
   await sql`select 1`;
-  return { ...postgresSql(sql), kind: 'postgres', close: () => sql.end({ timeout: 5 }) };
+  return { ...postgresSql(sql), kind: 'postgres', durable: true, close: () => sql.end({ timeout: 5 }) };
 }
 
 /** Opens PostgreSQL when a URL is given, else the embedded database. */

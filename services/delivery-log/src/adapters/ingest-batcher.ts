@@ -1,7 +1,7 @@
 import type { ConsumedRecord } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import { INGEST_BATCH_MAX } from '../constants.ts';
-import { readRecord, type LogEntry, type TopicRoles } from '../domain/records.ts';
+import { INGEST_BATCH_MAX, INGEST_LANES } from '../constants.ts';
+import { laneOf, readRecord, type LogEntry, type TopicRoles } from '../domain/records.ts';
 import type { DeliveryLogMetrics } from '../metrics.ts';
 import type { LogStore } from './store.ts';
 
@@ -20,22 +20,32 @@ export interface IngestOptions {
   keepAfter: () => number;
   /** Destination ids an event is routed to (the deliverer's routing over the config in force). */
   route: (event: Record<string, unknown>) => string[];
+  /** Transactions in flight at once; default `INGEST_LANES`. */
+  lanes?: number;
+}
+
+interface Lane {
+  queue: Pending[];
+  writing: Promise<void> | undefined;
 }
 
 /**
  * Group commit: records handed in while a transaction runs are written together by the next one,
- * so the database sees one transaction per batch, not per record. A record's promise resolves
- * once its transaction committed (then its offset may be committed); a database failure rejects
- * every record of the batch, which ends the consumer (the records are read again after restart).
- * A record the log cannot read is counted and skipped: it never stops a partition.
+ * so the database sees one transaction per batch, not per record. The messages are shared out
+ * over a few lanes by message id (`laneOf`); each lane runs one transaction at a time, so the
+ * lanes' transactions run side by side without ever touching the same message, and every message's
+ * records are written in the order they were read. A record's promise resolves once its
+ * transaction committed (then its offset may be committed); a database failure rejects every
+ * record of the batch, which ends the consumer (the records are read again after restart). A
+ * record the log cannot read is counted and skipped: it never stops a partition.
  */
 export class IngestBatcher {
-  #queue: Pending[] = [];
-  #writing: Promise<void> | undefined;
+  readonly #lanes: Lane[];
   readonly #options: IngestOptions;
 
   constructor(options: IngestOptions) {
     this.#options = options;
+    this.#lanes = Array.from({ length: options.lanes ?? INGEST_LANES }, () => ({ queue: [], writing: undefined }));
   }
 
   handle = (record: ConsumedRecord): Promise<void> => {
@@ -54,17 +64,18 @@ export class IngestBatcher {
       return Promise.resolve();
     }
     if (read.entry.kind === 'event') read.entry.destinationIds = this.#options.route(read.entry.envelope);
+    const lane = this.#lanes[laneOf(read.entry, this.#lanes.length)]!;
     return new Promise<void>((done, failed) => {
-      this.#queue.push({ entry: read.entry, done, failed });
-      this.#writing ??= this.#drain();
+      lane.queue.push({ entry: read.entry, done, failed });
+      lane.writing ??= this.#drain(lane);
     });
   };
 
-  async #drain(): Promise<void> {
+  async #drain(lane: Lane): Promise<void> {
     // Let the records of the current fetch join the first batch.
     await new Promise((resolve) => setImmediate(resolve));
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, INGEST_BATCH_MAX);
+    while (lane.queue.length > 0) {
+      const batch = lane.queue.splice(0, INGEST_BATCH_MAX);
       const started = performance.now();
       try {
         await this.#options.store.ingest(batch.map((p) => p.entry));
@@ -75,7 +86,7 @@ export class IngestBatcher {
         for (const p of batch) p.failed(err as Error);
       }
     }
-    this.#writing = undefined;
+    lane.writing = undefined;
   }
 }
 

@@ -77,6 +77,9 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
+/** The tables the log keeps its records in. */
+const LOG_TABLES = ['messages', 'deliveries', 'attempts', 'rejections', 'replays'] as const;
+
 /** Applies the migrations not yet applied; returns the database's instance id (made on first start). */
 export async function migrate(sql: Sql): Promise<string> {
   await sql.query(
@@ -96,6 +99,11 @@ export async function migrate(sql: Sql): Promise<string> {
         await tx.query(statement);
       await tx.query('insert into schema_migrations (version) values ($1) on conflict do nothing', [version]);
     });
+  }
+  if (!sql.durable) {
+    // An in-memory database is gone with the process, so the write-ahead log protects nothing
+    // there: its tables skip it (faster ingestion). A data directory or a server keeps the log.
+    for (const table of LOG_TABLES) await sql.query(`alter table ${table} set unlogged`);
   }
   const id = crypto.randomUUID();
   await sql.query('insert into log_instance (id) select $1 where not exists (select 1 from log_instance)', [id]);

@@ -2,6 +2,7 @@ import { REJECT_HEADERS, RETRY_HEADERS, isJsonObject, retryStateFromHeaders } fr
 import type { AttemptEvent } from '@sluice/envelope';
 import type { ConsumedRecord } from '@sluice/kafka';
 import { MAX_ID_LENGTH, MAX_TEXT_LENGTH } from '../constants.ts';
+import { storableJson, storableText } from './storable-text.ts';
 
 /** Where a record was read: the idempotency key of everything it says. */
 export interface RecordPosition {
@@ -202,12 +203,37 @@ function readRejected(record: ConsumedRecord, position: RecordPosition): Read {
   return { ok: true, entry };
 }
 
+/**
+ * The ingestion lane of an entry, out of `lanes`: a hash of its source and message id, so every
+ * record about one message is written by the same lane, one transaction after the other.
+ */
+export function laneOf(entry: LogEntry, lanes: number): number {
+  let h = 0x811c9dc5;
+  for (const s of [entry.sourceId, entry.messageId]) {
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+    h = Math.imul(h ^ 0, 0x01000193);
+  }
+  return (h >>> 0) % lanes;
+}
+
 /** What one record of the four topics says, or why it says nothing the log keeps. Never throws. */
 export function readRecord(record: ConsumedRecord, topics: TopicRoles): Read {
   const position = { topic: record.topic, partition: record.partition, offset: record.offset };
-  if (record.topic === topics.events) return readEvent(record);
-  if (record.topic === topics.attempts) return readAttempt(record, position);
-  if (record.topic === topics.deadLetter) return readDead(record);
-  if (record.topic === topics.rejected) return readRejected(record, position);
-  return { ok: false, reason: `unexpected topic ${record.topic}` };
+  let read: Read;
+  if (record.topic === topics.events) read = readEvent(record);
+  else if (record.topic === topics.attempts) read = readAttempt(record, position);
+  else if (record.topic === topics.deadLetter) read = readDead(record);
+  else if (record.topic === topics.rejected) read = readRejected(record, position);
+  else return { ok: false, reason: `unexpected topic ${record.topic}` };
+  if (read.ok) storable(read.entry);
+  return read;
+}
+
+/** Makes every text of the entry one the database can keep (storable-text.ts). */
+function storable(entry: LogEntry): void {
+  const fields = entry as unknown as Record<string, unknown>;
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value !== 'string') continue;
+    fields[name] = name === 'event' ? storableJson(value) : storableText(value);
+  }
 }
