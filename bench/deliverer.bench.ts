@@ -62,6 +62,7 @@ import type { AttemptResult, WebhookClient, WebhookRequest } from '@sluice/deliv
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { signBody } from '@sluice/webhook-signature';
 import { startCpuWindow, type CpuSplit } from './lib/cpu-window.ts';
+import { benchBroker } from './lib/bench-broker.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
 
@@ -101,15 +102,6 @@ async function startBenchReceiver() {
     reset: async () => (child.send({ cmd: 'reset' }), next<unknown>()),
     stop: () => child.kill(),
   };
-}
-
-async function brokers(): Promise<{ list: string[]; stop: () => Promise<void> }> {
-  if (process.env.KAFKA_BROKERS) return { list: process.env.KAFKA_BROKERS.split(','), stop: async () => undefined };
-  const { startLocalKafka } = await import('@sluice/local-kafka');
-  const kafka = await startLocalKafka();
-  // testServiceContext reads the broker from the environment.
-  process.env.KAFKA_BROKERS = kafka.brokers;
-  return { list: kafka.brokers.split(','), stop: () => kafka.dispose() };
 }
 
 const event = (i: number): EventEnvelope => ({
@@ -324,7 +316,7 @@ function formatSplit(split: CpuSplit, bench: string): string {
 }
 
 async function main(): Promise<void> {
-  const broker = await brokers();
+  const broker = await benchBroker();
   const receiver = await startBenchReceiver();
   try {
     // Phase 1: the raw undici ceiling (after a short warm-up).
@@ -364,13 +356,6 @@ async function main(): Promise<void> {
     const admin = kafka.admin();
     await admin.connect();
     await ensureTopics(admin, topicSpecs(config));
-    // A busy shared broker can answer "unknown topic" to the first produce: wait for leaders.
-    for (let tries = 0; tries < 50; tries += 1) {
-      const meta = await admin.fetchTopicMetadata({ topics: [config.kafka.topics.events] }).catch(() => undefined);
-      const partitions = meta?.topics[0]?.partitions ?? [];
-      if (partitions.length === PARTITIONS && partitions.every((p) => p.leader >= 0)) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
     await admin.disconnect();
     const producer = kafka.producer();
     await producer.connect();

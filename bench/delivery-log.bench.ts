@@ -19,6 +19,7 @@ import { ConfigStore, parseConfig, readEnv } from '@sluice/config';
 import type { AttemptEvent } from '@sluice/envelope';
 import { createKafka, ensureTopics, SafeProducer, topicSpecs } from '@sluice/kafka';
 import { startLocalKafka } from '@sluice/local-kafka';
+import { e2eCall } from './lib/e2e-call.ts';
 import { startLocalPostgres, type LocalPostgres } from '@sluice/local-postgres';
 import { createLogger } from '@sluice/logging';
 import { createMetricsRegistry } from '@sluice/service-kit';
@@ -113,23 +114,7 @@ async function ingestion(): Promise<{ recordsPerSecond: number; records: number;
       const at = new Date(now - 60_000 + j).toISOString();
       events.push({
         key,
-        value: JSON.stringify({
-          sourceId: 'bench',
-          type: 'track',
-          messageId,
-          userId: `user-${j % 1000}`,
-          event: 'Order Completed',
-          timestamp: at,
-          receivedAt: at,
-          properties: {
-            orderId: messageId,
-            total: 42.5,
-            currency: 'EUR',
-            items: [{ sku: 'sku-1', qty: 2 }],
-            note: 'x'.repeat(300),
-          },
-          context: { ip: '203.0.113.7', library: { name: 'bench', version: '1' } },
-        }),
+        value: JSON.stringify({ sourceId: 'bench', ...e2eCall(messageId, j), timestamp: at, receivedAt: at }),
       });
       const attempt: AttemptEvent = {
         messageId,

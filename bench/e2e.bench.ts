@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, Pool, request } from 'undici';
 import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
 import { startProcessCpuWindow } from './lib/cpu-window.ts';
+import { e2eCall } from './lib/e2e-call.ts';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../test/support/service-process.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
 import { prefixedTopics } from '@sluice/testkit';
@@ -54,20 +55,7 @@ function batchBody(): { ids: string[]; body: string } {
   for (let i = 0; i < BATCH; i++) {
     const messageId = `${runId}-${seq++}`;
     ids.push(messageId);
-    batch.push({
-      type: 'track',
-      messageId,
-      userId: `user-${seq % 1000}`,
-      event: 'Order Completed',
-      properties: {
-        orderId: messageId,
-        total: 42.5,
-        currency: 'EUR',
-        items: [{ sku: 'sku-1', qty: 2 }],
-        note: 'x'.repeat(300),
-      },
-      context: { ip: '203.0.113.7', library: { name: 'bench', version: '1' } },
-    });
+    batch.push(e2eCall(messageId, seq));
   }
   return { ids, body: JSON.stringify({ batch, sentAt: new Date().toISOString() }) };
 }

@@ -37,6 +37,7 @@ import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
 import { freePort, testConfig, testServiceContext } from '@sluice/testkit';
 import { createDeliverer } from '@sluice/deliverer';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
+import { benchBroker } from './lib/bench-broker.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
 
 rerunWithNodeFlags(SERVICE_NODE_FLAGS.deliverer);
@@ -71,14 +72,6 @@ async function startEndpoints() {
   };
 }
 type Endpoints = Awaited<ReturnType<typeof startEndpoints>>;
-
-async function brokers(): Promise<{ list: string[]; stop: () => Promise<void> }> {
-  if (process.env.KAFKA_BROKERS) return { list: process.env.KAFKA_BROKERS.split(','), stop: async () => undefined };
-  const { startLocalKafka } = await import('@sluice/local-kafka');
-  const kafka = await startLocalKafka();
-  process.env.KAFKA_BROKERS = kafka.brokers;
-  return { list: kafka.brokers.split(','), stop: () => kafka.dispose() };
-}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -164,12 +157,6 @@ async function runPhase(
   const admin = kafka.admin();
   await admin.connect();
   await ensureTopics(admin, topicSpecs(config));
-  for (let tries = 0; tries < 50; tries += 1) {
-    const meta = await admin.fetchTopicMetadata({ topics: [config.kafka.topics.events] }).catch(() => undefined);
-    const partitions = meta?.topics[0]?.partitions ?? [];
-    if (partitions.length === PARTITIONS && partitions.every((p) => p.leader >= 0)) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
   await admin.disconnect();
   const producer = kafka.producer();
   await producer.connect();
@@ -262,7 +249,7 @@ async function runPhase(
 }
 
 async function main(): Promise<void> {
-  const broker = await brokers();
+  const broker = await benchBroker();
   const endpoints = await startEndpoints();
   const refusedPort = await freePort();
   const results: PhaseResult[] = [];
