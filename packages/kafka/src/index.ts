@@ -2,6 +2,7 @@ export type { Admin, Kafka, Message, IHeaders, PartitionAssigner } from 'kafkajs
 export { createKafka } from './kafka-client.ts';
 export type { KafkaClientOptions } from './kafka-client.ts';
 export { delayTopicName, ensureTopics, topicSpecs } from './topics.ts';
+export { trackedAdmin } from './tracked-admin.ts';
 export type { TopicSpec } from './topics.ts';
 export { SafeProducer } from './producer.ts';
 export type { BatchProducer } from './batch-producer.ts';

@@ -1,5 +1,13 @@
 import { createEnvelopeCodec, createSnapshotCodec } from '@sluice/codec';
-import { ConsumerMetrics, SafeProducer, createKafka, ensureTopics, shutdownInOrder, topicSpecs } from '@sluice/kafka';
+import {
+  ConsumerMetrics,
+  SafeProducer,
+  createKafka,
+  ensureTopics,
+  shutdownInOrder,
+  topicSpecs,
+  trackedAdmin,
+} from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createSnapshotApi } from './adapters/http-api.ts';
 import { createKafkaSinks } from './adapters/kafka-sinks.ts';
@@ -49,10 +57,7 @@ async function startParts(
   const config = ctx.config.current;
   const clientId = `${config.kafka.clientId}-audience-sync`;
   const kafka = createKafka({ brokers: ctx.brokers, clientId, logger: ctx.logger, security: config.kafka });
-  const admin = kafka.admin();
-  let adminConnected = false;
-  admin.on(admin.events.CONNECT, () => (adminConnected = true));
-  admin.on(admin.events.DISCONNECT, () => (adminConnected = false));
+  const { admin, connected: adminConnected } = trackedAdmin(kafka);
   opened.push(() => admin.disconnect());
   await admin.connect();
   await ensureTopics(admin, topicSpecs(config));
@@ -127,7 +132,7 @@ async function startParts(
     port: options.port,
     ops: {
       registry: ctx.registry,
-      readiness: { kafka: () => adminConnected && producer.connected && consumer.connected, config: () => true },
+      readiness: { kafka: () => adminConnected() && producer.connected && consumer.connected, config: () => true },
     },
     handler: createSnapshotApi({ producer, config: ctx.config, metrics, codec: snapshotCodec }),
   });

@@ -5,6 +5,7 @@ import {
   ensureTopics,
   shutdownInOrder,
   topicSpecs,
+  trackedAdmin,
 } from '@sluice/kafka';
 import { routeEvent } from '@sluice/deliverer';
 import type { EventEnvelope } from '@sluice/envelope';
@@ -66,10 +67,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         logger,
         security: initial.kafka,
       });
-      const admin = kafka.admin();
-      let adminConnected = false;
-      admin.on(admin.events.CONNECT, () => (adminConnected = true));
-      admin.on(admin.events.DISCONNECT, () => (adminConnected = false));
+      const { admin, connected: adminConnected } = trackedAdmin(kafka);
       await admin.connect();
       await ensureTopics(admin, topicSpecs(initial));
 
@@ -112,7 +110,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         ops: {
           registry: ctx.registry,
           readiness: {
-            kafka: () => adminConnected && consumer.connected,
+            kafka: () => adminConnected() && consumer.connected,
             database: async () => (await sql.query('select 1 as ok')).length === 1,
             config: () => true,
           },

@@ -9,6 +9,7 @@ import {
   shutdownInOrder,
   topicSpecs,
   type Drainable,
+  trackedAdmin,
 } from '@sluice/kafka';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createIntakeHandler } from './adapters/intake.ts';
@@ -53,10 +54,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
         logger,
         security: initial.kafka,
       });
-      const admin = kafka.admin();
-      let adminConnected = false;
-      admin.on(admin.events.CONNECT, () => (adminConnected = true));
-      admin.on(admin.events.DISCONNECT, () => (adminConnected = false));
+      const { admin, connected: adminConnected } = trackedAdmin(kafka);
       await admin.connect();
       await ensureTopics(admin, topicSpecs(initial));
 
@@ -143,7 +141,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
         ops: {
           registry: ctx.registry,
           readiness: {
-            kafka: () => adminConnected && producer.connected && consumers.every((c) => c.connected),
+            kafka: () => adminConnected() && producer.connected && consumers.every((c) => c.connected),
             config: () => true,
           },
         },
