@@ -10,3 +10,4 @@ export type { ServiceContext } from './service-context.ts';
 export { PARENT_WATCH_PRELOAD } from './parent-watch-path.ts';
 export { SERVICE_NODE_FLAGS, serviceNodeArgs } from './launch.ts';
 export type { ServiceName } from './launch.ts';
+export { CodedError } from './coded-error.ts';

@@ -1,12 +1,9 @@
+import { CodedError } from '@sluice/service-kit';
+
 /** Base of every audience-sync error: a stable `code` and whether retrying may help (docs/CONVENTIONS.md). */
-export class AudienceSyncError extends Error {
-  readonly code: string;
-  readonly retryable: boolean;
+export class AudienceSyncError extends CodedError {
   constructor(code: string, message: string, retryable = false) {
-    super(message);
-    this.name = new.target.name;
-    this.code = code;
-    this.retryable = retryable;
+    super(code, message, retryable);
   }
 }
 

@@ -1,15 +1,7 @@
-/** Typed errors of the delivery log, each with a stable `code` (docs/CONVENTIONS.md). */
-export class DeliveryLogError extends Error {
-  readonly code: string;
-  readonly retryable: boolean;
+import { CodedError } from '@sluice/service-kit';
 
-  constructor(code: string, message: string, retryable: boolean, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code;
-    this.retryable = retryable;
-  }
-}
+/** Typed errors of the delivery log, each with a stable `code` (docs/CONVENTIONS.md). */
+export class DeliveryLogError extends CodedError {}
 
 /** The database could not be opened or migrated at start. */
 export class DatabaseUnavailableError extends DeliveryLogError {

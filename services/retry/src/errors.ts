@@ -1,15 +1,7 @@
-/** Typed errors of the retry service, each with a stable `code` (docs/CONVENTIONS.md). */
-export class RetryServiceError extends Error {
-  readonly code: string;
-  readonly retryable: boolean;
+import { CodedError } from '@sluice/service-kit';
 
-  constructor(code: string, message: string, retryable: boolean, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code;
-    this.retryable = retryable;
-  }
-}
+/** Typed errors of the retry service, each with a stable `code` (docs/CONVENTIONS.md). */
+export class RetryServiceError extends CodedError {}
 
 /** A record on `sluice.retry` or a delay tier whose retry-state headers cannot be read. */
 export class UnreadableRetryRecordError extends RetryServiceError {
