@@ -1,12 +1,12 @@
+import { WaiterQueue } from './waiter-queue.ts';
+
 /**
  * A counting semaphore whose limit can change while in use (the per-destination cap on
  * in-flight requests follows config reloads). Waiters are served first come, first served.
  */
 export class Semaphore {
   #active = 0;
-  /** FIFO of waiters; `#head` is the next to serve (no `shift()` on a long array). */
-  #waiters: ((() => void) | undefined)[] = [];
-  #head = 0;
+  readonly #waiters = new WaiterQueue<() => void>();
 
   private currentLimit: number;
   constructor(currentLimit: number) {
@@ -22,7 +22,7 @@ export class Semaphore {
   }
 
   get waiting(): number {
-    return this.#waiters.length - this.#head;
+    return this.#waiters.size;
   }
 
   setLimit(limit: number): void {
@@ -50,19 +50,9 @@ export class Semaphore {
   }
 
   #wake(): void {
-    while (this.#active < this.limit && this.#head < this.#waiters.length) {
+    while (this.#active < this.limit && this.#waiters.size > 0) {
       this.#active += 1;
-      const wake = this.#waiters[this.#head]!;
-      this.#waiters[this.#head] = undefined;
-      this.#head += 1;
-      wake();
-    }
-    if (this.#head === this.#waiters.length) {
-      this.#waiters.length = 0;
-      this.#head = 0;
-    } else if (this.#head >= 1_024 && this.#head * 2 >= this.#waiters.length) {
-      this.#waiters = this.#waiters.slice(this.#head);
-      this.#head = 0;
+      this.#waiters.shift()!();
     }
   }
 }

@@ -1,3 +1,5 @@
+import { WaiterQueue } from '../waiter-queue.ts';
+
 type Waiter = (admitted: boolean) => void;
 
 /**
@@ -60,8 +62,7 @@ export class DestinationCap {
   #stallMs: number;
   readonly #now: () => number;
   #active = 0;
-  #waiters: (Waiter | undefined)[] = [];
-  #head = 0;
+  readonly #waiters = new WaiterQueue<Waiter>();
   /** When a request last finished other than by timing out. */
   #finishedAt = Number.NEGATIVE_INFINITY;
   /** When the destination last went from no request in flight to one. */
@@ -133,7 +134,7 @@ export class DestinationCap {
   }
 
   get waiting(): number {
-    return this.#waiters.length - this.#head;
+    return this.#waiters.size;
   }
 
   get limit(): number {
@@ -198,36 +199,16 @@ export class DestinationCap {
 
   #wake(now: number): void {
     const allowed = this.#allowed(now);
-    while (this.#active < allowed && this.#head < this.#waiters.length) {
-      const waiter = this.#waiters[this.#head]!;
-      this.#waiters[this.#head] = undefined;
-      this.#head += 1;
+    while (this.#active < allowed && this.#waiters.size > 0) {
       if (this.#active === 0) this.#becameBusy(now);
       this.#active += 1;
-      waiter(true);
+      this.#waiters.shift()!(true);
     }
-    this.#compact();
   }
 
   /** Every waiter gives up (its event is deferred). */
   #expire(): void {
-    while (this.#head < this.#waiters.length) {
-      const waiter = this.#waiters[this.#head]!;
-      this.#waiters[this.#head] = undefined;
-      this.#head += 1;
-      waiter(false);
-    }
-    this.#compact();
-  }
-
-  #compact(): void {
-    if (this.#head === this.#waiters.length) {
-      this.#waiters.length = 0;
-      this.#head = 0;
-    } else if (this.#head >= 1_024 && this.#head * 2 >= this.#waiters.length) {
-      this.#waiters = this.#waiters.slice(this.#head);
-      this.#head = 0;
-    }
+    for (let waiter = this.#waiters.shift(); waiter; waiter = this.#waiters.shift()) waiter(false);
   }
 }
 
