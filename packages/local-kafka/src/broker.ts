@@ -6,12 +6,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { ensureKafkaInstalled, isKafka4, processExists, type KafkaInstallation, type KafkaVersion } from './install.ts';
+import { freePorts } from './free-ports.ts';
 import { generateTlsMaterial, type TlsMaterial } from './tls-material.ts';
 
 const HOST = '127.0.0.1';
@@ -539,24 +539,6 @@ function randomClusterId(): string {
   for (;;) {
     const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
-  }
-}
-
-async function freePorts(n: number): Promise<number[]> {
-  // Hold all listeners open together so the ports are distinct.
-  const servers: Server[] = [];
-  try {
-    for (let i = 0; i < n; i++) {
-      const server = createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, HOST, () => resolve());
-      });
-    }
-    return servers.map((s) => (s.address() as { port: number }).port);
-  } finally {
-    await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
   }
 }
 

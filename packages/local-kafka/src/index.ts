@@ -1,4 +1,5 @@
 export { startLocalKafka } from './broker.ts';
+export { freePorts } from './free-ports.ts';
 export type {
   BrokerExit,
   LocalKafka,

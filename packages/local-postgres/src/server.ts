@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts } from '@sluice/local-kafka';
 import { ensurePostgresInstalled, POSTGRES_VERSION } from './install.ts';
 
 /**
@@ -48,7 +48,7 @@ export async function startLocalPostgres(options: StartLocalPostgresOptions = {}
     ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
     ids,
   );
-  const port = await freePort();
+  const port = (await freePorts(1))[0]!;
   const args = [
     '-D',
     data,
@@ -152,16 +152,5 @@ function stopChild(child: ChildProcess): Promise<void> {
     });
     // SIGINT: PostgreSQL's fast shutdown (ends sessions, no wait for clients).
     child.kill('SIGINT');
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }

@@ -1,0 +1,20 @@
+import { createServer, type Server } from 'node:net';
+
+/** `n` distinct TCP ports free on 127.0.0.1 right now (for servers started as child processes). */
+export async function freePorts(n: number): Promise<number[]> {
+  // Hold all listeners open together so the ports are distinct.
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+      });
+    }
+    return servers.map((s) => (s.address() as { port: number }).port);
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+  }
+}
