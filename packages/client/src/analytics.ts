@@ -9,15 +9,7 @@ import type { DeliveryError } from './errors.ts';
 import { ClientClosedError, QueueFullError } from './errors.ts';
 import type { HttpTransport } from './http-transport.ts';
 import { MessageQueue } from './message-queue.ts';
-import type {
-  AliasParams,
-  GroupParams,
-  IdentifyParams,
-  MessageType,
-  PageParams,
-  ScreenParams,
-  TrackParams,
-} from './message-types.ts';
+import type * as Params from './message-types.ts';
 import type { AnalyticsOptions, Settings } from './options.ts';
 import { resolveSettings } from './options.ts';
 import { createUndiciTransport } from './undici-transport.ts';
@@ -69,32 +61,32 @@ export class Analytics extends EventEmitter<AnalyticsEvents> {
   }
 
   /** Who the user is, and what they are like. Returns the `messageId`. */
-  identify(params: IdentifyParams): string {
+  identify(params: Params.IdentifyParams): string {
     return this.#enqueue('identify', params);
   }
 
   /** Something the user did; `event` is required. Returns the `messageId`. */
-  track(params: TrackParams): string {
+  track(params: Params.TrackParams): string {
     return this.#enqueue('track', params);
   }
 
   /** A web page view; page fields go under `properties`. Returns the `messageId`. */
-  page(params: PageParams): string {
+  page(params: Params.PageParams): string {
     return this.#enqueue('page', params);
   }
 
   /** A mobile screen view. Returns the `messageId`. */
-  screen(params: ScreenParams): string {
+  screen(params: Params.ScreenParams): string {
     return this.#enqueue('screen', params);
   }
 
   /** Ties the user to a group; `groupId` is required. Returns the `messageId`. */
-  group(params: GroupParams): string {
+  group(params: Params.GroupParams): string {
     return this.#enqueue('group', params);
   }
 
   /** Merges two identities; `userId` and `previousId` are required. Returns the `messageId`. */
-  alias(params: AliasParams): string {
+  alias(params: Params.AliasParams): string {
     return this.#enqueue('alias', params);
   }
 
@@ -130,7 +122,7 @@ export class Analytics extends EventEmitter<AnalyticsEvents> {
     return this.#closing;
   }
 
-  #enqueue<T extends MessageType>(type: T, params: ParamsByType[T]): string {
+  #enqueue<T extends Params.MessageType>(type: T, params: ParamsByType[T]): string {
     if (this.#closing) throw new ClientClosedError();
     if (this.#queue.size >= this.#settings.maxQueueSize) throw new QueueFullError(this.#settings.maxQueueSize);
     const { message, json, bytes } = buildMessage(type, params, this.#buildEnv);

@@ -68,27 +68,16 @@ export function buildMessage<T extends MessageType>(type: T, params: ParamsByTyp
     integrations: optionalObject(p.integrations, 'integrations', type) as WireMessage['integrations'],
   };
   // Only the fields that belong to the type, in a fixed order; undefined ones are not serialised.
-  switch (type) {
-    case 'identify':
-      message.traits = optionalObject(p.traits, 'traits', type);
-      break;
-    case 'track':
-      message.event = p.event;
-      message.properties = optionalObject(p.properties, 'properties', type);
-      break;
-    case 'page':
-    case 'screen':
-      message.properties = optionalObject(p.properties, 'properties', type);
-      message.name = optionalString(p.name, 'name', type);
-      message.category = optionalString(p.category, 'category', type);
-      break;
-    case 'group':
-      message.groupId = p.groupId;
-      message.traits = optionalObject(p.traits, 'traits', type);
-      break;
-    case 'alias':
-      message.previousId = p.previousId;
-      break;
+  if (type === 'track') message.event = p.event;
+  if (type === 'group') message.groupId = p.groupId;
+  if (type === 'alias') message.previousId = p.previousId;
+  if (type === 'identify' || type === 'group') message.traits = optionalObject(p.traits, 'traits', type);
+  if (type === 'track' || type === 'page' || type === 'screen') {
+    message.properties = optionalObject(p.properties, 'properties', type);
+  }
+  if (type === 'page' || type === 'screen') {
+    message.name = optionalString(p.name, 'name', type);
+    message.category = optionalString(p.category, 'category', type);
   }
 
   let json: string;

@@ -1,17 +1,6 @@
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
-import {
-  BATCH_PATH,
-  DEFAULT_ENDPOINT,
-  DEFAULT_FLUSH_AFTER_MS,
-  DEFAULT_FLUSH_AT,
-  DEFAULT_MAX_IN_FLIGHT,
-  DEFAULT_MAX_QUEUE_SIZE,
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_RETRY_MAX_DELAY_MS,
-  DEFAULT_RETRY_MIN_DELAY_MS,
-} from './constants.ts';
+import * as limits from './constants.ts';
 import type { LogSink } from './debug-log.ts';
 import { debugEnabled, stderrSink } from './debug-log.ts';
 import type { DeliveryError } from './errors.ts';
@@ -88,16 +77,16 @@ export function resolveSettings(writeKey: string, options: AnalyticsOptions, env
     throw new InvalidOptionError('flushAt and size are the same setting; give one of them');
   }
   return {
-    url: batchUrl(options.endpoint ?? DEFAULT_ENDPOINT),
+    url: batchUrl(options.endpoint ?? limits.DEFAULT_ENDPOINT),
     authorization: `Basic ${Buffer.from(`${writeKey}:`, 'utf8').toString('base64')}`,
-    flushAt: integer('flushAt', options.flushAt ?? options.size ?? DEFAULT_FLUSH_AT, 1),
-    flushAfterMs: number('flushAfter', options.flushAfter ?? DEFAULT_FLUSH_AFTER_MS, 1),
-    maxRetries: integer('maxRetries', options.maxRetries ?? DEFAULT_MAX_RETRIES, 0),
-    retryMinDelayMs: number('retryMinDelay', options.retryMinDelay ?? DEFAULT_RETRY_MIN_DELAY_MS, 0),
-    retryMaxDelayMs: number('retryMaxDelay', options.retryMaxDelay ?? DEFAULT_RETRY_MAX_DELAY_MS, 0),
-    timeoutMs: number('timeout', options.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS, 1),
-    maxInFlight: integer('maxInFlight', options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, 1),
-    maxQueueSize: integer('maxQueueSize', options.maxQueueSize ?? DEFAULT_MAX_QUEUE_SIZE, 1),
+    flushAt: integer('flushAt', options.flushAt ?? options.size ?? limits.DEFAULT_FLUSH_AT, 1),
+    flushAfterMs: number('flushAfter', options.flushAfter ?? limits.DEFAULT_FLUSH_AFTER_MS, 1),
+    maxRetries: integer('maxRetries', options.maxRetries ?? limits.DEFAULT_MAX_RETRIES, 0),
+    retryMinDelayMs: number('retryMinDelay', options.retryMinDelay ?? limits.DEFAULT_RETRY_MIN_DELAY_MS, 0),
+    retryMaxDelayMs: number('retryMaxDelay', options.retryMaxDelay ?? limits.DEFAULT_RETRY_MAX_DELAY_MS, 0),
+    timeoutMs: number('timeout', options.timeout ?? limits.DEFAULT_REQUEST_TIMEOUT_MS, 1),
+    maxInFlight: integer('maxInFlight', options.maxInFlight ?? limits.DEFAULT_MAX_IN_FLIGHT, 1),
+    maxQueueSize: integer('maxQueueSize', options.maxQueueSize ?? limits.DEFAULT_MAX_QUEUE_SIZE, 1),
     onError: fn('onError', options.onError),
     debug: options.debug ?? debugEnabled(env.DEBUG),
     log: fn('log', options.log) ?? stderrSink,
@@ -118,7 +107,7 @@ function batchUrl(endpoint: string): string {
     throw new InvalidOptionError('endpoint must be an http or https URL');
   }
   if (url.search || url.hash) throw new InvalidOptionError('endpoint must not have a query or fragment');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}${BATCH_PATH}`;
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}${limits.BATCH_PATH}`;
 }
 
 function number(name: string, value: unknown, min: number): number {

@@ -1,13 +1,9 @@
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type { Logger } from '@sluice/logging';
+import type { EachBatchPayload } from 'kafkajs';
 import { toConsumedRecord, type ConsumedRecord } from './consumed-record.ts';
-import type { ConsumerMetrics } from './consumer-metrics.ts';
-import { createGroupConsumer, type GroupConsumer } from './group-consumer.ts';
+import { ManagedConsumer, type ManagedConsumerBase } from './managed-consumer.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 
-export interface ConcurrentConsumerOptions {
-  kafka: Kafka;
-  groupId: string;
+export interface ConcurrentConsumerOptions extends ManagedConsumerBase {
   topics: string[];
   /** Handles one record. It must not throw for bad input (send that to a rejected topic); a throw is fatal. */
   handle: (record: ConsumedRecord) => Promise<void>;
@@ -16,8 +12,6 @@ export interface ConcurrentConsumerOptions {
   /** How often finished offsets are committed; default 200 ms. */
   commitIntervalMs?: number;
   fromBeginning?: boolean;
-  logger: Logger;
-  metrics?: ConsumerMetrics;
   /** Called when a partition comes to have half its slots taken (see `crowded`). */
   onCrowded?: () => void;
 }
@@ -34,32 +28,18 @@ type Slot = () => void;
  * - a handler that throws is reported through `fatal` so the process exits instead of idling with
  *   a healthy face; a crash caused by Kafka runs the consumer again (crash-watch.ts).
  */
-export class ConcurrentConsumer {
-  readonly consumer: Consumer;
-  readonly fatal: Promise<Error>;
-  readonly #group: GroupConsumer;
+export class ConcurrentConsumer extends ManagedConsumer {
   #trackers = new Map<string, OffsetTracker>();
   #waiting = new Map<string, Slot[]>();
-  /** Handlers running now, and who waits for that to reach zero (drain). */
-  #running = 0;
-  #idle: (() => void)[] = [];
   #commitTimer: NodeJS.Timeout | undefined;
-  #intakeStopped = false;
 
   private readonly options: ConcurrentConsumerOptions;
   constructor(options: ConcurrentConsumerOptions) {
+    super(options, { maxWaitTimeInMs: 100 });
     this.options = options;
-    this.#group = createGroupConsumer(options.kafka, {
-      groupId: options.groupId,
-      logger: options.logger,
-      maxWaitTimeInMs: 100,
-    });
-    this.consumer = this.#group.consumer;
-    this.fatal = this.#group.fatal;
-    options.metrics?.watch(options.groupId, this.consumer);
     // Only a commit Kafka confirmed moves the committed position: kafkajs's commitOffsets returns
     // without committing while the consumer is not running (e.g. waiting to run again after a crash).
-    this.#group.onCommitted((topic, partition, offset) =>
+    this.group.onCommitted((topic, partition, offset) =>
       this.#trackers.get(partitionKey(topic, partition))?.committed(offset),
     );
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
@@ -72,13 +52,9 @@ export class ConcurrentConsumer {
     });
   }
 
-  get connected(): boolean {
-    return this.#group.connected;
-  }
-
   /** Records being handled right now, across partitions. */
   get inFlight(): number {
-    return this.#running;
+    return this.busy;
   }
 
   /**
@@ -96,7 +72,7 @@ export class ConcurrentConsumer {
   }
 
   async start(): Promise<void> {
-    await this.#group.run(
+    await this.group.run(
       { topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true },
       {
         autoCommit: false,
@@ -119,7 +95,7 @@ export class ConcurrentConsumer {
     let last: string | undefined;
     try {
       for (const message of batch.messages) {
-        if (!isRunning() || isStale() || this.#intakeStopped) return;
+        if (!isRunning() || isStale() || this.intakeStopped) return;
         const offset = Number(message.offset);
         if (offset <= tracker.highestStarted) {
           // Already handed to a handler by this consumer: kafkajs fetches from the committed offset
@@ -131,7 +107,7 @@ export class ConcurrentConsumer {
         }
         if (tracker.inFlight >= this.options.maxInFlightPerPartition) {
           await this.#acquire(key, tracker, heartbeat);
-          if (this.#intakeStopped) return;
+          if (this.intakeStopped) return;
         }
         tracker.begin(offset);
         if (tracker.inFlight === this.#crowdedAt()) this.options.onCrowded?.();
@@ -149,25 +125,23 @@ export class ConcurrentConsumer {
 
   /** One record's handler; a throw is fatal and leaves the record unfinished (never committed). */
   async #run(record: ConsumedRecord, key: string, tracker: OffsetTracker, offset: number): Promise<void> {
-    this.#running += 1;
-    try {
-      await this.options.handle(record);
-      tracker.finish(offset);
-      this.#release(key);
-    } catch (err) {
-      this.options.logger.error(
-        { err, topic: record.topic, partition: record.partition, offset },
-        'record handler failed; stopping',
-      );
-      this.#group.reportFatal(err as Error);
-    } finally {
-      this.#running -= 1;
-      if (this.#running === 0) this.#idle.splice(0).forEach((wake) => wake());
-    }
+    await this.working(async () => {
+      try {
+        await this.options.handle(record);
+        tracker.finish(offset);
+        this.#release(key);
+      } catch (err) {
+        this.options.logger.error(
+          { err, topic: record.topic, partition: record.partition, offset },
+          'record handler failed; stopping',
+        );
+        this.group.reportFatal(err as Error);
+      }
+    });
   }
 
   async #acquire(key: string, tracker: OffsetTracker, heartbeat: () => Promise<void>): Promise<void> {
-    while (tracker.inFlight >= this.options.maxInFlightPerPartition && !this.#intakeStopped) {
+    while (tracker.inFlight >= this.options.maxInFlightPerPartition && !this.intakeStopped) {
       const freed = new Promise<void>((resolve) => {
         const queue = this.#waiting.get(key) ?? [];
         queue.push(resolve);
@@ -196,33 +170,21 @@ export class ConcurrentConsumer {
       const [topic, partition] = splitKey(key);
       offsets.push({ topic, partition, offset: String(next) });
     }
-    if (offsets.length === 0 || !this.#group.connected) return;
+    if (offsets.length === 0 || !this.group.connected) return;
     await this.consumer.commitOffsets(offsets);
   }
 
   /** Stops taking new records (SIGTERM step 1). In-flight handlers keep running. */
-  stopIntake(): void {
-    this.#intakeStopped = true;
+  override stopIntake(): void {
+    this.intakeStopped = true;
     this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
     for (const queue of this.#waiting.values()) queue.splice(0).forEach((wake) => wake());
   }
 
-  /** Waits for in-flight handlers, up to `timeoutMs`; what is unfinished is handed back uncommitted. */
-  async drain(timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.#running > 0 && Date.now() < deadline) {
-      await Promise.race([
-        new Promise<void>((resolve) => this.#idle.push(resolve)),
-        new Promise((r) => setTimeout(r, 100)),
-      ]);
-    }
-    return this.#running === 0;
-  }
-
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     if (this.#commitTimer) clearInterval(this.#commitTimer);
     await this.commit().catch((err) => this.options.logger.warn({ err }, 'final commit failed'));
-    await this.#group.disconnect();
+    await super.close();
   }
 }
 

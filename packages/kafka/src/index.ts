@@ -22,6 +22,8 @@ export type { CrashVerdict, RerunBackoff } from './crash-watch.ts';
 export { shutdownInOrder } from './shutdown.ts';
 export type { Drainable, ShutdownParts } from './shutdown.ts';
 export { createGroupConsumer } from './group-consumer.ts';
+export { ManagedConsumer } from './managed-consumer.ts';
+export type { ManagedConsumerBase } from './managed-consumer.ts';
 export type { CommittedListener, GroupConsumer, GroupConsumerSettings, Subscription } from './group-consumer.ts';
 export { retryTransient } from './retry-transient.ts';
 export { awaitKafka, checkKafkaConnection } from './await-kafka.ts';

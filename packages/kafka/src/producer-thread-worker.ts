@@ -6,18 +6,19 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createKafka } from './kafka-client.ts';
 import { SafeProducer } from './producer.ts';
 import { createLogger, logProcessWarnings } from '@sluice/logging';
-import type { KafkaSecurity } from '@sluice/config';
 import type { TopicMessages } from 'kafkajs';
+import type { KafkaSecurity } from '@sluice/config';
 import { reviveCloned, unpackBatch, type PackedBatch } from './record-packing.ts';
 
-export interface ProducerThreadData {
+export interface ProducerThreadOptions {
   /** The owning service's name, for the thread's logs. */
   service: string;
   brokers: string[];
   clientId: string;
-  /** Plain data (file paths, resolved secrets): the thread builds its own token providers. */
+  /** TLS and SASL settings (`kafka.ssl`, `kafka.sasl`); in the thread, plain data (file paths, resolved secrets). */
   security?: KafkaSecurity;
   logLevel: string;
+  /** SafeProducer instances in the thread; batches go round-robin. */
   producers: number;
 }
 
@@ -33,7 +34,7 @@ export type FromProducerThread =
   | { kind: 'closed' };
 
 const port = parentPort!;
-const data = workerData as ProducerThreadData;
+const data = workerData as ProducerThreadOptions;
 const post = (m: FromProducerThread) => port.postMessage(m);
 const logger = createLogger({ name: data.service, level: data.logLevel as 'info' }).child({
   component: 'producer-thread',

@@ -1,7 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { KafkaSecurity } from '@sluice/config';
 import type { TopicMessages } from 'kafkajs';
-import type { FromProducerThread, ProducerThreadData, ToProducerThread } from './producer-thread-worker.ts';
+import type { FromProducerThread, ProducerThreadOptions, ToProducerThread } from './producer-thread-worker.ts';
 import { kafkaSecurityOf } from './kafka-security.ts';
 import { packBatch } from './record-packing.ts';
 
@@ -13,17 +12,7 @@ export class ProducerThreadError extends Error {
   }
 }
 
-export interface ProducerThreadOptions {
-  /** The owning service's name, for the thread's logs. */
-  service: string;
-  brokers: string[];
-  clientId: string;
-  /** TLS and SASL settings (`kafka.ssl`, `kafka.sasl`), passed to the thread's client. */
-  security?: KafkaSecurity;
-  logLevel: string;
-  /** SafeProducer instances in the thread; batches go round-robin. */
-  producers: number;
-}
+export type { ProducerThreadOptions };
 
 /**
  * `sendBatch` run in a worker thread that owns the SafeProducers (idempotent, acks=-1, one
@@ -51,7 +40,7 @@ export class ProducerThread {
 
   /** Starts the thread and connects its producers. */
   static async start(options: ProducerThreadOptions): Promise<ProducerThread> {
-    const data: ProducerThreadData = {
+    const data: ProducerThreadOptions = {
       service: options.service,
       brokers: options.brokers,
       clientId: options.clientId,
