@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalSchemaRegistry, type LocalSchemaRegistry } from '../src/index.ts';
-import { processExists } from '@sluice/local-kafka';
+import { processExists } from '@sluice/local-runtime';
 
 const skip =
   process.env.SLUICE_SKIP_REGISTRY === '1' ? 'SLUICE_SKIP_REGISTRY=1: not starting a schema registry' : false;
