@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { createRuntimeDir, NotReadyError, processExists, supervise, waitUntilReady } from '../src/index.ts';
+import {
+  createRuntimeDir,
+  NotReadyError,
+  processExists,
+  supervise,
+  waitUntilReady,
+  type Supervised,
+  type SuperviseOptions,
+} from '../src/index.ts';
 
 const OWNER = fileURLToPath(new URL('./fixtures/owner.ts', import.meta.url));
 
@@ -54,73 +62,67 @@ describe('the watchdog: a supervised server does not outlive its owner', () => {
   }
 });
 
+/** Runs `fn` with a server (`node -e script`) supervised in a fresh runtime dir, removed afterwards. */
+async function withServer(
+  script: string,
+  options: Partial<SuperviseOptions>,
+  fn: (server: Supervised, dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await createRuntimeDir('sluice-runtime-test-');
+  try {
+    const server = await supervise(process.execPath, ['-e', script], {
+      name: 'test',
+      logFile: join(dir.path, 'server.log'),
+      cleanupDir: dir.path,
+      ...options,
+    });
+    try {
+      await fn(server, dir.path);
+    } finally {
+      await server.kill();
+    }
+  } finally {
+    await dir.remove();
+  }
+  assert.equal(existsSync(dir.path), false, 'remove() removes the dir');
+}
+
+const FOREVER = 'setInterval(() => {}, 1 << 30)';
+
 describe('supervise', () => {
   test('stop() sends the stop signal and resolves with how the server exited', async () => {
-    const dir = await createRuntimeDir('sluice-runtime-test-');
-    try {
-      const server = await supervise(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
-        name: 'test',
-        logFile: join(dir.path, 'server.log'),
-        cleanupDir: dir.path,
-      });
+    await withServer(FOREVER, {}, async (server, dir) => {
       assert.equal(server.running, true);
       assert.deepEqual(await server.stop(), { code: null, signal: 'SIGTERM' });
       assert.equal(server.running, false);
       assert.equal(processExists(server.pid), false);
-      assert.ok(existsSync(dir.path), 'a stop by the owner leaves the dir to the owner');
-    } finally {
-      await dir.remove();
-    }
-    assert.equal(existsSync(dir.path), false);
+      assert.ok(existsSync(dir), 'a stop by the owner leaves the dir to the owner');
+    });
   });
 
   test('a server that ignores the stop signal is killed after the grace period', async () => {
-    const dir = await createRuntimeDir('sluice-runtime-test-');
-    try {
-      const ignoring = "process.on('SIGINT', () => {}); setInterval(() => {}, 1 << 30)";
-      const server = await supervise(process.execPath, ['-e', ignoring], {
-        name: 'test',
-        logFile: join(dir.path, 'server.log'),
-        cleanupDir: dir.path,
-        stopSignal: 'SIGINT',
-        stopGraceMs: 300,
-      });
+    const ignoring = `process.on('SIGINT', () => {}); ${FOREVER}`;
+    await withServer(ignoring, { stopSignal: 'SIGINT', stopGraceMs: 300 }, async (server) => {
       await sleep(300); // let it install its handler
       const started = Date.now();
       assert.deepEqual(await server.stop(), { code: null, signal: 'SIGKILL' });
       assert.ok(Date.now() - started >= 250, 'it waited for the grace period first');
-    } finally {
-      await dir.remove();
-    }
+    });
   });
 
   test('a server that exits by itself reports its exit code', async () => {
-    const dir = await createRuntimeDir('sluice-runtime-test-');
-    try {
-      const server = await supervise(process.execPath, ['-e', 'console.log("bye"); process.exit(3)'], {
-        name: 'test',
-        logFile: join(dir.path, 'server.log'),
-        cleanupDir: dir.path,
-      });
+    await withServer('console.log("bye"); process.exit(3)', {}, async (server) => {
       assert.deepEqual(await server.exited, { code: 3, signal: null });
       assert.equal(server.running, false);
       await assert.rejects(
         waitUntilReady(server, async () => true, { timeoutMs: 1_000 }),
         (err: unknown) => err instanceof NotReadyError && /exit code 3/.test(err.message) && err.exit?.code === 3,
       );
-    } finally {
-      await dir.remove();
-    }
+    });
   });
 
   test('waitUntilReady gives up after its timeout, and resolves once the probe answers', async () => {
-    const dir = await createRuntimeDir('sluice-runtime-test-');
-    try {
-      const server = await supervise(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
-        name: 'test',
-        logFile: join(dir.path, 'server.log'),
-        cleanupDir: dir.path,
-      });
+    await withServer(FOREVER, {}, async (server) => {
       await assert.rejects(
         waitUntilReady(server, async () => false, { timeoutMs: 200, intervalMs: 20 }),
         (err: unknown) => err instanceof NotReadyError && /within 0\.2 s/.test(err.message) && !err.exit,
@@ -128,10 +130,7 @@ describe('supervise', () => {
       let calls = 0;
       await waitUntilReady(server, async () => ++calls === 3, { timeoutMs: 5_000, intervalMs: 10 });
       assert.equal(calls, 3);
-      await server.kill();
-    } finally {
-      await dir.remove();
-    }
+    });
   });
 
   test('a command that cannot be run rejects, naming it', async () => {
