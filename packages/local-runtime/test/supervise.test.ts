@@ -10,6 +10,7 @@ import {
   NotReadyError,
   processExists,
   supervise,
+  tailLog,
   waitUntilReady,
   type Supervised,
   type SuperviseOptions,
@@ -101,9 +102,10 @@ describe('supervise', () => {
   });
 
   test('a server that ignores the stop signal is killed after the grace period', async () => {
-    const ignoring = `process.on('SIGINT', () => {}); ${FOREVER}`;
-    await withServer(ignoring, { stopSignal: 'SIGINT', stopGraceMs: 300 }, async (server) => {
-      await sleep(300); // let it install its handler
+    const ignoring = `process.on('SIGINT', () => {}); console.log('ignoring SIGINT'); ${FOREVER}`;
+    await withServer(ignoring, { stopSignal: 'SIGINT', stopGraceMs: 300 }, async (server, dir) => {
+      const log = join(dir, 'server.log');
+      assert.ok(await eventually(() => tailLog(log).includes('ignoring SIGINT')), 'its output goes to the log file');
       const started = Date.now();
       assert.deepEqual(await server.stop(), { code: null, signal: 'SIGKILL' });
       assert.ok(Date.now() - started >= 250, 'it waited for the grace period first');
