@@ -10,7 +10,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +25,7 @@ import { percentile, runHttpLoad } from './lib/ingest-load.ts';
 import { benchBatch } from './lib/ingest-payload.ts';
 import { ingestRecords, rawCeiling } from './lib/ingest-raw.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
-import { prefixedTopics } from '@sluice/testkit';
+import { freePort, prefixedTopics } from '@sluice/testkit';
 
 // The raw ceiling runs in this process: give it the V8 flags ingest runs with (SERVICE_NODE_FLAGS).
 rerunWithNodeFlags(SERVICE_NODE_FLAGS.ingest);
@@ -39,14 +38,6 @@ const CALLS_PER_REQUEST = 100;
 const RAW_PER_BATCH = 1_000;
 const RAW_IN_FLIGHT_PER_PRODUCER = 2;
 const WRITE_KEY = 'bench-write-key';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 async function main() {
   const local = process.env.KAFKA_BROKERS ? undefined : await startLocalKafka();

@@ -17,7 +17,7 @@ import { waitUntil } from '@sluice/testkit';
 import { formatSummary } from '../support/ledger.ts';
 import { Pipeline } from '../support/pipeline.ts';
 import { ServiceProcess, writeConfigFile } from '../support/service-process.ts';
-import { freePorts } from '../ops/free-ports.ts';
+import { freePorts } from '@sluice/local-runtime';
 
 let broker: LocalKafka;
 const dir = mkdtempSync(join(tmpdir(), 'sluice-secured-'));

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, it } from 'node:test';
-import { processExists, startLocalKafka } from '@sluice/local-kafka';
+import { startLocalKafka } from '@sluice/local-kafka';
+import { processExists } from '@sluice/local-runtime';
 import { waitUntil } from '@sluice/testkit';
 import { writeUniqueConfig } from '../ops/fixtures.ts';
 

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sluiceCacheDir } from '@sluice/local-kafka';
+import { sluiceCacheDir } from '@sluice/local-runtime';
 
 /**
  * Go packages and versions built when no Debian package is at hand (Prometheus v2.55.1's promtool,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { prefixedTopics, startReceiver, testBrokers, uniqueName, waitUntil } from '@sluice/testkit';
-import { freePorts } from './free-ports.ts';
+import { freePorts } from '@sluice/local-runtime';
 import { descendants, isAlive } from './process-tree.ts';
 
 const run = promisify(execFile);

@@ -1,5 +1,4 @@
 export { startLocalKafka } from './broker.ts';
-export { freePorts } from './free-ports.ts';
 export type {
   BrokerExit,
   LocalKafka,
@@ -13,9 +12,7 @@ export {
   isKafka4,
   KAFKA_VERSION,
   kafkaVersionFromEnv,
-  processExists,
   SCALA_VERSION,
-  sluiceCacheDir,
   SUPPORTED_KAFKA_VERSIONS,
 } from './install.ts';
 export type { InstallOptions, KafkaInstallation, KafkaVersion } from './install.ts';

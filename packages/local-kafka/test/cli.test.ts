@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { kafkaVersionFromEnv, processExists } from '../src/index.ts';
+import { processExists } from '@sluice/local-runtime';
+import { kafkaVersionFromEnv } from '../src/index.ts';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));

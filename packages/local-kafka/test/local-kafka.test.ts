@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { KAFKA_VERSION, processExists, startLocalKafka, type LocalKafka } from '../src/index.ts';
+import { processExists } from '@sluice/local-runtime';
+import { KAFKA_VERSION, startLocalKafka, type LocalKafka } from '../src/index.ts';
 
 const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 

@@ -1,9 +1,17 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePorts } from '@sluice/local-kafka';
+import {
+  createRuntimeDir,
+  freePort,
+  runToCompletion,
+  supervise,
+  tailLog,
+  waitUntilReady,
+  type Supervised,
+} from '@sluice/local-runtime';
 import { ensurePostgresInstalled, POSTGRES_VERSION } from './install.ts';
 
 /**
@@ -29,79 +37,81 @@ export interface StartLocalPostgresOptions {
 
 /**
  * A throw-away PostgreSQL server on a free loopback port: fetched once into the cache, `initdb`
- * into a temp dir, `postgres` started, stopped with the process at the latest.
+ * into a temp dir, `postgres` started under the local-runtime watchdog (so it is stopped with the
+ * process that started it, however that process ends), its log in the temp dir.
  */
 export async function startLocalPostgres(options: StartLocalPostgresOptions = {}): Promise<LocalPostgres> {
   const log = options.log ?? (() => {});
+  const timeoutMs = options.timeoutMs ?? 60_000;
   const installation = await ensurePostgresInstalled(log);
   const asRoot = process.getuid?.() === 0;
   const home = asRoot ? runtimeCopy(installation.home) : installation.home;
-  const dir = await mkdtemp(join(tmpdir(), 'sluice-postgres-'));
-  const data = join(dir, 'data');
+  const dir = await createRuntimeDir('sluice-postgres-');
+  const data = join(dir.path, 'data');
+  const logFile = join(dir.path, 'postgres.log');
   const ids = asRoot ? { uid: UNPRIVILEGED_UID, gid: UNPRIVILEGED_UID } : {};
-  if (asRoot) {
-    await chmod(dir, 0o700);
-    await chown(dir, UNPRIVILEGED_UID, UNPRIVILEGED_UID);
-  }
-  await runOnce(
-    join(home, 'bin', 'initdb'),
-    ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
-    ids,
-  );
-  const port = (await freePorts(1))[0]!;
-  const args = [
-    '-D',
-    data,
-    '-p',
-    String(port),
-    '-k',
-    dir,
-    '-c',
-    'listen_addresses=127.0.0.1',
-    '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
-  ];
-  const child = spawn(join(home, 'bin', 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...ids });
-  const onExit = () => child.kill('SIGKILL');
-  process.once('exit', onExit);
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`local-postgres: not ready after ${options.timeoutMs ?? 60_000} ms:\n${output}`)),
-      options.timeoutMs ?? 60_000,
+  let server: Supervised | undefined;
+  try {
+    if (asRoot) {
+      await chmod(dir.path, 0o700);
+      await chown(dir.path, UNPRIVILEGED_UID, UNPRIVILEGED_UID);
+    }
+    const initdb = await runToCompletion(
+      join(home, 'bin', 'initdb'),
+      ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+      { ...ids, keepChars: 8_000 },
     );
-    const watch = (b: Buffer) => {
-      output = (output + b.toString()).slice(-8_000);
-      if (output.includes(READY_LINE)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', watch);
-    child.stderr!.on('data', watch);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`local-postgres: postgres exited (${code}) during start-up:\n${output}`));
+    if (initdb.code !== 0) throw new Error(`local-postgres: initdb failed (exit ${initdb.code}):\n${initdb.output}`);
+    const port = await freePort();
+    const args = [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir.path,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ];
+    // SIGINT: PostgreSQL's fast shutdown (ends sessions, no wait for clients).
+    server = await supervise(join(home, 'bin', 'postgres'), args, {
+      name: 'local-postgres',
+      logFile,
+      cleanupDir: dir.path,
+      stopSignal: 'SIGINT',
+      stopGraceMs: 10_000,
+      ...ids,
     });
-  });
-  log(
-    `local-postgres: PostgreSQL ${POSTGRES_VERSION} on 127.0.0.1:${port}${asRoot ? ' (as uid 65534: postgres refuses root)' : ''}`,
-  );
-  let stopped: Promise<void> | undefined;
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    port,
-    stop: () =>
-      (stopped ??= (async () => {
-        process.off('exit', onExit);
-        await stopChild(child);
-        await rm(dir, { recursive: true, force: true });
-      })()),
-  };
+    try {
+      await waitUntilReady(server, async () => tailLog(logFile, 200).includes(READY_LINE), { timeoutMs });
+    } catch (err) {
+      throw new Error(`local-postgres: postgres ${(err as Error).message}:\n${tailLog(logFile)}`);
+    }
+    log(
+      `local-postgres: PostgreSQL ${POSTGRES_VERSION} on 127.0.0.1:${port}${asRoot ? ' (as uid 65534: postgres refuses root)' : ''}`,
+    );
+    const running = server;
+    let stopped: Promise<void> | undefined;
+    return {
+      url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      port,
+      stop: () =>
+        (stopped ??= (async () => {
+          await running.stop();
+          await dir.remove();
+        })()),
+    };
+  } catch (err) {
+    await server?.kill();
+    await dir.remove();
+    throw err;
+  }
 }
 
 /** A world-readable copy of the installation in the temp dir, made once. */
@@ -126,31 +136,4 @@ function spawnSyncChmod(dir: string): void {
   // a+rX on the tree: `nobody` must read the libraries and run the binaries.
   const r = spawnSync('chmod', ['-R', 'a+rX', dir]);
   if (r.status !== 0) throw new Error(`local-postgres: chmod -R a+rX ${dir} failed`);
-}
-
-function runOnce(command: string, args: string[], ids: { uid?: number; gid?: number }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...ids });
-    const keep = (b: Buffer) => (output = (output + b.toString()).slice(-8_000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`local-postgres: ${command} failed (exit ${code}):\n${output}`)),
-    );
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    // SIGINT: PostgreSQL's fast shutdown (ends sessions, no wait for clients).
-    child.kill('SIGINT');
-  });
 }

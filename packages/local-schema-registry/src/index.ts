@@ -1,17 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { findJava, installSchemaRegistry, type Log } from './install.ts';
-import { spawnWatchdog } from './watchdog.ts';
+import {
+  createRuntimeDir,
+  findJava,
+  freePort,
+  NotReadyError,
+  supervise,
+  tailLog,
+  waitUntilReady,
+  type ChildExit,
+  type Supervised,
+} from '@sluice/local-runtime';
+import { installSchemaRegistry, type Log } from './install.ts';
 
 export {
   APICURIO_ARTIFACT,
   APICURIO_VERSION,
-  findJava,
   installSchemaRegistry,
   isSchemaRegistryInstalled,
   schemaRegistryInstallDir,
@@ -57,7 +60,7 @@ export interface LocalSchemaRegistry {
   /** The registry's log (inside its temp dir, removed by stop()). */
   logFile: string;
   /** Settles when the registry process exits (for whatever reason). */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<ChildExit>;
 }
 
 const STOP_GRACE_MS = 10_000;
@@ -75,35 +78,8 @@ export class SchemaRegistryStartError extends Error {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-function tail(path: string, lines = 40, maxBytes = 64 * 1024): string {
-  try {
-    const size = statSync(path).size;
-    const length = Math.min(size, maxBytes);
-    const buffer = Buffer.alloc(length);
-    const fd = openSync(path, 'r');
-    try {
-      readSync(fd, buffer, 0, length, size - length);
-    } finally {
-      closeSync(fd);
-    }
-    return buffer.toString('utf8').split('\n').slice(-lines).join('\n').trimEnd() || '(log is empty)';
-  } catch (err) {
-    return `(no log: ${(err as Error).message})`;
-  }
+function tail(path: string): string {
+  return tailLog(path) || '(log is empty)';
 }
 
 async function answers(url: string): Promise<boolean> {
@@ -116,30 +92,6 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** Resolves true when `promise` settles within `ms`, false otherwise (and leaves no timer behind). */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      resolve({ code: child.exitCode, signal: child.signalCode });
-      return;
-    }
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-    child.once('error', () => resolve({ code: null, signal: null }));
-  });
-}
-
 /**
  * Starts a real Apicurio Registry (installed into the cache on first use) with in-memory storage
  * on a free port of 127.0.0.1, and resolves once its Confluent-compatible API answers
@@ -150,8 +102,8 @@ export async function startLocalSchemaRegistry(
   opts: StartLocalSchemaRegistryOptions = {},
 ): Promise<LocalSchemaRegistry> {
   const log = opts.log ?? (() => {});
+  const java = findJava({ needs: 'Apicurio Registry' }); // before a download: without Java it is of no use
   const install = await installSchemaRegistry({ log });
-  const java = findJava();
   const attempts = opts.port === undefined ? PORT_ATTEMPTS : 1;
   for (let attempt = 1; ; attempt++) {
     const port = opts.port ?? (await freePort());
@@ -174,7 +126,8 @@ async function launch(
   opts: StartLocalSchemaRegistryOptions,
   log: Log,
 ): Promise<LocalSchemaRegistry> {
-  const tmp = await mkdtemp(join(tmpdir(), 'sluice-schema-registry-'));
+  const dir = await createRuntimeDir('sluice-schema-registry-');
+  const tmp = dir.path;
   const logFile = join(tmp, 'registry.log');
   const url = `http://127.0.0.1:${port}${CCOMPAT_PATH}`;
   const args = [
@@ -196,70 +149,48 @@ async function launch(
     '-jar',
     runnerJar,
   ];
-  const out = openSync(logFile, 'a');
-  let child: ChildProcess;
+  let server: Supervised;
   try {
-    child = spawn(java, args, { cwd: tmp, stdio: ['ignore', out, out] });
-  } finally {
-    closeSync(out);
+    // A caller that forgets stop() can still exit: the watchdog then removes the registry and its dir.
+    server = await supervise(java, args, {
+      name: 'local-schema-registry',
+      logFile,
+      cleanupDir: tmp,
+      stopGraceMs: STOP_GRACE_MS,
+    });
+  } catch (err) {
+    await dir.remove();
+    throw new SchemaRegistryStartError(`could not start ${java}: ${(err as Error).message}`, '');
   }
-  child.on('error', () => {}); // surfaced through `exited`
-  child.unref(); // a caller that forgets stop() can still exit; the watchdog then cleans up
-  const exited = exitOf(child);
-  const pid = child.pid;
-  if (pid === undefined) {
-    const result = await exited;
-    await rm(tmp, { recursive: true, force: true });
-    throw new SchemaRegistryStartError(`could not start ${java} (${JSON.stringify(result)})`, '');
-  }
-  const watchdog = spawnWatchdog(pid, tmp, STOP_GRACE_MS);
+  const { pid, exited } = server;
   log(`starting Apicurio Registry (pid ${pid}) on ${url}`);
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        if (!(await within(exited, STOP_GRACE_MS))) {
-          child.kill('SIGKILL');
-          await exited;
-        }
-      }
-      if (watchdog.exitCode === null && watchdog.signalCode === null) {
-        const watchdogExited = exitOf(watchdog);
-        watchdog.kill('SIGKILL');
-        await within(watchdogExited, 2_000);
-      }
-      await rm(tmp, { recursive: true, force: true });
+      await server.stop();
+      await dir.remove();
     })());
 
   const started = Date.now();
   const timeoutMs = opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  let dead = false;
-  void exited.then(() => {
-    dead = true;
-  });
-  for (;;) {
-    if (await answers(url)) break;
-    if (dead) {
-      const logTail = tail(logFile);
-      const result = await exited;
-      await stop();
+  try {
+    await waitUntilReady(server, () => answers(url), { timeoutMs, intervalMs: 200 });
+  } catch (err) {
+    const logTail = tail(logFile);
+    await stop();
+    const exit = err instanceof NotReadyError ? err.exit : undefined;
+    if (exit) {
       throw new SchemaRegistryStartError(
-        `the schema registry exited during start-up (code ${result.code}, signal ${result.signal})`,
+        `the schema registry exited during start-up (code ${exit.code}, signal ${exit.signal})`,
         logTail,
         /in use|already bound|BindException/i.test(logTail),
       );
     }
-    if (Date.now() - started > timeoutMs) {
-      const logTail = tail(logFile);
-      await stop();
-      throw new SchemaRegistryStartError(
-        `the schema registry did not answer GET ${url}/subjects within ${timeoutMs / 1000} s`,
-        logTail,
-      );
-    }
-    await sleep(200);
+    throw new SchemaRegistryStartError(
+      `the schema registry did not answer GET ${url}/subjects within ${timeoutMs / 1000} s`,
+      logTail,
+    );
   }
   // Apicurio enforces the -D default rule but reports "NONE" from GET /config until a global rule is
   // stored; storing it makes GET /config answer like Confluent's registry does.

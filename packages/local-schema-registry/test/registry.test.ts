@@ -5,9 +5,9 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalSchemaRegistry, type LocalSchemaRegistry } from '../src/index.ts';
-import { processExists } from '@sluice/local-kafka';
+import { processExists } from '@sluice/local-runtime';
+import { waitUntil } from '@sluice/testkit';
 
 const skip =
   process.env.SLUICE_SKIP_REGISTRY === '1' ? 'SLUICE_SKIP_REGISTRY=1: not starting a schema registry' : false;
@@ -28,15 +28,6 @@ const envelopeSchema = {
   },
   required: ['messageId', 'sourceId', 'receivedAt', 'type'],
 };
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await sleep(200);
-  }
-  return condition();
-}
 
 describe('local schema registry (Apicurio, Confluent-compatible API)', { skip, timeout: 300_000 }, () => {
   let registry: LocalSchemaRegistry;
@@ -140,11 +131,11 @@ describe('local schema registry (Apicurio, Confluent-compatible API)', { skip, t
     const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     parent.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    assert.ok(await waitUntil(() => out.includes('\n'), 90_000), 'the fixture reported its registry');
+    await waitUntil(() => out.includes('\n'), 90_000, 'the fixture reporting its registry');
     const { pid, tmpDirs } = JSON.parse(out.split('\n')[0] ?? '{}') as { pid: number; tmpDirs: string[] };
     assert.ok(processExists(pid));
     parent.kill('SIGKILL');
-    assert.ok(await waitUntil(() => !processExists(pid), 15_000), 'the registry JVM is gone');
-    assert.ok(await waitUntil(() => tmpDirs.every((d) => !existsSync(d)), 5_000), 'its temp dir is gone');
+    await waitUntil(() => !processExists(pid), 15_000, 'the registry JVM to be gone');
+    await waitUntil(() => tmpDirs.every((d) => !existsSync(d)), 5_000, 'its temp dir to be gone');
   });
 });

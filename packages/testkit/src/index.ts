@@ -11,6 +11,6 @@ export type { KeyPair } from './tls.ts';
 export { loadVector, VECTORS_DIR } from './vectors.ts';
 export { sleep, waitUntil } from './wait.ts';
 export { testServiceContext } from './service-context.ts';
-export { freePort } from './free-port.ts';
+export { freePort } from '@sluice/local-runtime';
 export { startBlackHole } from './black-hole.ts';
 export type { BlackHole } from './black-hole.ts';

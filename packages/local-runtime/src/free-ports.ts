@@ -1,8 +1,11 @@
 import { createServer, type Server } from 'node:net';
 
-/** `n` distinct TCP ports free on 127.0.0.1 right now (for servers started as child processes). */
+/**
+ * `n` distinct TCP ports free on 127.0.0.1 right now, for servers started later or in another
+ * process. All listeners are held open together so the ports differ; another process may still
+ * take one before it is bound, so callers that can retry on another port do.
+ */
 export async function freePorts(n: number): Promise<number[]> {
-  // Hold all listeners open together so the ports are distinct.
   const servers: Server[] = [];
   try {
     for (let i = 0; i < n; i++) {
@@ -17,4 +20,9 @@ export async function freePorts(n: number): Promise<number[]> {
   } finally {
     await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
   }
+}
+
+/** One TCP port free on 127.0.0.1 right now (`freePorts(1)`). */
+export async function freePort(): Promise<number> {
+  return (await freePorts(1))[0]!;
 }

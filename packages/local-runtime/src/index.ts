@@ -1,0 +1,18 @@
+export { sluiceCacheDir } from './cache.ts';
+export { atExit } from './exit-hook.ts';
+export { freePort, freePorts } from './free-ports.ts';
+export { INSTALLED_MARKER, installOnce, isInstalled } from './install.ts';
+export type { CacheInstall } from './install.ts';
+export { findJava, javaMajorVersion, MIN_JAVA_VERSION } from './java.ts';
+export type { FindJavaOptions } from './java.ts';
+export { withFileLock } from './lock.ts';
+export { tailLog } from './log-tail.ts';
+export { MAVEN_DEPENDENCY_PLUGIN, runMaven } from './maven.ts';
+export { processExists, someProcessMentions } from './processes.ts';
+export { NotReadyError, waitUntilReady } from './ready.ts';
+export { runToCompletion } from './run.ts';
+export type { RunOptions, RunResult } from './run.ts';
+export { createRuntimeDir } from './runtime-dir.ts';
+export type { RuntimeDir } from './runtime-dir.ts';
+export { supervise } from './supervise.ts';
+export type { ChildExit, Supervised, SuperviseOptions } from './supervise.ts';

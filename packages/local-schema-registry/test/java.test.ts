@@ -1,0 +1,17 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startLocalSchemaRegistry } from '../src/index.ts';
+
+test('the registry runs the Java that SLUICE_JAVA names, and says so when it cannot', async () => {
+  const saved = process.env.SLUICE_JAVA;
+  process.env.SLUICE_JAVA = '/nonexistent/sluice-java';
+  try {
+    await assert.rejects(
+      startLocalSchemaRegistry(),
+      /^Error: Apicurio Registry needs Java 17 or later, but '\/nonexistent\/sluice-java' could not be run/,
+    );
+  } finally {
+    if (saved === undefined) delete process.env.SLUICE_JAVA;
+    else process.env.SLUICE_JAVA = saved;
+  }
+});
