@@ -9,7 +9,7 @@ import type { IngestMetrics } from '../metrics.ts';
 import { handleDeletion } from './deletions-route.ts';
 import type { LingeringSender } from './lingering-sender.ts';
 import { handleTracking } from './tracking-route.ts';
-import { RateLimiter } from '../domain/token-bucket.ts';
+import { RateLimiter } from '../domain/rate-limiter.ts';
 
 /** What the HTTP API needs; injected so tests can swap the clock or id generator. */
 export interface ApiDeps {

@@ -15,7 +15,7 @@ import { clientIp } from './client-ip.ts';
 import { parseJsonWithText } from './json.ts';
 import type { OutgoingRecord } from './lingering-sender.ts';
 import { checkContentType, readBody } from './read-body.ts';
-import type { RateLimiter } from '../domain/token-bucket.ts';
+import type { RateLimiter } from '../domain/rate-limiter.ts';
 
 const keyIndexes = new WeakMap<SluiceConfig, WriteKeyIndex>();
 function keyIndex(config: SluiceConfig): WriteKeyIndex {
