@@ -1,7 +1,7 @@
 export { CONTENT_TYPE, MESSAGE_ID_HEADER, USER_AGENT } from './constants.ts';
-export { MAX_BODY_DEPTH, nestingExceeds } from './nesting.ts';
-export { encodeBody, renderBody, toIsoMillis } from './render-body.ts';
+export { MAX_BODY_DEPTH } from './nesting.ts';
+export { encodeBody, renderBody } from './render-body.ts';
 export type { RenderResult } from './render-body.ts';
 export { requestHeaders } from './request-headers.ts';
-export { integrationEnabled, routeEvent, WEBHOOKS_INTEGRATION } from './routing.ts';
+export { routeEvent, WEBHOOKS_INTEGRATION } from './routing.ts';
 export { signatureHeaders } from './signature-headers.ts';
