@@ -50,19 +50,17 @@ import { testConfig, testServiceContext } from '@sluice/testkit';
 import {
   AddressPolicy,
   createDeliverer,
-  encodeBody,
-  renderBody,
-  requestHeaders,
-  Semaphore,
   UndiciWebhookClient,
   WebhookThread,
   webhookThreadSettings,
 } from '@sluice/deliverer';
 import type { AttemptResult, WebhookClient, WebhookRequest } from '@sluice/deliverer';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
+import { encodeBody, renderBody, requestHeaders } from '@sluice/webhook';
 import { signBody } from '@sluice/webhook-signature';
 import { startCpuWindow, type CpuSplit } from './lib/cpu-window.ts';
 import { benchBroker } from './lib/bench-broker.ts';
+import { Semaphore } from './lib/semaphore.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
 

@@ -19,7 +19,7 @@ import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { startLocalKafka } from '@sluice/local-kafka';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
-import { INGEST_DEFAULTS } from '../services/ingest/src/constants.ts';
+import { INGEST_DEFAULTS } from '@sluice/ingest';
 import { formatCpu, startCpuWindow } from './lib/cpu-window.ts';
 import { percentile, runHttpLoad } from './lib/ingest-load.ts';
 import { benchBatch } from './lib/ingest-payload.ts';

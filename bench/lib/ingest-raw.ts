@@ -3,8 +3,7 @@ import { recordKey } from '@sluice/envelope';
 import type { KafkaSecurity } from '@sluice/config';
 import { createKafka, SafeProducer, type Message } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { normaliseCall } from '../../services/ingest/src/domain/normalise-call.ts';
-import { splitBody } from '../../services/ingest/src/domain/request-body.ts';
+import { normaliseCall, splitBody } from '@sluice/ingest';
 
 /**
  * The records ingest writes for `bodies`, built exactly as ingest builds them (same

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import { createJsonCodec } from '@sluice/codec';
-import { encodeBody, renderBody, requestHeaders, routeEvent, signatureHeaders } from '@sluice/deliverer';
+import { encodeBody, renderBody, requestHeaders, routeEvent, signatureHeaders } from '@sluice/webhook';
 import { createIngest } from '@sluice/ingest';
 import { createKafka } from '@sluice/kafka';
 import { testConfig, testServiceContext, uniqueName } from '@sluice/testkit';

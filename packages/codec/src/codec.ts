@@ -15,10 +15,3 @@ export interface EnvelopeCodec {
   encode(envelope: EventEnvelope): Promise<Buffer>;
   decode(value: Buffer | null): Promise<DecodeResult>;
 }
-
-/** Confluent wire format: magic byte 0, 4-byte big-endian schema id, then the payload. */
-export const CONFLUENT_MAGIC_BYTE = 0;
-
-export function isConfluentFramed(value: Buffer): boolean {
-  return value.length >= 5 && value[0] === CONFLUENT_MAGIC_BYTE;
-}

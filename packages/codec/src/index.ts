@@ -1,4 +1,3 @@
-export { CONFLUENT_MAGIC_BYTE, isConfluentFramed } from './codec.ts';
 export type { DecodeResult, EnvelopeCodec } from './codec.ts';
 export { envelopeProblem } from './validate-envelope.ts';
 export { REGISTRY_DEFAULTS, valueSubject } from './constants.ts';
@@ -18,5 +17,11 @@ export type {
   ValueCodec,
   ValueDecodeResult,
 } from './value-codec.ts';
-export { CONFLUENT_HEADER_BYTES, frameConfluent, unframeConfluent } from './wire-format.ts';
+export {
+  CONFLUENT_HEADER_BYTES,
+  CONFLUENT_MAGIC_BYTE,
+  frameConfluent,
+  isConfluentFramed,
+  unframeConfluent,
+} from './wire-format.ts';
 export type { RegistryAccess } from './registry-access.ts';

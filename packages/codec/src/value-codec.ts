@@ -1,4 +1,4 @@
-import { isConfluentFramed } from './codec.ts';
+import { isConfluentFramed } from './wire-format.ts';
 import { InvalidValueError } from './errors.ts';
 import { RegistryClient, type RegistryClientOptions } from './registry-client.ts';
 import { unframeConfluent } from './wire-format.ts';

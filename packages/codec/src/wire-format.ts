@@ -1,7 +1,13 @@
-import { CONFLUENT_MAGIC_BYTE } from './codec.ts';
+/** Confluent wire format: magic byte 0, 4-byte big-endian schema id, then the payload. */
+export const CONFLUENT_MAGIC_BYTE = 0;
 
 /** Length of the Confluent header: the magic byte and a 4-byte big-endian schema id. */
 export const CONFLUENT_HEADER_BYTES = 5;
+
+/** Whether a value is framed in the Confluent wire format (magic byte and room for the schema id). */
+export function isConfluentFramed(value: Buffer): boolean {
+  return value.length >= CONFLUENT_HEADER_BYTES && value[0] === CONFLUENT_MAGIC_BYTE;
+}
 
 /** Frames a payload in the Confluent wire format: `0x00`, schema id (int32 BE), payload. */
 export function frameConfluent(schemaId: number, payload: Buffer): Buffer {

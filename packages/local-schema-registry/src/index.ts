@@ -96,7 +96,7 @@ async function answers(url: string): Promise<boolean> {
  * Starts a real Apicurio Registry (installed into the cache on first use) with in-memory storage
  * on a free port of 127.0.0.1, and resolves once its Confluent-compatible API answers
  * `GET /subjects`. Callers that honour an existing `SCHEMA_REGISTRY_URL` should not call this when
- * it is set (see `schemaRegistryFromEnvOrStart`).
+ * it is set.
  */
 export async function startLocalSchemaRegistry(
   opts: StartLocalSchemaRegistryOptions = {},
@@ -213,17 +213,4 @@ async function launch(
   }
   log(`Apicurio Registry ready on ${url} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return { url, pid, stop, exited, logFile };
-}
-
-/**
- * What the project's test commands do: use `SCHEMA_REGISTRY_URL` when it is set (nothing is
- * started and `stop` does nothing), otherwise start a local registry.
- */
-export async function schemaRegistryFromEnvOrStart(
-  opts: StartLocalSchemaRegistryOptions = {},
-): Promise<{ url: string; pid: number | undefined; stop(): Promise<void>; provisioned: boolean }> {
-  const fromEnv = process.env.SCHEMA_REGISTRY_URL;
-  if (fromEnv) return { url: fromEnv, pid: undefined, stop: async () => {}, provisioned: false };
-  const registry = await startLocalSchemaRegistry(opts);
-  return { url: registry.url, pid: registry.pid, stop: registry.stop, provisioned: true };
 }

@@ -11,3 +11,6 @@ export { PARENT_WATCH_PRELOAD } from './parent-watch-path.ts';
 export { SERVICE_NODE_FLAGS, serviceNodeArgs } from './launch.ts';
 export type { ServiceName } from './launch.ts';
 export { CodedError } from './coded-error.ts';
+export { TokenBucket } from './token-bucket.ts';
+export type { TakeResult } from './token-bucket.ts';
+export { WaiterQueue } from './waiter-queue.ts';

@@ -8,6 +8,7 @@ import {
 } from '@sluice/envelope';
 import { redactUrl, type Logger } from '@sluice/logging';
 import type { RecordSink } from '@sluice/kafka';
+import { requestHeaders, signatureHeaders } from '@sluice/webhook';
 import { DestinationCap, type Progress } from './adapters/destination-cap.ts';
 import type { TimedOutRequest } from './adapters/timeout-log.ts';
 import type { WebhookClient } from './adapters/webhook-client.ts';
@@ -15,8 +16,6 @@ import type { AttemptResult } from './domain/attempt-result.ts';
 import { deferralWaitMs, type Deferred } from './domain/deferral.ts';
 import { attemptNumber, stateAfterAttempt, type DeliveryJob } from './domain/delivery-job.ts';
 import { decidePart, type PartDecision } from './domain/part-decision.ts';
-import { requestHeaders } from './domain/request-headers.ts';
-import { signatureHeaders } from './domain/signature-headers.ts';
 import type { EndpointGates } from './endpoint-gates.ts';
 import { TIMEOUT_CODE } from './errors.ts';
 import type { IsolationMetrics } from './isolation-metrics.ts';

@@ -9,12 +9,11 @@ import {
 } from '@sluice/envelope';
 import type { ConsumedRecord, RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
+import { encodeBody, renderBody, routeEvent } from '@sluice/webhook';
 import { REJECT_ORIGIN } from './constants.ts';
 import type { Delivery } from './delivery.ts';
 import type { DeliveryJob } from './domain/delivery-job.ts';
 import { classifyFailure, type RecordStep, type RejectReason } from './domain/poison.ts';
-import { encodeBody, renderBody } from './domain/render-body.ts';
-import { routeEvent } from './domain/routing.ts';
 import { acceptedAt, attemptWindow, checkWindow } from './domain/window.ts';
 import { isInfrastructureFailure } from './infrastructure-errors.ts';
 import type { DelivererMetrics } from './metrics.ts';

@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Destination } from '@sluice/config';
-import type { EventEnvelope, RetryState } from '@sluice/envelope';
+import type { RetryState } from '@sluice/envelope';
 import { AddressPolicy } from '../src/domain/address-policy.ts';
 import type { AttemptResult } from '../src/domain/attempt-result.ts';
 import { classifyError, classifyStatus } from '../src/domain/classify.ts';
 import { decide } from '../src/domain/decide.ts';
 import { stateAfterAttempt, type DeliveryJob } from '../src/domain/delivery-job.ts';
-import { requestHeaders } from '../src/domain/request-headers.ts';
 import { parseRetryAfter } from '../src/domain/retry-after.ts';
-import { integrationEnabled, routeEvent } from '../src/domain/routing.ts';
 import { DeliveryTimeoutError, InvalidEndpointUrlError, SsrfBlockedError } from '../src/errors.ts';
-import { Semaphore } from '../src/semaphore.ts';
-import { WaiterQueue } from '../src/waiter-queue.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00.000Z');
 
@@ -145,41 +140,6 @@ describe('stateAfterAttempt', () => {
   });
 });
 
-describe('routing (docs/reference/routing.md)', () => {
-  const dest = (id: string, extra: Partial<Destination> = {}): Destination => ({
-    id,
-    name: 'Webhooks',
-    type: 'webhooks',
-    enabled: true,
-    sourceIds: ['s1'],
-    endpoints: [{ url: 'https://example.com/', headers: {} }],
-    signing: { xSignature: true, standardWebhooks: false, xSignatureKeys: [], standardWebhooksKeys: [] },
-    ...extra,
-  });
-  const table: [string, Record<string, unknown> | undefined, boolean][] = [
-    ['no integrations object', undefined, true],
-    ['empty object', {}, true],
-    ['All: false', { All: false }, false],
-    ['All: false + Webhooks: true', { All: false, Webhooks: true }, true],
-    ['All: false + destination id true', { All: false, 'd-1': true }, true],
-    ['Webhooks: false', { Webhooks: false }, false],
-    ['All: true + Webhooks: false', { All: true, Webhooks: false }, false],
-    ['keys are case-sensitive', { webhooks: false }, true],
-    ['a settings object counts as on', { All: false, Webhooks: { x: 1 } }, true],
-  ];
-  for (const [name, integrations, expected] of table) {
-    it(name, () => assert.equal(integrationEnabled(integrations, dest('d-1')), expected));
-  }
-  it('routes to enabled destinations of the source only', () => {
-    const event = { sourceId: 's1', type: 'track', messageId: 'm', timestamp: 't' } as EventEnvelope;
-    const routed = routeEvent(event, [dest('a'), dest('b', { enabled: false }), dest('c', { sourceIds: ['s2'] })]);
-    assert.deepEqual(
-      routed.map((d) => d.id),
-      ['a'],
-    );
-  });
-});
-
 describe('AddressPolicy (docs/reference/security.md)', () => {
   const guard = new AddressPolicy(true, []);
   const refused = [
@@ -214,51 +174,4 @@ describe('AddressPolicy (docs/reference/security.md)', () => {
     assert.equal(open.check('::1').allowed, false);
   });
   it('disabled allows everything', () => assert.equal(new AddressPolicy(false, []).check('127.0.0.1').allowed, true));
-});
-
-describe('requestHeaders', () => {
-  it('sets the fixed headers and keeps static ones', () => {
-    const h = requestHeaders({ url: 'https://x', headers: { 'X-Team': 'a' } }, 'm-1', { 'x-signature': 'abc' });
-    assert.deepEqual(h, {
-      'X-Team': 'a',
-      'user-agent': 'Sluice/1.0',
-      'content-type': 'application/json',
-      'x-message-id': 'm-1',
-      'x-signature': 'abc',
-    });
-    assert.equal('x-signature' in requestHeaders({ url: 'https://x', headers: {} }, 'm-1', undefined), false);
-  });
-});
-
-describe('Semaphore', () => {
-  it('caps concurrency and follows a new limit', async () => {
-    const s = new Semaphore(2);
-    await s.acquire();
-    await s.acquire();
-    let third = false;
-    const p = s.acquire().then(() => (third = true));
-    await new Promise((r) => setImmediate(r));
-    assert.equal(third, false);
-    s.setLimit(3);
-    await p;
-    assert.equal(s.active, 3);
-  });
-});
-
-describe('WaiterQueue', () => {
-  it('keeps first-in-first-out order across the drop of its taken front', () => {
-    const q = new WaiterQueue<number>();
-    for (let i = 0; i < 3_000; i += 1) q.push(i);
-    const taken: number[] = [];
-    for (let i = 0; i < 2_000; i += 1) taken.push(q.shift()!);
-    for (let i = 3_000; i < 3_010; i += 1) q.push(i);
-    assert.equal(q.size, 1_010);
-    for (let item = q.shift(); item !== undefined; item = q.shift()) taken.push(item);
-    assert.deepEqual(
-      taken,
-      Array.from({ length: 3_010 }, (_, i) => i),
-    );
-    assert.equal(q.size, 0);
-    assert.equal(q.shift(), undefined);
-  });
 });

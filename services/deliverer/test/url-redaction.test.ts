@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide, InvalidEndpointUrlError } from '../src/index.ts';
+import { decide } from '../src/domain/decide.ts';
+import { InvalidEndpointUrlError } from '../src/errors.ts';
 
 const SECRET_URL = 'https://user:pass@hooks.example/in?token=tok3n';
 

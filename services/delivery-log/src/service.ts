@@ -7,7 +7,7 @@ import {
   topicSpecs,
   trackedAdmin,
 } from '@sluice/kafka';
-import { routeEvent } from '@sluice/deliverer';
+import { routeEvent } from '@sluice/webhook';
 import type { EventEnvelope } from '@sluice/envelope';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createApiHandler } from './adapters/api.ts';

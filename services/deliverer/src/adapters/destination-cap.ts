@@ -1,4 +1,4 @@
-import { WaiterQueue } from '../waiter-queue.ts';
+import { WaiterQueue } from '@sluice/service-kit';
 
 type Waiter = (admitted: boolean) => void;
 

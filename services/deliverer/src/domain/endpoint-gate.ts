@@ -1,3 +1,4 @@
+import { TokenBucket } from '@sluice/service-kit';
 import type { AttemptResult } from './attempt-result.ts';
 import {
   CircuitBreaker,
@@ -37,8 +38,8 @@ export class EndpointGate {
   readonly breaker: CircuitBreaker;
   #settings: EndpointGateSettings;
   #holdUntil = 0;
-  #tokens = 0;
-  #refilledAt = Number.NEGATIVE_INFINITY;
+  /** Made at the first request under a rate limit, full; it keeps its tokens across rate changes. */
+  #bucket: TokenBucket | undefined;
   #reservedUntil = 0;
 
   constructor(settings: EndpointGateSettings) {
@@ -58,22 +59,25 @@ export class EndpointGate {
 
   admit(now: number): GateDecision {
     if (now < this.#holdUntil) return { kind: 'defer', reason: 'retry_after', until: this.#holdUntil };
-    const rate = this.#settings.ratePerSecond;
-    if (rate !== undefined && !this.#hasToken(rate, now)) {
-      const interval = 1_000 / rate;
-      const next = Math.max(now + (1 - this.#tokens) * interval, this.#reservedUntil);
-      this.#reservedUntil = next + interval;
-      return { kind: 'defer', reason: 'rate_limited', until: Math.ceil(next) };
+    const bucket = this.#rateBucket(now);
+    if (bucket !== undefined) {
+      if (this.#reservedUntil < now) this.#reservedUntil = 0;
+      const waitMs = bucket.shortfallMs(1, now);
+      if (waitMs > 0) {
+        const next = Math.max(now + waitMs, this.#reservedUntil);
+        this.#reservedUntil = next + 1_000 / bucket.perSecond;
+        return { kind: 'defer', reason: 'rate_limited', until: Math.ceil(next) };
+      }
     }
     const admission = this.breaker.admit(now);
     if (admission.kind === 'open') return { kind: 'defer', reason: 'circuit_open', until: admission.until };
-    if (rate !== undefined) this.#tokens -= 1;
+    bucket?.take(1, now);
     return { kind: 'send', probe: admission.kind === 'probe' };
   }
 
   /** An admitted request that was not sent after all: its token and its probe are given back. */
   cancel(decision: { probe: boolean }): void {
-    if (this.#settings.ratePerSecond !== undefined) this.#tokens += 1;
+    if (this.#settings.ratePerSecond !== undefined) this.#bucket?.refund(1);
     if (decision.probe) this.breaker.cancelProbe();
   }
 
@@ -89,12 +93,13 @@ export class EndpointGate {
     return this.breaker.record(breakerResult(result), probe, now);
   }
 
-  #hasToken(rate: number, now: number): boolean {
+  /** The endpoint's token bucket (`ratePerSecond`, a burst of one second's worth), or none without a rate limit. */
+  #rateBucket(now: number): TokenBucket | undefined {
+    const rate = this.#settings.ratePerSecond;
+    if (rate === undefined) return undefined;
     const burst = Math.max(1, Math.ceil(rate));
-    if (this.#refilledAt === Number.NEGATIVE_INFINITY) this.#tokens = burst;
-    else this.#tokens = Math.min(burst, this.#tokens + ((now - this.#refilledAt) * rate) / 1_000);
-    this.#refilledAt = now;
-    if (this.#reservedUntil < now) this.#reservedUntil = 0;
-    return this.#tokens >= 1;
+    if (this.#bucket === undefined) this.#bucket = new TokenBucket(rate, burst, now);
+    else if (this.#bucket.perSecond !== rate) this.#bucket.setRate(rate, burst);
+    return this.#bucket;
   }
 }

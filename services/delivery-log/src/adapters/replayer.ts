@@ -1,6 +1,6 @@
 import type { SluiceConfig } from '@sluice/config';
 import { executeReplay, planReplay, REPLAY_HEADERS, replayState, type DeadLetterFilter } from '@sluice/dead-letters';
-import { encodeBody, renderBody } from '@sluice/deliverer';
+import { encodeBody, renderBody } from '@sluice/webhook';
 import { isJsonObject, recordKey, retryStateToHeaders, type EventEnvelope } from '@sluice/envelope';
 import { SafeProducer, type Kafka } from '@sluice/kafka';
 import { MAX_REPLAY_LETTERS, REPLAY_IDLE_TIMEOUT_MS } from '../constants.ts';

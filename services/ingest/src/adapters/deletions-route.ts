@@ -4,7 +4,7 @@ import { ingestSettings } from '../config.ts';
 import { deletionEnvelopes, parseDeletionRequest } from '../domain/deletion.ts';
 import { tokenMatches } from '../domain/write-keys.ts';
 import { KafkaUnavailableError, NotFoundError, UnauthorizedError } from '../errors.ts';
-import type { ApiDeps } from './http-api.ts';
+import type { ApiDeps } from './api-deps.ts';
 import { parseJsonBody } from './json.ts';
 import { checkContentType, readBody } from './read-body.ts';
 

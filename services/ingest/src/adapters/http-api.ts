@@ -1,27 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ConfigStore } from '@sluice/config';
-import type { EnvelopeCodec } from '@sluice/codec';
-import type { Logger } from '@sluice/logging';
 import type { RequestHandler } from '@sluice/service-kit';
 import { errorBody, IngestError, MethodNotAllowedError, NotFoundError } from '../errors.ts';
 import { TRACKING_ROUTES } from '../domain/request-body.ts';
-import type { IngestMetrics } from '../metrics.ts';
 import { handleDeletion } from './deletions-route.ts';
-import type { LingeringSender } from './lingering-sender.ts';
+import type { ApiDeps } from './api-deps.ts';
 import { handleTracking } from './tracking-route.ts';
-import { RateLimiter } from '../domain/token-bucket.ts';
-
-/** What the HTTP API needs; injected so tests can swap the clock or id generator. */
-export interface ApiDeps {
-  config: ConfigStore;
-  sender: LingeringSender;
-  codec: EnvelopeCodec;
-  metrics: IngestMetrics;
-  logger: Logger;
-  now: () => number;
-  newId: () => string;
-  rateLimiter?: RateLimiter;
-}
+import { RateLimiter } from '../domain/rate-limiter.ts';
 
 export function sendJson(
   res: ServerResponse,

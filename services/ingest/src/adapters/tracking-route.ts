@@ -10,12 +10,12 @@ import { callLayout, type CallLayout } from '../domain/json-members.ts';
 import { splitBody, type RequestBody } from '../domain/request-body.ts';
 import { writeKeyFromAuthorization, WriteKeyIndex } from '../domain/write-keys.ts';
 import { KafkaUnavailableError, RateLimitedError, UnauthorizedError } from '../errors.ts';
-import type { ApiDeps } from './http-api.ts';
+import type { ApiDeps } from './api-deps.ts';
 import { clientIp } from './client-ip.ts';
 import { parseJsonWithText } from './json.ts';
 import type { OutgoingRecord } from './lingering-sender.ts';
 import { checkContentType, readBody } from './read-body.ts';
-import type { RateLimiter } from '../domain/token-bucket.ts';
+import type { RateLimiter } from '../domain/rate-limiter.ts';
 
 const keyIndexes = new WeakMap<SluiceConfig, WriteKeyIndex>();
 function keyIndex(config: SluiceConfig): WriteKeyIndex {

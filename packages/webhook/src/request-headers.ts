@@ -1,5 +1,5 @@
 import type { Endpoint } from '@sluice/config';
-import { CONTENT_TYPE, MESSAGE_ID_HEADER, USER_AGENT } from '../constants.ts';
+import { CONTENT_TYPE, MESSAGE_ID_HEADER, USER_AGENT } from './constants.ts';
 
 /**
  * The headers of a webhook request (docs/reference/delivery.md). The endpoint's static headers go

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { DestinationSigning } from '@sluice/config';
 import { signBody, verifyStandardWebhook, verifySignature } from '@sluice/webhook-signature';
-import { signatureHeaders } from '../src/domain/signature-headers.ts';
+import { signatureHeaders } from '../src/signature-headers.ts';
 
 const whsec = () => `whsec_${randomBytes(32).toString('base64')}`;
 const BODY = Buffer.from('{"type":"track","userId":"u-1"}');

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { EventEnvelope } from '@sluice/envelope';
 import { loadVector } from '@sluice/testkit';
 import { signBody } from '@sluice/webhook-signature';
-import { encodeBody, renderBody, toIsoMillis } from '../src/domain/render-body.ts';
+import { encodeBody, renderBody, toIsoMillis } from '../src/render-body.ts';
 
 interface PayloadCase {
   name: string;

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Destination } from '@sluice/config';
+import type { EventEnvelope } from '@sluice/envelope';
+import { integrationEnabled, routeEvent } from '../src/routing.ts';
+
+describe('routing (docs/reference/routing.md)', () => {
+  const dest = (id: string, extra: Partial<Destination> = {}): Destination => ({
+    id,
+    name: 'Webhooks',
+    type: 'webhooks',
+    enabled: true,
+    sourceIds: ['s1'],
+    endpoints: [{ url: 'https://example.com/', headers: {} }],
+    signing: { xSignature: true, standardWebhooks: false, xSignatureKeys: [], standardWebhooksKeys: [] },
+    ...extra,
+  });
+  const table: [string, Record<string, unknown> | undefined, boolean][] = [
+    ['no integrations object', undefined, true],
+    ['empty object', {}, true],
+    ['All: false', { All: false }, false],
+    ['All: false + Webhooks: true', { All: false, Webhooks: true }, true],
+    ['All: false + destination id true', { All: false, 'd-1': true }, true],
+    ['Webhooks: false', { Webhooks: false }, false],
+    ['All: true + Webhooks: false', { All: true, Webhooks: false }, false],
+    ['keys are case-sensitive', { webhooks: false }, true],
+    ['a settings object counts as on', { All: false, Webhooks: { x: 1 } }, true],
+  ];
+  for (const [name, integrations, expected] of table) {
+    it(name, () => assert.equal(integrationEnabled(integrations, dest('d-1')), expected));
+  }
+  it('routes to enabled destinations of the source only', () => {
+    const event = { sourceId: 's1', type: 'track', messageId: 'm', timestamp: 't' } as EventEnvelope;
+    const routed = routeEvent(event, [dest('a'), dest('b', { enabled: false }), dest('c', { sourceIds: ['s2'] })]);
+    assert.deepEqual(
+      routed.map((d) => d.id),
+      ['a'],
+    );
+  });
+});
