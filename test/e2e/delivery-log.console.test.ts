@@ -145,7 +145,11 @@ describe('delivery-log console in a browser', {
       await route.fulfill({ response });
     });
     try {
-      await page.goto(`${url}/#/`);
+      await page.goto(`${url}/#/messages`);
+      await page.getByLabel('Admin token').fill(DELIVERY_LOG_TOKEN);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Messages' }).waitFor();
+      await page.getByRole('link', { name: 'Destinations', exact: true }).click();
       await waitUntil(async () => asked, 10_000, 'the console asked for the destinations');
       await page.getByRole('link', { name: 'Messages', exact: true }).click();
       await page.getByRole('heading', { name: 'Messages' }).waitFor();
