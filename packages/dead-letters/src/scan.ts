@@ -72,9 +72,10 @@ export async function scanTopic(
     const wanted = options.starts === undefined ? low : options.starts.get(o.partition);
     if (wanted === undefined) continue;
     const start = wanted > low ? wanted : low;
-    // Never wait for offsets not written yet: a scan ends at the high watermark at the latest.
+    // Offsets named by an index (`starts`) may be gone or never written: such a scan ends at the
+    // high watermark at the latest instead of waiting for them.
     const asked = ends.get(o.partition) ?? 0n;
-    const end = asked < BigInt(o.high) ? asked : BigInt(o.high);
+    const end = options.starts !== undefined && asked > BigInt(o.high) ? BigInt(o.high) : asked;
     ends.set(o.partition, end);
     if (end > start) {
       starts.set(o.partition, start);
