@@ -56,7 +56,10 @@ export const openApiDocument = {
   info: {
     title: 'Sluice delivery log',
     version: '1.0.0',
-    description: 'Every event, every delivery attempt and the state of each message per destination, with replay.',
+    description:
+      'Every event, every delivery attempt and the state of each message per destination, with replay. ' +
+      'Every answer under /api/ carries an `x-request-id` header (the one the request sent, 1–128 printable ASCII ' +
+      'characters, or a new one); a 5xx is logged under it. A query parameter a route does not take is a 400.',
   },
   components: {
     securitySchemes: {
