@@ -130,4 +130,40 @@ describe('delivery-log console in a browser', {
     await page.getByText('Console Test').first().waitFor();
     await page.screenshot({ path: `${ARTIFACTS}live-events.png`, fullPage: true });
   });
+
+  it('a section that answers slowly never replaces the one the user went to meanwhile', async () => {
+    const url = pipeline.service('delivery-log').url;
+    // The real server's answer to Destinations, held until the user has moved on to Messages.
+    let asked = false;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const destinations = '**/api/v1/destinations';
+    await page.route(destinations, async (route) => {
+      asked = true;
+      const response = await route.fetch();
+      await released;
+      await route.fulfill({ response });
+    });
+    try {
+      await page.goto(`${url}/#/messages`);
+      await page.getByLabel('Admin token').fill(DELIVERY_LOG_TOKEN);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Messages' }).waitFor();
+      await page.getByRole('link', { name: 'Destinations', exact: true }).click();
+      await waitUntil(async () => asked, 10_000, 'the console asked for the destinations');
+      await page.getByRole('link', { name: 'Messages', exact: true }).click();
+      await page.getByRole('heading', { name: 'Messages' }).waitFor();
+      const answered = page.waitForEvent('requestfinished', (r) => r.url().endsWith('/api/v1/destinations'));
+      release();
+      await answered;
+      // Let the page handle the late answer (a few tasks) before looking.
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+      assert.equal(new URL(page.url()).hash, '#/messages');
+      assert.equal(await page.locator('main h2').innerText(), 'Messages', 'the late Destinations answer is dropped');
+      assert.equal(await page.getByRole('heading', { name: 'Destinations' }).count(), 0);
+    } finally {
+      release();
+      await page.unroute(destinations);
+    }
+  });
 });

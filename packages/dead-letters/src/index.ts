@@ -8,8 +8,15 @@ export type {
   ReadPhase,
   ReplayIndex,
 } from './list.ts';
-export { executeReplay, planReplay, replayDeadLetters, replayState } from './replay.ts';
-export type { PlanOptions, ReplayOptions, ReplayPlan, ReplayResult } from './replay.ts';
+export { executeReplay, planReplay, replayDeadLetters, replayPositions, replayState } from './replay.ts';
+export type {
+  DeadLetterAt,
+  PlanOptions,
+  PositionsResult,
+  ReplayOptions,
+  ReplayPlan,
+  ReplayResult,
+} from './replay.ts';
 export { matchesFilter, validateFilter } from './filter.ts';
 export type { DeadLetterFilter } from './filter.ts';
 export type { ScanProgress } from './scan.ts';

@@ -100,7 +100,7 @@ export async function readReplayIndex(
 }
 
 /** A record as a dead letter; `undefined` for a replay marker; `'unreadable'` without a valid retry state. */
-function toDeadLetter(
+export function toDeadLetter(
   { partition, message }: ScanRecord,
   replays: ReadonlyMap<string, number>,
 ): DeadLetter | 'unreadable' | undefined {

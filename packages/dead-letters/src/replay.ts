@@ -2,9 +2,17 @@ import type { SluiceConfig } from '@sluice/config';
 import { RETRY_HEADERS, retryStateToHeaders, type RetryState } from '@sluice/envelope';
 import { SafeProducer } from '@sluice/kafka';
 import type { Kafka, Message } from 'kafkajs';
-import { REPLAY_CHUNK, REPLAY_HEADERS } from './constants.ts';
+import { DEFAULT_IDLE_TIMEOUT_MS, REPLAY_CHUNK, REPLAY_HEADERS } from './constants.ts';
 import type { DeadLetterFilter } from './filter.ts';
-import { forEachDeadLetter, readReplayIndex, type DeadLetter, type ReadOptions, type ReplayIndex } from './list.ts';
+import {
+  forEachDeadLetter,
+  readReplayIndex,
+  toDeadLetter,
+  type DeadLetter,
+  type ReadOptions,
+  type ReplayIndex,
+} from './list.ts';
+import { scanTopic } from './scan.ts';
 
 export interface PlanOptions extends ReadOptions {
   /**
@@ -195,6 +203,82 @@ export async function executeReplay(
   } finally {
     await producer?.disconnect();
   }
+  return result;
+}
+
+/** Where one dead letter is on the dead-letter topic. */
+export interface DeadLetterAt {
+  partition: number;
+  offset: string;
+}
+
+export interface PositionsResult {
+  /** Re-injected onto the redeliver topic. */
+  replayed: DeadLetterAt[];
+  /** Not on the topic any more (past its retention) or not a dead letter: nothing re-injected. */
+  missing: number;
+  /** Records read from the topic: from the first named offset to the last of each partition. */
+  read: number;
+}
+
+/**
+ * Re-injects the dead letters at `positions` (from an index such as the delivery log's) exactly as
+ * `executeReplay` does (fresh window, a replay marker after each chunk), reading only those
+ * records: each partition from its first named offset to its last, not the whole topic.
+ */
+export async function replayPositions(
+  kafka: Kafka,
+  config: SluiceConfig,
+  positions: readonly DeadLetterAt[],
+  options: Omit<ReplayOptions, 'dryRun' | 'onLetter'> = {},
+): Promise<PositionsResult> {
+  const result: PositionsResult = { replayed: [], missing: 0, read: 0 };
+  if (positions.length === 0) return result;
+  const wanted = new Set(positions.map((p) => `${p.partition}:${p.offset}`));
+  const starts = new Map<number, bigint>();
+  const ends = new Map<number, bigint>();
+  for (const p of positions) {
+    const offset = BigInt(p.offset);
+    if (offset < (starts.get(p.partition) ?? offset + 1n)) starts.set(p.partition, offset);
+    if (offset + 1n > (ends.get(p.partition) ?? 0n)) ends.set(p.partition, offset + 1n);
+  }
+  const now = (options.now ?? Date.now)();
+  const { redeliver, deadLetter } = config.kafka.topics;
+  const producer = new SafeProducer(kafka);
+  let chunk: DeadLetter[] = [];
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    await producer.send(
+      redeliver,
+      chunk.map((l) => replayMessage(l, now, options.windowMs)),
+    );
+    await producer.send(
+      deadLetter,
+      chunk.map((l) => markerMessage(l, now)),
+    );
+    result.replayed.push(...chunk.map((l) => ({ partition: l.partition, offset: l.offset })));
+    chunk = [];
+  };
+  await producer.connect();
+  try {
+    const scan = await scanTopic(
+      kafka,
+      deadLetter,
+      async (record) => {
+        if (!wanted.has(`${record.partition}:${record.message.offset}`)) return;
+        const letter = toDeadLetter(record, new Map());
+        if (letter === undefined || letter === 'unreadable') return;
+        chunk.push(letter);
+        if (chunk.length >= REPLAY_CHUNK) await flush();
+      },
+      { starts, ends, idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS },
+    );
+    await flush();
+    result.read = scan.read;
+  } finally {
+    await producer.disconnect();
+  }
+  result.missing = positions.length - result.replayed.length;
   return result;
 }
 

@@ -21,6 +21,11 @@ export interface ScanProgress {
 export interface ScanOptions {
   /** Stop offsets; default: the topic's high watermarks when the scan starts. */
   ends?: ScanEnds;
+  /**
+   * Start offsets of the partitions to read (others are not read); default: every partition from
+   * its beginning. An offset below a partition's low watermark starts at the low watermark.
+   */
+  starts?: ScanEnds;
   /** Fail when no record arrives for this long (the broker is slow or gone). */
   idleTimeoutMs: number;
   /** Called after each record. */
@@ -59,13 +64,23 @@ export async function scanTopic(
     await admin.disconnect();
   }
   const ends = new Map(options.ends ?? offsets.map((o) => [o.partition, BigInt(o.high)]));
+  const starts = new Map<number, bigint>();
   const remaining = new Set<number>();
   let total = 0;
   for (const o of offsets) {
-    const end = ends.get(o.partition) ?? 0n;
-    if (end > BigInt(o.low)) {
+    const low = BigInt(o.low);
+    const wanted = options.starts === undefined ? low : options.starts.get(o.partition);
+    if (wanted === undefined) continue;
+    const start = wanted > low ? wanted : low;
+    // Offsets named by an index (`starts`) may be gone or never written: such a scan ends at the
+    // high watermark at the latest instead of waiting for them.
+    const asked = ends.get(o.partition) ?? 0n;
+    const end = options.starts !== undefined && asked > BigInt(o.high) ? BigInt(o.high) : asked;
+    ends.set(o.partition, end);
+    if (end > start) {
+      starts.set(o.partition, start);
       remaining.add(o.partition);
-      total += Number(end - BigInt(o.low));
+      total += Number(end - start);
     }
   }
   const summary = { read: 0, total, ends, stopped: false };
@@ -94,14 +109,17 @@ export async function scanTopic(
   }, IDLE_CHECK_MS);
   try {
     await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
+    // Read from given starts: the partitions move there once assigned (kafkajs applies a seek made
+    // after `run`), the others stay at their end and give nothing.
+    await consumer.subscribe({ topic, fromBeginning: options.starts === undefined });
     await consumer.run({
       autoCommit: false,
       eachMessage: async ({ partition, message }) => {
         lastActivity = Date.now();
         const stop = ends.get(partition);
         const offset = BigInt(message.offset);
-        if (done || stop === undefined || offset >= stop || offset < (seen.get(partition) ?? 0n)) return;
+        const from = seen.get(partition) ?? starts.get(partition);
+        if (done || stop === undefined || from === undefined || offset >= stop || offset < from) return;
         seen.set(partition, offset + 1n);
         summary.read += 1;
         busy = true;
@@ -125,6 +143,8 @@ export async function scanTopic(
         }
       },
     });
+    if (options.starts !== undefined)
+      for (const [partition, offset] of starts) consumer.seek({ topic, partition, offset: String(offset) });
     await finished;
   } finally {
     clearInterval(idle);

@@ -5,6 +5,12 @@ const main = document.getElementById('main');
 const statusBox = document.getElementById('status');
 const TOKEN_KEY = 'sluice-delivery-log-token';
 let timer;
+/**
+ * Bumped on every navigation. A section's answers that arrive after the user left it are dropped
+ * (`LeftSection`), so a slow section never replaces the one the user went to meanwhile.
+ */
+let section = 0;
+class LeftSection extends Error {}
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -17,19 +23,27 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Shows an error in the status line, unless it only says the user left the section. */
+function report(err) {
+  if (!(err instanceof LeftSection)) say(err.message);
+}
+
 function say(text) {
   statusBox.textContent = text;
   clearTimeout(say.t);
   say.t = setTimeout(() => (statusBox.textContent = ''), 4000);
 }
 
+// A read for the section on screen; the answer of an action (a POST) is reported wherever the user is.
 async function api(path, init = {}) {
   const token = sessionStorage.getItem(TOKEN_KEY) ?? '';
+  const asked = section;
   const res = await fetch(path, {
     ...init,
     headers: { authorization: `Bearer ${token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
   });
   const body = await res.json().catch(() => ({}));
+  if (asked !== section && (init.method ?? 'GET') === 'GET') throw new LeftSection();
   if (!res.ok)
     throw new Error(
       res.status === 401 ? 'The admin token is missing or wrong.' : (body.message ?? `HTTP ${res.status}`),
@@ -136,7 +150,7 @@ async function streamPage(sourceId) {
     );
   };
   await refresh();
-  timer = setInterval(() => refresh().catch((err) => say(err.message)), 2000);
+  timer = setInterval(() => refresh().catch(report), 2000);
 }
 
 const STATES = ['delivering', 'retrying', 'delivered', 'dead', 'rejected'];
@@ -208,9 +222,7 @@ async function messagesPage(params, { title = 'Messages', bulk = false } = {}) {
             const filter = {};
             if (q.get('sourceId')) filter.sourceId = q.get('sourceId');
             if (q.get('destinationId')) filter.destinationId = q.get('destinationId');
-            const r = await api('/api/v1/replays', { method: 'POST', body: JSON.stringify(filter) }).catch((err) =>
-              say(err.message),
-            );
+            const r = await api('/api/v1/replays', { method: 'POST', body: JSON.stringify(filter) }).catch(report);
             if (r) say(`Replayed ${r.replayed} dead letters (${r.skippedAlreadyReplayed} already replayed).`);
           },
         },
@@ -245,15 +257,15 @@ async function messagePage(sourceId, messageId) {
             { method: 'POST' },
           );
           say(`Replayed to ${r.replayed} destination(s); new attempts appear below.`);
-          const before = m.attempts.length;
+          const before = m.totals.attempts;
           const poll = async () => {
             const now = await api(`/api/v1/messages/${encodeURIComponent(sourceId)}/${encodeURIComponent(messageId)}`);
-            if (now.attempts.length > before) return route();
-            timer = setTimeout(() => poll().catch((err) => say(err.message)), 500);
+            if (now.totals.attempts > before) return route();
+            timer = setTimeout(() => poll().catch(report), 500);
           };
           await poll();
         } catch (err) {
-          say(err.message);
+          report(err);
           replay.disabled = false;
         }
       },
@@ -289,7 +301,9 @@ async function messagePage(sourceId, messageId) {
     ),
     el('h3', {}, 'Attempts'),
     table(
-      `${m.attempts.length} attempts, oldest first`,
+      m.attempts.length < m.totals.attempts
+        ? `The newest ${m.attempts.length} of ${m.totals.attempts} attempts, oldest first`
+        : `${m.attempts.length} attempts, oldest first`,
       ['#', 'Time', 'Destination', 'Endpoint', 'Result', 'Latency', 'Response'],
       m.attempts.map((a) =>
         el(
@@ -311,17 +325,30 @@ async function messagePage(sourceId, messageId) {
           'ul',
           {},
           m.replays.map((r) =>
-            el('li', {}, time(r.requestedAt), ` to ${r.destinationId ?? 'all'}: ${r.replayed} re-injected`),
+            el(
+              'li',
+              {},
+              time(r.requestedAt),
+              ` to ${r.destinationId ?? 'all'}: ${r.replayed} re-injected${r.bulk ? ' (replay of dead letters in bulk)' : ''}`,
+            ),
           ),
         )
       : null,
     el('h3', {}, 'Event'),
     el('pre', {}, JSON.stringify(m.event, null, 2)),
     ...m.rejectedValues.map((v) => el('pre', { 'aria-label': 'Rejected call' }, v)),
+    m.rejectedValues.length < m.totals.rejectedValues
+      ? el(
+          'p',
+          { class: 'muted' },
+          `The first ${m.rejectedValues.length} of ${m.totals.rejectedValues} rejected calls.`,
+        )
+      : null,
   );
 }
 
 async function route() {
+  section += 1;
   clearInterval(timer);
   clearTimeout(timer);
   const [path, query = ''] = location.hash.slice(1).split('?');
@@ -344,6 +371,7 @@ async function route() {
     else if (parts[0] === 'message' && parts.length === 3) await messagePage(parts[1], parts[2]);
     else await destinationsPage();
   } catch (err) {
+    if (err instanceof LeftSection) return;
     show('Something went wrong', el('p', { class: 'error', role: 'alert' }, err.message));
   }
 }

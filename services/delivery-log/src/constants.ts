@@ -32,3 +32,10 @@ export const MAX_BODY_BYTES = 16 * 1024;
 export const MAX_REPLAY_LETTERS = 10_000;
 /** A replay gives up reading the dead-letter topic after this long without a record. */
 export const REPLAY_IDLE_TIMEOUT_MS = 5_000;
+/** Times the API accepts (`since`, `until`, cursors): from the epoch to the last millisecond of year 9999. */
+export const MIN_TIME_MS = 0;
+export const MAX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/** A message view lists at most this many attempts (the newest), rejected bodies and replays, with their totals. */
+export const MAX_VIEW_ATTEMPTS = 100;
+export const MAX_VIEW_REJECTED = 10;
+export const MAX_VIEW_REPLAYS = 50;

@@ -15,6 +15,7 @@ import { openDatabase, type Sql } from './adapters/database.ts';
 import { IngestBatcher } from './adapters/ingest-batcher.ts';
 import { migrate } from './adapters/migrations.ts';
 import { Pruner } from './adapters/pruner.ts';
+import { ReplayLog } from './adapters/replay-log.ts';
 import { Replayer } from './adapters/replayer.ts';
 import { LogStore } from './adapters/store.ts';
 import { databaseSettings, groupId, topicRoles } from './config.ts';
@@ -59,6 +60,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         });
       }
       const store = new LogStore(sql);
+      const replayLog = new ReplayLog(sql);
       const metrics = new DeliveryLogMetrics(ctx.registry);
 
       const kafka = createKafka({
@@ -74,6 +76,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
       const roles = topicRoles(initial);
       const batcher = new IngestBatcher({
         store,
+        replayLog,
         topics: roles,
         metrics,
         logger,
@@ -102,7 +105,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         retentionMs: () => ctx.config.current.deliveryLog.retentionMs,
         intervalMs: initial.deliveryLog.pruneIntervalMs,
       });
-      const replayer = new Replayer(kafka, () => ctx.config.current, store, now);
+      const replayer = new Replayer(kafka, () => ctx.config.current, replayLog, now);
       await consumer.start();
       pruner.start();
       const http = await startHttpServer({
@@ -115,7 +118,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
             config: () => true,
           },
         },
-        handler: createApiHandler({ store, replayer, config: () => ctx.config.current, metrics, now }),
+        handler: createApiHandler({ store, replayer, config: () => ctx.config.current, metrics, now, logger }),
       });
       ctx.config.watch();
       logger.info(

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { retryStateToHeaders, type AttemptEvent } from '@sluice/envelope';
+import { retryStateFromHeaders, retryStateToHeaders, type AttemptEvent } from '@sluice/envelope';
 import { createKafka, SafeProducer } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { testBrokers, testConfig, testServiceContext, uniqueName, waitUntil } from '@sluice/testkit';
+import { readTopic, testBrokers, testConfig, testServiceContext, uniqueName, waitUntil } from '@sluice/testkit';
 import { openDatabase, type Sql } from '../src/adapters/database.ts';
 import { openApiDocument } from '../src/adapters/openapi.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
@@ -33,8 +34,28 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
   const base = () => `http://127.0.0.1:${service.port}`;
   const get = async (path: string, token = TOKEN) => {
     const res = await fetch(`${base()}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: res.status, body: (await res.json()) as any, requestId: res.headers.get('x-request-id') };
+  };
+  const post = async (path: string, body?: unknown) => {
+    const res = await fetch(`${base()}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
+  /** The service's log lines (JSON), to find what it logged about a request. */
+  const logLines: string[] = [];
+  const serviceLogger = createLogger({
+    name: 'delivery-log',
+    level: 'error',
+    destination: new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    }),
+  });
   const ajv = new Ajv2020({ strict: false, validateFormats: false });
   ajv.addSchema({ $id: 'openapi', components: openApiDocument.components });
   const conforms = (schema: string, value: unknown) => {
@@ -72,11 +93,10 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
   before(async () => {
     await producer.connect();
     sql = await openDatabase({});
-    service = await createDeliveryLog(testServiceContext('delivery-log', config), {
-      port: 0,
-      now: () => clock,
-      sql,
-    }).start();
+    service = await createDeliveryLog(
+      { ...testServiceContext('delivery-log', config), logger: serviceLogger },
+      { port: 0, now: () => clock, sql },
+    ).start();
     const t = config.kafka.topics;
     const now = Date.now();
     await producer.send(t.events, [
@@ -114,6 +134,17 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
         headers: {
           'sluice-reject-code': 'invalid_call',
           'sluice-reject-message': 'track needs event',
+          'sluice-reject-origin': 'ingest',
+          'sluice-source-id': 'web',
+        },
+      },
+      {
+        // A call refused for its id: the log lists it under that id, so it must open under it.
+        key: null,
+        value: '{"type":"track","messageId":"has space"}',
+        headers: {
+          'sluice-reject-code': 'invalid_call',
+          'sluice-reject-message': 'messageId has a space',
           'sluice-reject-origin': 'ingest',
           'sluice-source-id': 'web',
         },
@@ -217,6 +248,89 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
     assert.equal(tooBig.status, 400);
   });
 
+  it('answers every bad input with a 400 naming the field, on every route', async () => {
+    const forged = Buffer.from(JSON.stringify([1e20, 'web', 'ok-1'])).toString('base64url');
+    const cases: [string, string][] = [
+      [`/api/v1/messages?sourceId=web&since=${encodeURIComponent("' OR 1=1")}`, 'since'],
+      ['/api/v1/messages?until=10000-01-01T00:00:00Z', 'until'],
+      ['/api/v1/messages?since=253402300800000', 'since'],
+      ['/api/v1/messages?since=2026-02-30T00:00:00Z', 'since'],
+      [`/api/v1/messages?cursor=${forged}`, 'cursor'],
+      ['/api/v1/messages?limit=1&limit=2', 'limit'],
+      ['/api/v1/messages/web/ok-1?expand=all', 'expand'],
+      ['/api/v1/messages/web/%00', 'messageId'],
+      ['/api/v1/destinations?verbose=1', 'verbose'],
+      ['/api/v1/destinations/hooks/health?window=1h&x=1', 'x'],
+      ['/api/v1/sources/web/events?since=1', 'since'],
+    ];
+    for (const [path, field] of cases) {
+      const r = await get(path);
+      assert.equal(r.status, 400, path);
+      assert.equal(r.body.field, field, path);
+      conforms('Error', r.body);
+    }
+    const typo = await post('/api/v1/replays', { since: "' OR 1=1" });
+    assert.deepEqual([typo.status, typo.body.field], [400, 'since'], 'a typo replays nothing');
+    const farFuture = await post('/api/v1/replays', { until: 253_402_300_800_000 });
+    assert.deepEqual([farFuture.status, farFuture.body.field], [400, 'until']);
+    const unknown = await post('/api/v1/replays?dryRun=1', {});
+    assert.deepEqual([unknown.status, unknown.body.field], [400, 'dryRun']);
+    const onMessage = await post('/api/v1/messages/web/dead-1/replay?all=1');
+    assert.deepEqual([onMessage.status, onMessage.body.field], [400, 'all']);
+  });
+
+  it('opens every message the list shows (ids are percent-encoded path segments)', async () => {
+    const { body } = await get('/api/v1/messages?sourceId=web&limit=200');
+    const ids = body.messages.map((m: { messageId: string }) => m.messageId);
+    assert.ok(ids.includes('has space'), 'the refused call is listed');
+    for (const id of ids) {
+      const r = await get(`/api/v1/messages/web/${encodeURIComponent(id)}`);
+      assert.equal(r.status, 200, id);
+      conforms('Message', r.body);
+    }
+    const spaced = await get('/api/v1/messages/web/has%20space');
+    assert.equal(spaced.body.deliveries[0].reject.message, 'messageId has a space');
+  });
+
+  it("a bulk replay re-injects from the log's index and is listed on the message it replayed", async () => {
+    const first = await post('/api/v1/replays', { sourceId: 'web' });
+    assert.equal(first.status, 202);
+    conforms('ReplayResult', first.body);
+    assert.deepEqual(first.body, { matched: 1, replayed: 1, skippedAlreadyReplayed: 0 });
+    const [out] = await readTopic(kafka, config.kafka.topics.redeliver, { count: 1, timeoutMs: 10_000 });
+    assert.equal(retryStateFromHeaders(out!.headers).messageId, 'dead-1');
+    const dead = await get('/api/v1/messages/web/dead-1');
+    conforms('Message', dead.body);
+    assert.deepEqual(
+      dead.body.replays.map((r: { bulk: boolean; replayed: number }) => [r.bulk, r.replayed]),
+      [[true, 1]],
+    );
+    const again = await post('/api/v1/replays', { sourceId: 'web' });
+    assert.deepEqual(again.body, { matched: 1, replayed: 0, skippedAlreadyReplayed: 1 });
+    const one = await post('/api/v1/messages/web/dead-1/replay');
+    assert.deepEqual([one.status, one.body.skippedAlreadyReplayed, one.body.replayed], [202, 1, 0]);
+  });
+
+  it('logs every 5xx with a request id, which the answer carries', async () => {
+    await sql.query('alter table replays rename to replays_away');
+    try {
+      const r = await get('/api/v1/messages/web/ok-1');
+      assert.equal(r.status, 500);
+      conforms('Error', r.body);
+      assert.ok(r.requestId);
+      assert.equal(r.body.requestId, r.requestId);
+      const logged = logLines.map((l) => JSON.parse(l)).find((l) => l.requestId === r.requestId);
+      assert.ok(logged, 'the failure is logged under the request id');
+      assert.equal(logged.route, 'getMessage');
+      assert.match(JSON.stringify(logged.err), /replays/);
+    } finally {
+      await sql.query('alter table replays_away rename to replays');
+    }
+    const ok = await get('/api/v1/messages/web/ok-1');
+    assert.equal(ok.status, 200);
+    assert.ok(ok.requestId, 'every API answer carries its request id');
+  });
+
   it('pruning with the clock moved past retention deletes exactly the old messages', async () => {
     assert.equal((await get('/api/v1/messages/web/old-1')).status, 200);
     clock = Date.now() + 2 * 3_600_000;
@@ -225,7 +339,7 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
     assert.equal((await get('/api/v1/messages/web/old-1')).status, 404);
     assert.equal((await get('/api/v1/messages/web/ok-1')).status, 200);
     clock = Date.now() + 3 * DAY;
-    assert.equal(await service.pruner.runOnce(), 4);
+    assert.equal(await service.pruner.runOnce(), 5);
   });
 
   it('rebuilds from the topics: a fresh database reads them from the start into the same state', async () => {

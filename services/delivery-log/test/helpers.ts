@@ -77,6 +77,7 @@ export function attemptEntry(over: Partial<AttemptEntry> = {}): AttemptEntry {
 export function deadEntry(over: Partial<DeadEntry> = {}): DeadEntry {
   return {
     kind: 'dead',
+    position: position('dead-letter'),
     sourceId: 'src',
     messageId: 'm1',
     destinationId: 'hooks',

@@ -6,6 +6,7 @@ import { createLogger } from '@sluice/logging';
 import { Registry } from 'prom-client';
 import type { Sql } from '../src/adapters/database.ts';
 import { IngestBatcher } from '../src/adapters/ingest-batcher.ts';
+import { ReplayLog } from '../src/adapters/replay-log.ts';
 import { LogStore } from '../src/adapters/store.ts';
 import { DeliveryLogMetrics } from '../src/metrics.ts';
 import { testDatabase } from './helpers.ts';
@@ -15,6 +16,7 @@ const topics = { events: 'events', attempts: 'attempts', deadLetter: 'dead-lette
 const newBatcher = (sql: Sql) =>
   new IngestBatcher({
     store: new LogStore(sql),
+    replayLog: new ReplayLog(sql),
     topics,
     metrics: new DeliveryLogMetrics(new Registry()),
     logger: createLogger({ name: 'batcher-test', level: 'error' }),

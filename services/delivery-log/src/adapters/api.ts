@@ -1,10 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SluiceConfig } from '@sluice/config';
+import type { Logger } from '@sluice/logging';
 import type { RequestHandler } from '@sluice/service-kit';
 import { MAX_BODY_BYTES } from '../constants.ts';
 import { encodeCursor } from '../domain/cursor.ts';
 import {
   checkId,
+  checkParams,
+  LIST_PARAMS,
   parseListQuery,
   parseReplayFilter,
   parseStreamLimit,
@@ -16,15 +20,21 @@ import { bearerMatches } from './auth.ts';
 import { serveConsole } from './console-assets.ts';
 import { openApiDocument } from './openapi.ts';
 import { NotReplayableError, type ReplayCounts, ReplayTooLargeError, type Replayer } from './replayer.ts';
-import type { LogStore } from './store.ts';
+import type { LogReader } from './read-store.ts';
 
 export interface ApiDeps {
-  store: LogStore;
+  store: LogReader;
   replayer: Replayer;
   config: () => SluiceConfig;
   metrics: DeliveryLogMetrics;
   now: () => number;
+  /** Every 5xx is logged here with its request id. */
+  logger: Logger;
 }
+
+/** Header of the request id: taken from the request when it is a sane one, else made; sent back on every API answer. */
+const REQUEST_ID_HEADER = 'x-request-id';
+const SANE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
 class HttpError extends Error {
   readonly status: number;
@@ -65,6 +75,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/** A path segment as an id: percent-decoded (any character an id may hold), then checked. */
 function pathId(field: string, raw: string): string {
   let value: string;
   try {
@@ -81,6 +92,8 @@ type Route = {
   method: string;
   pattern: RegExp;
   name: string;
+  /** The query parameters it takes; any other is a 400. */
+  params: readonly string[];
   run: (m: RegExpExecArray, url: URL, req: IncomingMessage) => Promise<[number, unknown]>;
 };
 
@@ -97,6 +110,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       method: 'GET',
       pattern: /^\/api\/v1\/messages$/,
       name: 'listMessages',
+      params: LIST_PARAMS,
       run: async (_m, url) => {
         const q = parseListQuery(url.searchParams);
         if (!q.ok) throw badRequest(q);
@@ -119,6 +133,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       method: 'GET',
       pattern: /^\/api\/v1\/messages\/([^/]+)\/([^/]+)$/,
       name: 'getMessage',
+      params: [],
       run: async (m) => {
         const message = await store.message(pathId('sourceId', m[1]!), pathId('messageId', m[2]!));
         if (!message) throw new HttpError(404, 'not_found', 'no such message in the log');
@@ -129,6 +144,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       method: 'POST',
       pattern: /^\/api\/v1\/messages\/([^/]+)\/([^/]+)\/replay$/,
       name: 'replayMessage',
+      params: [],
       run: async (m, _url, req) => {
         const sourceId = pathId('sourceId', m[1]!);
         const messageId = pathId('messageId', m[2]!);
@@ -187,6 +203,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       method: 'POST',
       pattern: /^\/api\/v1\/replays$/,
       name: 'replayFilter',
+      params: [],
       run: async (_m, _url, req) => {
         const f = parseReplayFilter(await readJson(req));
         if (!f.ok) throw badRequest(f);
@@ -211,6 +228,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       method: 'GET',
       pattern: /^\/api\/v1\/destinations$/,
       name: 'listDestinations',
+      params: [],
       run: async () => {
         const counts = await store.destinationStates();
         const destinations = deps.config().destinations.map((d) => ({
@@ -228,11 +246,9 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       method: 'GET',
       pattern: /^\/api\/v1\/destinations\/([^/]+)\/health$/,
       name: 'endpointHealth',
+      params: ['window'],
       run: async (m, url) => {
         const destinationId = pathId('destinationId', m[1]!);
-        for (const name of url.searchParams.keys())
-          if (name !== 'window')
-            throw new HttpError(400, 'invalid_parameter', `${name} is not a parameter of this route`, name);
         const w = parseWindow(url.searchParams.get('window'), deps.config().deliveryLog.healthWindowMs);
         if (!w.ok) throw badRequest(w);
         const since = deps.now() - w.value;
@@ -250,11 +266,9 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       method: 'GET',
       pattern: /^\/api\/v1\/sources\/([^/]+)\/events$/,
       name: 'recentEvents',
+      params: ['limit'],
       run: async (m, url) => {
         const sourceId = pathId('sourceId', m[1]!);
-        for (const name of url.searchParams.keys())
-          if (name !== 'limit')
-            throw new HttpError(400, 'invalid_parameter', `${name} is not a parameter of this route`, name);
         const limit = parseStreamLimit(url.searchParams);
         if (!limit.ok) throw badRequest(limit);
         return [200, { events: await store.recentEvents(sourceId, limit.value) }];
@@ -270,6 +284,9 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       return send(res, 404, { code: 'not_found', message: 'no such route' });
     }
     const token = deps.config().deliveryLog.adminToken;
+    const given = req.headers[REQUEST_ID_HEADER];
+    const requestId = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader(REQUEST_ID_HEADER, requestId);
     let name = 'unknown';
     let status = 500;
     try {
@@ -281,11 +298,25 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       const route = matching.find((r) => r.method === req.method);
       if (!route) throw new HttpError(405, 'method_not_allowed', `use ${matching.map((r) => r.method).join(', ')}`);
       name = route.name;
+      const unknown = checkParams(url.searchParams, route.params);
+      if (unknown) throw badRequest(unknown);
       const [code, body] = await route.run(route.pattern.exec(url.pathname)!, url, req);
       status = code;
       send(res, code, body);
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
+      if (!(err instanceof HttpError)) {
+        status = 500;
+        deps.logger.error(
+          { err, requestId, route: name, method: req.method, path: url.pathname },
+          'delivery-log API request failed',
+        );
+        if (res.headersSent) return void res.end();
+        return send(res, 500, {
+          code: 'internal',
+          message: `internal error; the log has it under request id ${requestId}`,
+          requestId,
+        });
+      }
       status = err.status;
       if (err.status === 401) res.setHeader('www-authenticate', 'Bearer');
       send(res, err.status, {

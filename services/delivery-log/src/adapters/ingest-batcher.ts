@@ -1,18 +1,21 @@
 import type { ConsumedRecord } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { INGEST_BATCH_MAX, INGEST_LANES } from '../constants.ts';
-import { laneOf, readRecord, type LogEntry, type TopicRoles } from '../domain/records.ts';
+import { laneOf, readRecord, type LogEntry, type ReadEntry, type TopicRoles } from '../domain/records.ts';
 import type { DeliveryLogMetrics } from '../metrics.ts';
+import type { ReplayLog } from './replay-log.ts';
 import type { LogStore } from './store.ts';
 
 interface Pending {
-  entry: LogEntry;
+  entry: ReadEntry;
   done: () => void;
   failed: (err: Error) => void;
 }
 
 export interface IngestOptions {
   store: LogStore;
+  /** Keeps where each dead letter is and when it was replayed (the replays' index). */
+  replayLog: ReplayLog;
   topics: TopicRoles;
   metrics: DeliveryLogMetrics;
   logger: Logger;
@@ -64,7 +67,8 @@ export class IngestBatcher {
       return Promise.resolve();
     }
     if (read.entry.kind === 'event') read.entry.destinationIds = this.#options.route(read.entry.envelope);
-    const lane = this.#lanes[laneOf(read.entry, this.#lanes.length)]!;
+    // A replay marker is about no message: any lane keeps it (the index takes it in any order).
+    const lane = this.#lanes[read.entry.kind === 'replay-marker' ? 0 : laneOf(read.entry, this.#lanes.length)]!;
     return new Promise<void>((done, failed) => {
       lane.queue.push({ entry: read.entry, done, failed });
       lane.writing ??= this.#drain(lane);
@@ -78,7 +82,9 @@ export class IngestBatcher {
       const batch = lane.queue.splice(0, INGEST_BATCH_MAX);
       const started = performance.now();
       try {
-        await this.#options.store.ingest(batch.map((p) => p.entry));
+        const entries = batch.map((p) => p.entry);
+        await this.#options.store.ingest(entries.filter((e): e is LogEntry => e.kind !== 'replay-marker'));
+        await this.#options.replayLog.ingest(entries);
         this.#options.metrics.ingested.inc(batch.length);
         this.#options.metrics.batchSeconds.observe((performance.now() - started) / 1_000);
         for (const p of batch) p.done();
@@ -90,6 +96,6 @@ export class IngestBatcher {
   }
 }
 
-function entryTime(entry: LogEntry): number {
+function entryTime(entry: ReadEntry): number {
   return entry.kind === 'event' ? entry.receivedAt : entry.at;
 }

@@ -75,10 +75,31 @@ const MIGRATIONS: readonly string[] = [
   );
   create index replays_message on replays (source_id, message_id);
   `,
+  // The dead-letter index (adapters/replay-log.ts): a replay reads just the records it names. A row
+  // made from a replay marker read before its dead letter has no message yet.
+  `
+  create table dead_letters (
+    topic text not null,
+    partition integer not null,
+    record_offset bigint not null,
+    source_id text,
+    message_id text,
+    destination_id text,
+    reason text,
+    dead_at timestamptz,
+    replayed_at timestamptz,
+    kept_at timestamptz not null,
+    primary key (topic, partition, record_offset)
+  );
+  create index dead_letters_destination on dead_letters (destination_id, dead_at);
+  create index dead_letters_source on dead_letters (source_id, message_id);
+  create index dead_letters_kept on dead_letters (kept_at);
+  alter table replays add column bulk boolean not null default false
+  `,
 ];
 
 /** The tables the log keeps its records in. */
-const LOG_TABLES = ['messages', 'deliveries', 'attempts', 'rejections', 'replays'] as const;
+const LOG_TABLES = ['messages', 'deliveries', 'attempts', 'rejections', 'replays', 'dead_letters'] as const;
 
 /** Applies the migrations not yet applied; returns the database's instance id (made on first start). */
 export async function migrate(sql: Sql): Promise<string> {

@@ -1,18 +1,39 @@
-import { DEFAULT_PAGE_SIZE, DEFAULT_STREAM_SIZE, MAX_ID_LENGTH, MAX_PAGE_SIZE, MAX_STREAM_SIZE } from '../constants.ts';
+import {
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_STREAM_SIZE,
+  MAX_ID_LENGTH,
+  MAX_PAGE_SIZE,
+  MAX_STREAM_SIZE,
+  MAX_VIEW_ATTEMPTS,
+  MAX_VIEW_REJECTED,
+  MAX_VIEW_REPLAYS,
+} from '../constants.ts';
 import { DELIVERY_STATES } from '../domain/state.ts';
 
 /**
  * The OpenAPI 3.1 description of the delivery-log API (served at `/openapi.json`, documented in
  * docs/delivery-log.md). Its schemas are JSON Schema 2020-12; the tests check real answers against them.
  */
-const id = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH } as const;
+const id = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_ID_LENGTH,
+  description: 'Any characters but U+0000 (in a path: one percent-encoded segment)',
+} as const;
 const time = { type: 'string', format: 'date-time' } as const;
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 const errors = {
-  '400': { description: 'A parameter or the body is invalid', ...json(ref('Error')) },
+  '400': {
+    description: 'A parameter or the body is invalid, or a query parameter the route does not take (`field` names it)',
+    ...json(ref('Error')),
+  },
   '401': { description: 'Missing or wrong bearer token', ...json(ref('Error')) },
+  '500': {
+    description: 'An internal error, logged by the service with the `requestId` of the answer',
+    ...json(ref('Error')),
+  },
 };
 const idParam = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: id });
 const queryId = (name: string, description: string) => ({
@@ -26,7 +47,7 @@ const queryTime = (name: string, description: string) => ({
   name,
   in: 'query',
   required: false,
-  description: `${description} (ISO 8601 or epoch milliseconds)`,
+  description: `${description}: an ISO 8601 date and time with its offset (\`2026-01-31T12:00:00Z\`, \`…+01:00\`) or epoch milliseconds, up to the year 9999`,
   schema: { type: 'string', maxLength: 40 },
 });
 
@@ -35,7 +56,10 @@ export const openApiDocument = {
   info: {
     title: 'Sluice delivery log',
     version: '1.0.0',
-    description: 'Every event, every delivery attempt and the state of each message per destination, with replay.',
+    description:
+      'Every event, every delivery attempt and the state of each message per destination, with replay. ' +
+      'Every answer under /api/ carries an `x-request-id` header (the one the request sent, 1–128 printable ASCII ' +
+      'characters, or a new one); a 5xx is logged under it. A query parameter a route does not take is a 400.',
   },
   components: {
     securitySchemes: {
@@ -45,7 +69,12 @@ export const openApiDocument = {
       Error: {
         type: 'object',
         required: ['code', 'message'],
-        properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: 'string' } },
+        properties: {
+          code: { type: 'string' },
+          message: { type: 'string' },
+          field: { type: 'string', description: 'The parameter, path segment or body field at fault (4xx)' },
+          requestId: { type: 'string', description: 'On a 5xx: the id the service logged it under' },
+        },
       },
       State: { type: 'string', enum: [...DELIVERY_STATES] },
       Delivery: {
@@ -102,6 +131,7 @@ export const openApiDocument = {
           'attempts',
           'replays',
           'rejectedValues',
+          'totals',
         ],
         properties: {
           sourceId: id,
@@ -110,16 +140,46 @@ export const openApiDocument = {
           receivedAt: time,
           event: { description: 'The event as it was on the events topic; null when only its attempts were read' },
           deliveries: { type: 'array', items: ref('Delivery') },
-          attempts: { type: 'array', items: ref('Attempt') },
+          attempts: {
+            type: 'array',
+            maxItems: MAX_VIEW_ATTEMPTS,
+            description: `The newest ${MAX_VIEW_ATTEMPTS} attempts, oldest first (\`totals.attempts\`: all of them)`,
+            items: ref('Attempt'),
+          },
           replays: {
             type: 'array',
+            maxItems: MAX_VIEW_REPLAYS,
+            description: `The newest ${MAX_VIEW_REPLAYS} replays of this message, oldest first, bulk replays that re-injected it included`,
             items: {
               type: 'object',
-              required: ['requestedAt', 'destinationId', 'replayed'],
-              properties: { requestedAt: time, destinationId: nullable(id), replayed: { type: 'integer', minimum: 0 } },
+              required: ['requestedAt', 'destinationId', 'replayed', 'bulk'],
+              properties: {
+                requestedAt: time,
+                destinationId: nullable(id),
+                replayed: { type: 'integer', minimum: 0 },
+                bulk: {
+                  type: 'boolean',
+                  description: 'A replay of a filter (POST /api/v1/replays) that re-injected it',
+                },
+              },
             },
           },
-          rejectedValues: { type: 'array', items: { type: 'string' } },
+          rejectedValues: {
+            type: 'array',
+            maxItems: MAX_VIEW_REJECTED,
+            description: `The first ${MAX_VIEW_REJECTED} rejected bodies (up to 2 KB each)`,
+            items: { type: 'string' },
+          },
+          totals: {
+            type: 'object',
+            required: ['attempts', 'replays', 'rejectedValues'],
+            description: 'How many of each list the log holds',
+            properties: {
+              attempts: { type: 'integer', minimum: 0 },
+              replays: { type: 'integer', minimum: 0 },
+              rejectedValues: { type: 'integer', minimum: 0 },
+            },
+          },
         },
       },
       MessageSummary: {
@@ -229,8 +289,14 @@ export const openApiDocument = {
           sourceId: id,
           destinationId: id,
           reason: { type: 'string', enum: ['window_exhausted', 'permanent_failure', 'no_endpoints', 'undecodable'] },
-          since: { type: ['string', 'integer'], description: 'Dead at or after (ISO 8601 or epoch ms)' },
-          until: { type: ['string', 'integer'], description: 'Dead before (ISO 8601 or epoch ms)' },
+          since: {
+            type: ['string', 'integer'],
+            description: 'Dead at or after: ISO 8601 with its offset, or epoch ms (up to the year 9999)',
+          },
+          until: {
+            type: ['string', 'integer'],
+            description: 'Dead before: ISO 8601 with its offset, or epoch ms (up to the year 9999)',
+          },
         },
       },
       ReplayResult: {
@@ -283,7 +349,7 @@ export const openApiDocument = {
     '/api/v1/messages/{sourceId}/{messageId}': {
       get: {
         operationId: 'getMessage',
-        summary: 'One message: the event, its state per destination, every attempt, its replays',
+        summary: 'One message: the event, its state per destination, its newest attempts and replays (with totals)',
         parameters: [idParam('sourceId', 'Source of the event'), idParam('messageId', 'The event messageId')],
         responses: {
           '200': { description: 'The message', ...json(ref('Message')) },

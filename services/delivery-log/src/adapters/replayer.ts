@@ -1,10 +1,11 @@
 import type { SluiceConfig } from '@sluice/config';
-import { executeReplay, planReplay, REPLAY_HEADERS, replayState, type DeadLetterFilter } from '@sluice/dead-letters';
+import { REPLAY_HEADERS, replayPositions, replayState, type DeadLetterFilter } from '@sluice/dead-letters';
 import { encodeBody, renderBody } from '@sluice/webhook';
 import { isJsonObject, recordKey, retryStateToHeaders, type EventEnvelope } from '@sluice/envelope';
 import { SafeProducer, type Kafka } from '@sluice/kafka';
 import { MAX_REPLAY_LETTERS, REPLAY_IDLE_TIMEOUT_MS } from '../constants.ts';
-import type { LogStore, MessageView } from './store.ts';
+import type { MessageView } from './read-store.ts';
+import type { ReplayLog, ReplayRecord } from './replay-log.ts';
 
 export interface ReplayCounts {
   /** Dead letters (or delivered messages) that matched. */
@@ -30,32 +31,34 @@ export class NotReplayableError extends Error {
 }
 
 /**
- * Replays through the API, recorded in the log (`replays`). Dead letters are replayed exactly as
- * `sluice dead-letters replay` does (`@sluice/dead-letters`: fresh window, replay markers so a
- * second replay skips them). A delivered message is sent again the same way a replay re-injects a
- * dead letter: a record on the redeliver topic with the state `replayState` gives it, its body the
- * webhook body the deliverer renders from the event the log kept. Replays run one at a time.
+ * Replays through the API, recorded in the log (`replays`). Dead letters are found in the log's
+ * dead-letter index (`ReplayLog`: their place on the dead-letter topic) and only those records are
+ * read and re-injected, exactly as `sluice dead-letters replay` does (`@sluice/dead-letters`: fresh
+ * window, replay markers so a second replay, the CLI's too, skips them). A delivered message is
+ * sent again the same way a replay re-injects a dead letter: a record on the redeliver topic with
+ * the state `replayState` gives it, its body the webhook body the deliverer renders from the event
+ * the log kept. Replays run one at a time.
  */
 export class Replayer {
   #last: Promise<unknown> = Promise.resolve();
   #producer: SafeProducer | undefined;
   readonly #kafka: Kafka;
   readonly #config: () => SluiceConfig;
-  readonly #store: LogStore;
+  readonly #log: ReplayLog;
   readonly #now: () => number;
 
-  constructor(kafka: Kafka, config: () => SluiceConfig, store: LogStore, now: () => number) {
+  constructor(kafka: Kafka, config: () => SluiceConfig, log: ReplayLog, now: () => number) {
     this.#kafka = kafka;
     this.#config = config;
-    this.#store = store;
+    this.#log = log;
     this.#now = now;
   }
 
-  /** Replays the dead letters matching `filter`. */
+  /** Replays the dead letters matching `filter`; each message it re-injected lists the replay. */
   replayFilter(filter: DeadLetterFilter): Promise<ReplayCounts> {
     return this.#serial(async () => {
-      const result = await this.#deadLetters(filter);
-      await this.#record(filter, result);
+      const { messages, ...result } = await this.#deadLetters(filter);
+      await this.#record(filter, result, messages);
       return result;
     });
   }
@@ -69,7 +72,7 @@ export class Replayer {
       const { sourceId, messageId } = message;
       const total: ReplayCounts = { matched: 0, replayed: 0, skippedAlreadyReplayed: 0 };
       for (const destinationId of dead) {
-        const r = await this.#deadLetters({ sourceId, messageId, destinationId });
+        const { messages: _, ...r } = await this.#deadLetters({ sourceId, messageId, destinationId });
         await this.#record({ sourceId, messageId, destinationId }, r);
         add(total, r);
       }
@@ -93,16 +96,26 @@ export class Replayer {
     return run;
   }
 
-  async #deadLetters(filter: DeadLetterFilter): Promise<ReplayCounts> {
+  async #deadLetters(
+    filter: DeadLetterFilter,
+  ): Promise<ReplayCounts & { messages: NonNullable<ReplayRecord['messages']> }> {
     const config = this.#config();
-    const options = { idleTimeoutMs: REPLAY_IDLE_TIMEOUT_MS };
-    const plan = await planReplay(this.#kafka, config, filter, options);
-    if (plan.toReplay > MAX_REPLAY_LETTERS) throw new ReplayTooLargeError(plan.toReplay);
-    const { matched, replayed, skippedAlreadyReplayed } = await executeReplay(this.#kafka, config, plan, {
-      ...options,
-      now: this.#now,
+    const topic = config.kafka.topics.deadLetter;
+    const match = await this.#log.match(topic, filter, MAX_REPLAY_LETTERS);
+    if (match.notReplayed > MAX_REPLAY_LETTERS) throw new ReplayTooLargeError(match.notReplayed);
+    const now = this.#now();
+    const { replayed } = await replayPositions(this.#kafka, config, match.toReplay, {
+      idleTimeoutMs: REPLAY_IDLE_TIMEOUT_MS,
+      now: () => now,
     });
-    return { matched, replayed, skippedAlreadyReplayed };
+    await this.#log.markReplayed(topic, replayed, now);
+    const done = new Set(replayed.map((p) => `${p.partition}:${p.offset}`));
+    return {
+      matched: match.matched,
+      replayed: replayed.length,
+      skippedAlreadyReplayed: match.skippedAlreadyReplayed,
+      messages: match.toReplay.filter((l) => done.has(`${l.partition}:${l.offset}`)),
+    };
   }
 
   async #redeliver(message: MessageView, destinationId: string): Promise<ReplayCounts> {
@@ -142,8 +155,8 @@ export class Replayer {
     return { matched: 1, replayed: 1, skippedAlreadyReplayed: 0 };
   }
 
-  #record(filter: DeadLetterFilter, r: ReplayCounts): Promise<void> {
-    return this.#store.recordReplay({
+  #record(filter: DeadLetterFilter, r: ReplayCounts, messages?: ReplayRecord['messages']): Promise<void> {
+    return this.#log.record({
       at: this.#now(),
       ...(filter.sourceId !== undefined &&
         filter.messageId !== undefined && { sourceId: filter.sourceId, messageId: filter.messageId }),
@@ -151,6 +164,7 @@ export class Replayer {
       filter,
       replayed: r.replayed,
       matched: r.matched,
+      ...(messages !== undefined && { messages }),
     });
   }
 }

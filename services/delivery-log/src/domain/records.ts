@@ -1,5 +1,6 @@
 import { REJECT_HEADERS, RETRY_HEADERS, isJsonObject, retryStateFromHeaders } from '@sluice/envelope';
 import type { AttemptEvent } from '@sluice/envelope';
+import { REPLAY_HEADERS } from '@sluice/dead-letters';
 import type { ConsumedRecord } from '@sluice/kafka';
 import { MAX_ID_LENGTH, MAX_TEXT_LENGTH } from '../constants.ts';
 import { storableJson, storableText } from './storable-text.ts';
@@ -45,6 +46,8 @@ export interface AttemptEntry {
 
 export interface DeadEntry {
   kind: 'dead';
+  /** Where the dead letter is on the dead-letter topic: a replay reads just that record. */
+  position: RecordPosition;
   sourceId: string;
   messageId: string;
   destinationId: string;
@@ -68,8 +71,17 @@ export interface RejectedEntry {
   value?: string;
 }
 
+/** A replay marker on the dead-letter topic: the dead letter at `position` was replayed at `at`. */
+export interface ReplayMarkerEntry {
+  kind: 'replay-marker';
+  position: RecordPosition;
+  at: number;
+}
+
 export type LogEntry = EventEntry | AttemptEntry | DeadEntry | RejectedEntry;
-export type Read = { ok: true; entry: LogEntry } | { ok: false; reason: string };
+/** What a record says: a fact about a message, or a replay marker (kept in the dead-letter index only). */
+export type ReadEntry = LogEntry | ReplayMarkerEntry;
+export type Read = { ok: true; entry: ReadEntry } | { ok: false; reason: string };
 
 export interface TopicRoles {
   events: string;
@@ -158,14 +170,31 @@ function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
   return { ok: true, entry };
 }
 
-function readDead(record: ConsumedRecord): Read {
-  // Replay markers (no value) say nothing about a message.
+/** `<partition>:<offset>` of a replay marker's `sluice-replay-of` header. */
+const MARKER_OF = /^(\d{1,9}):(\d{1,19})$/;
+
+function readDead(record: ConsumedRecord, position: RecordPosition): Read {
+  const of = header(record, REPLAY_HEADERS.replayOf);
+  if (of !== undefined) {
+    const m = MARKER_OF.exec(of);
+    const at = Number(header(record, REPLAY_HEADERS.replayedAt));
+    if (!m) return { ok: false, reason: 'replay marker names no dead letter' };
+    return {
+      ok: true,
+      entry: {
+        kind: 'replay-marker',
+        position: { topic: record.topic, partition: Number(m[1]), offset: m[2]! },
+        at: Number.isFinite(at) && at > 0 ? at : record.timestamp,
+      },
+    };
+  }
   if (record.value === null || header(record, RETRY_HEADERS.messageId) === undefined)
     return { ok: false, reason: 'not a dead letter' };
   try {
     const s = retryStateFromHeaders(record.headers);
     const entry: DeadEntry = {
       kind: 'dead',
+      position,
       sourceId: s.sourceId,
       messageId: s.messageId,
       destinationId: s.destinationId,
@@ -222,7 +251,7 @@ export function readRecord(record: ConsumedRecord, topics: TopicRoles): Read {
   let read: Read;
   if (record.topic === topics.events) read = readEvent(record);
   else if (record.topic === topics.attempts) read = readAttempt(record, position);
-  else if (record.topic === topics.deadLetter) read = readDead(record);
+  else if (record.topic === topics.deadLetter) read = readDead(record, position);
   else if (record.topic === topics.rejected) read = readRejected(record, position);
   else return { ok: false, reason: `unexpected topic ${record.topic}` };
   if (read.ok) storable(read.entry);
@@ -230,7 +259,7 @@ export function readRecord(record: ConsumedRecord, topics: TopicRoles): Read {
 }
 
 /** Makes every text of the entry one the database can keep (storable-text.ts). */
-function storable(entry: LogEntry): void {
+function storable(entry: ReadEntry): void {
   const fields = entry as unknown as Record<string, unknown>;
   for (const [name, value] of Object.entries(fields)) {
     if (typeof value !== 'string') continue;
