@@ -6,6 +6,10 @@ export type { HttpServerOptions, RequestHandler, ServiceHttpServer } from './htt
 export { runService } from './run-service.ts';
 export type { RunningService, RunServiceOptions, StartCondition } from './run-service.ts';
 export { waitForKafka } from './kafka-wait.ts';
+export { Lifecycle } from './lifecycle.ts';
+export type { Part } from './lifecycle.ts';
+export { defineService, ServiceLifecycle } from './service-lifecycle.ts';
+export type { ServiceConsumer, ServiceFactory } from './service-lifecycle.ts';
 export { loadServiceContext } from './service-context.ts';
 export type { ServiceContext } from './service-context.ts';
 export { PARENT_WATCH_PRELOAD } from './parent-watch-path.ts';
