@@ -37,8 +37,8 @@ export interface IngestService extends RunningService {
 
 /**
  * The ingest service (docs/reference/tracking-api.md, deletions.md): the Segment-compatible tracking API and the
- * deletion API on one port, producing into Kafka through idempotent producers (`producers`, in a
- * producer thread by default) with a short linger.
+ * deletion API on one port, producing into Kafka with a short linger through idempotent producers
+ * (two by default, `INGEST_DEFAULTS.producers`), in a producer thread unless `producerThread` is false.
  */
 export function createIngest(ctx: ServiceContext, options: IngestOptions) {
   return defineService(ctx, async (life): Promise<{ port: number; adminPort?: number }> => {
