@@ -62,7 +62,7 @@ export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOpt
 
     const lag = new ConsumerMetrics(ctx.registry, { admin, logger: ctx.logger });
     life.add({ name: 'consumer lag', stop: () => lag.close() });
-    const groupId = options.groupId ?? life.clientId;
+    const groupId = options.groupId ?? `${config.kafka.clientId}-audience-sync`;
     const ownership = new OwnershipGuard({
       admin,
       readUpTo,
