@@ -1,14 +1,23 @@
 import type { Kafka } from 'kafkajs';
-import { startHttpServer, type ServiceContext, type ServiceHttpServer } from '@sluice/service-kit';
+import type { KafkaSecurity } from '@sluice/config';
+import type { Logger } from '@sluice/logging';
 import { describeKafkaFailure, type KafkaFailureCause } from './connection-failure.ts';
 import { createKafka } from './kafka-client.ts';
 
 export interface AwaitKafkaOptions {
-  /** The service's HTTP port: `/healthz`, `/readyz` (false) and `/metrics` are served there while waiting. */
-  port: number;
-  host?: string;
-  /** Stops the wait (SIGTERM before the service started): the promise rejects. */
+  brokers: string[];
+  /** Client id of the check's own client. */
+  clientId: string;
+  /** TLS and SASL settings (`kafka.ssl`, `kafka.sasl`), as the service's clients will use them. */
+  security?: KafkaSecurity;
+  logger: Logger;
+  /** Stops the wait (SIGTERM before the service started): the promise rejects with its reason. */
   signal?: AbortSignal;
+  /**
+   * Called once, when the first attempt failed and the wait begins (a service answers its probes
+   * from then on); the wait goes on when it resolves, and ends with its error if it throws.
+   */
+  onWaiting?: () => void | Promise<void>;
   /** First wait between attempts; doubles up to `maxDelayMs`. Defaults 1 s and 30 s. */
   initialDelayMs?: number;
   maxDelayMs?: number;
@@ -26,52 +35,42 @@ export async function checkKafkaConnection(kafka: Kafka): Promise<void> {
 }
 
 /**
- * Waits, before a service starts, until the brokers accept a connection with the configured TLS
- * and SASL settings. Meanwhile the service's port answers `/readyz` 503 (`kafka: false`), and the
- * log has one error line naming the cause (authentication failed, certificate not trusted, broker
- * unreachable, ...) each time the cause changes — so a wrong password shows as itself instead of a
- * restart loop. Returns at once when the first attempt succeeds.
+ * Waits until the brokers accept a connection with the configured TLS and SASL settings. The log
+ * has one error line naming the cause (authentication failed, certificate not trusted, broker
+ * unreachable, ...) each time the cause changes, so a wrong password shows as itself instead of
+ * a restart loop. Returns at once when the first attempt succeeds.
  */
-export async function awaitKafka(ctx: ServiceContext, options: AwaitKafkaOptions): Promise<void> {
-  const config = ctx.config.current;
+export async function awaitKafka(options: AwaitKafkaOptions): Promise<void> {
+  const { logger, brokers } = options;
   // kafkajs's own lines about the failed attempts would bury the one line that names the cause.
-  const quiet = ctx.logger.child({ component: 'kafka-check' }, { level: 'fatal' });
-  const clientId = `${config.kafka.clientId}-${ctx.name}-check`;
+  const quiet = logger.child({ component: 'kafka-check' }, { level: 'fatal' });
   let delayMs = options.initialDelayMs ?? 1_000;
   const maxDelayMs = options.maxDelayMs ?? 30_000;
   let lastCause: KafkaFailureCause | undefined;
-  let http: ServiceHttpServer | undefined;
-  try {
-    for (let attempt = 1; ; attempt++) {
-      options.signal?.throwIfAborted();
-      try {
-        // A new client per attempt: certificate files replaced meanwhile (a renewed CA) are read again.
-        await checkKafkaConnection(
-          createKafka({ brokers: ctx.brokers, clientId, logger: quiet, security: config.kafka, retries: 0 }),
-        );
-        if (lastCause) ctx.logger.info({ attempt }, 'Kafka: connected; starting');
-        return;
-      } catch (err) {
-        const failure = describeKafkaFailure(err);
-        if (failure.cause !== lastCause) ctx.logger.error({ cause: failure.cause, brokers: ctx.brokers }, failure.line);
-        else ctx.logger.debug({ cause: failure.cause, attempt, retryInMs: delayMs }, failure.line);
-        lastCause = failure.cause;
-      }
-      http ??= await startHttpServer({
-        port: options.port,
-        ...(options.host && { host: options.host }),
-        ops: { registry: ctx.registry, readiness: { kafka: () => false } },
-      });
-      await abortableSleep(delayMs, options.signal);
-      delayMs = Math.min(delayMs * 2, maxDelayMs);
+  for (let attempt = 1; ; attempt++) {
+    options.signal?.throwIfAborted();
+    try {
+      // A new client per attempt: certificate files replaced meanwhile (a renewed CA) are read again.
+      await checkKafkaConnection(
+        createKafka({
+          brokers,
+          clientId: options.clientId,
+          logger: quiet,
+          ...(options.security && { security: options.security }),
+          retries: 0,
+        }),
+      );
+      if (lastCause) logger.info({ attempt }, 'Kafka: connected; starting');
+      return;
+    } catch (err) {
+      const failure = describeKafkaFailure(err);
+      if (failure.cause !== lastCause) logger.error({ cause: failure.cause, brokers }, failure.line);
+      else logger.debug({ cause: failure.cause, attempt, retryInMs: delayMs }, failure.line);
+      if (lastCause === undefined) await options.onWaiting?.();
+      lastCause = failure.cause;
     }
-  } finally {
-    if (http) {
-      // A stand-in server: drop keep-alive connections (probes) so the service can bind the port at once.
-      const closed = http.close();
-      http.server.closeAllConnections();
-      await closed;
-    }
+    await abortableSleep(delayMs, options.signal);
+    delayMs = Math.min(delayMs * 2, maxDelayMs);
   }
 }
 

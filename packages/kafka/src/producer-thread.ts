@@ -50,7 +50,7 @@ export class ProducerThread {
     };
     const worker = new Worker(new URL('./producer-thread-worker.ts', import.meta.url), { workerData: data });
     const thread = new ProducerThread(worker);
-    await new Promise<void>((resolve, reject) => {
+    const started = new Promise<void>((resolve, reject) => {
       worker.on('message', (m: FromProducerThread) => {
         if (m.kind === 'ready') resolve();
         else if (m.kind === 'start-failed') reject(new Error(`producer thread could not connect: ${m.message}`));
@@ -66,6 +66,14 @@ export class ProducerThread {
         thread.#die(err);
       });
     });
+    try {
+      await started;
+    } catch (err) {
+      // A thread whose producers could not connect is still running: end it, so a failed start leaves nothing.
+      thread.#closing = true;
+      await worker.terminate();
+      throw err;
+    }
     return thread;
   }
 

@@ -1,41 +1,30 @@
 import type { Logger } from '@sluice/logging';
 
-/** A consumer as the shutdown sequence sees it. */
+/** A consumer as a shutdown sees it. */
 export interface Drainable {
+  /** Stops taking new records; in-flight handlers keep running. */
   stopIntake(): void;
+  /** Waits for in-flight handlers, up to `timeoutMs`; resolves false if some are still running. */
   drain(timeoutMs: number): Promise<boolean>;
+  /** Commits what is finished and leaves the group. */
   close(): Promise<void>;
 }
 
-export interface ShutdownParts {
-  logger: Logger;
-  /** HTTP servers and other intake that must stop first. */
-  stopIntake?: () => Promise<void>;
-  consumers?: Drainable[];
-  /** Flushed and disconnected after consumers finished their in-flight work. */
-  producers?: { disconnect(): Promise<void> }[];
-  /** Anything else (admin clients, config watchers, agents), closed last. */
-  others?: (() => Promise<void> | void)[];
-  /** Time allowed for in-flight work before it is handed back uncommitted. Default 20 s. */
-  drainTimeoutMs?: number;
-}
+/** Time a consumer's in-flight work gets at shutdown before it is handed back uncommitted. */
+const DEFAULT_DRAIN_TIMEOUT_MS = 20_000;
 
 /**
- * The one shutdown order of every Sluice service (docs/reference/observability.md): stop intake, let in-flight work
- * finish (or hand it back uncommitted), commit, flush producers, then disconnect the rest.
+ * How consumers that have stopped taking records end (docs/reference/observability.md,
+ * "Shutdown"): their in-flight work finishes, all of them at once, or after `drainTimeoutMs` is
+ * handed back uncommitted; then each commits and leaves its group. A close that fails is logged
+ * and does not keep the others from closing.
  */
-export async function shutdownInOrder(parts: ShutdownParts): Promise<void> {
-  const { logger } = parts;
-  const consumers = parts.consumers ?? [];
-  consumers.forEach((c) => c.stopIntake());
-  await parts.stopIntake?.();
-  const drained = await Promise.all(consumers.map((c) => c.drain(parts.drainTimeoutMs ?? 20_000)));
+export async function drainAndClose(
+  consumers: readonly Drainable[],
+  logger: Logger,
+  drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS,
+): Promise<void> {
+  const drained = await Promise.all(consumers.map((c) => c.drain(drainTimeoutMs)));
   if (drained.some((d) => !d)) logger.warn('in-flight work did not finish in time; it is handed back uncommitted');
-  // Consumers commit on close; producers flush after, because handlers may still have been producing.
   await Promise.all(consumers.map((c) => c.close().catch((err) => logger.warn({ err }, 'consumer close failed'))));
-  await Promise.all(
-    (parts.producers ?? []).map((p) => p.disconnect().catch((err) => logger.warn({ err }, 'producer close failed'))),
-  );
-  for (const close of parts.others ?? [])
-    await Promise.resolve(close()).catch((err) => logger.warn({ err }, 'close failed'));
 }

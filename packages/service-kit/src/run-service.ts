@@ -1,4 +1,6 @@
+import type { Registry } from 'prom-client';
 import { logProcessWarnings, type Logger } from '@sluice/logging';
+import { type ServiceHttpServer, startHttpServer } from './http-server.ts';
 
 /** What every service factory returns (docs/CONVENTIONS.md). */
 export interface RunningService {
@@ -8,15 +10,31 @@ export interface RunningService {
   fatal?: Promise<Error>;
 }
 
+/**
+ * Something a service waits for before it starts (the brokers accepting its credentials). While
+ * it does not hold, the service's port answers `/healthz`, `/metrics` and `/readyz` (503, `check`
+ * false), and nothing else.
+ */
+export interface StartCondition {
+  /** The `/readyz` check that is false while waiting. */
+  check: string;
+  /** The service's port (and host, default `0.0.0.0`). */
+  port: number;
+  host?: string;
+  registry: Registry;
+  /**
+   * Resolves once the condition holds, and may take as long as it needs; rejects when `signal`
+   * aborts. Calls `waiting()` when it does not hold at once: from then on the port answers.
+   */
+  until(signal: AbortSignal, waiting: () => Promise<void>): Promise<void>;
+}
+
 export interface RunServiceOptions {
   name: string;
   logger: Logger;
   start: () => Promise<RunningService>;
-  /**
-   * Runs before `start` and may take as long as it needs (e.g. waiting for Kafka to accept the
-   * credentials); SIGTERM/SIGINT meanwhile abort it and the process exits 0.
-   */
-  waitFor?: (signal: AbortSignal) => Promise<void>;
+  /** Waited for before `start` (`waitForKafka`); SIGTERM/SIGINT meanwhile abort it and the process exits 0. */
+  waitFor?: StartCondition;
   /** Hard limit on graceful shutdown before the process exits anyway (default 25 s). */
   shutdownTimeoutMs?: number;
   /** Injected for tests; default `process.exit`. */
@@ -40,7 +58,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
     try {
-      await options.waitFor(abort.signal);
+      await waitWithProbes(options.waitFor, abort.signal);
     } catch (err) {
       if (abort.signal.aborted) {
         logger.info(`${name} stopped before it started`);
@@ -90,4 +108,28 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     logger.fatal({ err }, `${name} hit an unrecoverable error`);
     void shutdown('fatal', 1);
   });
+}
+
+/** Runs `condition.until`, with a stand-in server on the service's port once it reports waiting. */
+async function waitWithProbes(condition: StartCondition, signal: AbortSignal): Promise<void> {
+  let http: Promise<ServiceHttpServer> | undefined;
+  const waiting = async () => {
+    http ??= startHttpServer({
+      port: condition.port,
+      ...(condition.host && { host: condition.host }),
+      ops: { registry: condition.registry, readiness: { [condition.check]: () => false } },
+    });
+    await http;
+  };
+  try {
+    await condition.until(signal, waiting);
+  } finally {
+    const server = await http?.catch(() => undefined);
+    if (server) {
+      // Drop keep-alive connections (probes) too, so the service can bind the port at once.
+      const closed = server.close();
+      server.server.closeAllConnections();
+      await closed;
+    }
+  }
 }

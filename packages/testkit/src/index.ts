@@ -12,5 +12,6 @@ export { loadVector, VECTORS_DIR } from './vectors.ts';
 export { sleep, waitUntil } from './wait.ts';
 export { testServiceContext } from './service-context.ts';
 export { freePort } from '@sluice/local-runtime';
+export { brokerSockets, workerThreads } from './open-handles.ts';
 export { startBlackHole } from './black-hole.ts';
 export type { BlackHole } from './black-hole.ts';

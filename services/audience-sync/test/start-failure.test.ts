@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { testBrokers, testConfig, testServiceContext } from '@sluice/testkit';
+import { brokerSockets, testConfig, testServiceContext } from '@sluice/testkit';
 import { createAudienceSync } from '../src/index.ts';
 import { testKafka } from './helpers.ts';
-
-/** Sockets this process holds open to the broker (kafkajs keeps one per connected client). */
-function brokerSockets(): number {
-  const ports = new Set(testBrokers().map((b) => Number(b.split(':').pop())));
-  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-  return handles.filter(
-    (h) =>
-      typeof (h as Socket).remotePort === 'number' && ports.has((h as Socket).remotePort!) && !(h as Socket).destroyed,
-  ).length;
-}
 
 test('a start that fails at its last step (port taken) closes everything it opened', async () => {
   const blocker: Server = createServer();

@@ -1,5 +1,4 @@
-import { awaitKafka } from '@sluice/kafka';
-import { loadServiceContext, runService } from '@sluice/service-kit';
+import { loadServiceContext, runService, waitForKafka } from '@sluice/service-kit';
 import { createDeliverer } from './service.ts';
 
 const ctx = loadServiceContext('deliverer');
@@ -8,6 +7,6 @@ await runService({
   name: ctx.name,
   logger: ctx.logger,
   // Until the brokers accept the TLS/SASL settings: /readyz 503 and one log line naming the cause.
-  waitFor: (signal) => awaitKafka(ctx, { port, signal }),
+  waitFor: waitForKafka(ctx, port),
   start: () => createDeliverer(ctx, { port }).start(),
 });

@@ -1,15 +1,7 @@
-import {
-  ConcurrentConsumer,
-  ConsumerMetrics,
-  createKafka,
-  ensureTopics,
-  shutdownInOrder,
-  topicSpecs,
-  trackedAdmin,
-} from '@sluice/kafka';
+import { ConcurrentConsumer, ConsumerMetrics } from '@sluice/kafka';
 import { routeEvent } from '@sluice/webhook';
 import type { EventEnvelope } from '@sluice/envelope';
-import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
+import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createApiHandler } from './adapters/api.ts';
 import { openDatabase, type Sql } from './adapters/database.ts';
 import { IngestBatcher } from './adapters/ingest-batcher.ts';
@@ -43,109 +35,74 @@ export interface DeliveryLogService extends RunningService {
  * topics into a SQL database, and serves the API and the console over it.
  */
 export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptions) {
-  return {
-    async start(): Promise<DeliveryLogService> {
-      const now = options.now ?? Date.now;
-      const initial = ctx.config.current;
-      const { logger } = ctx;
-      const settings = databaseSettings(initial, ctx.env);
-      let sql: Sql;
-      let instanceId: string;
-      try {
-        sql = options.sql ?? (await openDatabase(settings));
-        instanceId = await migrate(sql);
-      } catch (err) {
-        throw new DatabaseUnavailableError(`cannot open the delivery-log database: ${(err as Error).message}`, {
-          cause: err,
-        });
-      }
-      const store = new LogStore(sql);
-      const replayLog = new ReplayLog(sql);
-      const metrics = new DeliveryLogMetrics(ctx.registry);
+  return defineService(ctx, async (life): Promise<{ port: number; store: LogStore; pruner: Pruner }> => {
+    const now = options.now ?? Date.now;
+    const initial = ctx.config.current;
+    const { logger } = ctx;
+    let sql: Sql;
+    let instanceId: string;
+    try {
+      sql = options.sql ?? (await openDatabase(databaseSettings(initial, ctx.env)));
+      const db = sql;
+      life.add({
+        name: 'database',
+        ready: { database: async () => (await db.query('select 1 as ok')).length === 1 },
+        // A database handed in is its owner's to close.
+        ...(!options.sql && { stop: () => db.close() }),
+      });
+      instanceId = await migrate(sql);
+    } catch (err) {
+      throw new DatabaseUnavailableError(`cannot open the delivery-log database: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    const store = new LogStore(sql);
+    const replayLog = new ReplayLog(sql);
+    const metrics = new DeliveryLogMetrics(ctx.registry);
+    const { kafka, admin } = await life.kafka();
 
-      const kafka = createKafka({
-        brokers: ctx.brokers,
-        clientId: `${initial.kafka.clientId}-delivery-log`,
-        logger,
-        security: initial.kafka,
-      });
-      const { admin, connected: adminConnected } = trackedAdmin(kafka);
-      await admin.connect();
-      await ensureTopics(admin, topicSpecs(initial));
-
-      const roles = topicRoles(initial);
-      const batcher = new IngestBatcher({
-        store,
-        replayLog,
-        topics: roles,
-        metrics,
-        logger,
-        keepAfter: () => now() - ctx.config.current.deliveryLog.retentionMs,
-        route: (event) => routeEvent(event as EventEnvelope, ctx.config.current.destinations).map((d) => d.id),
-        // The embedded database runs one statement at a time in this thread: more lanes would only
-        // make its batches smaller.
-        lanes: sql.kind === 'postgres' ? INGEST_LANES : 1,
-      });
-      const lag = new ConsumerMetrics(ctx.registry, { admin, logger });
-      const consumer = new ConcurrentConsumer({
-        kafka,
-        logger,
-        metrics: lag,
-        groupId: groupId(initial, instanceId),
-        topics: [roles.events, roles.attempts, roles.deadLetter, roles.rejected],
-        maxInFlightPerPartition: IN_FLIGHT_PER_PARTITION,
-        fromBeginning: true,
-        handle: batcher.handle,
-      });
-      const pruner = new Pruner({
-        store,
-        now,
-        metrics,
-        logger,
-        retentionMs: () => ctx.config.current.deliveryLog.retentionMs,
-        intervalMs: initial.deliveryLog.pruneIntervalMs,
-      });
-      const replayer = new Replayer(kafka, () => ctx.config.current, replayLog, now);
-      await consumer.start();
-      pruner.start();
-      const http = await startHttpServer({
-        port: options.port,
-        ops: {
-          registry: ctx.registry,
-          readiness: {
-            kafka: () => adminConnected() && consumer.connected,
-            database: async () => (await sql.query('select 1 as ok')).length === 1,
-            config: () => true,
-          },
-        },
-        handler: createApiHandler({ store, replayer, config: () => ctx.config.current, metrics, now, logger }),
-      });
-      ctx.config.watch();
-      logger.info(
-        { database: sql.kind, group: groupId(initial, instanceId), port: http.port },
-        'delivery log consuming',
-      );
-      return {
-        port: http.port,
-        store,
-        pruner,
-        fatal: consumer.fatal,
-        close: () =>
-          shutdownInOrder({
-            logger,
-            stopIntake: () => http.close(),
-            consumers: [consumer],
-            producers: [],
-            others: [
-              () => pruner.stop(),
-              () => replayer.close(),
-              () => lag.close(),
-              () => admin.disconnect(),
-              () => ctx.config.close(),
-              ...(options.sql ? [] : [() => sql.close()]),
-            ],
-          }),
-      };
-    },
-  };
+    const roles = topicRoles(initial);
+    const batcher = new IngestBatcher({
+      store,
+      replayLog,
+      topics: roles,
+      metrics,
+      logger,
+      keepAfter: () => now() - ctx.config.current.deliveryLog.retentionMs,
+      route: (event) => routeEvent(event as EventEnvelope, ctx.config.current.destinations).map((d) => d.id),
+      // The embedded database runs one statement at a time in this thread: more lanes would only
+      // make its batches smaller.
+      lanes: sql.kind === 'postgres' ? INGEST_LANES : 1,
+    });
+    const lag = new ConsumerMetrics(ctx.registry, { admin, logger });
+    life.add({ name: 'consumer lag', stop: () => lag.close() });
+    const replayer = new Replayer(kafka, () => ctx.config.current, replayLog, now);
+    life.add({ name: 'replayer', stop: () => replayer.close() });
+    const consumer = new ConcurrentConsumer({
+      kafka,
+      logger,
+      metrics: lag,
+      groupId: groupId(initial, instanceId),
+      topics: [roles.events, roles.attempts, roles.deadLetter, roles.rejected],
+      maxInFlightPerPartition: IN_FLIGHT_PER_PARTITION,
+      fromBeginning: true,
+      handle: batcher.handle,
+    });
+    await life.consumers([consumer]);
+    const pruner = new Pruner({
+      store,
+      now,
+      metrics,
+      logger,
+      retentionMs: () => ctx.config.current.deliveryLog.retentionMs,
+      intervalMs: initial.deliveryLog.pruneIntervalMs,
+    });
+    await life.start({ name: 'pruner', stop: () => pruner.stop() }, () => pruner.start());
+    const http = await life.http({
+      port: options.port,
+      handler: createApiHandler({ store, replayer, config: () => ctx.config.current, metrics, now, logger }),
+    });
+    logger.info({ database: sql.kind, group: groupId(initial, instanceId), port: http.port }, 'delivery log consuming');
+    return { port: http.port, store, pruner };
+  });
 }

@@ -1,17 +1,5 @@
-import {
-  ConcurrentConsumer,
-  ConsumerMetrics,
-  createKafka,
-  ensureTopics,
-  RecordBatcher,
-  SafeProducer,
-  SequentialConsumer,
-  shutdownInOrder,
-  topicSpecs,
-  type Drainable,
-  trackedAdmin,
-} from '@sluice/kafka';
-import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
+import { ConcurrentConsumer, ConsumerMetrics, RecordBatcher, SafeProducer, SequentialConsumer } from '@sluice/kafka';
+import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createIntakeHandler } from './adapters/intake.ts';
 import { Router } from './adapters/router.ts';
 import { createFinalTierHandler, createTierStep } from './adapters/tier-handlers.ts';
@@ -41,130 +29,89 @@ export interface RetryService extends RunningService {
  * its own consumer); window, schedule and jitter are read per record, so reloads apply.
  */
 export function createRetry(ctx: ServiceContext, options: RetryOptions) {
-  return {
-    async start(): Promise<RetryService> {
-      const now = options.now ?? Date.now;
-      const random = options.random ?? Math.random;
-      const initial = ctx.config.current;
-      const { tiersMs, tierTopic } = retrySettings(initial);
-      const logger = ctx.logger;
-      const kafka = createKafka({
-        brokers: ctx.brokers,
-        clientId: `${initial.kafka.clientId}-retry`,
-        logger,
-        security: initial.kafka,
-      });
-      const { admin, connected: adminConnected } = trackedAdmin(kafka);
-      await admin.connect();
-      await ensureTopics(admin, topicSpecs(initial));
+  return defineService(ctx, async (life): Promise<{ port: number }> => {
+    const now = options.now ?? Date.now;
+    const random = options.random ?? Math.random;
+    const initial = ctx.config.current;
+    const { tiersMs, tierTopic } = retrySettings(initial);
+    const logger = ctx.logger;
+    const { kafka, admin } = await life.kafka();
 
-      const metrics = new RetryMetrics(ctx.registry);
-      // The intake's lag means the retry service falls behind; a delay tier's backlog is records
-      // waiting on purpose until due (sluice_retry_backlog), so the lag alert never sees it.
-      const lagSettings = {
-        admin,
-        logger,
-        ...(options.lagIntervalMs !== undefined && { intervalMs: options.lagIntervalMs }),
-      };
-      const intakeLag = new ConsumerMetrics(ctx.registry, lagSettings);
-      const tierBacklog = new ConsumerMetrics(ctx.registry, { ...lagSettings, metric: 'sluice_retry_backlog' });
-      const producer = new SafeProducer(kafka);
-      await producer.connect();
-      // Forwards and dead letters leave in batches; one Kafka does not take is tried again until
-      // written, so a broker outage is waited out (offsets stay uncommitted meanwhile).
-      const sink = new RecordBatcher(producer, { lingerMs: 0, logger });
-      const router = new Router({
-        sink,
+    const metrics = new RetryMetrics(ctx.registry);
+    // The intake's lag means the retry service falls behind; a delay tier's backlog is records
+    // waiting on purpose until due (sluice_retry_backlog), so the lag alert never sees it.
+    const lagSettings = {
+      admin,
+      logger,
+      ...(options.lagIntervalMs !== undefined && { intervalMs: options.lagIntervalMs }),
+    };
+    const intakeLag = new ConsumerMetrics(ctx.registry, lagSettings);
+    const tierBacklog = new ConsumerMetrics(ctx.registry, { ...lagSettings, metric: 'sluice_retry_backlog' });
+    life.add({ name: 'consumer lag', stop: () => (intakeLag.close(), tierBacklog.close()) });
+    const producer = await life.producer(new SafeProducer(kafka));
+    // Forwards and dead letters leave in batches; one Kafka does not take is tried again until
+    // written, so a broker outage is waited out (offsets stay uncommitted meanwhile).
+    const sink = new RecordBatcher(producer, { lingerMs: 0, logger });
+    life.add({ name: 'forwards', stop: () => sink.flushThenClose() });
+    const router = new Router({
+      sink,
+      metrics,
+      logger,
+      tiersMs,
+      tierTopic,
+      now,
+      topics: () => ctx.config.current.kafka.topics,
+    });
+
+    const intake = new ConcurrentConsumer({
+      kafka,
+      logger,
+      metrics: intakeLag,
+      groupId: intakeGroupId(initial),
+      topics: [initial.kafka.topics.retry],
+      maxInFlightPerPartition: INTAKE_IN_FLIGHT_PER_PARTITION,
+      handle: createIntakeHandler({ router, now, random, backoff: () => retrySettings(ctx.config.current) }),
+    });
+
+    const [finalTierMs, ...longerTiers] = tiersMs as [number, ...number[]];
+    let stop!: () => void;
+    const stopping = new Promise<void>((resolve) => (stop = resolve));
+    // When the service stops taking work, the final tier writes its held records back to the tier at once.
+    life.add({ name: 'final tier holds', stopIntake: stop });
+    const finalTier = new ConcurrentConsumer({
+      kafka,
+      logger,
+      metrics: tierBacklog,
+      groupId: tierGroupId(initial, finalTierMs),
+      topics: [tierTopic(finalTierMs)],
+      maxInFlightPerPartition: FINAL_TIER_MAX_HELD_PER_PARTITION,
+      handle: createFinalTierHandler({
+        router,
         metrics,
-        logger,
-        tiersMs,
-        tierTopic,
         now,
-        topics: () => ctx.config.current.kafka.topics,
-      });
-
-      const intake = new ConcurrentConsumer({
-        kafka,
-        logger,
-        metrics: intakeLag,
-        groupId: intakeGroupId(initial),
-        topics: [initial.kafka.topics.retry],
-        maxInFlightPerPartition: INTAKE_IN_FLIGHT_PER_PARTITION,
-        handle: createIntakeHandler({ router, now, random, backoff: () => retrySettings(ctx.config.current) }),
-      });
-
-      const [finalTierMs, ...longerTiers] = tiersMs as [number, ...number[]];
-      let stop!: () => void;
-      const stopping = new Promise<void>((resolve) => (stop = resolve));
-      const finalTier = new ConcurrentConsumer({
-        kafka,
-        logger,
-        metrics: tierBacklog,
-        groupId: tierGroupId(initial, finalTierMs),
-        topics: [tierTopic(finalTierMs)],
-        maxInFlightPerPartition: FINAL_TIER_MAX_HELD_PER_PARTITION,
-        handle: createFinalTierHandler({
-          router,
-          metrics,
+        tierMs: finalTierMs,
+        holdMs: finalHoldMs(tiersMs, HOP_ALLOWANCE_MS),
+        stopping,
+      }),
+    });
+    const tiers = longerTiers.map(
+      (tierMs) =>
+        new SequentialConsumer({
+          kafka,
+          logger,
+          metrics: tierBacklog,
           now,
-          tierMs: finalTierMs,
-          holdMs: finalHoldMs(tiersMs, HOP_ALLOWANCE_MS),
-          stopping,
+          maxWaitTimeInMs: 50,
+          groupId: tierGroupId(initial, tierMs),
+          topics: [tierTopic(tierMs)],
+          step: createTierStep({ router, now, tierMs }),
         }),
-      });
-      const finalTierDrainable: Drainable = {
-        stopIntake: () => {
-          stop();
-          finalTier.stopIntake();
-        },
-        drain: (ms) => finalTier.drain(ms),
-        close: () => finalTier.close(),
-      };
-      const tiers = longerTiers.map(
-        (tierMs) =>
-          new SequentialConsumer({
-            kafka,
-            logger,
-            metrics: tierBacklog,
-            now,
-            maxWaitTimeInMs: 50,
-            groupId: tierGroupId(initial, tierMs),
-            topics: [tierTopic(tierMs)],
-            step: createTierStep({ router, now, tierMs }),
-          }),
-      );
+    );
+    const consumers = [intake, finalTier, ...tiers];
+    await life.consumers(consumers);
 
-      await Promise.all([intake.start(), finalTier.start(), ...tiers.map((t) => t.start())]);
-      const consumers = [intake, finalTier, ...tiers];
-      const http = await startHttpServer({
-        port: options.port,
-        ops: {
-          registry: ctx.registry,
-          readiness: {
-            kafka: () => adminConnected() && producer.connected && consumers.every((c) => c.connected),
-            config: () => true,
-          },
-        },
-      });
-      ctx.config.watch();
-      logger.info({ tiersMs, groups: consumers.length }, 'retry service consuming');
-      return {
-        port: http.port,
-        fatal: Promise.race(consumers.map((c) => c.fatal)),
-        close: () =>
-          shutdownInOrder({
-            logger,
-            stopIntake: () => http.close(),
-            consumers: [intake, finalTierDrainable, ...tiers],
-            producers: [{ disconnect: async () => (await sink.flushThenClose(), await producer.disconnect()) }],
-            others: [
-              () => intakeLag.close(),
-              () => tierBacklog.close(),
-              () => admin.disconnect(),
-              () => ctx.config.close(),
-            ],
-          }),
-      };
-    },
-  };
+    const http = await life.http({ port: options.port });
+    logger.info({ tiersMs, groups: consumers.length }, 'retry service consuming');
+    return { port: http.port };
+  });
 }
