@@ -16,6 +16,8 @@ import type { SluiceConfig } from './types.ts';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
 const validate = ajv.compile<RawConfig>(ConfigSchema);
+/** The keys of a secret given by reference (`{ env: NAME }`, `{ file: PATH }`). */
+const SECRET_KEYS = ['env', 'file'];
 
 function describe(error: ErrorObject): ConfigError {
   const p = error.params as Record<string, unknown>;
@@ -45,16 +47,14 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     const secret = errors.find((e) => e.keyword === 'anyOf');
     if (
       secret &&
-      errors.some(
-        (e) =>
+      errors.some((e) => {
+        // A `{ env }` or `{ file }` branch of a secret's union: a key missing, or one too many.
+        const p = e.params as { missingProperty?: string; additionalProperty?: string };
+        return (
           e.instancePath === secret.instancePath &&
-          ['env', 'file'].includes(
-            String(
-              (e.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ??
-                (e.params as { additionalProperty?: string }).additionalProperty,
-            ),
-          ),
-      )
+          SECRET_KEYS.includes(p.missingProperty ?? p.additionalProperty ?? '')
+        );
+      })
     ) {
       throw new ConfigError(
         fieldPath(secret.instancePath),
