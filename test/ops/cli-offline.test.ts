@@ -42,6 +42,16 @@ test('config validate: exit 1 with the error naming the field', async () => {
       /headers/,
     ],
     ['not-yaml.yaml', 'sources: [\n', /is not valid YAML/],
+    [
+      'oidc-http.yaml',
+      'kafka:\n  ssl: {}\n  sasl:\n    mechanism: oauthbearer\n    oidc: { tokenEndpoint: "http://idp.example/token", clientId: c, clientSecret: s }\n',
+      /kafka\.sasl\.oidc\.tokenEndpoint: must use https/,
+    ],
+    [
+      'plain-no-tls.yaml',
+      'kafka:\n  sasl: { mechanism: plain, username: u, password: { env: KAFKA_PW } }\n',
+      /kafka\.ssl: is required with SASL mechanism plain/,
+    ],
   ];
   for (const [name, text, field] of cases) {
     const file = join(dir, name);
@@ -55,6 +65,33 @@ test('config validate: exit 1 with the error naming the field', async () => {
   const { io, stderr } = memoryIo();
   assert.equal(await runCli(['config', 'validate', join(dir, 'missing.yaml')], io), 1);
   assert.match(stderr(), /cannot read/);
+});
+
+test('config validate: warns about secrets written in clear and the plaintext SASL opt-in, still valid', async () => {
+  const file = join(dir, 'clear.yaml');
+  const passwordFile = join(dir, 'kafka-password');
+  writeFileSync(passwordFile, 'kafka-pw\n');
+  writeFileSync(
+    file,
+    [
+      'sources: [{ id: s, writeKeys: [{ env: WK }] }]',
+      'destinations:',
+      '  - { id: d, type: webhooks, sourceIds: [s], settings: { webhooks: [{ url: "https://u:pw@h.example/in?t=1" }] } }',
+      'kafka: { sasl: { mechanism: plain, username: u, password: { file: ' +
+        JSON.stringify(passwordFile) +
+        ' }, allowPlaintext: true } }',
+      '',
+    ].join('\n'),
+  );
+  const { io, stdout, stderr } = memoryIo('', { WK: 'write-key' });
+  assert.equal(await runCli(['config', 'validate', file], io), 0, stderr());
+  assert.match(stdout(), /^valid: /);
+  assert.equal(
+    stderr(),
+    'warning: destinations[0].settings.webhooks[0].url: a secret written in the file; prefer { env: NAME } or { file: PATH }\n' +
+      'warning: kafka.sasl.allowPlaintext: SASL plain without TLS; its credentials cross the network in clear\n',
+  );
+  assert.doesNotMatch(stdout() + stderr(), /pw/);
 });
 
 test('verify: every signature vector is valid; a wrong secret, signature or byte is invalid', async () => {

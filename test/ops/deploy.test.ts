@@ -8,6 +8,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { parseConfig } from '@sluice/config';
 import { SERVICE_NODE_FLAGS, serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
 import { envVarsReadByConfig, exportedMetricNames, metricsInPromQL, portVars, ROOT } from './code-facts.ts';
+import { secretsOutsideSecrets } from './secret-placement.ts';
 
 type Doc = {
   kind: string;
@@ -62,6 +63,24 @@ const OWN_SECRETS: Record<string, string[]> = {
   'audience-sync': ['SLUICE_ADMIN_TOKEN'],
   'delivery-log': ['SLUICE_DELIVERY_LOG_TOKEN', 'DATABASE_URL'],
 };
+
+test('the manifests hold no secret outside a Secret; the check finds one put anywhere else', () => {
+  assert.deepEqual(secretsOutsideSecrets(docs), []);
+  const leaky = structuredClone(docs);
+  const cm = leaky.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'sluice-config')!;
+  cm.data!['sluice.yaml'] = configText
+    .replace('url: https://hooks.example.com/sluice', 'url: https://u:pw@hooks.example.com/sluice?token=t')
+    .replace(/sharedSecret:\n\s+env: SLUICE_DEMO_SHARED_SECRET/, 'sharedSecret: in-clear-shared-secret');
+  const deliverer = leaky.find((d) => d.kind === 'Deployment' && d.metadata.name === 'sluice-deliverer')!;
+  deliverer.spec.template.spec.containers[0].env.push({ name: 'HOOK_AUTH', value: 'Bearer abc' });
+  deliverer.spec.template.spec.containers[0].env.push({ name: 'NOTE', value: 'change-me-admin-token' });
+  assert.deepEqual(secretsOutsideSecrets(leaky), [
+    'ConfigMap/sluice-config: sluice.yaml destinations[0].settings.sharedSecret written in clear',
+    'ConfigMap/sluice-config: sluice.yaml destinations[0].settings.webhooks[0].url written in clear',
+    'Deployment/sluice-deliverer: env HOOK_AUTH is a plain value, not from a Secret',
+    'Deployment/sluice-deliverer: holds the value of a Secret',
+  ]);
+});
 
 test('the ConfigMap holds a config every service validates with its own Secret and the placeholders', () => {
   const raw = parse(configText);

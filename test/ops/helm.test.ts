@@ -12,6 +12,7 @@ import { parseConfig } from '@sluice/config';
 import { serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
 import { ROOT } from './code-facts.ts';
 import { ensureHelm, ensureKubernetesValidate } from './ops-tools.ts';
+import { secretsOutsideSecrets } from './secret-placement.ts';
 
 const CHART = join(ROOT, 'deploy/helm/sluice');
 const KUBE_VERSION = '1.31.0';
@@ -42,13 +43,14 @@ function run(cmd: string, args: string[]) {
   return { status: result.status, out: `${result.stdout}`, err: `${result.stderr}` };
 }
 
-function render(sets: string[] = []): { text: string; resources: Resource[] } {
+function render(sets: string[] = [], valuesFiles: string[] = []): { text: string; resources: Resource[] } {
   const result = run(helm, [
     'template',
     'sluice',
     '.',
     '--kube-version',
     KUBE_VERSION,
+    ...valuesFiles.flatMap((f) => ['-f', f]),
     ...sets.flatMap((s) => ['--set', s]),
   ]);
   assert.equal(result.status, 0, result.err);
@@ -124,6 +126,54 @@ test('each Deployment gets only its own secrets, and its config file validates w
     for (const e of env.filter((x) => x.value?.startsWith('whsec_'))) {
       assert.ok(!own[name].includes(e.name), `${name}: placeholder only for another service's ${e.name}`);
     }
+  }
+});
+
+/** Values that give the demo endpoint a URL and an Authorization header from Secrets (docs/operations.md). */
+const ENDPOINT_SECRETS = `
+config:
+  destinations:
+    - id: demo-webhooks
+      type: webhooks
+      sourceIds: [demo]
+      settings:
+        webhooks:
+          - url: { env: SLUICE_ORDERS_HOOK_URL }
+            headers: { Authorization: { env: SLUICE_ORDERS_HOOK_AUTH } }
+        sharedSecret: { env: SLUICE_DEMO_SHARED_SECRET }
+services:
+  deliverer:
+    secretEnv:
+      - { name: SLUICE_DEMO_SHARED_SECRET, secretName: sluice-deliverer, key: SLUICE_DEMO_SHARED_SECRET }
+      - { name: SLUICE_ORDERS_HOOK_URL, secretName: sluice-deliverer, key: orders-url, placeholder: url }
+      - { name: SLUICE_ORDERS_HOOK_AUTH, secretName: sluice-deliverer, key: orders-auth }
+  delivery-log:
+    secretEnv:
+      - { name: SLUICE_DELIVERY_LOG_TOKEN, secretName: sluice-delivery-log, key: SLUICE_DELIVERY_LOG_TOKEN }
+      - { name: SLUICE_ORDERS_HOOK_URL, secretName: sluice-delivery-log, key: orders-url, placeholder: url }
+`;
+
+test('no secret outside a Secret: defaults, every option, and an endpoint URL and header from Secrets', () => {
+  assert.deepEqual(secretsOutsideSecrets(render().resources), []);
+  assert.deepEqual(secretsOutsideSecrets(render(ALL_OPTIONS).resources), []);
+  const values = join(scratch, 'endpoint-secrets.yaml');
+  writeFileSync(values, ENDPOINT_SECRETS);
+  const { text, resources } = render([], [values]);
+  assert.deepEqual(secretsOutsideSecrets(resources), []);
+  assert.deepEqual(validate(text, 'endpoint-secrets'), []);
+  const configFile = parse(resources.find((r) => r.kind === 'ConfigMap')!.data!['sluice.yaml']!);
+  const hookUrl = 'https://sluice:pa55@hooks.example.com/in?token=t0k';
+  for (const name of SERVICES) {
+    const env: { name: string; value?: string }[] = container(resources, name).env;
+    // Own secrets from the Secret (a real URL for the URL one); the others' are placeholders.
+    const processEnv = Object.fromEntries(
+      env.map((e) => [e.name, e.value ?? (e.name === 'SLUICE_ORDERS_HOOK_URL' ? hookUrl : `secret-${e.name}`)]),
+    );
+    const endpoint = parseConfig(configFile, processEnv).destinations[0]!.endpoints[0]!;
+    if (name === 'deliverer' || name === 'delivery-log') {
+      assert.equal(endpoint.url, hookUrl, name);
+      assert.equal(endpoint.ref, 'https://***@hooks.example.com/in?***');
+    } else assert.match(endpoint.url, new RegExp(`^https://not-used-by-${name}\\.invalid/`), name);
   }
 });
 

@@ -1,9 +1,8 @@
 import { ConfigError } from './errors.ts';
 import type { RawConfig } from './schema.ts';
+import type { ResolveSecret } from './secrets.ts';
 import type { KafkaSasl, KafkaSecurity, KafkaSsl, SchemaRegistryAccess, SluiceConfig } from './types.ts';
 
-type Secret = string | { env: string };
-type ResolveSecret = (field: string, secret: Secret) => string;
 type RawKafka = RawConfig['kafka'];
 type RawSasl = NonNullable<RawKafka['sasl']>;
 
@@ -31,15 +30,26 @@ function resolveSsl(ssl: NonNullable<RawKafka['ssl']>, secret: ResolveSecret): K
   };
 }
 
-function resolveSasl(sasl: RawSasl, secret: ResolveSecret): KafkaSasl {
+/** Mechanisms whose credential crosses the wire as it is: only over TLS, or with `allowPlaintext`. */
+const CLEAR_TEXT_MECHANISMS: readonly RawSasl['mechanism'][] = ['plain', 'oauthbearer'];
+
+function resolveSasl(sasl: RawSasl, tls: boolean, secret: ResolveSecret): KafkaSasl {
   const allowed = SASL_KEYS[sasl.mechanism];
   for (const key of Object.keys(sasl)) {
-    if (key !== 'mechanism' && !allowed.includes(key)) {
+    if (key !== 'mechanism' && key !== 'allowPlaintext' && !allowed.includes(key)) {
       throw new ConfigError(
         `kafka.sasl.${key}`,
         `does not apply to mechanism ${sasl.mechanism} (it takes ${allowed.join(', ')})`,
       );
     }
+  }
+  if (!tls && CLEAR_TEXT_MECHANISMS.includes(sasl.mechanism) && sasl.allowPlaintext !== true) {
+    const what = sasl.mechanism === 'plain' ? 'the password' : 'the token';
+    throw new ConfigError(
+      'kafka.ssl',
+      `is required with SASL mechanism ${sasl.mechanism}: without TLS ${what} travels in clear ` +
+        '(for a plaintext listener on a trusted network, set kafka.sasl.allowPlaintext: true)',
+    );
   }
   if (sasl.mechanism !== 'oauthbearer') {
     if (sasl.username === undefined)
@@ -66,8 +76,11 @@ function resolveSasl(sasl: RawSasl, secret: ResolveSecret): KafkaSasl {
       `must be a full https URL, got ${JSON.stringify(oidc.tokenEndpoint)}`,
     );
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigError('kafka.sasl.oidc.tokenEndpoint', `must use https, got ${url.protocol}`);
+  if (url.protocol !== 'https:') {
+    throw new ConfigError(
+      'kafka.sasl.oidc.tokenEndpoint',
+      `must use https (the client secret is sent to it), got ${url.protocol}`,
+    );
   }
   return {
     mechanism: 'oauthbearer',
@@ -111,7 +124,17 @@ export function resolveKafkaSection(kafka: RawKafka, secret: ResolveSecret): Slu
   const { ssl, sasl, ...rest } = kafka;
   const security: KafkaSecurity = {
     ...(ssl !== undefined && { ssl: resolveSsl(ssl, secret) }),
-    ...(sasl !== undefined && { sasl: resolveSasl(sasl, secret) }),
+    ...(sasl !== undefined && { sasl: resolveSasl(sasl, ssl !== undefined, secret) }),
   };
   return { ...(rest as Omit<SluiceConfig['kafka'], keyof KafkaSecurity>), ...security };
+}
+
+/**
+ * Warnings a service logs at start about the config in force: SASL `plain` or `oauthbearer`
+ * without TLS (only possible with `kafka.sasl.allowPlaintext`).
+ */
+export function transportWarnings(config: Pick<SluiceConfig, 'kafka'>): string[] {
+  const { ssl, sasl } = config.kafka;
+  if (ssl !== undefined || sasl === undefined || !CLEAR_TEXT_MECHANISMS.includes(sasl.mechanism)) return [];
+  return [`kafka.sasl.allowPlaintext: SASL ${sasl.mechanism} without TLS; its credentials cross the network in clear`];
 }

@@ -8,12 +8,16 @@ import { fieldPath } from './field-path.ts';
 import { parseErrorProblem } from './parse-error.ts';
 import { resolveKafkaSection, resolveSchemaRegistry } from './connection-security.ts';
 import { ConfigSchema, type RawConfig } from './schema.ts';
+import { resolveEndpoints } from './endpoints.ts';
+import { secretResolver } from './secrets.ts';
 import { checkSemantics } from './semantic-checks.ts';
 import { resolveSigning } from './signing.ts';
 import type { SluiceConfig } from './types.ts';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
 const validate = ajv.compile<RawConfig>(ConfigSchema);
+/** The keys of a secret given by reference (`{ env: NAME }`, `{ file: PATH }`). */
+const SECRET_KEYS = ['env', 'file'];
 
 function describe(error: ErrorObject): ConfigError {
   const p = error.params as Record<string, unknown>;
@@ -23,19 +27,6 @@ function describe(error: ErrorObject): ConfigError {
     return new ConfigError(fieldPath(error.instancePath, String(p.additionalProperty)), 'is not a known setting');
   }
   return new ConfigError(fieldPath(error.instancePath), error.message ?? 'is invalid');
-}
-
-type Secret = string | { env: string };
-
-function secretResolver(env: NodeJS.ProcessEnv) {
-  return (field: string, secret: Secret): string => {
-    if (typeof secret === 'string') return secret;
-    const value = env[secret.env];
-    if (value === undefined || value === '') {
-      throw new ConfigError(field, `environment variable ${secret.env} is not set`);
-    }
-    return value;
-  };
 }
 
 /** Validates a parsed config object: schema with defaults, then cross-field rules. */
@@ -56,14 +47,19 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     const secret = errors.find((e) => e.keyword === 'anyOf');
     if (
       secret &&
-      errors.some(
-        (e) =>
+      errors.some((e) => {
+        // A `{ env }` or `{ file }` branch of a secret's union: a key missing, or one too many.
+        const p = e.params as { missingProperty?: string; additionalProperty?: string };
+        return (
           e.instancePath === secret.instancePath &&
-          e.keyword === 'required' &&
-          (e.params as { missingProperty?: string }).missingProperty === 'env',
-      )
+          SECRET_KEYS.includes(p.missingProperty ?? p.additionalProperty ?? '')
+        );
+      })
     ) {
-      throw new ConfigError(fieldPath(secret.instancePath), 'must be a non-empty string or { env: NAME }');
+      throw new ConfigError(
+        fieldPath(secret.instancePath),
+        'must be a non-empty string, { env: NAME } or { file: PATH }',
+      );
     }
     const specific = errors.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors[0]!;
     throw describe(specific);
@@ -88,14 +84,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       type: d.type,
       enabled: d.enabled,
       sourceIds: d.sourceIds,
-      endpoints: [
-        ...(d.settings.webhookUrl !== undefined ? [{ url: d.settings.webhookUrl, headers: {} }] : []),
-        ...d.settings.webhooks.map((w) => ({
-          url: w.url,
-          headers: w.headers ?? {},
-          ...(w.maxRequestsPerSecond !== undefined && { maxRequestsPerSecond: w.maxRequestsPerSecond }),
-        })),
-      ],
+      endpoints: resolveEndpoints(d, `destinations[${i}]`, secret),
       ...(d.settings.sharedSecret !== undefined && {
         sharedSecret: secret(`destinations[${i}].settings.sharedSecret`, d.settings.sharedSecret),
       }),
@@ -145,20 +134,24 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
   };
 }
 
-/** Reads and validates a YAML or JSON config file. Errors name the file and the field. */
-export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): SluiceConfig {
+/** Reads and parses a YAML or JSON config file, without validating it. Errors name the file. */
+export function readConfigFile(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new ConfigError('(file)', `cannot read: ${(err as Error).message}`, path);
   }
-  let parsed: unknown;
   try {
-    parsed = extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
+    return extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
     throw new ConfigError('(file)', parseErrorProblem(extname(path) === '.json' ? 'JSON' : 'YAML', text, err), path);
   }
+}
+
+/** Reads and validates a YAML or JSON config file. Errors name the file and the field. */
+export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): SluiceConfig {
+  const parsed = readConfigFile(path);
   try {
     return parseConfig(parsed, env);
   } catch (err) {

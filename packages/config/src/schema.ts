@@ -3,11 +3,17 @@ import { DEFAULT_BACKOFF, DEFAULT_DELAY_TIERS, DEFAULT_TOPICS, LIMITS } from './
 import { DURATION_PATTERN } from './duration.ts';
 import { SigningSchema } from './signing-schema.ts';
 
-/** A secret: a literal string, or `{ "env": "NAME" }` read from the environment at load time. */
-export const SecretSchema = Type.Union([
-  Type.String({ minLength: 1 }),
-  Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
-]);
+const EnvRef = Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+const FileRef = Type.Object({ file: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+
+/**
+ * A secret: a literal string, `{ "env": "NAME" }` read from the environment, or `{ "file": "PATH" }`
+ * read from a file, when the config is loaded (docs/configuration.md, "Secrets").
+ */
+export const SecretSchema = Type.Union([Type.String({ minLength: 1 }), EnvRef, FileRef]);
+
+/** A header value: like a secret, but a literal may be empty. */
+const HeaderValueSchema = Type.Union([Type.String(), EnvRef, FileRef]);
 
 const Duration = (defaultValue: string) =>
   Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: DURATION_PATTERN })], { default: defaultValue });
@@ -16,8 +22,9 @@ const Id = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._-]
 
 export const EndpointSchema = Type.Object(
   {
-    url: Type.String({ minLength: 1 }),
-    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    /** The whole URL, or a secret holding it (for credentials in its userinfo, query or path). */
+    url: SecretSchema,
+    headers: Type.Optional(Type.Record(Type.String(), HeaderValueSchema)),
     /** Optional cap on requests per second to this endpoint; events over it are deferred. */
     maxRequestsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   },
@@ -53,7 +60,7 @@ export const DestinationSchema = Type.Object(
     settings: Type.Object(
       {
         webhooks: Type.Array(EndpointSchema, { default: [] }),
-        webhookUrl: Type.Optional(Type.String({ minLength: 1 })),
+        webhookUrl: Type.Optional(SecretSchema),
         sharedSecret: Type.Optional(SecretSchema),
         signing: SigningSchema,
       },
@@ -87,6 +94,11 @@ export const KafkaSaslSchema = Type.Object(
     }),
     username: Type.Optional(Type.String({ minLength: 1 })),
     password: Type.Optional(SecretSchema),
+    /**
+     * Allow `plain` or `oauthbearer` without `kafka.ssl` (a plaintext listener: the password or
+     * token travels in clear). Default false; when set, each service logs a warning at start.
+     */
+    allowPlaintext: Type.Optional(Type.Boolean()),
     /** oauthbearer: a file holding the token, read again at every authentication. */
     tokenFile: Type.Optional(Type.String({ minLength: 1 })),
     /** oauthbearer: OIDC client credentials, exchanged for a token at the token endpoint. */

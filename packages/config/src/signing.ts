@@ -1,10 +1,10 @@
 import { webhookSecretKey, WebhookSecretError, type SigningKey } from '@sluice/webhook-signature';
 import { ConfigError } from './errors.ts';
 import type { RawConfig } from './schema.ts';
+import type { Secret } from './secrets.ts';
 import type { DestinationSigning } from './types.ts';
 
 type RawDestination = RawConfig['destinations'][number];
-type Secret = string | { env: string };
 type RawKey = { secret: Secret; notBefore?: string; notAfter?: string };
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;

@@ -3,7 +3,14 @@ import type { DEFAULT_TOPICS } from './constants.ts';
 
 /** One webhook endpoint after validation. */
 export interface Endpoint {
+  /** The URL requests go to, secrets resolved: never recorded or shown as it is. */
   url: string;
+  /**
+   * How records, logs and the delivery log name the endpoint (`sluice-endpoints`, attempts): its
+   * URL redacted (`redactUrl`), with `#2`, `#3`… when an earlier endpoint of the destination
+   * redacts to the same text.
+   */
+  ref: string;
   headers: Record<string, string>;
   /** Requests per second allowed to this endpoint; absent = no limit. */
   maxRequestsPerSecond?: number;

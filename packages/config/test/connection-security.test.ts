@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig } from '@sluice/config';
+import { ConfigError, parseConfig, transportWarnings } from '@sluice/config';
 
 const withKafka = (kafka: Record<string, unknown>) => ({ kafka });
 
@@ -47,7 +47,7 @@ describe('config: kafka.ssl and kafka.sasl', () => {
 
   it('takes oauthbearer with a token file or with OIDC client credentials', () => {
     assert.deepEqual(
-      parseConfig(withKafka({ sasl: { mechanism: 'oauthbearer', tokenFile: '/run/token' } })).kafka.sasl,
+      parseConfig(withKafka({ ssl: {}, sasl: { mechanism: 'oauthbearer', tokenFile: '/run/token' } })).kafka.sasl,
       {
         mechanism: 'oauthbearer',
         tokenFile: '/run/token',
@@ -55,6 +55,7 @@ describe('config: kafka.ssl and kafka.sasl', () => {
     );
     const oidc = parseConfig(
       withKafka({
+        ssl: {},
         sasl: {
           mechanism: 'oauthbearer',
           oidc: {
@@ -80,7 +81,7 @@ describe('config: kafka.ssl and kafka.sasl', () => {
       /allowed values/,
     );
     fails(
-      withKafka({ sasl: { mechanism: 'plain', username: 'u' } }),
+      withKafka({ ssl: {}, sasl: { mechanism: 'plain', username: 'u' } }),
       'kafka.sasl.password',
       /required for mechanism plain/,
     );
@@ -91,16 +92,17 @@ describe('config: kafka.ssl and kafka.sasl', () => {
       /does not apply/,
     );
     fails(withKafka({ sasl: { mechanism: 'oauthbearer', username: 'u' } }), 'kafka.sasl.username', /does not apply/);
-    fails(withKafka({ sasl: { mechanism: 'oauthbearer' } }), 'kafka.sasl', /exactly one of tokenFile or oidc/);
+    fails(withKafka({ ssl: {}, sasl: { mechanism: 'oauthbearer' } }), 'kafka.sasl', /exactly one of tokenFile or oidc/);
     fails(
       withKafka({
+        ssl: {},
         sasl: { mechanism: 'oauthbearer', oidc: { tokenEndpoint: 'ftp://x', clientId: 'c', clientSecret: 's' } },
       }),
       'kafka.sasl.oidc.tokenEndpoint',
       /https/,
     );
     fails(
-      withKafka({ sasl: { mechanism: 'plain', username: 'u', password: { env: 'NOPE' } } }),
+      withKafka({ ssl: {}, sasl: { mechanism: 'plain', username: 'u', password: { env: 'NOPE' } } }),
       'kafka.sasl.password',
       /NOPE is not set/,
     );
@@ -108,6 +110,53 @@ describe('config: kafka.ssl and kafka.sasl', () => {
     fails(withKafka({ ssl: { keyFile: '/k.pem' } }), 'kafka.ssl.certFile', /mutual TLS/);
     fails(withKafka({ ssl: { insecure: true } }), 'kafka.ssl.insecure', /not a known setting/);
     fails(withKafka({ ssl: { rejectUnauthorized: false } }), 'kafka.ssl.rejectUnauthorized', /not a known setting/);
+  });
+});
+
+describe('config: transport security', () => {
+  const oidc = (tokenEndpoint: string) => ({ tokenEndpoint, clientId: 'c', clientSecret: 's' });
+
+  it('refuses an OIDC token endpoint that is not https, even over TLS to the brokers', () => {
+    for (const url of ['http://idp.example/token', 'http://127.0.0.1:8080/token']) {
+      fails(
+        withKafka({ ssl: {}, sasl: { mechanism: 'oauthbearer', oidc: oidc(url) } }),
+        'kafka.sasl.oidc.tokenEndpoint',
+        /must use https \(the client secret is sent to it\), got http:/,
+      );
+    }
+  });
+
+  it('refuses SASL plain and oauthbearer without kafka.ssl, naming kafka.ssl and the opt-in', () => {
+    fails(
+      withKafka({ sasl: { mechanism: 'plain', username: 'u', password: 'p' } }),
+      'kafka.ssl',
+      /required with SASL mechanism plain: without TLS the password travels in clear .*kafka\.sasl\.allowPlaintext/,
+    );
+    fails(withKafka({ sasl: { mechanism: 'oauthbearer', tokenFile: '/t' } }), 'kafka.ssl', /oauthbearer/);
+    fails(
+      withKafka({ sasl: { mechanism: 'oauthbearer', oidc: oidc('https://idp.example/token') } }),
+      'kafka.ssl',
+      /the token travels in clear/,
+    );
+  });
+
+  it('takes a plaintext listener only with kafka.sasl.allowPlaintext, and warns about it', () => {
+    const config = parseConfig(
+      withKafka({ sasl: { mechanism: 'plain', username: 'u', password: 'p', allowPlaintext: true } }),
+    );
+    assert.deepEqual(config.kafka.sasl, { mechanism: 'plain', username: 'u', password: 'p' });
+    assert.deepEqual(transportWarnings(config), [
+      'kafka.sasl.allowPlaintext: SASL plain without TLS; its credentials cross the network in clear',
+    ]);
+    const scram = parseConfig(withKafka({ sasl: { mechanism: 'scram-sha-512', username: 'u', password: 'p' } }));
+    assert.deepEqual(transportWarnings(scram), [], 'SCRAM never sends the password itself');
+    const tls = parseConfig(withKafka({ ssl: {}, sasl: { mechanism: 'plain', username: 'u', password: 'p' } }));
+    assert.deepEqual(transportWarnings(tls), []);
+    fails(
+      withKafka({ sasl: { mechanism: 'plain', username: 'u', password: 'p', allowPlaintext: 'yes' } }),
+      'kafka.sasl.allowPlaintext',
+      /boolean/,
+    );
   });
 });
 

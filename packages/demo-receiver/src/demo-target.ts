@@ -2,7 +2,7 @@ import type { SluiceConfig } from '@sluice/config';
 
 /** Where a config sends its demo webhooks, and the secret they are signed with. */
 export interface DemoTarget {
-  /** The endpoint URL as the config gives it. */
+  /** The endpoint URL as the banner shows it: redacted (`redactUrl`), since it may carry credentials. */
   url: string;
   /** Host name of the endpoint URL (`127.0.0.1`, `demo-receiver`, …). */
   hostname: string;
@@ -31,7 +31,7 @@ export function findDemoTarget(config: SluiceConfig): DemoTarget | undefined {
       }
       if (url.protocol !== 'http:') continue;
       return {
-        url: endpoint.url,
+        url: endpoint.ref,
         hostname: url.hostname,
         port: url.port === '' ? 80 : Number(url.port),
         path: url.pathname,

@@ -25,10 +25,13 @@ export const REDACT_PATHS: string[] = [
   'headers.authorization',
   'config.sources[*].writeKeys',
   'config.destinations[*].sharedSecret',
-  // Signing secrets of a validated config (a destination logged alone, or the whole config).
+  // Signing secrets and endpoint credentials (URL, header values) of a validated config (a
+  // destination logged alone, or the whole config).
   ...['destinations[*]', 'config.destinations[*]'].flatMap((d) => [
     `${d}.signing.xSignatureKeys[*].secret`,
     `${d}.signing.standardWebhooksKeys[*].secret`,
+    `${d}.endpoints[*].url`,
+    `${d}.endpoints[*].headers`,
   ]),
   // Kafka credentials (docs/configuration.md, "Kafka security"), however deep the object logged.
   'clientSecret',

@@ -1,5 +1,13 @@
 import type { Registry } from 'prom-client';
-import { ConfigError, ConfigStore, readEnv, requireBrokers, requireConfigPath, type SluiceEnv } from '@sluice/config';
+import {
+  ConfigError,
+  ConfigStore,
+  readEnv,
+  requireBrokers,
+  requireConfigPath,
+  transportWarnings,
+  type SluiceEnv,
+} from '@sluice/config';
 import { createLogger, type Logger } from '@sluice/logging';
 import { createMetricsRegistry } from './metrics.ts';
 
@@ -26,6 +34,7 @@ export function loadServiceContext(name: string, rawEnv: NodeJS.ProcessEnv = pro
       logger.error({ err: err.message }, 'config reload rejected; keeping the previous config'),
     );
     config.on('change', () => logger.info('config reloaded'));
+    for (const warning of transportWarnings(config.current)) logger.warn(warning);
     return { name, env, brokers: requireBrokers(env), config, logger, registry: createMetricsRegistry(name) };
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -7,7 +7,7 @@ import { CONTENT_TYPE, MESSAGE_ID_HEADER, USER_AGENT } from './constants.ts';
  * names); the signature headers (`signatureHeaders`) go last.
  */
 export function requestHeaders(
-  endpoint: Endpoint,
+  endpoint: Pick<Endpoint, 'url' | 'headers'>,
   messageId: string,
   signature: Record<string, string> | undefined,
 ): Record<string, string> {

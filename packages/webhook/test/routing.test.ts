@@ -11,7 +11,7 @@ describe('routing (docs/reference/routing.md)', () => {
     type: 'webhooks',
     enabled: true,
     sourceIds: ['s1'],
-    endpoints: [{ url: 'https://example.com/', headers: {} }],
+    endpoints: [{ url: 'https://example.com/', ref: 'https://example.com/', headers: {} }],
     signing: { xSignature: true, standardWebhooks: false, xSignatureKeys: [], standardWebhooksKeys: [] },
     ...extra,
   });

@@ -6,7 +6,7 @@ import {
   type DeadReason,
   type RetryState,
 } from '@sluice/envelope';
-import { redactUrl, type Logger } from '@sluice/logging';
+import type { Logger } from '@sluice/logging';
 import type { RecordSink } from '@sluice/kafka';
 import { requestHeaders, signatureHeaders } from '@sluice/webhook';
 import { DestinationCap, type Progress } from './adapters/destination-cap.ts';
@@ -44,7 +44,10 @@ export interface DeliveryDeps {
   crowded?: () => boolean;
 }
 
-/** What became of one endpoint's request: its result, or held back before it was sent. */
+/**
+ * What became of one endpoint's request: its result, or held back before it was sent. Either names
+ * the endpoint by its `ref` (the redacted URL records carry), never by its URL.
+ */
 type Outcome = AttemptResult | Deferred;
 const isDeferred = (o: Outcome): o is Deferred => (o as Deferred).reason !== undefined;
 
@@ -81,7 +84,10 @@ export class Delivery {
   async run(job: DeliveryJob, destination: Destination): Promise<PartDecision> {
     const config = this.deps.config();
     // Endpoints removed from the destination since the job was scheduled are dropped (docs/reference/delivery.md).
-    const endpoints = destination.endpoints.filter((e) => job.endpoints.includes(e.url));
+    // Records name them by `ref`; a record written before refs existed names the URL itself.
+    const endpoints = destination.endpoints.filter(
+      (e) => job.endpoints.includes(e.ref) || job.endpoints.includes(e.url),
+    );
     if (endpoints.length === 0) {
       await this.deadLetter(job, 'no_endpoints', `no endpoint of ${destination.id} left to deliver to`);
       return { kind: 'dead', reason: 'no_endpoints' };
@@ -93,7 +99,7 @@ export class Delivery {
     for (const endpoint of endpoints) {
       const gate = gates.admit(destination, endpoint, config, startedAt);
       if (gate.kind === 'send') admitted.push({ endpoint, probe: gate.probe });
-      else deferred.push({ endpoint: endpoint.url, reason: gate.reason, until: gate.until });
+      else deferred.push({ endpoint: endpoint.ref, reason: gate.reason, until: gate.until });
     }
     const attempt = attemptNumber(job);
     const results: AttemptResult[] = [];
@@ -287,7 +293,7 @@ export class Delivery {
     if (slot !== true && slot !== false) slot = await slot;
     if (!slot) {
       this.deps.gates.cancel(destinationId, endpoint.url, admitted);
-      return { endpoint: endpoint.url, reason: 'destination_stalled', until: this.#now() };
+      return { endpoint: endpoint.ref, reason: 'destination_stalled', until: this.#now() };
     }
     const sentAt = this.#now();
     let timedOut = false;
@@ -303,7 +309,8 @@ export class Delivery {
       if (result.error === TIMEOUT_CODE)
         this.deps.onTimeout?.({ destinationId, url: endpoint.url, messageId: job.messageId, timeoutMs });
       this.deps.gates.record(destinationId, result, probe, this.#now());
-      return result;
+      // From here on the endpoint is named by its ref: results go into records and `lastError`.
+      return { ...result, endpoint: endpoint.ref };
     } finally {
       cap.release(this.#now() - sentAt, timedOut);
     }
@@ -344,7 +351,7 @@ export class Delivery {
       sourceId: job.sourceId,
       destinationId: job.destinationId,
       eventType: job.eventType,
-      endpoint: redactUrl(r.endpoint),
+      endpoint: r.endpoint,
       attempt,
       outcome: r.outcome,
       latencyMs: r.latencyMs,
@@ -403,7 +410,7 @@ function attemptRecords(attempt: number, results: readonly AttemptResult[]): Att
 function attemptRecord(attempt: number, r: AttemptResult): AttemptRecord {
   return {
     attempt,
-    endpoint: redactUrl(r.endpoint),
+    endpoint: r.endpoint,
     at: r.at,
     outcome: r.outcome,
     latencyMs: r.latencyMs,

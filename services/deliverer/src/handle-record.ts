@@ -155,7 +155,7 @@ function newEventJob(event: EventEnvelope, key: string | null, body: Buffer, des
     sourceId: event.sourceId,
     destinationId: destination.id,
     eventType: event.type,
-    endpoints: destination.endpoints.map((e) => e.url),
+    endpoints: destination.endpoints.map((e) => e.ref),
   };
   if (event.receivedAt !== undefined) job.receivedAt = event.receivedAt;
   return job;

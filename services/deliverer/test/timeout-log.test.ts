@@ -4,7 +4,6 @@ import { describe, it } from 'node:test';
 import { createLogger } from '@sluice/logging';
 import { TimeoutLog } from '../src/adapters/timeout-log.ts';
 import { LogRateLimiter } from '../src/domain/log-rate-limit.ts';
-import { redactUrl } from '../src/domain/redact-url.ts';
 
 describe('LogRateLimiter (injected clock)', () => {
   it('writes the first line of a key, holds back the rest of the interval, and reports how many', () => {
@@ -43,17 +42,6 @@ describe('LogRateLimiter (injected clock)', () => {
   });
 });
 
-describe('redactUrl', () => {
-  const table: [string, string][] = [
-    ['https://user:pass@hooks.example.com/in?token=abc#frag', 'https://redacted@hooks.example.com/in?redacted'],
-    ['https://hooks.example.com/in', 'https://hooks.example.com/in'],
-    ['http://127.0.0.1:8080/a/b?x=1&y=2', 'http://127.0.0.1:8080/a/b?redacted'],
-    ['https://token@hooks.example.com/', 'https://redacted@hooks.example.com/'],
-    ['not a url with secret', '(unparsable URL)'],
-  ];
-  for (const [input, output] of table) it(`${input} → ${output}`, () => assert.equal(redactUrl(input), output));
-});
-
 describe('TimeoutLog', () => {
   it('writes one warn line per endpoint per interval, with the redacted URL, message id, timeout and suppressed count', () => {
     const lines: Record<string, unknown>[] = [];
@@ -74,7 +62,7 @@ describe('TimeoutLog', () => {
     const first = lines[0]!;
     assert.equal(first.level, 40);
     assert.equal(first.msg, 'webhook request timed out');
-    assert.equal(first.endpoint, 'https://redacted@dead.example/hook?redacted');
+    assert.equal(first.endpoint, 'https://***@dead.example/hook?***');
     assert.equal(first.destinationId, 'd1');
     assert.equal(first.messageId, 'm-0');
     assert.equal(first.timeoutMs, 5_000);

@@ -18,3 +18,18 @@ test('lastError names endpoints with userinfo and query redacted; the retry list
 test('an invalid endpoint URL is named redacted in its error', () => {
   assert.doesNotMatch(new InvalidEndpointUrlError('ftp://user:pass@h/?token=tok3n').message, /pass|tok3n/);
 });
+
+test('endpoints held back are named redacted in lastError, whatever the reason and whether others were tried', async () => {
+  const { decidePart } = await import('../src/domain/part-decision.ts');
+  const reasons = ['circuit_open', 'retry_after', 'rate_limited', 'destination_stalled'] as const;
+  for (const reason of reasons) {
+    const held = [{ endpoint: SECRET_URL, reason, until: 0 }];
+    const alone = decidePart([], held);
+    assert.ok(alone.kind === 'defer');
+    assert.equal(alone.lastError, `https://***@hooks.example/in?***: ${reason}`);
+    const failed = { endpoint: 'https://a:b@other.example/?k=v', outcome: 'permanent' as const, at: 0, latencyMs: 1 };
+    const beside = decidePart([{ ...failed, error: 'http_410' }], held);
+    assert.ok(beside.kind === 'retry');
+    assert.doesNotMatch(beside.lastError, /pass|tok3n|a:b|k=v/);
+  }
+});

@@ -71,7 +71,8 @@ read from SLUICE_KAFKA_SASL_SECRET, which every Deployment gets from kafka.saslS
 {{/*
 Secret environment of one service: (list $ "deliverer"). Its own `{ env }` secrets come from their
 Kubernetes Secrets. The config file is validated whole by every service, so a secret another
-service reads is set to an inert placeholder here (a well-formed, never-shared `whsec_` value): the
+service reads is set to an inert placeholder here (a well-formed, never-shared `whsec_` value, or an
+`https://….invalid/` URL for an entry with `placeholder: url`, such as an endpoint URL): the
 Deployment never holds the real one.
 */}}
 {{- define "sluice.secretEnv" -}}
@@ -86,14 +87,21 @@ Deployment never holds the real one.
     secretKeyRef: { name: {{ .secretName }}, key: {{ .key }} }
 {{- end }}
 {{- $others := list -}}
+{{- $kinds := dict -}}
 {{- range $other := splitList " " (include "sluice.serviceNames" $root) }}
 {{- range (index $root.Values.services $other).secretEnv | default list }}
 {{- if and (not (has .name $ownNames)) (not (has .name $others)) }}{{ $others = append $others .name }}{{ end }}
+{{- if eq (.placeholder | default "") "url" }}{{ $_ := set $kinds .name "url" }}{{ end }}
 {{- end }}
 {{- end }}
 {{- range $others }}
+{{- $hash := printf "sluice-not-used-by-%s/%s" $name . | sha256sum }}
 - name: {{ . }}
-  value: {{ printf "whsec_%s" (printf "sluice-not-used-by-%s/%s" $name . | sha256sum | b64enc) | quote }}
+  {{- if hasKey $kinds . }}
+  value: {{ printf "https://not-used-by-%s.invalid/%s" $name ($hash | trunc 16) | quote }}
+  {{- else }}
+  value: {{ printf "whsec_%s" ($hash | b64enc) | quote }}
+  {{- end }}
 {{- end }}
 {{- if $root.Values.kafka.saslSecret.name }}
 - name: SLUICE_KAFKA_SASL_SECRET

@@ -1,6 +1,5 @@
-import type { Logger } from '@sluice/logging';
+import { redactUrl, type Logger } from '@sluice/logging';
 import { LogRateLimiter } from '../domain/log-rate-limit.ts';
-import { redactUrl } from '../domain/redact-url.ts';
 
 /** One webhook request that got no answer within its deadline. */
 export interface TimedOutRequest {

@@ -1,3 +1,4 @@
+import { redactUrl } from '@sluice/logging';
 import type { AttemptResult } from './attempt-result.ts';
 import { decide, type Decision } from './decide.ts';
 import type { Deferred } from './deferral.ts';
@@ -8,7 +9,8 @@ import type { Deferred } from './deferral.ts';
  */
 export type PartDecision = Decision | { kind: 'defer'; endpoints: string[]; lastError: string };
 
-const describeDeferred = (d: Deferred) => `${d.endpoint}: ${d.reason}`;
+/** One held-back endpoint in `lastError`, which is recorded and shown: the URL redacted. */
+const describeDeferred = (d: Deferred) => `${redactUrl(d.endpoint)}: ${d.reason}`;
 
 /**
  * What to do with a destination's part of an event, given the requests made and the endpoints

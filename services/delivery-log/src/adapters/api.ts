@@ -236,7 +236,8 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
           name: d.name,
           enabled: d.enabled,
           sourceIds: d.sourceIds,
-          endpoints: d.endpoints.map((e) => e.url),
+          // The redacted names records carry (URLs may hold credentials), never the URLs themselves.
+          endpoints: d.endpoints.map((e) => e.ref),
           states: Object.fromEntries(counts.filter((c) => c.destinationId === d.id).map((c) => [c.state, c.count])),
         }));
         return [200, { destinations }];

@@ -261,7 +261,11 @@ export const openApiDocument = {
                 name: { type: 'string' },
                 enabled: { type: 'boolean' },
                 sourceIds: { type: 'array', items: { type: 'string' } },
-                endpoints: { type: 'array', items: { type: 'string' } },
+                endpoints: {
+                  type: 'array',
+                  description: 'Endpoint URLs with userinfo and query replaced by ***, as attempts name them',
+                  items: { type: 'string' },
+                },
                 states: { type: 'object', additionalProperties: { type: 'integer' } },
               },
             },

@@ -133,7 +133,7 @@ export class Replayer {
         sourceId: message.sourceId,
         destinationId,
         eventType: message.eventType,
-        endpoints: destination.endpoints.map((e) => e.url),
+        endpoints: destination.endpoints.map((e) => e.ref),
         firstAttemptAt: now,
         attempts: 0,
         history: [],
