@@ -7,6 +7,7 @@ import {
   topicSpecs,
   trackedAdmin,
 } from '@sluice/kafka';
+import { createEnvelopeCodec } from '@sluice/codec';
 import { routeEvent } from '@sluice/deliverer';
 import type { EventEnvelope } from '@sluice/envelope';
 import { startHttpServer, type RunningService, type ServiceContext } from '@sluice/service-kit';
@@ -82,6 +83,11 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         // The embedded database runs one statement at a time in this thread: more lanes would only
         // make its batches smaller.
         lanes: sql.kind === 'postgres' ? INGEST_LANES : 1,
+        codec: createEnvelopeCodec({
+          schemaRegistryUrl: ctx.env.schemaRegistryUrl,
+          access: initial.schemaRegistry,
+          topic: roles.events,
+        }),
       });
       const lag = new ConsumerMetrics(ctx.registry, { admin, logger });
       const consumer = new ConcurrentConsumer({

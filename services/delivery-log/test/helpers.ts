@@ -1,3 +1,4 @@
+import type { ConsumedRecord } from '@sluice/kafka';
 import { openDatabase, type Sql } from '../src/adapters/database.ts';
 import { migrate } from '../src/adapters/migrations.ts';
 import type { AttemptEntry, DeadEntry, EventEntry, RejectedEntry } from '../src/domain/records.ts';
@@ -99,5 +100,26 @@ export function rejectedEntry(over: Partial<RejectedEntry> = {}): RejectedEntry 
     at: 1_500,
     value: '{"type":"track"}',
     ...over,
+  };
+}
+
+/** The topics of the records `topicRecord` makes. */
+export const TEST_TOPICS = { events: 'events', attempts: 'attempts', deadLetter: 'dead-letter', rejected: 'rejected' };
+
+let recordOffset = 0;
+/** A record as the consumer hands it to the log, on one of `TEST_TOPICS`. */
+export function topicRecord(
+  topic: string,
+  value: string | Buffer,
+  headers: Record<string, string> = {},
+): ConsumedRecord {
+  return {
+    topic,
+    partition: 0,
+    offset: String(recordOffset++),
+    key: null,
+    value: typeof value === 'string' ? Buffer.from(value) : value,
+    headers,
+    timestamp: 1_700_000_000_000,
   };
 }

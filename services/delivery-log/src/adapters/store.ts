@@ -1,14 +1,26 @@
-import { MAX_EVENT_BYTES } from '../constants.ts';
+import { MAX_RENDERED_EVENT_BYTES } from '../constants.ts';
 import type { Cursor } from '../domain/cursor.ts';
-import type { AttemptEntry, DeadEntry, EventEntry, LogEntry, RejectedEntry } from '../domain/records.ts';
-import { advance, type DeliveryState, type Fact, type StateAt } from '../domain/state.ts';
+import { type RenderedEvent, renderEvent } from '../domain/event-text.ts';
+import { messageKey } from '../domain/keys.ts';
+import type { LogEntry } from '../domain/records.ts';
+import type { DeliveryState } from '../domain/state.ts';
 import type { Sql } from './database.ts';
+import { ms } from './sql-rows.ts';
+import { type IngestReport, ingestEntries, NO_DESTINATION } from './store-write.ts';
 
-/** Destination id of the row that holds a message-level rejection (no destination was reached). */
-export const NO_DESTINATION = '';
+export { NO_DESTINATION };
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const ms = (v: unknown) => (v instanceof Date ? v.getTime() : Date.parse(String(v)));
+
+/** The columns of a stored event, bounded (`renderEvent`). */
+const EVENT_COLUMNS = `left(event::text, ${MAX_RENDERED_EVENT_BYTES + 1}) as event_json,
+  left(event_text, ${MAX_RENDERED_EVENT_BYTES + 1}) as event_text, event_note`;
+const rendered = (r: Row): RenderedEvent =>
+  renderEvent(
+    (r.event_json as string | null) ?? null,
+    (r.event_text as string | null) ?? null,
+    (r.event_note as string | null) ?? null,
+  );
 
 export interface MessageFilter {
   sourceId?: string;
@@ -51,8 +63,7 @@ export interface MessageSummary {
   deliveries: { destinationId: string | null; state: DeliveryState }[];
 }
 
-export interface MessageView extends MessageSummary {
-  event: unknown;
+export interface MessageView extends MessageSummary, RenderedEvent {
   deliveries: DeliveryView[];
   attempts: AttemptView[];
   replays: { requestedAt: string; destinationId: string | null; replayed: number }[];
@@ -72,400 +83,19 @@ export interface EndpointHealth {
 
 type Row = Record<string, unknown>;
 
-const messageKey = (e: { sourceId: string; messageId: string }) => `${e.sourceId}\u0000${e.messageId}`;
-const positionKey = (p: { topic: string; partition: number; offset: string }) =>
-  `${p.topic}\u0000${p.partition}\u0000${p.offset}`;
-
-/** Events a batch stored: keyed by message. */
-interface StoredEvents {
-  /** Their message row is new. */
-  inserted: Map<string, EventEntry>;
-  /** Their message row existed (made from attempts read before the event). */
-  completed: Map<string, EventEntry>;
-}
-
-/** Receive time of the messages a batch is about, and which of them existed before the batch. */
-interface FactMessages {
-  receivedAt: Map<string, number>;
-  existed: Set<string>;
-}
-
 /**
- * Runs `text` (a statement that returns rows) and takes its rows back as one JSON text: the
- * embedded database's client then decodes one field per statement, not one per column and row.
+ * The log's tables (docs/delivery-log.md): the write path is `store-write.ts`, the read path is
+ * here. One instance per database.
  */
-async function rowsAsJson<T>(tx: Sql, text: string, params: unknown[]): Promise<T[]> {
-  const [result] = await tx.query<{ rows: string }>(
-    `with w as (${text}) select coalesce(json_agg(w), '[]')::text as rows from w`,
-    params,
-  );
-  return JSON.parse(result!.rows) as T[];
-}
-
-function dedupe<T>(items: T[], key: (t: T) => string): T[] {
-  const seen = new Map<string, T>();
-  for (const item of items) if (!seen.has(key(item))) seen.set(key(item), item);
-  return [...seen.values()];
-}
-
-/** Reads and writes the log's tables (docs/delivery-log.md). One instance per database. */
 export class LogStore {
   readonly sql: Sql;
   constructor(sql: Sql) {
     this.sql = sql;
   }
 
-  /**
-   * Writes what a batch of records says, in one transaction of a few set-based statements (not
-   * one per record). Idempotent: attempts and rejections are keyed by their place in their topic,
-   * events by message, and states only move forward (`advance`), so writing a batch again
-   * changes nothing. Each delivery row is written once per batch, with the state its event and
-   * facts of the batch lead to.
-   */
-  async ingest(entries: readonly LogEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    const events = new Map<string, EventEntry>();
-    const attempts = new Map<string, AttemptEntry>();
-    const rejections = new Map<string, RejectedEntry>();
-    const deaths: DeadEntry[] = [];
-    for (const e of entries) {
-      if (e.kind === 'event') events.set(messageKey(e), events.get(messageKey(e)) ?? e);
-      else if (e.kind === 'attempt') attempts.set(positionKey(e.position), e);
-      else if (e.kind === 'rejected') rejections.set(positionKey(e.position), e);
-      else deaths.push(e);
-    }
-    await this.sql.transaction(async (tx) => {
-      const stored = await this.#events(tx, [...events.values()]);
-      const newAttempts = await this.#newAttempts(tx, [...attempts.values()]);
-      const newRejections = await this.#newRejections(tx, [...rejections.values()]);
-      const messages = await this.#ensureMessages(tx, [...newAttempts, ...deaths, ...newRejections], stored);
-      await this.#deliveries(tx, stored, newAttempts, deaths, messages);
-      if (newRejections.length > 0) {
-        await tx.query(
-          `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at,
-             reject_code, reject_message, reject_origin)
-           select x.s, x.m, $2, 'rejected', to_timestamp(x.at / 1000.0), to_timestamp(x.r / 1000.0), x.code, x.msg,
-             x.origin
-           from jsonb_to_recordset($1::text::jsonb)
-             as x(s text, m text, at double precision, r double precision, code text, msg text, origin text)
-           on conflict (source_id, message_id, destination_id) do nothing`,
-          [
-            JSON.stringify(
-              dedupe(newRejections, messageKey).map((r) => ({
-                s: r.sourceId,
-                m: r.messageId,
-                at: r.at,
-                r: messages.receivedAt.get(messageKey(r)) ?? r.at,
-                code: r.code,
-                msg: r.message,
-                origin: r.origin,
-              })),
-            ),
-            NO_DESTINATION,
-          ],
-        );
-      }
-    });
-  }
-
-  /**
-   * Events: the event fixes its message's receive time. Returns the events stored by this batch:
-   * `inserted` made their message row, `completed` filled in a row made earlier from attempts.
-   */
-  async #events(tx: Sql, events: EventEntry[]): Promise<StoredEvents> {
-    const stored: StoredEvents = { inserted: new Map(), completed: new Map() };
-    if (events.length === 0) return stored;
-    const rows = await rowsAsJson<{ source_id: string; message_id: string; inserted: boolean }>(
-      tx,
-      `insert into messages (source_id, message_id, event_type, received_at, event)
-       select x.s, x.m, x.t, to_timestamp(x.r / 1000.0), x.e::jsonb
-       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r double precision, e text)
-       on conflict (source_id, message_id) do update set event = excluded.event, event_type = excluded.event_type,
-         received_at = excluded.received_at
-       where messages.event is null
-       returning source_id, message_id, (xmax = 0) as inserted`,
-      [
-        JSON.stringify(
-          events.map((e) => ({
-            s: e.sourceId,
-            m: e.messageId,
-            t: e.eventType,
-            r: e.receivedAt,
-            e: Buffer.byteLength(e.event) > MAX_EVENT_BYTES ? JSON.stringify({ truncated: true }) : e.event,
-          })),
-        ),
-      ],
-    );
-    const byKey = new Map(events.map((e) => [messageKey(e), e]));
-    for (const r of rows) {
-      const k = `${r.source_id}\u0000${r.message_id}`;
-      (r.inserted ? stored.inserted : stored.completed).set(k, byKey.get(k)!);
-    }
-    return stored;
-  }
-  /** Inserts the attempts; returns those not seen before. */
-  async #newAttempts(tx: Sql, attempts: AttemptEntry[]): Promise<AttemptEntry[]> {
-    if (attempts.length === 0) return [];
-    const rows = await rowsAsJson<{ topic: string; partition: number; record_offset: string | number | bigint }>(
-      tx,
-      `insert into attempts (topic, partition, record_offset, source_id, message_id, destination_id, endpoint, attempt, at,
-         outcome, status, error, latency_ms, response_snippet)
-       select x.topic, x.p, x.o::bigint, x.s, x.m, x.d, x.endpoint, x.n, to_timestamp(x.at / 1000.0), x.outcome,
-         x.status, x.error, x.latency, x.snippet
-       from jsonb_to_recordset($1::text::jsonb) as x(topic text, p int, o text, s text, m text, d text, endpoint text,
-         n int, at double precision, outcome text, status int, error text, latency double precision, snippet text)
-       on conflict do nothing returning topic, partition, record_offset::text as record_offset`,
-      [
-        JSON.stringify(
-          attempts.map((a) => ({
-            topic: a.position.topic,
-            p: a.position.partition,
-            o: a.position.offset,
-            s: a.sourceId,
-            m: a.messageId,
-            d: a.destinationId,
-            endpoint: a.endpoint,
-            n: a.attempt,
-            at: a.at,
-            outcome: a.outcome,
-            status: a.status ?? null,
-            error: a.error ?? null,
-            latency: a.latencyMs,
-            snippet: a.responseSnippet ?? null,
-          })),
-        ),
-      ],
-    );
-    const inserted = new Set(rows.map((r) => `${r.topic}\u0000${r.partition}\u0000${String(r.record_offset)}`));
-    return attempts.filter((a) => inserted.has(positionKey(a.position)));
-  }
-
-  async #newRejections(tx: Sql, rejections: RejectedEntry[]): Promise<RejectedEntry[]> {
-    if (rejections.length === 0) return [];
-    const rows = await rowsAsJson<{ topic: string; partition: number; record_offset: string | number | bigint }>(
-      tx,
-      `insert into rejections (topic, partition, record_offset, source_id, message_id, at, value)
-       select x.topic, x.p, x.o::bigint, x.s, x.m, to_timestamp(x.at / 1000.0), x.v
-       from jsonb_to_recordset($1::text::jsonb)
-         as x(topic text, p int, o text, s text, m text, at double precision, v text)
-       on conflict do nothing returning topic, partition, record_offset::text as record_offset`,
-      [
-        JSON.stringify(
-          rejections.map((r) => ({
-            topic: r.position.topic,
-            p: r.position.partition,
-            o: r.position.offset,
-            s: r.sourceId,
-            m: r.messageId,
-            at: r.at,
-            v: r.value ?? null,
-          })),
-        ),
-      ],
-    );
-    const inserted = new Set(rows.map((r) => `${r.topic}\u0000${r.partition}\u0000${String(r.record_offset)}`));
-    return rejections.filter((r) => inserted.has(positionKey(r.position)));
-  }
-
-  /**
-   * The receive time of every message the batch's facts are about, making a message row for
-   * facts read before (or without) their event; and which of those messages existed before this
-   * batch (only those can have delivery rows already).
-   */
-  async #ensureMessages(
-    tx: Sql,
-    facts: (AttemptEntry | DeadEntry | RejectedEntry)[],
-    stored: StoredEvents,
-  ): Promise<FactMessages> {
-    const receivedAt = new Map<string, number>();
-    const existed = new Set<string>();
-    for (const [k, e] of stored.inserted) receivedAt.set(k, e.receivedAt);
-    for (const [k, e] of stored.completed) {
-      receivedAt.set(k, e.receivedAt);
-      existed.add(k);
-    }
-    const earliest = new Map<string, { s: string; m: string; t: string; r: number }>();
-    for (const f of facts) {
-      const k = messageKey(f);
-      if (receivedAt.has(k)) continue;
-      const at = f.kind === 'dead' ? (f.receivedAt ?? f.at) : f.at;
-      const seen = earliest.get(k);
-      if (!seen || at < seen.r)
-        earliest.set(k, { s: f.sourceId, m: f.messageId, t: f.kind === 'rejected' ? 'unknown' : f.eventType, r: at });
-    }
-    if (earliest.size === 0) return { receivedAt, existed };
-    const rows = await rowsAsJson<{ source_id: string; message_id: string; received_at: unknown }>(
-      tx,
-      `select m.source_id, m.message_id, m.received_at
-       from messages m join jsonb_to_recordset($1::text::jsonb) as x(s text, m text)
-         on m.source_id = x.s and m.message_id = x.m`,
-      [JSON.stringify([...earliest.values()].map(({ s, m }) => ({ s, m })))],
-    );
-    for (const r of rows) {
-      const k = `${r.source_id}\u0000${r.message_id}`;
-      receivedAt.set(k, ms(r.received_at));
-      existed.add(k);
-      earliest.delete(k);
-    }
-    if (earliest.size > 0) {
-      await tx.query(
-        `insert into messages (source_id, message_id, event_type, received_at)
-         select x.s, x.m, x.t, to_timestamp(x.r / 1000.0)
-         from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, t text, r double precision)
-         on conflict (source_id, message_id) do nothing`,
-        [JSON.stringify([...earliest.values()])],
-      );
-      for (const [k, e] of earliest) receivedAt.set(k, e.r);
-    }
-    return { receivedAt, existed };
-  }
-
-  /**
-   * The delivery rows the batch changes, each written once: a stored event adds a `delivering`
-   * row per destination it is routed to and gives its receive time to the rows made earlier from
-   * attempts; the batch's attempts and deaths are folded into the state of each message at each
-   * destination, from the row as stored (read only for messages that existed before the batch).
-   */
-  async #deliveries(
-    tx: Sql,
-    stored: StoredEvents,
-    attempts: AttemptEntry[],
-    deaths: DeadEntry[],
-    messages: FactMessages,
-  ): Promise<void> {
-    type Step = { fact: Fact; attempt: boolean; error: string | null; deadReason?: string };
-    type Delivery = {
-      s: string;
-      m: string;
-      d: string;
-      state: StateAt | undefined;
-      received: number | undefined;
-      count: number;
-      lastError: string | null;
-      deadReason: string | null;
-      steps: Step[];
-      changed: boolean;
-    };
-    const rows = new Map<string, Delivery>();
-    const byMessage = new Map<string, Delivery[]>();
-    const row = (s: string, m: string, d: string): Delivery => {
-      const k = `${s}\u0000${m}\u0000${d}`;
-      let r = rows.get(k);
-      if (!r) {
-        r = {
-          s,
-          m,
-          d,
-          state: undefined,
-          received: undefined,
-          count: 0,
-          lastError: null,
-          deadReason: null,
-          steps: [],
-          changed: false,
-        };
-        rows.set(k, r);
-        const list = byMessage.get(`${s}\u0000${m}`) ?? [];
-        list.push(r);
-        byMessage.set(`${s}\u0000${m}`, list);
-      }
-      return r;
-    };
-    const touched = new Set<string>(stored.completed.keys());
-    for (const f of [...attempts, ...deaths]) if (messages.existed.has(messageKey(f))) touched.add(messageKey(f));
-    if (touched.size > 0) {
-      const current = await rowsAsJson<Row>(
-        tx,
-        `select d.source_id, d.message_id, d.destination_id, d.state, d.state_at, d.received_at, d.attempts,
-           d.last_error,
-           d.dead_reason
-         from deliveries d join jsonb_to_recordset($1::text::jsonb) as x(s text, m text)
-           on d.source_id = x.s and d.message_id = x.m`,
-        [
-          JSON.stringify(
-            [...touched].map((k) => ({ s: k.slice(0, k.indexOf('\u0000')), m: k.slice(k.indexOf('\u0000') + 1) })),
-          ),
-        ],
-      );
-      for (const c of current) {
-        const r = row(String(c.source_id), String(c.message_id), String(c.destination_id));
-        r.state = { state: c.state as DeliveryState, at: ms(c.state_at) };
-        r.received = ms(c.received_at);
-        r.count = Number(c.attempts);
-        r.lastError = (c.last_error as string | null) ?? null;
-        r.deadReason = (c.dead_reason as string | null) ?? null;
-      }
-    }
-    for (const e of [...stored.inserted.values(), ...stored.completed.values()]) {
-      for (const r of byMessage.get(messageKey(e)) ?? []) {
-        if (r.received !== e.receivedAt) {
-          r.received = e.receivedAt;
-          r.changed = true;
-        }
-      }
-      for (const d of e.destinationIds) {
-        const r = row(e.sourceId, e.messageId, d);
-        if (r.state !== undefined) continue;
-        r.state = { state: 'delivering', at: e.receivedAt };
-        r.received = e.receivedAt;
-        r.changed = true;
-      }
-    }
-    for (const a of attempts) {
-      const error =
-        a.outcome === 'success' ? null : (a.error ?? (a.status !== undefined ? `http_${a.status}` : 'failed'));
-      row(a.sourceId, a.messageId, a.destinationId).steps.push({
-        fact: { kind: 'attempt', outcome: a.outcome, at: a.at },
-        attempt: true,
-        error,
-      });
-    }
-    for (const d of deaths) {
-      row(d.sourceId, d.messageId, d.destinationId).steps.push({
-        fact: { kind: 'dead', at: d.at },
-        attempt: false,
-        error: d.lastError ?? null,
-        deadReason: d.reason,
-      });
-    }
-    const writes = [];
-    for (const r of rows.values()) {
-      for (const step of r.steps.sort((a, b) => a.fact.at - b.fact.at)) {
-        const next = advance(r.state, step.fact);
-        if (step.attempt) r.count += 1;
-        if (r.state === undefined || next.state !== r.state.state || next.at !== r.state.at) {
-          if (step.error !== null) r.lastError = step.error;
-          r.deadReason = next.state === 'dead' ? (step.deadReason ?? r.deadReason) : null;
-        }
-        r.state = next;
-        r.changed = true;
-      }
-      if (!r.changed) continue;
-      writes.push({
-        s: r.s,
-        m: r.m,
-        d: r.d,
-        state: r.state!.state,
-        at: r.state!.at,
-        r: r.received ?? messages.receivedAt.get(`${r.s}\u0000${r.m}`) ?? r.state!.at,
-        n: r.count,
-        e: r.lastError,
-        dr: r.deadReason,
-      });
-    }
-    if (writes.length === 0) return;
-    await tx.query(
-      `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, attempts,
-         last_error, dead_reason)
-       select x.s, x.m, x.d, x.state, to_timestamp(x.at / 1000.0), to_timestamp(x.r / 1000.0), x.n, x.e, x.dr
-       from jsonb_to_recordset($1::text::jsonb) as x(s text, m text, d text, state text, at double precision,
-         r double precision, n int, e text, dr text)
-       on conflict (source_id, message_id, destination_id) do update set state = excluded.state,
-         state_at = excluded.state_at,
-         received_at = excluded.received_at, attempts = excluded.attempts, last_error = excluded.last_error,
-         dead_reason = excluded.dead_reason`,
-      [JSON.stringify(writes)],
-    );
+  /** Writes what a batch of records says; never fails for one record's data (`ingestEntries`). */
+  ingest(entries: readonly LogEntry[]): Promise<IngestReport> {
+    return ingestEntries(this.sql, entries);
   }
 
   /** Deletes messages received before `before` (epoch ms) with everything kept about them; returns how many. */
@@ -485,10 +115,10 @@ export class LogStore {
   }
 
   async message(sourceId: string, messageId: string): Promise<MessageView | undefined> {
-    const [m] = await this.sql.query<Row>('select * from messages where source_id = $1 and message_id = $2', [
-      sourceId,
-      messageId,
-    ]);
+    const [m] = await this.sql.query<Row>(
+      `select event_type, received_at, ${EVENT_COLUMNS} from messages where source_id = $1 and message_id = $2`,
+      [sourceId, messageId],
+    );
     if (!m) return undefined;
     const key = [sourceId, messageId];
     const deliveries = await this.sql.query<Row>(
@@ -512,7 +142,7 @@ export class LogStore {
       messageId,
       eventType: String(m.event_type),
       receivedAt: iso(ms(m.received_at)),
-      event: typeof m.event === 'string' ? JSON.parse(m.event) : (m.event ?? null),
+      ...rendered(m),
       deliveries: deliveries.map(deliveryView),
       attempts: attempts.map((a) => ({
         destinationId: String(a.destination_id),
@@ -566,7 +196,7 @@ export class LogStore {
       params,
     );
     if (rows.length === 0) return [];
-    const keys = rows.map((r) => `${r.source_id}\u0000${r.message_id}`);
+    const keys = rows.map((r) => messageKey({ sourceId: String(r.source_id), messageId: String(r.message_id) }));
     const states = await this.sql.query<Row>(
       `select source_id, message_id, destination_id, state from deliveries
        where (source_id, message_id) in (select x->>0, x->>1 from jsonb_array_elements($1::text::jsonb) x) order by destination_id`,
@@ -574,7 +204,7 @@ export class LogStore {
     );
     const byKey = new Map<string, { destinationId: string | null; state: DeliveryState }[]>();
     for (const s of states) {
-      const k = `${s.source_id}\u0000${s.message_id}`;
+      const k = messageKey({ sourceId: String(s.source_id), messageId: String(s.message_id) });
       const list = byKey.get(k) ?? [];
       list.push({
         destinationId: s.destination_id === NO_DESTINATION ? null : String(s.destination_id),
@@ -595,9 +225,10 @@ export class LogStore {
   async recentEvents(
     sourceId: string,
     limit: number,
-  ): Promise<{ messageId: string; eventType: string; receivedAt: string; event: unknown }[]> {
+  ): Promise<({ messageId: string; eventType: string; receivedAt: string } & RenderedEvent)[]> {
     const rows = await this.sql.query<Row>(
-      `select message_id, event_type, received_at, event from messages where source_id = $1 and event is not null
+      `select message_id, event_type, received_at, ${EVENT_COLUMNS} from messages
+       where source_id = $1 and (event is not null or event_note is not null)
        order by received_at desc, message_id desc limit $2`,
       [sourceId, limit],
     );
@@ -605,7 +236,7 @@ export class LogStore {
       messageId: String(r.message_id),
       eventType: String(r.event_type),
       receivedAt: iso(ms(r.received_at)),
-      event: typeof r.event === 'string' ? JSON.parse(r.event) : r.event,
+      ...rendered(r),
     }));
   }
 
