@@ -1,3 +1,4 @@
+import { EVENT_NOTES } from '../domain/event-text.ts';
 import { DEFAULT_PAGE_SIZE, DEFAULT_STREAM_SIZE, MAX_ID_LENGTH, MAX_PAGE_SIZE, MAX_STREAM_SIZE } from '../constants.ts';
 import { DELIVERY_STATES } from '../domain/state.ts';
 
@@ -29,6 +30,19 @@ const queryTime = (name: string, description: string) => ({
   description: `${description} (ISO 8601 or epoch milliseconds)`,
   schema: { type: 'string', maxLength: 40 },
 });
+
+/** How a message view shows an event the JSON type refused, or one cut for display (docs/delivery-log.md). */
+const eventTextProperties = {
+  eventText: {
+    type: ['string', 'null'],
+    description: 'The event as text when it is not kept as JSON, or cut for display; at most 256 KB',
+  },
+  eventNote: {
+    type: ['string', 'null'],
+    enum: [...EVENT_NOTES, null],
+    description: 'Why `event` is not the whole event as sent (kept as text, cut), or null',
+  },
+};
 
 export const openApiDocument = {
   openapi: '3.1.0',
@@ -108,7 +122,11 @@ export const openApiDocument = {
           messageId: id,
           eventType: { type: 'string' },
           receivedAt: time,
-          event: { description: 'The event as it was on the events topic; null when only its attempts were read' },
+          event: {
+            description:
+              'The event as it was on the events topic; null when only its attempts were read or it is kept as text',
+          },
+          ...eventTextProperties,
           deliveries: { type: 'array', items: ref('Delivery') },
           attempts: { type: 'array', items: ref('Attempt') },
           replays: {
@@ -217,7 +235,13 @@ export const openApiDocument = {
             items: {
               type: 'object',
               required: ['messageId', 'eventType', 'receivedAt', 'event'],
-              properties: { messageId: id, eventType: { type: 'string' }, receivedAt: time, event: {} },
+              properties: {
+                messageId: id,
+                eventType: { type: 'string' },
+                receivedAt: time,
+                event: {},
+                ...eventTextProperties,
+              },
             },
           },
         },
