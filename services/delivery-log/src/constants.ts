@@ -29,6 +29,8 @@ export const MAX_EVENT_DEPTH = 128;
 export const MAX_NUMBER_CHARS = 1_000;
 /** A read renders at most this many bytes of an event; a longer one is cut, with a note. */
 export const MAX_RENDERED_EVENT_BYTES = 256 * 1024;
+/** A message view lists at most this many records of the message the database refused. */
+export const MAX_UNSTORED_SHOWN = 20;
 
 /** Page size of the message list: default and maximum. */
 export const DEFAULT_PAGE_SIZE = 50;

@@ -1,5 +1,7 @@
 import type { ConsumedRecord } from '@sluice/kafka';
+import { after, before } from 'node:test';
 import { openDatabase, type Sql } from '../src/adapters/database.ts';
+import { LogStore } from '../src/adapters/store.ts';
 import { migrate } from '../src/adapters/migrations.ts';
 import type { AttemptEntry, DeadEntry, EventEntry, RejectedEntry } from '../src/domain/records.ts';
 
@@ -29,6 +31,20 @@ export async function testDatabase(): Promise<Sql> {
       await sql.close();
     },
   };
+}
+
+/**
+ * A store over its own test database for one `describe`: opened before its tests, closed after.
+ * `sql` and `store` are set once `before` ran.
+ */
+export function storeFixture(): { sql: Sql; store: LogStore } {
+  const fixture = {} as { sql: Sql; store: LogStore };
+  before(async () => {
+    fixture.sql = await testDatabase();
+    fixture.store = new LogStore(fixture.sql);
+  });
+  after(() => fixture.sql.close());
+  return fixture;
 }
 
 let offset = 0;

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { Sql } from '../src/adapters/database.ts';
-import { LogStore } from '../src/adapters/store.ts';
 import { MAX_RENDERED_EVENT_BYTES } from '../src/constants.ts';
 import { EVENT_NOTES } from '../src/domain/event-text.ts';
 import { type LogEntry, readRecord } from '../src/domain/records.ts';
 import { storableJson } from '../src/domain/storable-text.ts';
-import { attemptEntry, eventEntry, TEST_TOPICS, testDatabase, topicRecord } from './helpers.ts';
+import { attemptEntry, eventEntry, TEST_TOPICS, storeFixture, topicRecord } from './helpers.ts';
 
 /** An event envelope whose `properties.n` is `raw`, written as is (not through JSON.stringify). */
 const envelope = (messageId: string, raw: string, extra = '') =>
@@ -43,13 +41,7 @@ function entriesOf(texts: string[]): LogEntry[] {
 const norm = (v: unknown) => JSON.parse(JSON.stringify(v));
 
 describe('delivery-log store: no record stops the log', () => {
-  let sql: Sql;
-  let store: LogStore;
-  before(async () => {
-    sql = await testDatabase();
-    store = new LogStore(sql);
-  });
-  after(() => sql.close());
+  const db = storeFixture();
 
   it('each odd value in a batch of good records: every good one stored, each odd one stored or kept as text with its reason', async () => {
     for (const [name, raw] of Object.entries(ODD)) {
@@ -58,16 +50,16 @@ describe('delivery-log store: no record stops the log', () => {
         envelope(`odd-${name}`, raw, EXTRA[name]),
         envelope(`good-after-${name}`, '2'),
       ]);
-      const report = await store.ingest(batch);
+      const report = await db.store.ingest(batch);
       assert.deepEqual(report.unstored, [], name);
       for (const good of [`good-before-${name}`, `good-after-${name}`]) {
-        const m = await store.message('src', good);
+        const m = await db.store.message('src', good);
         assert.ok(m, `${name}: ${good} stored`);
         assert.equal(m.eventNote, null);
         assert.equal((m.event as { sourceId: string }).sourceId, 'src');
         assert.equal(m.deliveries[0]!.state, 'delivering');
       }
-      const odd = await store.message('src', `odd-${name}`);
+      const odd = await db.store.message('src', `odd-${name}`);
       assert.ok(odd, `${name}: the odd event is findable`);
       assert.ok(JSON.stringify(odd).length < MAX_RENDERED_EVENT_BYTES + 16 * 1024, `${name}: its read is bounded`);
       if (odd.event === null) {
@@ -80,14 +72,14 @@ describe('delivery-log store: no record stops the log', () => {
         );
       }
     }
-    const notes = async (id: string) => (await store.message('src', `odd-${id}`))!.eventNote;
+    const notes = async (id: string) => (await db.store.message('src', `odd-${id}`))!.eventNote;
     assert.equal(await notes('underflow-16384'), 'number_out_of_range');
     assert.equal(await notes('prints-16k'), 'number_out_of_range', 'a number printed back as 16 KB is kept as written');
     assert.equal(await notes('deep-10000'), 'too_deep');
     assert.equal(await notes('string-500k'), 'too_large');
     assert.equal(await notes('overflow-400'), null, '1e400 is a number numeric keeps as JSON');
-    assert.equal((await store.message('src', 'odd-prints-16k'))!.eventText, envelope('odd-prints-16k', '1e-16383'));
-    const year = await store.message('src', 'odd-year-minus-10000');
+    assert.equal((await db.store.message('src', 'odd-prints-16k'))!.eventText, envelope('odd-prints-16k', '1e-16383'));
+    const year = await db.store.message('src', 'odd-year-minus-10000');
     assert.equal(
       year!.receivedAt,
       new Date(1_700_000_000_000).toISOString(),
@@ -100,27 +92,33 @@ describe('delivery-log store: no record stops the log', () => {
     const refusedJson = eventEntry({ messageId: 'raw-nul', event: envelope('raw-nul', '"\\u0000"') });
     const bigAttempt = attemptEntry({ messageId: 'big-attempt', attempt: 2 ** 40 });
     const good = eventEntry({ messageId: 'beside-refused' });
-    const report = await store.ingest([refusedJson, bigAttempt, good]);
+    const report = await db.store.ingest([refusedJson, bigAttempt, good]);
     assert.deepEqual(report.keptAsText, ['database_refused']);
     assert.deepEqual(report.unstored, [{ kind: 'attempt', reason: 'database_refused' }]);
-    assert.ok(await store.message('src', 'beside-refused'));
-    const kept = await store.message('src', 'raw-nul');
+    assert.ok(await db.store.message('src', 'beside-refused'));
+    const kept = await db.store.message('src', 'raw-nul');
     assert.equal(kept!.eventNote, 'database_refused');
     assert.equal(kept!.eventText, refusedJson.event);
-    const [row] = await sql.query<{ kind: string; reason: string; error: string }>(
+    const [row] = await db.sql.query<{ kind: string; reason: string; error: string }>(
       "select kind, reason, error from unstored where message_id = 'big-attempt'",
     );
     assert.equal(row!.kind, 'attempt');
     assert.match(row!.error, /range|integer/);
+    const findable = await db.store.message('src', 'big-attempt');
+    assert.deepEqual(
+      findable!.unstored.map((u) => [u.kind, u.reason]),
+      [['attempt', 'database_refused']],
+      'findable through the API',
+    );
   });
 
   it('a read of an event is bounded: longer than the cap, it is cut with a note', async () => {
     const big = JSON.stringify({ a: 'y'.repeat(MAX_RENDERED_EVENT_BYTES) });
-    await sql.query(
+    await db.sql.query(
       `insert into messages (source_id, message_id, received_at, event) values ('src', 'huge', now(), $1::text::jsonb)`,
       [big],
     );
-    const m = await store.message('src', 'huge');
+    const m = await db.store.message('src', 'huge');
     assert.equal(m!.event, null);
     assert.equal(m!.eventNote, 'cut_for_display');
     assert.ok(Buffer.byteLength(m!.eventText!) <= MAX_RENDERED_EVENT_BYTES);
@@ -150,10 +148,10 @@ describe('delivery-log store: no record stops the log', () => {
           const text = `{"sourceId":"src","messageId":"${id}","type":"track","properties":${body}}`;
           JSON.parse(text);
           const batch = entriesOf([envelope(`${id}-good`, '1'), text]);
-          const report = await store.ingest(batch);
+          const report = await db.store.ingest(batch);
           assert.deepEqual(report.unstored, []);
-          assert.ok(await store.message('src', `${id}-good`));
-          const m = await store.message('src', id);
+          assert.ok(await db.store.message('src', `${id}-good`));
+          const m = await db.store.message('src', id);
           assert.ok(m);
           if (m.event === null) assert.ok(m.eventNote !== null && typeof m.eventText === 'string');
           else assert.deepEqual(norm(m.event), norm(JSON.parse(storableJson(text))));

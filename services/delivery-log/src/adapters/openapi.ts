@@ -138,6 +138,19 @@ export const openApiDocument = {
             },
           },
           rejectedValues: { type: 'array', items: { type: 'string' } },
+          unstored: {
+            description: 'Records about the message the database refused (at most 20), with the reason',
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['kind', 'reason', 'at'],
+              properties: {
+                kind: { type: 'string' },
+                reason: { type: 'string', enum: ['database_refused'] },
+                at: time,
+              },
+            },
+          },
         },
       },
       MessageSummary: {

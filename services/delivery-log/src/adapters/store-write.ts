@@ -71,13 +71,22 @@ async function writeAlone(sql: Sql, entry: LogEntry, report: IngestReport): Prom
       error = err;
     }
   }
-  await sql.query('insert into unstored (kind, source_id, message_id, reason, error) values ($1, $2, $3, $4, $5)', [
-    entry.kind,
-    entry.sourceId,
-    entry.messageId,
-    'database_refused',
-    storableText(String((error as Error).message)).slice(0, MAX_TEXT_LENGTH),
-  ]);
+  // The message row too, so the record is findable through the API (its view lists `unstored`).
+  const at = entry.kind === 'event' ? entry.receivedAt : entry.at;
+  await sql.transaction(async (tx) => {
+    await tx.query(
+      `insert into messages (source_id, message_id, received_at) values ($1, $2, to_timestamp($3 / 1000.0))
+       on conflict (source_id, message_id) do nothing`,
+      [entry.sourceId, entry.messageId, at],
+    );
+    await tx.query('insert into unstored (kind, source_id, message_id, reason, error) values ($1, $2, $3, $4, $5)', [
+      entry.kind,
+      entry.sourceId,
+      entry.messageId,
+      'database_refused',
+      storableText(String((error as Error).message)).slice(0, MAX_TEXT_LENGTH),
+    ]);
+  });
   report.unstored.push({ kind: entry.kind, reason: 'database_refused' });
 }
 
@@ -189,13 +198,32 @@ async function writeEvents(
 }
 
 type PositionRow = { topic: string; partition: number; record_offset: string | number | bigint };
-const writtenPositions = (rows: PositionRow[]) =>
-  new Set(rows.map((r) => positionKey({ topic: r.topic, partition: r.partition, offset: String(r.record_offset) })));
+
+/**
+ * Inserts records keyed by their place in their topic with `statement` (its `$1` the rows, it
+ * returns the positions it inserted); returns the records not seen before.
+ */
+async function insertNew<T extends AttemptEntry | RejectedEntry>(
+  tx: Sql,
+  statement: string,
+  records: T[],
+  row: (record: T) => object,
+): Promise<T[]> {
+  if (records.length === 0) return [];
+  const rows = await rowsAsJson<PositionRow>(
+    tx,
+    `${statement} on conflict do nothing returning topic, partition, record_offset::text as record_offset`,
+    [recordset(records.map((r) => ({ ...r.position, ...row(r) })))],
+  );
+  const inserted = new Set(
+    rows.map((r) => positionKey({ topic: r.topic, partition: r.partition, offset: String(r.record_offset) })),
+  );
+  return records.filter((r) => inserted.has(positionKey(r.position)));
+}
 
 /** Inserts the attempts; returns those not seen before. */
-async function writeAttempts(tx: Sql, attempts: AttemptEntry[]): Promise<AttemptEntry[]> {
-  if (attempts.length === 0) return [];
-  const rows = await rowsAsJson<PositionRow>(
+const writeAttempts = (tx: Sql, attempts: AttemptEntry[]) =>
+  insertNew(
     tx,
     `insert into attempts (topic, partition, record_offset, source_id, message_id, destination_id, endpoint, attempt, at,
        outcome, status, error, latency_ms, response_snippet)
@@ -203,35 +231,26 @@ async function writeAttempts(tx: Sql, attempts: AttemptEntry[]): Promise<Attempt
        x.attempt, to_timestamp(x.at / 1000.0), x.outcome, x.status, x.error, x."latencyMs", x."responseSnippet"
      from jsonb_to_recordset($1::text::jsonb) as x(topic text, partition int, "offset" text, "sourceId" text,
        "messageId" text, "destinationId" text, endpoint text, attempt int, at double precision, outcome text,
-       status int, error text, "latencyMs" double precision, "responseSnippet" text)
-     on conflict do nothing returning topic, partition, record_offset::text as record_offset`,
-    [
-      recordset(
-        attempts.map((a) => ({
-          ...a.position,
-          sourceId: a.sourceId,
-          messageId: a.messageId,
-          destinationId: a.destinationId,
-          endpoint: a.endpoint,
-          attempt: a.attempt,
-          at: a.at,
-          outcome: a.outcome,
-          status: a.status ?? null,
-          error: a.error ?? null,
-          latencyMs: a.latencyMs,
-          responseSnippet: a.responseSnippet ?? null,
-        })),
-      ),
-    ],
+       status int, error text, "latencyMs" double precision, "responseSnippet" text)`,
+    attempts,
+    (a) => ({
+      sourceId: a.sourceId,
+      messageId: a.messageId,
+      destinationId: a.destinationId,
+      endpoint: a.endpoint,
+      attempt: a.attempt,
+      at: a.at,
+      outcome: a.outcome,
+      status: a.status ?? null,
+      error: a.error ?? null,
+      latencyMs: a.latencyMs,
+      responseSnippet: a.responseSnippet ?? null,
+    }),
   );
-  const inserted = writtenPositions(rows);
-  return attempts.filter((a) => inserted.has(positionKey(a.position)));
-}
 
 /** Inserts the rejections (not those of a user already deleted); returns those not seen before. */
-async function writeRejections(tx: Sql, rejections: RejectedEntry[]): Promise<RejectedEntry[]> {
-  if (rejections.length === 0) return [];
-  const rows = await rowsAsJson<PositionRow>(
+const writeRejections = (tx: Sql, rejections: RejectedEntry[]) =>
+  insertNew(
     tx,
     `insert into rejections (topic, partition, record_offset, source_id, message_id, at, value, user_id)
      select x.topic, x.partition, x."offset"::bigint, x."sourceId", x."messageId", to_timestamp(x.at / 1000.0),
@@ -239,24 +258,16 @@ async function writeRejections(tx: Sql, rejections: RejectedEntry[]): Promise<Re
      from jsonb_to_recordset($1::text::jsonb) as x(topic text, partition int, "offset" text, "sourceId" text,
        "messageId" text, at double precision, value text, "userId" text)
      where x."userId" is null or not exists (select 1 from deletions d
-       where d.source_id = x."sourceId" and d.user_id = x."userId" and d.requested_at >= to_timestamp(x.at / 1000.0))
-     on conflict do nothing returning topic, partition, record_offset::text as record_offset`,
-    [
-      recordset(
-        rejections.map((r) => ({
-          ...r.position,
-          sourceId: r.sourceId,
-          messageId: r.messageId,
-          at: r.at,
-          value: r.value ?? null,
-          userId: r.userId ?? null,
-        })),
-      ),
-    ],
+       where d.source_id = x."sourceId" and d.user_id = x."userId" and d.requested_at >= to_timestamp(x.at / 1000.0))`,
+    rejections,
+    (r) => ({
+      sourceId: r.sourceId,
+      messageId: r.messageId,
+      at: r.at,
+      value: r.value ?? null,
+      userId: r.userId ?? null,
+    }),
   );
-  const inserted = writtenPositions(rows);
-  return rejections.filter((r) => inserted.has(positionKey(r.position)));
-}
 
 /** Receive time of the messages a batch is about, and which of them existed before the batch. */
 interface FactMessages {

@@ -1,4 +1,4 @@
-import { MAX_RENDERED_EVENT_BYTES } from '../constants.ts';
+import { MAX_RENDERED_EVENT_BYTES, MAX_UNSTORED_SHOWN } from '../constants.ts';
 import type { Cursor } from '../domain/cursor.ts';
 import { type RenderedEvent, renderEvent } from '../domain/event-text.ts';
 import { messageKey } from '../domain/keys.ts';
@@ -68,6 +68,8 @@ export interface MessageView extends MessageSummary, RenderedEvent {
   attempts: AttemptView[];
   replays: { requestedAt: string; destinationId: string | null; replayed: number }[];
   rejectedValues: string[];
+  /** Records about the message the database refused (docs/delivery-log.md, "No record stops the log"). */
+  unstored: { kind: string; reason: string; at: string }[];
 }
 
 export interface EndpointHealth {
@@ -133,6 +135,10 @@ export class LogStore {
       'select * from replays where source_id = $1 and message_id = $2 order by requested_at',
       key,
     );
+    const unstored = await this.sql.query<Row>(
+      `select kind, reason, at from unstored where source_id = $1 and message_id = $2 order by at, id limit ${MAX_UNSTORED_SHOWN}`,
+      key,
+    );
     const rejected = await this.sql.query<Row>(
       'select value from rejections where source_id = $1 and message_id = $2 order by at',
       key,
@@ -161,6 +167,7 @@ export class LogStore {
         replayed: Number(r.replayed),
       })),
       rejectedValues: rejected.map((r) => String(r.value ?? '')),
+      unstored: unstored.map((u) => ({ kind: String(u.kind), reason: String(u.reason), at: iso(ms(u.at)) })),
     };
   }
 
