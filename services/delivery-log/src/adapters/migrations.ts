@@ -80,6 +80,7 @@ const MIGRATIONS: readonly string[] = [
   alter table messages add column event_text text;
   alter table messages add column event_note text;
   alter table messages add column user_id text;
+  update messages set user_id = event->>'userId' where jsonb_typeof(event) = 'object';
   create index messages_user on messages (source_id, user_id) where user_id is not null;
   alter table rejections add column user_id text;
   create index rejections_user on rejections (source_id, user_id) where user_id is not null;
