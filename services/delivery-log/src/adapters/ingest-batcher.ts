@@ -1,4 +1,4 @@
-import { type EnvelopeCodec, isConfluentFramed, unframeConfluent } from '@sluice/codec';
+import { type EnvelopeCodec, isConfluentFramed, SchemaRegistryUnavailableError, unframeConfluent } from '@sluice/codec';
 import type { ConsumedRecord } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { INGEST_BATCH_MAX, INGEST_LANES } from '../constants.ts';
@@ -81,7 +81,8 @@ export class IngestBatcher {
 
   /**
    * What the record says. A Confluent-framed event is decoded by the pipeline's codec (its schema
-   * id checked against the registry, as the deliverer does); the log keeps its JSON payload.
+   * id checked against the registry, as the deliverer does); the log keeps its JSON payload. A
+   * registry out of reach fails the record like a database outage does.
    */
   async #read(record: ConsumedRecord): Promise<Read> {
     const { codec, topics } = this.#options;
@@ -89,7 +90,14 @@ export class IngestBatcher {
       return readRecord(record, topics);
     if (codec === undefined || codec.format !== 'confluent')
       return { ok: false, reason: 'framed event without a schema registry' };
-    const decoded = await codec.decode(record.value);
+    let decoded: Awaited<ReturnType<EnvelopeCodec['decode']>>;
+    try {
+      decoded = await codec.decode(record.value);
+    } catch (err) {
+      // A registry out of reach is an outage, not the record's fault: read it again after the restart.
+      if (err instanceof SchemaRegistryUnavailableError) throw err;
+      return { ok: false, reason: (err as Error).message };
+    }
     if (!decoded.ok) return { ok: false, reason: decoded.message };
     return readRecord({ ...record, value: unframeConfluent(record.value)!.payload }, topics);
   }
