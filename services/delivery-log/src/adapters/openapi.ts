@@ -1,6 +1,6 @@
-import { EVENT_NOTES } from '../domain/event-text.ts';
 import { DEFAULT_PAGE_SIZE, DEFAULT_STREAM_SIZE, MAX_ID_LENGTH, MAX_PAGE_SIZE, MAX_STREAM_SIZE } from '../constants.ts';
 import { DELIVERY_STATES } from '../domain/state.ts';
+import { eventAsText, unstoredList } from './openapi-event.ts';
 
 /**
  * The OpenAPI 3.1 description of the delivery-log API (served at `/openapi.json`, documented in
@@ -30,19 +30,6 @@ const queryTime = (name: string, description: string) => ({
   description: `${description} (ISO 8601 or epoch milliseconds)`,
   schema: { type: 'string', maxLength: 40 },
 });
-
-/** How a message view shows an event the JSON type refused, or one cut for display (docs/delivery-log.md). */
-const eventTextProperties = {
-  eventText: {
-    type: ['string', 'null'],
-    description: 'The event as text when it is not kept as JSON, or cut for display; at most 256 KB',
-  },
-  eventNote: {
-    type: ['string', 'null'],
-    enum: [...EVENT_NOTES, null],
-    description: 'Why `event` is not the whole event as sent (kept as text, cut), or null',
-  },
-};
 
 export const openApiDocument = {
   openapi: '3.1.0',
@@ -122,11 +109,8 @@ export const openApiDocument = {
           messageId: id,
           eventType: { type: 'string' },
           receivedAt: time,
-          event: {
-            description:
-              'The event as it was on the events topic; null when only its attempts were read or it is kept as text',
-          },
-          ...eventTextProperties,
+          event: { description: 'The event as it was on the events topic; null when only its attempts were read' },
+          ...eventAsText,
           deliveries: { type: 'array', items: ref('Delivery') },
           attempts: { type: 'array', items: ref('Attempt') },
           replays: {
@@ -138,19 +122,7 @@ export const openApiDocument = {
             },
           },
           rejectedValues: { type: 'array', items: { type: 'string' } },
-          unstored: {
-            description: 'Records about the message the database refused (at most 20), with the reason',
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['kind', 'reason', 'at'],
-              properties: {
-                kind: { type: 'string' },
-                reason: { type: 'string', enum: ['database_refused'] },
-                at: time,
-              },
-            },
-          },
+          unstored: unstoredList,
         },
       },
       MessageSummary: {
@@ -248,13 +220,7 @@ export const openApiDocument = {
             items: {
               type: 'object',
               required: ['messageId', 'eventType', 'receivedAt', 'event'],
-              properties: {
-                messageId: id,
-                eventType: { type: 'string' },
-                receivedAt: time,
-                event: {},
-                ...eventTextProperties,
-              },
+              properties: { messageId: id, eventType: { type: 'string' }, receivedAt: time, event: {}, ...eventAsText },
             },
           },
         },
