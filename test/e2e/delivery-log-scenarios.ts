@@ -9,6 +9,9 @@ import { Pipeline } from '../support/pipeline.ts';
  * as processes on the real broker, one real endpoint whose answer depends on the message, and the
  * log's API asked what happened. Run against the embedded database and against PostgreSQL.
  */
+/** Admin token of ingest's deletion API in these scenarios. */
+const ADMIN_TOKEN = 'delivery-log-scenarios-admin';
+
 export function deliveryLogScenarios(
   label: string,
   database: () => Promise<{ url?: string; close(): Promise<void> }>,
@@ -64,6 +67,7 @@ export function deliveryLogScenarios(
         config: {
           retry: { window: '60s', schedule: ['200ms'], tiers: ['1s'] },
           delivery: { timeout: '2s' },
+          ingest: { adminToken: ADMIN_TOKEN },
           ...(db.url !== undefined && { deliveryLog: { databaseUrl: db.url } }),
         },
       });
@@ -189,6 +193,41 @@ export function deliveryLogScenarios(
       assert.equal(unauth.status, 401);
       const notFound = await pipeline.deliveryLog('/api/v1/messages/ledger/never-sent');
       assert.equal(notFound.status, 404);
+    });
+
+    it("a deletion request removes the user's events from the log; other users' stay", async () => {
+      const user = `forget-${run}`;
+      const ids = [`forget-a-${run}`, `forget-b-${run}`];
+      const kept = `kept-${run}`;
+      const present = async (id: string) => {
+        const res = await pipeline.deliveryLog(`/api/v1/messages/ledger/${encodeURIComponent(id)}`);
+        return res.status === 200 ? res.body : undefined;
+      };
+      const calls = [...ids.map((id) => ({ ...track(id), userId: user })), track(kept)];
+      assert.equal((await pipeline.postBatch(calls)).status, 200);
+      for (const id of [...ids, kept]) await waitUntil(() => present(id), 30_000, `${id} in the log`);
+      const res = await fetch(`${pipeline.service('ingest').url}/v1/deletions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: JSON.stringify({ userId: user, sourceIds: ['ledger'] }),
+      });
+      assert.equal(res.status, 202);
+      const { id: deletionId } = (await res.json()) as { id: string };
+      const started = Date.now();
+      await waitUntil(
+        async () => {
+          const views = await Promise.all(
+            ids.map((id) => pipeline.deliveryLog(`/api/v1/messages/ledger/${encodeURIComponent(id)}`)),
+          );
+          return views.every((v) => v.status === 404) || undefined;
+        },
+        30_000,
+        "the user's events gone from the log",
+      );
+      const seconds = (Date.now() - started) / 1_000;
+      assert.ok(await waitUntil(() => present(deletionId), 10_000, 'the deletion itself in the log'));
+      assert.ok(await present(kept), "another user's event stays");
+      console.log(`# the user's events left the log ${seconds.toFixed(1)} s after the deletion request`);
     });
   });
 }

@@ -144,7 +144,7 @@ async function streamPage(sourceId) {
           'li',
           {},
           el('p', {}, time(e.receivedAt), ' ', e.eventType, ' ', msgLink({ sourceId, messageId: e.messageId })),
-          el('pre', {}, JSON.stringify(e.event, null, 2)),
+          eventBlock(e),
         ),
       ),
     );
@@ -335,7 +335,7 @@ async function messagePage(sourceId, messageId) {
         )
       : null,
     el('h3', {}, 'Event'),
-    el('pre', {}, JSON.stringify(m.event, null, 2)),
+    eventBlock(m),
     ...m.rejectedValues.map((v) => el('pre', { 'aria-label': 'Rejected call' }, v)),
     m.rejectedValues.length < m.totals.rejectedValues
       ? el(
@@ -385,3 +385,9 @@ document.getElementById('token-form').addEventListener('submit', (e) => {
 });
 window.addEventListener('hashchange', () => route().then(() => main.focus()));
 route();
+
+/** An event of a message view: its JSON, or the text kept instead with the reason (docs/delivery-log.md). */
+function eventBlock(m) {
+  if (m.eventText === null || m.eventText === undefined) return el('pre', {}, JSON.stringify(m.event, null, 2));
+  return el('div', {}, el('p', { class: 'note' }, `Kept as text: ${m.eventNote}`), el('pre', {}, m.eventText));
+}

@@ -19,6 +19,18 @@ export const MAX_ID_LENGTH = 200;
 export const MAX_TEXT_LENGTH = 2_048;
 /** Events are kept up to this size in bytes (the pipeline's own limit is smaller). */
 export const MAX_EVENT_BYTES = 64 * 1024;
+/** Events nested deeper than this are kept as text, not JSON (docs/delivery-log.md). */
+export const MAX_EVENT_DEPTH = 128;
+/**
+ * Events with a number PostgreSQL's `numeric` would print longer than this (`1e-1000` prints as
+ * 1,002 characters) are kept as text, not JSON: the printed form, not the written one, is what
+ * every read of the event carries.
+ */
+export const MAX_NUMBER_CHARS = 1_000;
+/** A read renders at most this many bytes of an event; a longer one is cut, with a note. */
+export const MAX_RENDERED_EVENT_BYTES = 256 * 1024;
+/** A message view lists at most this many records of the message the database refused. */
+export const MAX_UNSTORED_SHOWN = 20;
 
 /** Page size of the message list: default and maximum. */
 export const DEFAULT_PAGE_SIZE = 50;

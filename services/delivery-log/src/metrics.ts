@@ -14,6 +14,12 @@ export class DeliveryLogMetrics {
   readonly requests: Counter<'route' | 'status'>;
   /** Replays asked for through the API, and dead letters they re-injected. */
   readonly replayed: Counter;
+  /** Events kept as text instead of JSON, by reason (`EVENT_NOTES`). */
+  readonly keptAsText: Counter<'reason'>;
+  /** Records the database refused (kept in the `unstored` table), by kind and reason. */
+  readonly unstored: Counter<'kind' | 'reason'>;
+  /** Rows removed by deletion requests, by table (`messages`, `rejections`). */
+  readonly deleted: Counter<'table'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -48,6 +54,24 @@ export class DeliveryLogMetrics {
     this.replayed = new Counter({
       name: 'sluice_delivery_log_replayed_total',
       help: 'Dead letters re-injected through the API',
+      registers,
+    });
+    this.keptAsText = new Counter({
+      name: 'sluice_delivery_log_events_kept_as_text_total',
+      help: 'Events kept as text instead of JSON, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.unstored = new Counter({
+      name: 'sluice_delivery_log_unstored_total',
+      help: 'Records the database refused, by kind and reason',
+      labelNames: ['kind', 'reason'],
+      registers,
+    });
+    this.deleted = new Counter({
+      name: 'sluice_delivery_log_deleted_total',
+      help: 'Rows removed by deletion requests, by table',
+      labelNames: ['table'],
       registers,
     });
   }

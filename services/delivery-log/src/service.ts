@@ -1,3 +1,4 @@
+import { createEnvelopeCodec } from '@sluice/codec';
 import { ConcurrentConsumer, ConsumerMetrics } from '@sluice/kafka';
 import { routeEvent } from '@sluice/webhook';
 import type { EventEnvelope } from '@sluice/envelope';
@@ -73,6 +74,11 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
       // The embedded database runs one statement at a time in this thread: more lanes would only
       // make its batches smaller.
       lanes: sql.kind === 'postgres' ? INGEST_LANES : 1,
+      codec: createEnvelopeCodec({
+        schemaRegistryUrl: ctx.env.schemaRegistryUrl,
+        access: initial.schemaRegistry,
+        topic: roles.events,
+      }),
     });
     const lag = new ConsumerMetrics(ctx.registry, { admin, logger });
     life.add({ name: 'consumer lag', stop: () => lag.close() });

@@ -1,4 +1,7 @@
+import type { ConsumedRecord } from '@sluice/kafka';
+import { after, before } from 'node:test';
 import { openDatabase, type Sql } from '../src/adapters/database.ts';
+import { LogStore } from '../src/adapters/store.ts';
 import { migrate } from '../src/adapters/migrations.ts';
 import type { AttemptEntry, DeadEntry, EventEntry, RejectedEntry } from '../src/domain/records.ts';
 
@@ -28,6 +31,20 @@ export async function testDatabase(): Promise<Sql> {
       await sql.close();
     },
   };
+}
+
+/**
+ * A store over its own test database for one `describe`: opened before its tests, closed after.
+ * `sql` and `store` are set once `before` ran.
+ */
+export function storeFixture(): { sql: Sql; store: LogStore } {
+  const fixture = {} as { sql: Sql; store: LogStore };
+  before(async () => {
+    fixture.sql = await testDatabase();
+    fixture.store = new LogStore(fixture.sql);
+  });
+  after(() => fixture.sql.close());
+  return fixture;
 }
 
 let offset = 0;
@@ -100,5 +117,26 @@ export function rejectedEntry(over: Partial<RejectedEntry> = {}): RejectedEntry 
     at: 1_500,
     value: '{"type":"track"}',
     ...over,
+  };
+}
+
+/** The topics of the records `topicRecord` makes. */
+export const TEST_TOPICS = { events: 'events', attempts: 'attempts', deadLetter: 'dead-letter', rejected: 'rejected' };
+
+let recordOffset = 0;
+/** A record as the consumer hands it to the log, on one of `TEST_TOPICS`. */
+export function topicRecord(
+  topic: string,
+  value: string | Buffer,
+  headers: Record<string, string> = {},
+): ConsumedRecord {
+  return {
+    topic,
+    partition: 0,
+    offset: String(recordOffset++),
+    key: null,
+    value: typeof value === 'string' ? Buffer.from(value) : value,
+    headers,
+    timestamp: 1_700_000_000_000,
   };
 }

@@ -9,7 +9,7 @@ import { IngestBatcher } from '../src/adapters/ingest-batcher.ts';
 import { ReplayLog } from '../src/adapters/replay-log.ts';
 import { LogStore } from '../src/adapters/store.ts';
 import { DeliveryLogMetrics } from '../src/metrics.ts';
-import { testDatabase } from './helpers.ts';
+import { testDatabase, topicRecord } from './helpers.ts';
 
 const topics = { events: 'events', attempts: 'attempts', deadLetter: 'dead-letter', rejected: 'rejected' };
 
@@ -157,5 +157,30 @@ describe('delivery-log ingest batcher', () => {
       "select value from rejections where message_id like 'rejected:%'",
     );
     assert.equal(rejected!.value, '{\ufffd}');
+  });
+
+  it('counts events kept as text by reason, and skips a framed event when no schema registry is configured', async () => {
+    const registry = new Registry();
+    const metrics = new DeliveryLogMetrics(registry);
+    const batcher = new IngestBatcher({
+      store: new LogStore(sql),
+      replayLog: new ReplayLog(sql),
+      topics,
+      metrics,
+      logger: createLogger({ name: 'batcher-test', level: 'error' }),
+      keepAfter: () => 0,
+      route: () => ['hooks'],
+    });
+    await Promise.all([
+      batcher.handle(topicRecord(topics.events, '{"sourceId":"counted","messageId":"odd","n":1e-16384}')),
+      batcher.handle(topicRecord(topics.events, '{"sourceId":"counted","messageId":"good","n":1}')),
+      batcher.handle(
+        topicRecord(topics.events, Buffer.concat([Buffer.from([0, 0, 0, 0, 1]), Buffer.from('{"sourceId":"x"}')])),
+      ),
+    ]);
+    const text = await registry.metrics();
+    assert.match(text, /sluice_delivery_log_events_kept_as_text_total\{reason="number_out_of_range"\} 1/);
+    assert.match(text, /sluice_delivery_log_skipped_total\{topic="events"\} 1/);
+    assert.equal((await new LogStore(sql).message('counted', 'odd'))!.eventNote, 'number_out_of_range');
   });
 });

@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Sql } from '../src/adapters/database.ts';
-import { LogStore } from '../src/adapters/store.ts';
+import { describe, it } from 'node:test';
 import type { Cursor } from '../src/domain/cursor.ts';
-import { attemptEntry, deadEntry, eventEntry, rejectedEntry, testDatabase } from './helpers.ts';
+import { attemptEntry, deadEntry, eventEntry, rejectedEntry, storeFixture } from './helpers.ts';
 
 describe('delivery-log store', () => {
-  let sql: Sql;
-  let store: LogStore;
-  before(async () => {
-    sql = await testDatabase();
-    store = new LogStore(sql);
-  });
-  after(() => sql.close());
+  const db = storeFixture();
 
   it('keeps the event, every attempt and the state; a batch written twice changes nothing', async () => {
     const batch = [
@@ -21,13 +13,13 @@ describe('delivery-log store', () => {
       attemptEntry({ messageId: 'twice', attempt: 2, at: 3_000 }),
       attemptEntry({ messageId: 'twice', attempt: 3, at: 4_000, outcome: 'success', status: 200, error: undefined }),
     ];
-    await store.ingest(batch);
-    const first = await store.message('src', 'twice');
-    await store.ingest(batch);
-    const second = await store.message('src', 'twice');
+    await db.store.ingest(batch);
+    const first = await db.store.message('src', 'twice');
+    await db.store.ingest(batch);
+    const second = await db.store.message('src', 'twice');
     assert.deepEqual(second, first);
     assert.equal(first!.attempts.length, 3);
-    const [kept] = await sql.query<{ t: string }>(
+    const [kept] = await db.sql.query<{ t: string }>(
       "select jsonb_typeof(event) as t from messages where message_id = 'twice'",
     );
     assert.equal(kept!.t, 'object', 'the event is stored as a JSON object, not a string');
@@ -39,34 +31,36 @@ describe('delivery-log store', () => {
   });
 
   it('an older failure read after the success never moves a delivered message back', async () => {
-    await store.ingest([attemptEntry({ messageId: 'late', attempt: 2, at: 5_000, outcome: 'success', status: 200 })]);
-    await store.ingest([
+    await db.store.ingest([
+      attemptEntry({ messageId: 'late', attempt: 2, at: 5_000, outcome: 'success', status: 200 }),
+    ]);
+    await db.store.ingest([
       attemptEntry({ messageId: 'late', attempt: 1, at: 4_000 }),
       deadEntry({ messageId: 'late', at: 4_500 }),
     ]);
-    const m = await store.message('src', 'late');
+    const m = await db.store.message('src', 'late');
     assert.equal(m!.deliveries[0]!.state, 'delivered');
     assert.equal(m!.attempts.length, 2);
   });
 
   it('dead wins over earlier failures, and an attempt after the death (a replay) moves it on', async () => {
-    await store.ingest([
+    await db.store.ingest([
       eventEntry({ messageId: 'd' }),
       attemptEntry({ messageId: 'd', outcome: 'permanent', status: 404, at: 2_000 }),
     ]);
-    await store.ingest([deadEntry({ messageId: 'd', at: 2_100 })]);
-    assert.equal((await store.message('src', 'd'))!.deliveries[0]!.state, 'dead');
-    await store.ingest([attemptEntry({ messageId: 'd', at: 1_900 })]);
-    assert.equal((await store.message('src', 'd'))!.deliveries[0]!.state, 'dead', 'an older failure keeps it dead');
-    await store.ingest([attemptEntry({ messageId: 'd', at: 9_000, outcome: 'success', status: 200 })]);
-    const m = await store.message('src', 'd');
+    await db.store.ingest([deadEntry({ messageId: 'd', at: 2_100 })]);
+    assert.equal((await db.store.message('src', 'd'))!.deliveries[0]!.state, 'dead');
+    await db.store.ingest([attemptEntry({ messageId: 'd', at: 1_900 })]);
+    assert.equal((await db.store.message('src', 'd'))!.deliveries[0]!.state, 'dead', 'an older failure keeps it dead');
+    await db.store.ingest([attemptEntry({ messageId: 'd', at: 9_000, outcome: 'success', status: 200 })]);
+    const m = await db.store.message('src', 'd');
     assert.equal(m!.deliveries[0]!.state, 'delivered');
     assert.equal(m!.deliveries[0]!.deadReason, null);
   });
 
   it('a routed event without attempts is delivering; a rejection is kept with its reason', async () => {
-    await store.ingest([eventEntry({ messageId: 'new', destinationIds: ['hooks', 'other'] }), rejectedEntry()]);
-    const m = await store.message('src', 'new');
+    await db.store.ingest([eventEntry({ messageId: 'new', destinationIds: ['hooks', 'other'] }), rejectedEntry()]);
+    const m = await db.store.message('src', 'new');
     assert.deepEqual(
       m!.deliveries.map((d) => [d.destinationId, d.state]),
       [
@@ -74,7 +68,7 @@ describe('delivery-log store', () => {
         ['other', 'delivering'],
       ],
     );
-    const r = await store.message('src', 'bad-1');
+    const r = await db.store.message('src', 'bad-1');
     assert.deepEqual(
       r!.deliveries.map((d) => [d.destinationId, d.state, d.reject]),
       [[null, 'rejected', { code: 'invalid_call', message: 'track needs event', origin: 'ingest' }]],
@@ -87,11 +81,11 @@ describe('delivery-log store', () => {
       entries.push(
         eventEntry({ sourceId: 'list', messageId: `l-${String(i).padStart(2, '0')}`, receivedAt: 10_000 + (i % 5) }),
       );
-    await store.ingest(entries);
+    await db.store.ingest(entries);
     const seen: string[] = [];
     let cursor: Cursor | undefined;
     for (let page = 0; page < 10; page++) {
-      const rows = await store.listMessages(
+      const rows = await db.store.listMessages(
         { sourceId: 'list', state: 'delivering', destinationId: 'hooks' },
         7,
         cursor,
@@ -103,7 +97,7 @@ describe('delivery-log store', () => {
     }
     assert.equal(seen.length, 25);
     assert.equal(new Set(seen).size, 25);
-    assert.deepEqual(await store.listMessages({ sourceId: 'list', state: 'dead' }, 10), []);
+    assert.deepEqual(await db.store.listMessages({ sourceId: 'list', state: 'dead' }, 10), []);
   });
 
   it('endpoint health: success rate, p50/p95 and the last error over the window', async () => {
@@ -123,8 +117,8 @@ describe('delivery-log store', () => {
       );
     }
     entries.push(attemptEntry({ destinationId: 'health', messageId: 'old', at: 1, latencyMs: 99_999 }));
-    await store.ingest(entries);
-    const [h] = await store.endpointHealth(at, 'health');
+    await db.store.ingest(entries);
+    const [h] = await db.store.endpointHealth(at, 'health');
     assert.equal(h!.attempts, 20);
     assert.equal(h!.successRate, 0.75);
     assert.equal(h!.p50LatencyMs, 105);
@@ -145,8 +139,8 @@ describe('delivery-log store', () => {
       const id = `o-${trial}`;
       const entries = run(id);
       if (trial > 0) entries.sort(() => Math.random() - 0.5);
-      while (entries.length > 0) await store.ingest(entries.splice(0, 1 + Math.floor(Math.random() * 3)));
-      const m = await store.message('order', id);
+      while (entries.length > 0) await db.store.ingest(entries.splice(0, 1 + Math.floor(Math.random() * 3)));
+      const m = await db.store.message('order', id);
       views.push(m!.deliveries.map((d) => [d.state, d.stateAt, d.attempts, d.deadReason]));
     }
     for (const v of views) assert.deepEqual(v, views[0]);
@@ -155,26 +149,26 @@ describe('delivery-log store', () => {
   });
 
   it('an in-memory database keeps its tables out of the write-ahead log; a durable one does not', async () => {
-    const rows = await sql.query<{ relname: string; relpersistence: string }>(
+    const rows = await db.sql.query<{ relname: string; relpersistence: string }>(
       `select relname, relpersistence from pg_class where relname in ('messages', 'deliveries', 'attempts', 'rejections', 'replays')
          and relnamespace = current_schema()::regnamespace`,
     );
     assert.equal(rows.length, 5);
-    for (const r of rows) assert.equal(r.relpersistence, sql.durable ? 'p' : 'u', r.relname);
+    for (const r of rows) assert.equal(r.relpersistence, db.sql.durable ? 'p' : 'u', r.relname);
   });
 
   it('pruning deletes what was received before the cut, with its attempts, and keeps the rest', async () => {
-    await store.ingest([
+    await db.store.ingest([
       eventEntry({ sourceId: 'prune', messageId: 'old', receivedAt: 50 }),
       attemptEntry({ sourceId: 'prune', messageId: 'old', at: 60 }),
       eventEntry({ sourceId: 'prune', messageId: 'kept', receivedAt: 500_000 }),
     ]);
-    const deleted = await store.prune(400_000);
+    const deleted = await db.store.prune(400_000);
     assert.ok(deleted >= 1);
-    assert.equal(await store.message('prune', 'old'), undefined);
-    assert.ok(await store.message('prune', 'kept'));
+    assert.equal(await db.store.message('prune', 'old'), undefined);
+    assert.ok(await db.store.message('prune', 'kept'));
     assert.equal(
-      (await sql.query("select 1 from attempts where message_id = 'old' and source_id = 'prune'")).length,
+      (await db.sql.query("select 1 from attempts where message_id = 'old' and source_id = 'prune'")).length,
       0,
     );
   });

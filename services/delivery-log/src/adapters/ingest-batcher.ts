@@ -1,10 +1,12 @@
+import { type EnvelopeCodec, isConfluentFramed, SchemaRegistryUnavailableError, unframeConfluent } from '@sluice/codec';
 import type { ConsumedRecord } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { INGEST_BATCH_MAX, INGEST_LANES } from '../constants.ts';
-import { laneOf, readRecord, type LogEntry, type ReadEntry, type TopicRoles } from '../domain/records.ts';
+import { laneOf, type Read, readRecord, type LogEntry, type ReadEntry, type TopicRoles } from '../domain/records.ts';
 import type { DeliveryLogMetrics } from '../metrics.ts';
 import type { ReplayLog } from './replay-log.ts';
 import type { LogStore } from './store.ts';
+import type { IngestReport } from './store-write.ts';
 
 interface Pending {
   entry: ReadEntry;
@@ -25,6 +27,11 @@ export interface IngestOptions {
   route: (event: Record<string, unknown>) => string[];
   /** Transactions in flight at once; default `INGEST_LANES`. */
   lanes?: number;
+  /**
+   * The pipeline's codec for `sluice.events` (`createEnvelopeCodec`): a Confluent-framed event is
+   * read through it. Without one, a framed record is skipped.
+   */
+  codec?: EnvelopeCodec;
 }
 
 interface Lane {
@@ -39,8 +46,9 @@ interface Lane {
  * lanes' transactions run side by side without ever touching the same message, and every message's
  * records are written in the order they were read. A record's promise resolves once its
  * transaction committed (then its offset may be committed); a database failure rejects every
- * record of the batch, which ends the consumer (the records are read again after restart). A
- * record the log cannot read is counted and skipped: it never stops a partition.
+ * record of the batch, which ends the consumer (the records are read again after restart); the
+ * data of one record never does (`ingestEntries`). A record the log cannot read is counted and
+ * skipped: it never stops a partition.
  */
 export class IngestBatcher {
   readonly #lanes: Lane[];
@@ -51,20 +59,20 @@ export class IngestBatcher {
     this.#lanes = Array.from({ length: options.lanes ?? INGEST_LANES }, () => ({ queue: [], writing: undefined }));
   }
 
-  handle = (record: ConsumedRecord): Promise<void> => {
+  handle = async (record: ConsumedRecord): Promise<void> => {
     const { metrics, logger } = this.#options;
-    const read = readRecord(record, this.#options.topics);
+    const read = await this.#read(record);
     if (!read.ok) {
       metrics.skipped.inc({ topic: record.topic });
       logger.debug(
         { topic: record.topic, partition: record.partition, offset: record.offset, reason: read.reason },
         'record skipped',
       );
-      return Promise.resolve();
+      return;
     }
     if (entryTime(read.entry) < this.#options.keepAfter()) {
       metrics.skipped.inc({ topic: record.topic });
-      return Promise.resolve();
+      return;
     }
     if (read.entry.kind === 'event') read.entry.destinationIds = this.#options.route(read.entry.envelope);
     // A replay marker is about no message: any lane keeps it (the index takes it in any order).
@@ -75,6 +83,29 @@ export class IngestBatcher {
     });
   };
 
+  /**
+   * What the record says. A Confluent-framed event is decoded by the pipeline's codec (its schema
+   * id checked against the registry, as the deliverer does); the log keeps its JSON payload. A
+   * registry out of reach fails the record like a database outage does.
+   */
+  async #read(record: ConsumedRecord): Promise<Read> {
+    const { codec, topics } = this.#options;
+    if (record.topic !== topics.events || record.value === null || !isConfluentFramed(record.value))
+      return readRecord(record, topics);
+    if (codec === undefined || codec.format !== 'confluent')
+      return { ok: false, reason: 'framed event without a schema registry' };
+    let decoded: Awaited<ReturnType<EnvelopeCodec['decode']>>;
+    try {
+      decoded = await codec.decode(record.value);
+    } catch (err) {
+      // A registry out of reach is an outage, not the record's fault: read it again after the restart.
+      if (err instanceof SchemaRegistryUnavailableError) throw err;
+      return { ok: false, reason: (err as Error).message };
+    }
+    if (!decoded.ok) return { ok: false, reason: decoded.message };
+    return readRecord({ ...record, value: unframeConfluent(record.value)!.payload }, topics);
+  }
+
   async #drain(lane: Lane): Promise<void> {
     // Let the records of the current fetch join the first batch.
     await new Promise((resolve) => setImmediate(resolve));
@@ -83,8 +114,11 @@ export class IngestBatcher {
       const started = performance.now();
       try {
         const entries = batch.map((p) => p.entry);
-        await this.#options.store.ingest(entries.filter((e): e is LogEntry => e.kind !== 'replay-marker'));
+        const report = await this.#options.store.ingest(
+          entries.filter((e): e is LogEntry => e.kind !== 'replay-marker'),
+        );
         await this.#options.replayLog.ingest(entries);
+        this.#count(report);
         this.#options.metrics.ingested.inc(batch.length);
         this.#options.metrics.batchSeconds.observe((performance.now() - started) / 1_000);
         for (const p of batch) p.done();
@@ -93,6 +127,16 @@ export class IngestBatcher {
       }
     }
     lane.writing = undefined;
+  }
+
+  #count(report: IngestReport): void {
+    const { metrics, logger } = this.#options;
+    for (const reason of report.keptAsText) metrics.keptAsText.inc({ reason });
+    for (const u of report.unstored) metrics.unstored.inc(u);
+    if (report.unstored.length > 0)
+      logger.warn({ records: report.unstored.length }, 'records the database refused kept in the unstored table');
+    if (report.deleted.messages > 0) metrics.deleted.inc({ table: 'messages' }, report.deleted.messages);
+    if (report.deleted.rejections > 0) metrics.deleted.inc({ table: 'rejections' }, report.deleted.rejections);
   }
 }
 

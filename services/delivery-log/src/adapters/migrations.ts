@@ -96,10 +96,46 @@ const MIGRATIONS: readonly string[] = [
   create index dead_letters_kept on dead_letters (kept_at);
   alter table replays add column bulk boolean not null default false
   `,
+  // Events the JSON type refuses, deletions, records the database refused (docs/delivery-log.md).
+  `
+  alter table messages add column event_text text;
+  alter table messages add column event_note text;
+  alter table messages add column user_id text;
+  update messages set user_id = event->>'userId' where jsonb_typeof(event) = 'object';
+  create index messages_user on messages (source_id, user_id) where user_id is not null;
+  alter table rejections add column user_id text;
+  create index rejections_user on rejections (source_id, user_id) where user_id is not null;
+  create table deletions (
+    source_id text not null,
+    user_id text not null,
+    deletion_id text not null,
+    requested_at timestamptz not null,
+    primary key (source_id, user_id, deletion_id)
+  );
+  create table unstored (
+    id bigserial primary key,
+    at timestamptz not null default now(),
+    kind text not null,
+    source_id text not null,
+    message_id text not null,
+    reason text not null,
+    error text
+  );
+  create index unstored_message on unstored (source_id, message_id);
+  `,
 ];
 
 /** The tables the log keeps its records in. */
-const LOG_TABLES = ['messages', 'deliveries', 'attempts', 'rejections', 'replays', 'dead_letters'] as const;
+const LOG_TABLES = [
+  'messages',
+  'deliveries',
+  'attempts',
+  'rejections',
+  'replays',
+  'dead_letters',
+  'deletions',
+  'unstored',
+] as const;
 
 /** Applies the migrations not yet applied; returns the database's instance id (made on first start). */
 export async function migrate(sql: Sql): Promise<string> {

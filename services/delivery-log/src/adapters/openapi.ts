@@ -9,6 +9,7 @@ import {
   MAX_VIEW_REPLAYS,
 } from '../constants.ts';
 import { DELIVERY_STATES } from '../domain/state.ts';
+import { eventAsText, unstoredList } from './openapi-event.ts';
 
 /**
  * The OpenAPI 3.1 description of the delivery-log API (served at `/openapi.json`, documented in
@@ -139,6 +140,7 @@ export const openApiDocument = {
           eventType: { type: 'string' },
           receivedAt: time,
           event: { description: 'The event as it was on the events topic; null when only its attempts were read' },
+          ...eventAsText,
           deliveries: { type: 'array', items: ref('Delivery') },
           attempts: {
             type: 'array',
@@ -180,6 +182,7 @@ export const openApiDocument = {
               rejectedValues: { type: 'integer', minimum: 0 },
             },
           },
+          unstored: unstoredList,
         },
       },
       MessageSummary: {
@@ -281,7 +284,7 @@ export const openApiDocument = {
             items: {
               type: 'object',
               required: ['messageId', 'eventType', 'receivedAt', 'event'],
-              properties: { messageId: id, eventType: { type: 'string' }, receivedAt: time, event: {} },
+              properties: { messageId: id, eventType: { type: 'string' }, receivedAt: time, event: {}, ...eventAsText },
             },
           },
         },

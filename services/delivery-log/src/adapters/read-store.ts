@@ -1,8 +1,25 @@
-import { MAX_VIEW_ATTEMPTS, MAX_VIEW_REJECTED, MAX_VIEW_REPLAYS } from '../constants.ts';
+import {
+  MAX_RENDERED_EVENT_BYTES,
+  MAX_UNSTORED_SHOWN,
+  MAX_VIEW_ATTEMPTS,
+  MAX_VIEW_REJECTED,
+  MAX_VIEW_REPLAYS,
+} from '../constants.ts';
 import type { Cursor } from '../domain/cursor.ts';
+import { type RenderedEvent, renderEvent } from '../domain/event-text.ts';
 import type { DeliveryState } from '../domain/state.ts';
 import type { Sql } from './database.ts';
 import { iso, ms, NO_DESTINATION, type Row } from './sql-values.ts';
+
+/** The columns of a stored event, bounded (`renderEvent`). */
+const EVENT_COLUMNS = `left(event::text, ${MAX_RENDERED_EVENT_BYTES + 1}) as event_json,
+  left(event_text, ${MAX_RENDERED_EVENT_BYTES + 1}) as event_text, event_note`;
+const rendered = (r: Row): RenderedEvent =>
+  renderEvent(
+    (r.event_json as string | null) ?? null,
+    (r.event_text as string | null) ?? null,
+    (r.event_note as string | null) ?? null,
+  );
 
 export interface MessageFilter {
   sourceId?: string;
@@ -53,8 +70,7 @@ export interface ReplayView {
   bulk: boolean;
 }
 
-export interface MessageView extends MessageSummary {
-  event: unknown;
+export interface MessageView extends MessageSummary, RenderedEvent {
   deliveries: DeliveryView[];
   /** The newest `MAX_VIEW_ATTEMPTS` attempts, oldest first. */
   attempts: AttemptView[];
@@ -64,6 +80,8 @@ export interface MessageView extends MessageSummary {
   rejectedValues: string[];
   /** How many of each the log holds (the lists above are capped). */
   totals: { attempts: number; replays: number; rejectedValues: number };
+  /** Records about the message the database refused (docs/delivery-log.md, "No record stops the log"). */
+  unstored: { kind: string; reason: string; at: string }[];
 }
 
 export interface EndpointHealth {
@@ -94,7 +112,7 @@ export class LogReader {
   async message(sourceId: string, messageId: string): Promise<MessageView | undefined> {
     const key = [sourceId, messageId];
     const [m] = await this.sql.query<Row>(
-      `select m.*,
+      `select m.event_type, m.received_at, ${EVENT_COLUMNS},
          (select count(*) from attempts a where a.source_id = $1 and a.message_id = $2)::int as attempt_total,
          (select count(*) from replays r where r.source_id = $1 and r.message_id = $2)::int as replay_total,
          (select count(*) from rejections j where j.source_id = $1 and j.message_id = $2)::int as rejected_total
@@ -120,12 +138,16 @@ export class LogReader {
       'select value from rejections where source_id = $1 and message_id = $2 order by at limit $3',
       [...key, MAX_VIEW_REJECTED],
     );
+    const unstored = await this.sql.query<Row>(
+      'select kind, reason, at from unstored where source_id = $1 and message_id = $2 order by at, id limit $3',
+      [...key, MAX_UNSTORED_SHOWN],
+    );
     return {
       sourceId,
       messageId,
       eventType: String(m.event_type),
       receivedAt: iso(ms(m.received_at)),
-      event: typeof m.event === 'string' ? JSON.parse(m.event) : (m.event ?? null),
+      ...rendered(m),
       deliveries: deliveries.map(deliveryView),
       attempts: attempts.map((a) => ({
         destinationId: String(a.destination_id),
@@ -150,6 +172,7 @@ export class LogReader {
         replays: Number(m.replay_total),
         rejectedValues: Number(m.rejected_total),
       },
+      unstored: unstored.map((u) => ({ kind: String(u.kind), reason: String(u.reason), at: iso(ms(u.at)) })),
     };
   }
 
@@ -214,9 +237,10 @@ export class LogReader {
   async recentEvents(
     sourceId: string,
     limit: number,
-  ): Promise<{ messageId: string; eventType: string; receivedAt: string; event: unknown }[]> {
+  ): Promise<({ messageId: string; eventType: string; receivedAt: string } & RenderedEvent)[]> {
     const rows = await this.sql.query<Row>(
-      `select message_id, event_type, received_at, event from messages where source_id = $1 and event is not null
+      `select message_id, event_type, received_at, ${EVENT_COLUMNS} from messages
+       where source_id = $1 and (event is not null or event_note is not null)
        order by received_at desc, message_id desc limit $2`,
       [sourceId, limit],
     );
@@ -224,7 +248,7 @@ export class LogReader {
       messageId: String(r.message_id),
       eventType: String(r.event_type),
       receivedAt: iso(ms(r.received_at)),
-      event: typeof r.event === 'string' ? JSON.parse(r.event) : r.event,
+      ...rendered(r),
     }));
   }
 

@@ -1,3 +1,5 @@
+import type { Sql } from './database.ts';
+
 /** Values as the log's SQL statements write and read them (both databases). */
 
 /** Destination id of the row that holds a message-level rejection (no destination was reached). */
@@ -11,3 +13,27 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A timestamp column (a Date from one driver, a text from the other) as epoch ms. */
 export const ms = (v: unknown) => (v instanceof Date ? v.getTime() : Date.parse(String(v)));
+
+/**
+ * Runs `text` (a statement that returns rows) and takes its rows back as one JSON text: the
+ * embedded database's client then decodes one field per statement, not one per column and row.
+ */
+export async function rowsAsJson<T>(tx: Sql, text: string, params: unknown[]): Promise<T[]> {
+  const [result] = await tx.query<{ rows: string }>(
+    `with w as (${text}) select coalesce(json_agg(w), '[]')::text as rows from w`,
+    params,
+  );
+  return JSON.parse(result!.rows) as T[];
+}
+
+/** A set of rows as one parameter (`jsonb_to_recordset($n::text::jsonb)`): one statement for a whole batch. */
+export const recordset = (rows: readonly object[]) => JSON.stringify(rows);
+
+/**
+ * An error the database raised about the data of a statement (SQLSTATE class 22, data exception;
+ * 54, program limit exceeded), not about itself: the record is at fault, not the database.
+ */
+export function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('54'));
+}

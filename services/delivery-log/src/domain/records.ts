@@ -25,6 +25,8 @@ export interface EventEntry {
   envelope: Record<string, unknown>;
   /** Destinations the event is routed to, filled in by the ingestion (the config decides). */
   destinationIds: string[];
+  /** The event's `userId`: what a deletion request (`type: 'delete'`) names. */
+  userId?: string;
 }
 
 export interface AttemptEntry {
@@ -69,6 +71,8 @@ export interface RejectedEntry {
   at: number;
   /** The rejected bytes as text (bounded), for the message page. */
   value?: string;
+  /** The rejected body's `userId`, when it has one: a deletion request removes the body. */
+  userId?: string;
 }
 
 /** A replay marker on the dead-letter topic: the dead letter at `position` was replayed at `at`. */
@@ -92,6 +96,8 @@ export interface TopicRoles {
 
 const str = (v: unknown, max = MAX_ID_LENGTH): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+/** An integer the database's `integer` holds. */
+const int = (v: unknown): v is number => Number.isSafeInteger(v) && Math.abs(v as number) < 2 ** 31;
 const clip = (s: string, max = MAX_TEXT_LENGTH) => (s.length > max ? s.slice(0, max) : s);
 
 function header(record: ConsumedRecord, name: string): string | undefined {
@@ -109,29 +115,35 @@ function json(value: Buffer | null): unknown {
   }
 }
 
+/** Latest time kept (9999-12-31T23:59:59.999Z): JavaScript reads years PostgreSQL's timestamps refuse. */
+const LATEST = 253_402_300_799_999;
+
+/** Epoch ms of an ISO time between 1970 and 9999 (the database keeps nothing else), else undefined. */
 const time = (iso: unknown): number | undefined => {
   if (typeof iso !== 'string') return undefined;
   const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? undefined : ms;
+  return ms >= 0 && ms <= LATEST ? ms : undefined;
 };
+
+/** The record's time, within what the database keeps. */
+const recordTime = (record: ConsumedRecord): number => Math.min(Math.max(record.timestamp, 0), LATEST) || 0;
 
 function readEvent(record: ConsumedRecord): Read {
   const event = json(record.value);
   if (!isJsonObject(event) || !str(event.sourceId) || !str(event.messageId))
     return { ok: false, reason: 'not an event envelope' };
-  return {
-    ok: true,
-    entry: {
-      kind: 'event',
-      sourceId: event.sourceId,
-      messageId: event.messageId,
-      eventType: str(event.type, 32) ? event.type : 'unknown',
-      receivedAt: time(event.receivedAt) ?? record.timestamp,
-      event: record.value!.toString('utf8'),
-      envelope: event,
-      destinationIds: [],
-    },
+  const entry: EventEntry = {
+    kind: 'event',
+    sourceId: event.sourceId,
+    messageId: event.messageId,
+    eventType: str(event.type, 32) ? event.type : 'unknown',
+    receivedAt: time(event.receivedAt) ?? recordTime(record),
+    event: record.value!.toString('utf8'),
+    envelope: event,
+    destinationIds: [],
   };
+  if (str(event.userId)) entry.userId = event.userId;
+  return { ok: true, entry };
 }
 
 function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
@@ -144,7 +156,7 @@ function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
     !str(a.sourceId) ||
     !str(a.destinationId) ||
     !str(a.endpoint, MAX_TEXT_LENGTH) ||
-    !num(a.attempt) ||
+    !int(a.attempt) ||
     !num(a.latencyMs) ||
     at === undefined ||
     !outcomes.includes(a.outcome as string)
@@ -164,7 +176,7 @@ function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
     latencyMs: a.latencyMs,
     at,
   };
-  if (num(a.status)) entry.status = a.status;
+  if (int(a.status)) entry.status = a.status;
   if (typeof a.error === 'string') entry.error = clip(a.error);
   if (typeof a.responseSnippet === 'string') entry.responseSnippet = clip(a.responseSnippet);
   return { ok: true, entry };
@@ -200,7 +212,7 @@ function readDead(record: ConsumedRecord, position: RecordPosition): Read {
       destinationId: s.destinationId,
       eventType: s.eventType,
       reason: s.deadReason ?? 'unknown',
-      at: s.deadAt ?? record.timestamp,
+      at: s.deadAt !== undefined && s.deadAt >= 0 && s.deadAt <= LATEST ? s.deadAt : recordTime(record),
     };
     if (s.lastError !== undefined) entry.lastError = clip(s.lastError);
     const received = time(s.receivedAt);
@@ -226,9 +238,10 @@ function readRejected(record: ConsumedRecord, position: RecordPosition): Read {
     code: clip(header(record, REJECT_HEADERS.code) ?? 'unknown', MAX_ID_LENGTH),
     message: clip(header(record, REJECT_HEADERS.message) ?? ''),
     origin: clip(header(record, REJECT_HEADERS.origin) ?? 'unknown', MAX_ID_LENGTH),
-    at: record.timestamp,
+    at: recordTime(record),
   };
   if (record.value !== null) entry.value = clip(record.value.toString('utf8'));
+  if (isJsonObject(body) && str(body.userId)) entry.userId = body.userId;
   return { ok: true, entry };
 }
 
