@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { REJECT_HEADERS } from '@sluice/envelope';
-import { readTopic, testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
+import { readTopic, testConfig, testServiceContext, waitUntil, scrapeMetrics, testKafka } from '@sluice/testkit';
 import { ROUTES } from '../src/constants.ts';
 import { identifyMessageId } from '../src/domain/message-id.ts';
 import { createAudienceSync } from '../src/index.ts';
-import { ADMIN_TOKEN, postChunk, readIdentifies, testKafka } from './helpers.ts';
+import { ADMIN_TOKEN, postChunk, readIdentifies } from './helpers.ts';
 
 const config = testConfig({ sources: [{ id: 'web', writeKeys: ['wk'] }], ingest: { adminToken: ADMIN_TOKEN } });
 const topics = config.kafka.topics;
@@ -63,10 +63,7 @@ test('three syncs over HTTP: all members, then only changes, then nothing; trait
     assert.equal((await postChunk(service.port, ROUTES.audiences, audience('s3', ['u4', 'u2', 'u1']))).status, 202);
     // Wait until the third sync completed (metric), then read everything: exactly 5 so far.
     await waitUntil(
-      async () =>
-        /sluice_audience_syncs_completed_total\{[^}]*\} 3/.test(
-          await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text(),
-        ),
+      async () => /sluice_audience_syncs_completed_total\{[^}]*\} 3/.test(await scrapeMetrics(service.port)),
       15_000,
       'third sync',
     );
@@ -148,7 +145,7 @@ test('three syncs over HTTP: all members, then only changes, then nothing; trait
   );
 
   await t.test('metrics are exposed', async () => {
-    const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+    const text = await scrapeMetrics(service.port);
     assert.match(text, /sluice_audience_identifies_emitted_total\{[^}]*kind="audience"[^}]*change="joined"[^}]*\} 1/);
     assert.match(text, /sluice_audience_syncs_completed_total/);
   });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startLocalKafka } from '@sluice/local-kafka';
-import { testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
+import { testConfig, testServiceContext, waitUntil, metric } from '@sluice/testkit';
 import { ROUTES } from '../src/constants.ts';
 import { createAudienceSync } from '../src/index.ts';
 import { ADMIN_TOKEN, postChunk } from './helpers.ts';
@@ -12,14 +12,6 @@ const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
-
-async function metric(port: number, name: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
-    (sum, m) => sum + Number(m[1]),
-    0,
-  );
-}
 
 const audience = (syncId: string, members: string[]) => ({
   sourceId: 'web',

@@ -1,16 +1,6 @@
-import { createKafka } from '@sluice/kafka';
-import { createLogger } from '@sluice/logging';
-import { jsonValues, readTopic, testBrokers } from '@sluice/testkit';
+import { jsonValues, readTopic, testKafka } from '@sluice/testkit';
 
 export const ADMIN_TOKEN = 'test-admin-token';
-
-export function testKafka() {
-  return createKafka({
-    brokers: testBrokers(),
-    clientId: 'audience-sync-test',
-    logger: createLogger({ name: 'test', level: 'warn' }),
-  });
-}
 
 /** POSTs one snapshot chunk to the service's API. */
 export async function postChunk(
@@ -45,7 +35,7 @@ export async function readIdentifies(
   settleMs = 1_500,
   timeoutMs = 20_000,
 ): Promise<(Identify & { key: string | null })[]> {
-  const records = await readTopic(testKafka(), topic, { count, settleMs, timeoutMs });
+  const records = await readTopic(testKafka({ clientId: 'audience-sync-test' }), topic, { count, settleMs, timeoutMs });
   const values = jsonValues<Identify>(records);
   return values.map((v, i) => ({ ...v, key: records[i]!.key }));
 }

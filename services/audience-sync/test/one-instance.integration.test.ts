@@ -2,7 +2,7 @@
 // stays a ready standby, and a standby that inherits the partitions restarts to read the state.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
+import { testConfig, testServiceContext, waitUntil, metric } from '@sluice/testkit';
 import { ROUTES } from '../src/constants.ts';
 import { StaleStateError } from '../src/adapters/ownership-guard.ts';
 import { createAudienceSync } from '../src/index.ts';
@@ -19,14 +19,6 @@ async function start() {
   const service = await createAudienceSync(testServiceContext('audience-sync', config), { port: 0 }).start();
   started.push(service);
   return service;
-}
-
-async function metric(port: number, name: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
-    (sum, m) => sum + Number(m[1]),
-    0,
-  );
 }
 
 const audience = (syncId: string, members: string[]) => ({

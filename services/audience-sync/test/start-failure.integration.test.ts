@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { test } from 'node:test';
-import { testBrokers, testConfig, testServiceContext } from '@sluice/testkit';
+import { testBrokers, testConfig, testServiceContext, testKafka } from '@sluice/testkit';
 import { createAudienceSync } from '../src/index.ts';
-import { testKafka } from './helpers.ts';
 
 /** Sockets this process holds open to the broker (kafkajs keeps one per connected client). */
 function brokerSockets(): number {

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { CodecError, SchemaRegistryUnavailableError } from '@sluice/codec';
 import type { EventEnvelope, JsonObject } from '@sluice/envelope';
 import { ProducerThreadError, RecordBatcherClosedError } from '@sluice/kafka';
+import { testEnvelope } from '@sluice/testkit';
 import { WebhookThreadError } from '../src/adapters/webhook-thread.ts';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../src/domain/nesting.ts';
 import { classifyFailure, failureMessage, MAX_REJECT_MESSAGE_CHARS, REJECT_REASONS } from '../src/domain/poison.ts';
@@ -21,15 +22,7 @@ function nested(depth: number): unknown[] {
   return root;
 }
 
-const track = (properties: JsonObject): EventEnvelope => ({
-  sourceId: 's',
-  type: 'track',
-  messageId: 'm-1',
-  userId: 'u',
-  event: 'Deep',
-  properties,
-  timestamp: '2026-11-21T10:00:00.000Z',
-});
+const track = (properties: JsonObject) => testEnvelope({ userId: 'u', event: 'Deep', properties });
 
 describe('nestingExceeds', () => {
   it('measures arrays and objects, the outermost value being level 1', () => {
