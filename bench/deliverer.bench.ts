@@ -38,15 +38,13 @@ import type { SluiceConfig } from '@sluice/config';
 import {
   ConcurrentConsumer,
   createKafka,
-  ensureTopics,
   RecordBatcher,
   SafeProducer,
-  topicSpecs,
   type ConsumedRecord,
   type Kafka,
 } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { testConfig, testServiceContext, receivedEnvelope } from '@sluice/testkit';
+import { testConfig, testServiceContext, receivedEnvelope, createTestTopics } from '@sluice/testkit';
 import {
   AddressPolicy,
   createDeliverer,
@@ -344,10 +342,7 @@ async function main(): Promise<void> {
       logger: ctx.logger,
       security: config.kafka,
     });
-    const admin = kafka.admin();
-    await admin.connect();
-    await ensureTopics(admin, topicSpecs(config));
-    await admin.disconnect();
+    await createTestTopics(kafka, config);
     const producer = kafka.producer();
     await producer.connect();
     const codec = createJsonCodec();

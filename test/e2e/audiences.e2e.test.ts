@@ -28,8 +28,8 @@ import {
   sleep,
   type Receiver,
   type ReceivedRequest,
-  scrapeMetrics,
 } from '@sluice/testkit';
+import { scrapeMetrics } from '@sluice/testkit';
 import { SIGNATURE_HEADER, verifySignature } from '@sluice/webhook-signature';
 import { ServiceProcess, writeConfigFile } from '../support/service-process.ts';
 

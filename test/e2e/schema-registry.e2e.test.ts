@@ -21,8 +21,8 @@ import {
   testServiceContext,
   type Receiver,
   type ReceivedRequest,
-  testEnvelope,
 } from '@sluice/testkit';
+import { testEnvelope } from '@sluice/testkit';
 
 const skip = process.env.SLUICE_SKIP_REGISTRY === '1' ? 'SLUICE_SKIP_REGISTRY=1: no schema registry' : false;
 const WRITE_KEY = 'wk_schema_e2e';

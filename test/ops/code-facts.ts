@@ -7,6 +7,15 @@ import { createMetricsRegistry } from '@sluice/service-kit';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** Each service and the environment variable that sets its HTTP port, as the deployment files name them. */
+export const SERVICES: Record<string, string> = {
+  ingest: 'INGEST_PORT',
+  deliverer: 'DELIVERER_PORT',
+  retry: 'RETRY_PORT',
+  'audience-sync': 'AUDIENCE_SYNC_PORT',
+  'delivery-log': 'DELIVERY_LOG_PORT',
+};
+
 /** Environment variable names read in packages/config/src/env.ts (the one module that reads the environment). */
 export function envVarsReadByConfig(): Set<string> {
   const source = readFileSync(join(ROOT, 'packages/config/src/env.ts'), 'utf8');

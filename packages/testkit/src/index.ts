@@ -18,3 +18,4 @@ export { receivedEnvelope, testEnvelope } from './envelope.ts';
 export { createTestTopics, testKafka } from './kafka.ts';
 export type { TestKafkaOptions } from './kafka.ts';
 export { metric, metricSum, scrapeMetrics } from './metrics.ts';
+export { testDeadLetter, testRetryState } from './retry-state.ts';

@@ -34,9 +34,5 @@ export function testKafka(options: TestKafkaOptions = {}): Kafka {
 export async function createTestTopics(kafka: Kafka, config: SluiceConfig): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
-  try {
-    await ensureTopics(admin, topicSpecs(config));
-  } finally {
-    await admin.disconnect();
-  }
+  await ensureTopics(admin, topicSpecs(config)).finally(() => admin.disconnect());
 }

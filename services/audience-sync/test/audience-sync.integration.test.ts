@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { REJECT_HEADERS } from '@sluice/envelope';
-import { readTopic, testConfig, testServiceContext, waitUntil, scrapeMetrics, testKafka } from '@sluice/testkit';
+import { readTopic, waitUntil, scrapeMetrics, testKafka } from '@sluice/testkit';
 import { ROUTES } from '../src/constants.ts';
 import { identifyMessageId } from '../src/domain/message-id.ts';
-import { createAudienceSync } from '../src/index.ts';
-import { ADMIN_TOKEN, postChunk, readIdentifies } from './helpers.ts';
+import { audienceSyncConfig, postChunk, readIdentifies, serviceStarter } from './helpers.ts';
 
-const config = testConfig({ sources: [{ id: 'web', writeKeys: ['wk'] }], ingest: { adminToken: ADMIN_TOKEN } });
+const config = audienceSyncConfig();
 const topics = config.kafka.topics;
-const started: { close(): Promise<void> }[] = [];
-after(async () => {
-  for (const s of started) await s.close().catch(() => undefined);
-});
-
-async function start() {
-  const service = await createAudienceSync(testServiceContext('audience-sync', config), { port: 0 }).start();
-  started.push(service);
-  return service;
-}
+const start = serviceStarter(config);
 
 const audience = (syncId: string, members: string[], final = true) => ({
   sourceId: 'web',

@@ -1,6 +1,35 @@
-import { jsonValues, readTopic, testKafka } from '@sluice/testkit';
+import { after } from 'node:test';
+import type { SluiceConfig } from '@sluice/config';
+import { jsonValues, readTopic, testConfig, testKafka, testServiceContext } from '@sluice/testkit';
+import { createAudienceSync } from '../src/index.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token';
+
+/** A config with one source (`web`) and the admin token the snapshot routes need. */
+export const audienceSyncConfig = (): SluiceConfig =>
+  testConfig({ sources: [{ id: 'web', writeKeys: ['wk'] }], ingest: { adminToken: ADMIN_TOKEN } });
+
+/** Starts audience-sync services on `config` in-process; each is closed when the test file ends. */
+export function serviceStarter(config: SluiceConfig) {
+  const started: { close(): Promise<void> }[] = [];
+  after(async () => {
+    for (const s of started) await s.close().catch(() => undefined);
+  });
+  return async () => {
+    const service = await createAudienceSync(testServiceContext('audience-sync', config), { port: 0 }).start();
+    started.push(service);
+    return service;
+  };
+}
+
+/** One snapshot chunk of audience `VIP` of source `web`. */
+export const vipSnapshot = (syncId: string, members: string[], final = true) => ({
+  sourceId: 'web',
+  audience: 'VIP',
+  syncId,
+  members,
+  final,
+});
 
 /** POSTs one snapshot chunk to the service's API. */
 export async function postChunk(

@@ -18,11 +18,8 @@ import {
   testServiceContext,
   waitUntil,
   type Receiver,
-  receivedEnvelope,
-  scrapeMetrics,
-  testKafka,
-  watchTopics,
 } from '@sluice/testkit';
+import { receivedEnvelope, scrapeMetrics, testKafka, watchTopics } from '@sluice/testkit';
 import { verifySignature } from '@sluice/webhook-signature';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';

@@ -11,11 +11,8 @@ import {
   waitUntil,
   type BlackHole,
   type Receiver,
-  receivedEnvelope,
-  scrapeMetrics,
-  testKafka,
-  watchTopics,
 } from '@sluice/testkit';
+import { receivedEnvelope, scrapeMetrics, testKafka, watchTopics } from '@sluice/testkit';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { produceEvents } from './kafka-helpers.ts';

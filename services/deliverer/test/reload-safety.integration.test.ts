@@ -4,15 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConfigStore, type SluiceConfig } from '@sluice/config';
-import {
-  prefixedTopics,
-  type Receiver,
-  startReceiver,
-  testServiceContext,
-  uniqueName,
-  testEnvelope,
-  testKafka,
-} from '@sluice/testkit';
+import { prefixedTopics, type Receiver, startReceiver, testServiceContext, uniqueName } from '@sluice/testkit';
+import { testEnvelope, testKafka } from '@sluice/testkit';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { produceEvents } from './kafka-helpers.ts';
 

@@ -9,10 +9,8 @@ import {
   waitUntil,
   type ReceivedRequest,
   type Receiver,
-  receivedEnvelope,
-  testKafka,
-  watchTopics,
 } from '@sluice/testkit';
+import { receivedEnvelope, testKafka, watchTopics } from '@sluice/testkit';
 import { verifySignature } from '@sluice/webhook-signature';
 import type { Kafka } from 'kafkajs';
 import { Webhook } from 'standardwebhooks';

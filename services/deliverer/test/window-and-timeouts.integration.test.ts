@@ -5,17 +5,8 @@ import type { SluiceConfig } from '@sluice/config';
 import { RETRY_HEADERS, retryStateFromHeaders, retryStateToHeaders, type AttemptEvent } from '@sluice/envelope';
 import { ensureTopics, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import {
-  sleep,
-  startReceiver,
-  testConfig,
-  testServiceContext,
-  waitUntil,
-  type Receiver,
-  receivedEnvelope,
-  testKafka,
-  watchTopics,
-} from '@sluice/testkit';
+import { sleep, startReceiver, testConfig, testServiceContext, waitUntil, type Receiver } from '@sluice/testkit';
+import { receivedEnvelope, testKafka, watchTopics } from '@sluice/testkit';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { produceEvents } from './kafka-helpers.ts';

@@ -5,19 +5,8 @@ import { listDeadLetters, replayDeadLetters } from '@sluice/dead-letters';
 import { createDeliverer, type DelivererService } from '@sluice/deliverer';
 import { recordKey, RETRY_HEADERS, retryStateFromHeaders } from '@sluice/envelope';
 import { SafeProducer, type Kafka } from '@sluice/kafka';
-import {
-  sleep,
-  startReceiver,
-  testConfig,
-  testServiceContext,
-  waitUntil,
-  type Receiver,
-  createTestTopics,
-  receivedEnvelope,
-  testKafka,
-  type TopicWatcher,
-  watchTopics,
-} from '@sluice/testkit';
+import { sleep, startReceiver, testConfig, testServiceContext, waitUntil, type Receiver } from '@sluice/testkit';
+import { createTestTopics, receivedEnvelope, testKafka, type TopicWatcher, watchTopics } from '@sluice/testkit';
 import { createRetry, type RetryService } from '@sluice/retry';
 
 const WINDOW = 8_000;

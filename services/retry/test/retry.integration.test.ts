@@ -2,17 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { REJECT_HEADERS, RETRY_HEADERS, retryStateFromHeaders } from '@sluice/envelope';
 import { SafeProducer, type Kafka } from '@sluice/kafka';
-import {
-  sleep,
-  testConfig,
-  testServiceContext,
-  waitUntil,
-  createTestTopics,
-  scrapeMetrics,
-  testKafka,
-  type TopicWatcher,
-  watchTopics,
-} from '@sluice/testkit';
+import { sleep, testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
+import { createTestTopics, scrapeMetrics, testKafka, type TopicWatcher, watchTopics } from '@sluice/testkit';
 import { createRetry, type RetryService } from '@sluice/retry';
 import { intakeGroupId, tierGroupId } from '../src/config.ts';
 import { retryMessage, retryState } from './helpers.ts';
