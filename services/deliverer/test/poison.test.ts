@@ -71,14 +71,7 @@ describe('renderBody at any depth', () => {
   });
 
   it('counts depth in context and traits as well', () => {
-    const identify: EventEnvelope = {
-      sourceId: 's',
-      type: 'identify',
-      messageId: 'm',
-      userId: 'u',
-      traits: { t: nested(5_000) },
-      timestamp: '2026-11-21T10:00:00.000Z',
-    };
+    const identify = testEnvelope({ type: 'identify', userId: 'u', traits: { t: nested(5_000) } });
     assert.equal((renderBody(identify) as { code?: string }).code, 'body_too_deep');
     const withContext: EventEnvelope = { ...track({}), context: { c: nested(5_000) } as unknown as JsonObject };
     assert.equal((renderBody(withContext) as { code?: string }).code, 'body_too_deep');
