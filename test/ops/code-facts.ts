@@ -93,3 +93,16 @@ export function metricsInPromQL(expr: string): string[] {
     .map((m) => m[1]!)
     .filter((n) => /^(sluice|process|nodejs)_/.test(n) || n === 'up');
 }
+
+/** The rows of the Markdown tables in `text` whose first cell is code (`| \`key\` | …`): key → cell `column`. */
+export function docTableRows(text: string, column: number): Map<string, string> {
+  return new Map(
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('| `'))
+      .map((l) => {
+        const cells = l.split(' | ');
+        return [cells[0]!.slice(3, -1), cells[column] ?? ''] as const;
+      }),
+  );
+}
