@@ -15,7 +15,6 @@ import { after, test } from 'node:test';
 import { createAudienceSync, identifyMessageId, snakeCase } from '@sluice/audience-sync';
 import { parseConfig } from '@sluice/config';
 import { createDeliverer } from '@sluice/deliverer';
-import { createKafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import type { RunningService } from '@sluice/service-kit';
 import {
@@ -28,6 +27,7 @@ import {
   sleep,
   type Receiver,
   type ReceivedRequest,
+  testKafka,
 } from '@sluice/testkit';
 import { scrapeMetrics } from '@sluice/testkit';
 import { SIGNATURE_HEADER, verifySignature } from '@sluice/webhook-signature';
@@ -233,8 +233,7 @@ test('kill -9 mid-sync and during the final processing: every change reaches the
   await Promise.all([a.start(), b.start()]);
   mark('both processes ready');
 
-  const kafka = createKafka({
-    brokers: testBrokers(),
+  const kafka = testKafka({
     clientId: `${prefix}-probe`,
     logger: createLogger({ name: 'probe', level: 'error' }),
   });

@@ -6,9 +6,9 @@ import type { TestContext } from 'node:test';
 import { Agent, request } from 'undici';
 import { RETRY_HEADERS } from '@sluice/envelope';
 import type { KafkaSecurity } from '@sluice/config';
-import { createKafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { type Behaviour, prefixedTopics, readTopic, type Receiver, startReceiver, uniqueName } from '@sluice/testkit';
+import { testKafka } from '@sluice/testkit';
 import { formatSummary, Ledger, type LedgerSummary, ledgerProperties } from './ledger.ts';
 import { ServiceProcess, writeConfigFile, type ServiceName } from './service-process.ts';
 
@@ -194,7 +194,7 @@ export class Pipeline {
 
   /** Reads the dead-letter topic into the ledger; returns messageId → number of dead-letter records. */
   async collectDeadLetters(expected: number, timeoutMs = 20_000): Promise<Map<string, number>> {
-    const kafka = createKafka({
+    const kafka = testKafka({
       brokers: this.brokers.split(','),
       clientId: 'ledger',
       logger: createLogger({ name: 'ledger', level: 'error' }),
