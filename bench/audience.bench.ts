@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { createKafka, ensureTopics } from '@sluice/kafka';
 import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
 import { createLogger } from '@sluice/logging';
+import { metric } from '@sluice/testkit';
 import { ServiceProcess, writeConfigFile } from '../test/support/service-process.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
 import { rawIdentifyCeiling } from './lib/audience-raw.ts';
@@ -56,14 +57,6 @@ interface PhaseResult {
   emitMs: number;
   peakRss: number;
   kernelPeak: boolean;
-}
-
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+(?:\\.\\d+)?(?:e\\+\\d+)?)$`, 'gm')))
-    sum += Number(m[1]);
-  return sum;
 }
 
 async function postChunk(url: string, syncId: string, members: string[], final: boolean): Promise<void> {

@@ -33,20 +33,18 @@ import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { createJsonCodec } from '@sluice/codec';
-import { recordKey, type EventEnvelope } from '@sluice/envelope';
+import { recordKey } from '@sluice/envelope';
 import type { SluiceConfig } from '@sluice/config';
 import {
   ConcurrentConsumer,
   createKafka,
-  ensureTopics,
   RecordBatcher,
   SafeProducer,
-  topicSpecs,
   type ConsumedRecord,
   type Kafka,
 } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { testConfig, testServiceContext } from '@sluice/testkit';
+import { testConfig, testServiceContext, receivedEnvelope, createTestTopics } from '@sluice/testkit';
 import {
   AddressPolicy,
   createDeliverer,
@@ -63,6 +61,7 @@ import { benchBroker } from './lib/bench-broker.ts';
 import { Semaphore } from './lib/semaphore.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
+import { BENCH_EVENT } from './lib/ingest-payload.ts';
 
 // The deliverer runs in this process: give it (and the raw phase) the flags it runs with in production.
 rerunWithNodeFlags(SERVICE_NODE_FLAGS.deliverer);
@@ -102,17 +101,7 @@ async function startBenchReceiver() {
   };
 }
 
-const event = (i: number): EventEnvelope => ({
-  sourceId: 's-bench',
-  type: 'track',
-  messageId: `bench-${i}`,
-  userId: `user-${i % 1_000}`,
-  event: 'Order Completed',
-  properties: { total: 42.5, currency: 'EUR', sku: 'SKU-12345', quantity: 2 },
-  context: { ip: '203.0.113.7', library: { name: 'analytics-go', version: '3.3.0' } },
-  timestamp: '2026-11-21T23:34:15.123Z',
-  receivedAt: new Date().toISOString(),
-});
+const event = (i: number) => receivedEnvelope({ ...BENCH_EVENT, messageId: `bench-${i}`, userId: `user-${i % 1_000}` });
 
 async function rawCeiling(
   origin: string,
@@ -351,10 +340,7 @@ async function main(): Promise<void> {
       logger: ctx.logger,
       security: config.kafka,
     });
-    const admin = kafka.admin();
-    await admin.connect();
-    await ensureTopics(admin, topicSpecs(config));
-    await admin.disconnect();
+    await createTestTopics(kafka, config);
     const producer = kafka.producer();
     await producer.connect();
     const codec = createJsonCodec();

@@ -32,13 +32,15 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createJsonCodec } from '@sluice/codec';
-import { recordKey, type EventEnvelope } from '@sluice/envelope';
-import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
+import { recordKey } from '@sluice/envelope';
+import { createKafka } from '@sluice/kafka';
 import { freePort, testConfig, testServiceContext } from '@sluice/testkit';
+import { scrapeMetrics, receivedEnvelope, createTestTopics } from '@sluice/testkit';
 import { createDeliverer } from '@sluice/deliverer';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { benchBroker } from './lib/bench-broker.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
+import { BENCH_EVENT } from './lib/ingest-payload.ts';
 
 rerunWithNodeFlags(SERVICE_NODE_FLAGS.deliverer);
 
@@ -81,18 +83,13 @@ function percentile(values: number[], p: number): number {
 /** One event in SLOW_SHARE goes to the slow neighbour too (`integrations`): as much as it can take. */
 const SLOW_SHARE = 40;
 const forSlow = (i: number) => i % SLOW_SHARE === 0;
-const event = (phase: string, i: number): EventEnvelope => ({
-  ...(forSlow(i) ? {} : { integrations: { 'd-slow': false } }),
-  sourceId: 's-bench',
-  type: 'track',
-  messageId: `${phase}-${i}`,
-  userId: `user-${i % 1_000}`,
-  event: 'Order Completed',
-  properties: { total: 42.5, currency: 'EUR', sku: 'SKU-12345', quantity: 2 },
-  context: { ip: '203.0.113.7', library: { name: 'analytics-go', version: '3.3.0' } },
-  timestamp: '2026-11-21T23:34:15.123Z',
-  receivedAt: new Date().toISOString(),
-});
+const event = (phase: string, i: number) =>
+  receivedEnvelope({
+    ...(forSlow(i) ? {} : { integrations: { 'd-slow': false } }),
+    ...BENCH_EVENT,
+    messageId: `${phase}-${i}`,
+    userId: `user-${i % 1_000}`,
+  });
 
 function neighbours(phase: Phase, ports: Ports, refusedPort: number): { id: string; url: string }[] {
   const hole = { id: 'd-blackhole', url: `http://127.0.0.1:${ports.blackHole}/hook` };
@@ -154,10 +151,7 @@ async function runPhase(
   });
   const ctx = testServiceContext('isolation-bench', config);
   const kafka = createKafka({ brokers: brokerList, clientId: 'isolation-bench', logger: ctx.logger });
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, topicSpecs(config));
-  await admin.disconnect();
+  await createTestTopics(kafka, config);
   const producer = kafka.producer();
   await producer.connect();
   const codec = createJsonCodec();
@@ -204,7 +198,7 @@ async function runPhase(
   const slowAnswered = phase === 'slow' ? await endpoints.slowAnswered() : undefined;
 
   const receipts = await endpoints.receipts();
-  const metrics = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+  const metrics = await scrapeMetrics(service.port);
   await service.close();
   await producer.disconnect();
 

@@ -17,6 +17,7 @@ import { startLocalKafka } from '@sluice/local-kafka';
 import { createLogger } from '@sluice/logging';
 import { createMetricsRegistry } from '@sluice/service-kit';
 import { createRetry } from '@sluice/retry';
+import { scrapeMetrics } from '@sluice/testkit';
 import { formatSummary, summarise, watchArrivals } from './lib/retry-measure.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
 
@@ -112,7 +113,7 @@ async function throughRetryService(config: SluiceConfig): Promise<number[]> {
   }
   const deadline = Date.now() + MAX_AHEAD_MS + 30_000;
   while (lateness.length < RECORDS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  const metrics = await fetch(`http://127.0.0.1:${service.port}/metrics`).then((r) => r.text());
+  const metrics = await scrapeMetrics(service.port);
   const early = /sluice_retry_early_total\{[^}]*\} (\d+)/.exec(metrics)?.[1];
   console.log(`  service metric sluice_retry_early_total = ${early}`);
   await Promise.all([stop(), producer.disconnect()]);

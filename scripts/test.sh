@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/node-runtime.sh
+source scripts/lib/test-files.sh
 
 echo "== node $(node --version) ($(command -v node))"
 
@@ -19,9 +20,9 @@ if [ -d clients/go ]; then
   (cd clients/go && go test -race -count=1 ./...)
 fi
 
-# Node test files: every *.test.ts outside node_modules. Long drills live under test/drills-long
-# and run with `npm run test:long`.
-mapfile -t files < <(find packages services test -name '*.test.ts' -not -path '*/node_modules/*' -not -path 'test/drills-long/*' | sort)
+# Node test files: every *.test.ts outside node_modules, both tiers (scripts/lib/test-files.sh).
+# Long drills live under test/drills-long and run with `npm run test:long`.
+mapfile -t files < <(all_test_files)
 
 # Quiet service logs in tests unless asked for (LOG_LEVEL=info npm test).
 export LOG_LEVEL="${LOG_LEVEL:-error}"

@@ -34,3 +34,12 @@ export function benchBatch(calls: number, offset: number): Buffer {
     }),
   );
 }
+
+/** What a benchmark event carries besides its ids (`testEnvelope` fills in the rest). */
+export const BENCH_EVENT = {
+  sourceId: 's-bench',
+  event: 'Order Completed',
+  properties: { total: 42.5, currency: 'EUR', sku: 'SKU-12345', quantity: 2 },
+  context: { ip: '203.0.113.7', library: { name: 'analytics-go', version: '3.3.0' } },
+  timestamp: '2026-11-21T23:34:15.123Z',
+};

@@ -4,9 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { REJECT_HEADERS, RETRY_HEADERS, retryStateToHeaders } from '@sluice/envelope';
-import { createKafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { readTopic } from '@sluice/testkit';
+import { readTopic, testKafka } from '@sluice/testkit';
 import { formatSummary } from '../support/ledger.ts';
 import { Pipeline } from '../support/pipeline.ts';
 
@@ -70,7 +69,7 @@ const POISONS = [
 
 it('poison records among 10,000 good events: every good event delivered, each poison rejected with its reason, no process exits', async (t) => {
   pipeline = await Pipeline.start({ endpoints: [() => ({ status: 200 })] });
-  const kafka = createKafka({
+  const kafka = testKafka({
     brokers: pipeline.brokers.split(','),
     clientId: 'poison-drill',
     logger: createLogger({ name: 'poison-drill', level: 'error' }),

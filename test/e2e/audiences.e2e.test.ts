@@ -15,7 +15,6 @@ import { after, test } from 'node:test';
 import { createAudienceSync, identifyMessageId, snakeCase } from '@sluice/audience-sync';
 import { parseConfig } from '@sluice/config';
 import { createDeliverer } from '@sluice/deliverer';
-import { createKafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import type { RunningService } from '@sluice/service-kit';
 import {
@@ -28,7 +27,9 @@ import {
   sleep,
   type Receiver,
   type ReceivedRequest,
+  testKafka,
 } from '@sluice/testkit';
+import { scrapeMetrics } from '@sluice/testkit';
 import { SIGNATURE_HEADER, verifySignature } from '@sluice/webhook-signature';
 import { ServiceProcess, writeConfigFile } from '../support/service-process.ts';
 
@@ -165,8 +166,7 @@ test('3 → 2 → 0: identifies reach a real receiver through the deliverer', as
   await receiver.waitFor(5, 20_000);
   await postSync(base, 'web', name, 'sync-3', ['dave', 'bob', 'alice'], 3); // identical membership
   await waitUntil(
-    async () =>
-      /sluice_audience_syncs_completed_total\{[^}]*\} 3\b/.test(await (await fetch(`${base}/metrics`)).text()),
+    async () => /sluice_audience_syncs_completed_total\{[^}]*\} 3\b/.test(await scrapeMetrics(base)),
     20_000,
     'sync-3 completed',
   );
@@ -233,8 +233,7 @@ test('kill -9 mid-sync and during the final processing: every change reaches the
   await Promise.all([a.start(), b.start()]);
   mark('both processes ready');
 
-  const kafka = createKafka({
-    brokers: testBrokers(),
+  const kafka = testKafka({
     clientId: `${prefix}-probe`,
     logger: createLogger({ name: 'probe', level: 'error' }),
   });
@@ -270,7 +269,7 @@ test('kill -9 mid-sync and during the final processing: every change reaches the
   await postSync(a.url, 'src-a', audA, 'a-2', membersA2, 20, 10);
   const diffed = (text: string) => Number(/sluice_audience_members_diffed_total\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
   await waitUntil(
-    async () => diffed(await (await fetch(`${a.url}/metrics`)).text()) >= baseA.length + membersA2.length / 2,
+    async () => diffed(await scrapeMetrics(a.url)) >= baseA.length + membersA2.length / 2,
     20_000,
     'A read 10 chunks of sync 2',
   );

@@ -7,8 +7,7 @@ import { promisify } from 'node:util';
 import { after, before, it } from 'node:test';
 import { Analytics } from '@sluice/analytics';
 import { createIngest } from '@sluice/ingest';
-import { createKafka } from '@sluice/kafka';
-import { jsonValues, readTopic, testConfig, testServiceContext, uniqueName } from '@sluice/testkit';
+import { jsonValues, readTopic, testConfig, testServiceContext, uniqueName, testKafka } from '@sluice/testkit';
 
 const WRITE_KEY = 'clients-e2e-key';
 const config = testConfig({ sources: [{ id: 'clients', writeKeys: [WRITE_KEY] }] });
@@ -63,7 +62,7 @@ it('the TypeScript client: every call type lands on sluice.events with the right
   client.group({ userId: user, messageId: `${run}-group`, groupId: 'g-1', traits: { name: 'Initech' } });
   client.alias({ userId: user, messageId: `${run}-alias`, previousId: `ts-anon-${run}` });
   await client.close();
-  const kafka = createKafka({ brokers: ctx.brokers, clientId: 'clients-e2e', logger: ctx.logger });
+  const kafka = testKafka({ brokers: ctx.brokers, clientId: 'clients-e2e', logger: ctx.logger });
   const records = await readTopic(kafka, config.kafka.topics.events, { count: 6, timeoutMs: 20_000 });
   const byId = checkCommon(jsonValues<Env>(records), run, /analytics/);
   const track = records.find((r) => r.value?.toString().includes(`${run}-track`))!;
@@ -78,7 +77,7 @@ it('the Go client: every call type lands on sluice.events with the right fields'
     cwd: goDir,
     timeout: 170_000,
   });
-  const kafka = createKafka({ brokers: ctx.brokers, clientId: 'clients-e2e', logger: ctx.logger });
+  const kafka = testKafka({ brokers: ctx.brokers, clientId: 'clients-e2e', logger: ctx.logger });
   const records = await readTopic(kafka, config.kafka.topics.events, { count: 12, timeoutMs: 20_000 });
   const byId = checkCommon(jsonValues<Env>(records), run, /go/);
   assert.equal(byId.get(`${run}-alias`)!.userId, `go-user-${run}`);

@@ -9,8 +9,7 @@ import fc from 'fast-check';
 import { createJsonCodec } from '@sluice/codec';
 import { encodeBody, renderBody, requestHeaders, routeEvent, signatureHeaders } from '@sluice/webhook';
 import { createIngest } from '@sluice/ingest';
-import { createKafka } from '@sluice/kafka';
-import { testConfig, testServiceContext, uniqueName } from '@sluice/testkit';
+import { testConfig, testKafka, testServiceContext, type TopicWatcher, watchTopics } from '@sluice/testkit';
 
 const WRITE_KEY = 'contract-key';
 const SECRET = 'contract-secret';
@@ -33,24 +32,26 @@ const config = testConfig({
 });
 const ctx = testServiceContext('ingest', config);
 let ingest: Awaited<ReturnType<ReturnType<typeof createIngest>['start']>>;
-const kafka = createKafka({ brokers: ctx.brokers, clientId: 'contract-reader', logger: ctx.logger });
-const consumer = kafka.consumer({ groupId: uniqueName('contract'), maxWaitTimeInMs: 50 });
+let events: TopicWatcher;
 /** Every record read from sluice.events so far, by the marker member each generated call carries. */
 const records = new Map<string, Buffer>();
+let indexed = 0;
+function indexRecords(): void {
+  const read = events.records(config.kafka.topics.events);
+  for (; indexed < read.length; indexed++) {
+    const value = read[indexed]!.value!;
+    const marker = /"marker"\s*:\s*"([^"]+)"/.exec(value.toString())?.[1];
+    if (marker) records.set(marker, value);
+  }
+}
 
 before(async () => {
   ingest = await createIngest(ctx, { port: 0, host: '127.0.0.1' }).start();
-  await consumer.connect();
-  await consumer.subscribe({ topic: config.kafka.topics.events, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      const marker = /"marker"\s*:\s*"([^"]+)"/.exec(message.value!.toString())?.[1];
-      if (marker) records.set(marker, message.value!);
-    },
-  });
+  const kafka = testKafka({ brokers: ctx.brokers, clientId: 'contract-reader', logger: ctx.logger });
+  events = await watchTopics(kafka, [config.kafka.topics.events]);
 });
 after(async () => {
-  await consumer.disconnect();
+  await events.stop();
   await ingest.close();
 });
 
@@ -205,8 +206,11 @@ const SENDABLE_HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 async function waitFor(markers: string[]): Promise<void> {
   const deadline = Date.now() + 15_000;
-  while (markers.some((m) => !records.has(m))) {
-    if (Date.now() > deadline) throw new Error(`records missing: ${markers.filter((m) => !records.has(m)).join(', ')}`);
+  for (;;) {
+    indexRecords();
+    const missing = markers.filter((m) => !records.has(m));
+    if (missing.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`records missing: ${missing.join(', ')}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -9,7 +9,7 @@ import { createSnapshotCodec, frameConfluent, valueSubject } from '@sluice/codec
 import { createAudienceSync } from '@sluice/audience-sync';
 import type { SluiceConfig } from '@sluice/config';
 import { createDeliverer } from '@sluice/deliverer';
-import { recordKey, REJECT_HEADERS, type EventEnvelope } from '@sluice/envelope';
+import { recordKey, REJECT_HEADERS } from '@sluice/envelope';
 import { createIngest } from '@sluice/ingest';
 import { createKafka, SafeProducer } from '@sluice/kafka';
 import { startLocalSchemaRegistry, type LocalSchemaRegistry } from '@sluice/local-schema-registry';
@@ -22,6 +22,7 @@ import {
   type Receiver,
   type ReceivedRequest,
 } from '@sluice/testkit';
+import { testEnvelope } from '@sluice/testkit';
 
 const skip = process.env.SLUICE_SKIP_REGISTRY === '1' ? 'SLUICE_SKIP_REGISTRY=1: no schema registry' : false;
 const WRITE_KEY = 'wk_schema_e2e';
@@ -183,16 +184,16 @@ describe('schema-governed sluice.events through a real schema registry', { skip,
     // The recipe of docs/schema-registry-usage.md: look up the id Sluice registered, encode, produce.
     const client = new SchemaRegistry({ host: registry.url });
     const id = await client.getLatestSchemaId(valueSubject(topics.events));
-    const event = (messageId: string): EventEnvelope => ({
-      sourceId: SOURCE,
-      type: 'track',
-      messageId,
-      userId: 'u-direct',
-      timestamp: ts,
-      receivedAt: ts,
-      event: 'Direct Write',
-      properties: { via: 'kafka' },
-    });
+    const event = (messageId: string) =>
+      testEnvelope({
+        sourceId: SOURCE,
+        messageId,
+        userId: 'u-direct',
+        timestamp: ts,
+        receivedAt: ts,
+        event: 'Direct Write',
+        properties: { via: 'kafka' },
+      });
     const key = recordKey(event('x'));
     const producer = new SafeProducer(kafka);
     await producer.connect();

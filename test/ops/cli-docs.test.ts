@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { buildProgram } from '@sluice/cli';
 import type { Command } from 'commander';
 import { memoryIo } from './cli-io.ts';
-import { ROOT } from './code-facts.ts';
+import { docTableRows, ROOT } from './code-facts.ts';
 
 const doc = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8');
 
@@ -21,17 +21,7 @@ function section(path: string): string | undefined {
 }
 
 /** `| \`--flag <v>\` | default | meaning |` rows of a section: flag → default cell. */
-function rows(text: string): Map<string, string> {
-  return new Map(
-    text
-      .split('\n')
-      .filter((l) => l.startsWith('| `'))
-      .map((l) => {
-        const cells = l.split(' | ');
-        return [cells[0]!.slice(3, -1), cells[1] ?? ''] as const;
-      }),
-  );
-}
+const rows = (text: string) => docTableRows(text, 1);
 
 function leaves(command: Command, path: string[] = []): [string, Command][] {
   if (command.commands.length === 0) return [[path.join(' '), command]];

@@ -1,4 +1,4 @@
-import type { CliIo } from '@sluice/cli';
+import { type CliIo, runCli } from '@sluice/cli';
 
 /**
  * An in-memory CliIo: captures stdout/stderr, feeds the given stdin. `terminal` makes stderr a
@@ -26,4 +26,13 @@ export function memoryIo(
     }),
   };
   return { io, stdout: () => out.join(''), stderr: () => err.join(''), questions };
+}
+
+/** Runs the CLI in-process with `env` and `--config <configPath()>` after the given arguments. */
+export function configuredCli(env: NodeJS.ProcessEnv, configPath: () => string) {
+  return async (...args: string[]) => {
+    const io = memoryIo('', env);
+    const code = await runCli([...args, '--config', configPath()], io.io);
+    return { code, stdout: io.stdout(), stderr: io.stderr() };
+  };
 }

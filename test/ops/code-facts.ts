@@ -7,6 +7,15 @@ import { createMetricsRegistry } from '@sluice/service-kit';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** Each service and the environment variable that sets its HTTP port, as the deployment files name them. */
+export const SERVICES: Record<string, string> = {
+  ingest: 'INGEST_PORT',
+  deliverer: 'DELIVERER_PORT',
+  retry: 'RETRY_PORT',
+  'audience-sync': 'AUDIENCE_SYNC_PORT',
+  'delivery-log': 'DELIVERY_LOG_PORT',
+};
+
 /** Environment variable names read in packages/config/src/env.ts (the one module that reads the environment). */
 export function envVarsReadByConfig(): Set<string> {
   const source = readFileSync(join(ROOT, 'packages/config/src/env.ts'), 'utf8');
@@ -83,4 +92,17 @@ export function metricsInPromQL(expr: string): string[] {
   return [...withoutLabels.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)]
     .map((m) => m[1]!)
     .filter((n) => /^(sluice|process|nodejs)_/.test(n) || n === 'up');
+}
+
+/** The rows of the Markdown tables in `text` whose first cell is code (`| \`key\` | …`): key → cell `column`. */
+export function docTableRows(text: string, column: number): Map<string, string> {
+  return new Map(
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('| `'))
+      .map((l) => {
+        const cells = l.split(' | ');
+        return [cells[0]!.slice(3, -1), cells[column] ?? ''] as const;
+      }),
+  );
 }

@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { loadConfigFile } from '@sluice/config';
 import { findDemoTarget } from '@sluice/demo-receiver';
 import { serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
-import { envVarsReadByConfig, portVars, ROOT } from './code-facts.ts';
+import { envVarsReadByConfig, portVars, ROOT, SERVICES } from './code-facts.ts';
 
 interface ComposeService {
   image?: string;
@@ -22,13 +22,6 @@ interface ComposeService {
 
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
-};
-const SERVICES: Record<string, string> = {
-  ingest: 'INGEST_PORT',
-  deliverer: 'DELIVERER_PORT',
-  retry: 'RETRY_PORT',
-  'audience-sync': 'AUDIENCE_SYNC_PORT',
-  'delivery-log': 'DELIVERY_LOG_PORT',
 };
 
 test('compose has Kafka (KRaft), a schema registry, the five services, the demo receiver, Prometheus and Grafana', () => {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseConfig } from '@sluice/config';
 import { SERVICE_NODE_FLAGS, serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
-import { envVarsReadByConfig, exportedMetricNames, metricsInPromQL, portVars, ROOT } from './code-facts.ts';
+import { envVarsReadByConfig, exportedMetricNames, metricsInPromQL, portVars, ROOT, SERVICES } from './code-facts.ts';
 import { secretsOutsideSecrets } from './secret-placement.ts';
 
 type Doc = {
@@ -24,13 +24,6 @@ const docs: Doc[] = readdirSync(join(ROOT, 'deploy/kubernetes'))
   )
   .filter(Boolean);
 const of = (kind: string) => docs.filter((d) => d.kind === kind);
-const SERVICES: Record<string, string> = {
-  ingest: 'INGEST_PORT',
-  deliverer: 'DELIVERER_PORT',
-  retry: 'RETRY_PORT',
-  'audience-sync': 'AUDIENCE_SYNC_PORT',
-  'delivery-log': 'DELIVERY_LOG_PORT',
-};
 const configMap = of('ConfigMap').find((d) => d.metadata.name === 'sluice-config')!;
 const configText = configMap.data!['sluice.yaml']!;
 

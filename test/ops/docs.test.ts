@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigSchema } from '@sluice/config';
-import { envVarsReadByConfig, ROOT } from './code-facts.ts';
+import { docTableRows, envVarsReadByConfig, ROOT } from './code-facts.ts';
 
 interface SchemaNode {
   type?: string;
@@ -28,15 +28,7 @@ function keyPaths(node: SchemaNode, path = '', out: [string, unknown][] = []): [
 }
 
 const doc = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
-const rows = new Map(
-  doc
-    .split('\n')
-    .filter((l) => l.startsWith('| `'))
-    .map((l) => {
-      const cells = l.split(' | ');
-      return [cells[0]!.slice(3, -1), cells[2] ?? ''] as const;
-    }),
-);
+const rows = docTableRows(doc, 2);
 
 test('docs/configuration.md has a row for every config key, with its default', () => {
   const paths = keyPaths(ConfigSchema as SchemaNode);

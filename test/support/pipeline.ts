@@ -1,13 +1,15 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import { Agent, request } from 'undici';
 import { RETRY_HEADERS } from '@sluice/envelope';
 import type { KafkaSecurity } from '@sluice/config';
-import { createKafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { type Behaviour, prefixedTopics, readTopic, type Receiver, startReceiver, uniqueName } from '@sluice/testkit';
-import { Ledger, ledgerProperties } from './ledger.ts';
+import { testKafka } from '@sluice/testkit';
+import { formatSummary, Ledger, type LedgerSummary, ledgerProperties } from './ledger.ts';
 import { ServiceProcess, writeConfigFile, type ServiceName } from './service-process.ts';
 
 export const SECRET = 'ledger-secret';
@@ -192,7 +194,7 @@ export class Pipeline {
 
   /** Reads the dead-letter topic into the ledger; returns messageId → number of dead-letter records. */
   async collectDeadLetters(expected: number, timeoutMs = 20_000): Promise<Map<string, number>> {
-    const kafka = createKafka({
+    const kafka = testKafka({
       brokers: this.brokers.split(','),
       clientId: 'ledger',
       logger: createLogger({ name: 'ledger', level: 'error' }),
@@ -219,6 +221,18 @@ export class Pipeline {
     return [...this.services.values()].flatMap((svc) =>
       svc.unexpectedExits.map((e) => `${svc.name} exited (code ${e.code}, signal ${e.signal}):\n${e.output}`),
     );
+  }
+
+  /**
+   * The ledger's summary, printed as a test diagnostic and on stdout (the drills' ledger lines),
+   * once it is checked that no service exited by itself.
+   */
+  report(t: TestContext, name: string): LedgerSummary {
+    const summary = this.ledger.summary();
+    t.diagnostic(formatSummary(name, summary));
+    console.log(formatSummary(name, summary));
+    assert.deepEqual(this.unexpectedExits(), [], 'no service exited by itself');
+    return summary;
   }
 
   async close(): Promise<void> {

@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Analytics, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, MessageTooLargeError } from '../src/index.ts';
-import { FakeIngest } from './support/fake-ingest.ts';
+import { fakeIngestPerTest } from './support/fake-ingest.ts';
 import { ManualClock } from './support/manual-clock.ts';
 
-let ingest: FakeIngest;
-
-beforeEach(async () => {
-  ingest = await FakeIngest.start();
-});
-
-afterEach(async () => {
-  await ingest.close();
-});
+const ingest = fakeIngestPerTest();
 
 /** Every batch ≤ 500,000 bytes, and each but the last could not have taken the next message. */
 function assertTightBatches(): void {

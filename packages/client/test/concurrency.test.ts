@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Analytics } from '../src/index.ts';
-import { FakeIngest } from './support/fake-ingest.ts';
+import { fakeIngestPerTest } from './support/fake-ingest.ts';
 
-let ingest: FakeIngest;
-
-before(async () => {
-  ingest = await FakeIngest.start();
-});
-
-after(async () => {
-  await ingest.close();
-});
+const ingest = fakeIngestPerTest('file');
 
 describe('concurrency', () => {
   it('10,000 concurrent calls: the server receives every messageId exactly once', async () => {

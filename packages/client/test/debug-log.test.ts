@@ -1,20 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Analytics } from '../src/index.ts';
-import { FakeIngest } from './support/fake-ingest.ts';
+import { fakeIngestPerTest } from './support/fake-ingest.ts';
 
-let ingest: FakeIngest;
-
-beforeEach(async () => {
-  ingest = await FakeIngest.start();
-});
-
-afterEach(async () => {
-  await ingest.close();
-});
+const ingest = fakeIngestPerTest();
 
 describe('debug logging', () => {
   it('logs queueing, sending and retries when enabled, never the write key', async () => {

@@ -2,20 +2,12 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Analytics, BatchRejectedError, RetriesExhaustedError } from '../src/index.ts';
 import type { AnalyticsOptions, DeliveryError } from '../src/index.ts';
-import { FakeIngest } from './support/fake-ingest.ts';
+import { fakeIngestPerTest } from './support/fake-ingest.ts';
 
-let ingest: FakeIngest;
-
-beforeEach(async () => {
-  ingest = await FakeIngest.start();
-});
-
-afterEach(async () => {
-  await ingest.close();
-});
+const ingest = fakeIngestPerTest();
 
 /** A client that flushes each call at once and backs off only briefly. */
 function client(errors: DeliveryError[], options: AnalyticsOptions = {}): Analytics {

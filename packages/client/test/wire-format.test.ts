@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Analytics, LIBRARY_NAME, LIBRARY_VERSION } from '../src/index.ts';
-import { FakeIngest } from './support/fake-ingest.ts';
+import { fakeIngestPerTest } from './support/fake-ingest.ts';
 import { ManualClock } from './support/manual-clock.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const library = { name: LIBRARY_NAME, version: LIBRARY_VERSION };
 
-let ingest: FakeIngest;
-
-beforeEach(async () => {
-  ingest = await FakeIngest.start();
-});
-
-afterEach(async () => {
-  await ingest.close();
-});
+const ingest = fakeIngestPerTest();
 
 describe('wire format', () => {
   it('POSTs JSON to {endpoint}/v1/batch with Basic auth (write key, empty password)', async () => {

@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createJsonCodec } from '@sluice/codec';
+import { track } from './fixtures.ts';
 
 const codec = createJsonCodec();
-const track = {
-  sourceId: 's',
-  type: 'track',
-  messageId: 'm',
-  timestamp: '2026-11-21T23:34:15.123Z',
-  userId: 'u',
-  event: 'Clicked',
-};
-
 describe('JSON envelope codec', () => {
   it('round-trips an envelope', async () => {
     const decoded = await codec.decode(await codec.encode(track as never));

@@ -9,15 +9,7 @@ import {
   SchemaRegistryUnavailableError,
   unframeConfluent,
 } from '@sluice/codec';
-
-const track = {
-  sourceId: 's',
-  type: 'track',
-  messageId: 'm',
-  timestamp: '2026-11-21T23:34:15.123Z',
-  userId: 'u',
-  event: 'Clicked',
-} as const;
+import { track } from './fixtures.ts';
 
 describe('Confluent wire format framing', () => {
   it('writes magic byte 0, the id as int32 big-endian, then the payload untouched', () => {

@@ -1,9 +1,11 @@
-/** Typed errors of the dead-letter tools, each with a stable `code`. */
+/** Typed errors of the dead-letter tools, each with a stable `code` and whether trying again can help. */
 export class DeadLetterError extends Error {
   readonly code: string;
-  constructor(code: string, message: string, options?: ErrorOptions) {
+  readonly retryable: boolean;
+  constructor(code: string, message: string, retryable: boolean, options?: ErrorOptions) {
     super(message, options);
     this.code = code;
+    this.retryable = retryable;
     this.name = new.target.name;
   }
 }
@@ -11,13 +13,17 @@ export class DeadLetterError extends Error {
 /** The read of the dead-letter topic got no record for too long (broker slow or unreachable). */
 export class ReadTimeoutError extends DeadLetterError {
   constructor(topic: string, idleTimeoutMs: number) {
-    super('dead_letter_read_timeout', `reading ${topic}: no record for ${idleTimeoutMs} ms before reaching its end`);
+    super(
+      'dead_letter_read_timeout',
+      `reading ${topic}: no record for ${idleTimeoutMs} ms before reaching its end`,
+      true,
+    );
   }
 }
 
 /** A filter value the tools cannot use (e.g. `since` after `until`). */
 export class InvalidFilterError extends DeadLetterError {
   constructor(message: string) {
-    super('invalid_dead_letter_filter', message);
+    super('invalid_dead_letter_filter', message, false);
   }
 }

@@ -5,22 +5,30 @@ import { after, before, describe, it } from 'node:test';
 import { createLogger } from '@sluice/logging';
 import {
   ConcurrentConsumer,
-  createKafka,
   ensureTopics,
   SafeProducer,
   SequentialConsumer,
   topicSpecs,
+  type Admin,
   type Kafka,
 } from '@sluice/kafka';
-import { testBrokers, testConfig, uniqueName, waitUntil } from '@sluice/testkit';
+import { testConfig, uniqueName, waitUntil, testKafka } from '@sluice/testkit';
 import { onePartitionTopic } from './fixtures/one-partition-topic.ts';
 
 const logger = createLogger({ name: 'kafka-test', level: 'warn' });
 let kafka: Kafka;
 
 before(() => {
-  kafka = createKafka({ brokers: testBrokers(), clientId: 'kafka-test', logger });
+  kafka = testKafka({ clientId: 'kafka-test', logger });
 });
+
+/** Waits until group `groupId` has committed `offset` on partition 0 of `topic`. */
+const waitForCommit = (admin: Admin, groupId: string, topic: string, offset: string) =>
+  waitUntil(
+    async () => (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions[0]?.offset === offset,
+    10_000,
+    `commit to ${offset}`,
+  );
 
 describe('topics', () => {
   it('creates every topic of a config once; a second run creates nothing', async () => {
@@ -145,11 +153,7 @@ describe('producer preset and concurrent consumer against the real broker', () =
     await new Promise((r) => setTimeout(r, 300));
     assert.equal((await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset, '1');
     release();
-    await waitUntil(
-      async () => (await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset === '5',
-      10_000,
-      'commit to 5',
-    );
+    await waitForCommit(admin, g, t, '5');
     consumer.stopIntake();
     await consumer.close();
     await admin.disconnect();
@@ -234,11 +238,7 @@ describe('concurrent consumer: a failed commit is not forgotten', () => {
     await waitUntil(() => done.length === 3 && refused >= 2, 15_000, 'all records handled, commits refused');
     refuse = false;
     // No new record arrives: the earlier position must still reach Kafka.
-    await waitUntil(
-      async () => (await admin.fetchOffsets({ groupId: g, topics: [t] }))[0]?.partitions[0]?.offset === '3',
-      10_000,
-      'commit to 3',
-    );
+    await waitForCommit(admin, g, t, '3');
     consumer.stopIntake();
     await consumer.close();
     await admin.disconnect();

@@ -1,7 +1,7 @@
 export { testBrokers } from './brokers.ts';
 export { uniqueName } from './names.ts';
-export { jsonValues, readTopic } from './read-topic.ts';
-export type { TopicRecord } from './read-topic.ts';
+export { jsonValues, readTopic, watchTopics } from './read-topic.ts';
+export type { TopicRecord, TopicWatcher } from './read-topic.ts';
 export { startReceiver } from './receiver.ts';
 export type { Behaviour, Receiver, ReceivedRequest, Reply } from './receiver.ts';
 export { testConfig } from './test-config.ts';
@@ -15,3 +15,8 @@ export { freePort } from '@sluice/local-runtime';
 export { brokerSockets, workerThreads } from './open-handles.ts';
 export { startBlackHole } from './black-hole.ts';
 export type { BlackHole } from './black-hole.ts';
+export { receivedEnvelope, testEnvelope } from './envelope.ts';
+export { createTestTopics, testKafka } from './kafka.ts';
+export type { TestKafkaOptions } from './kafka.ts';
+export { metric, metricSum, scrapeMetrics } from './metrics.ts';
+export { testDeadLetter, testRetryState } from './retry-state.ts';

@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { REJECT_HEADERS } from '@sluice/envelope';
-import { readTopic, testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
+import { readTopic, waitUntil, scrapeMetrics, testKafka } from '@sluice/testkit';
 import { ROUTES } from '../src/constants.ts';
 import { identifyMessageId } from '../src/domain/message-id.ts';
-import { createAudienceSync } from '../src/index.ts';
-import { ADMIN_TOKEN, postChunk, readIdentifies, testKafka } from './helpers.ts';
+import { audienceSyncConfig, postChunk, readIdentifies, serviceStarter } from './helpers.ts';
 
-const config = testConfig({ sources: [{ id: 'web', writeKeys: ['wk'] }], ingest: { adminToken: ADMIN_TOKEN } });
+const config = audienceSyncConfig();
 const topics = config.kafka.topics;
-const started: { close(): Promise<void> }[] = [];
-after(async () => {
-  for (const s of started) await s.close().catch(() => undefined);
-});
-
-async function start() {
-  const service = await createAudienceSync(testServiceContext('audience-sync', config), { port: 0 }).start();
-  started.push(service);
-  return service;
-}
+const start = serviceStarter(config);
 
 const audience = (syncId: string, members: string[], final = true) => ({
   sourceId: 'web',
@@ -63,10 +53,7 @@ test('three syncs over HTTP: all members, then only changes, then nothing; trait
     assert.equal((await postChunk(service.port, ROUTES.audiences, audience('s3', ['u4', 'u2', 'u1']))).status, 202);
     // Wait until the third sync completed (metric), then read everything: exactly 5 so far.
     await waitUntil(
-      async () =>
-        /sluice_audience_syncs_completed_total\{[^}]*\} 3/.test(
-          await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text(),
-        ),
+      async () => /sluice_audience_syncs_completed_total\{[^}]*\} 3/.test(await scrapeMetrics(service.port)),
       15_000,
       'third sync',
     );
@@ -148,7 +135,7 @@ test('three syncs over HTTP: all members, then only changes, then nothing; trait
   );
 
   await t.test('metrics are exposed', async () => {
-    const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+    const text = await scrapeMetrics(service.port);
     assert.match(text, /sluice_audience_identifies_emitted_total\{[^}]*kind="audience"[^}]*change="joined"[^}]*\} 1/);
     assert.match(text, /sluice_audience_syncs_completed_total/);
   });

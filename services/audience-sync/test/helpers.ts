@@ -1,16 +1,35 @@
-import { createKafka } from '@sluice/kafka';
-import { createLogger } from '@sluice/logging';
-import { jsonValues, readTopic, testBrokers } from '@sluice/testkit';
+import { after } from 'node:test';
+import type { SluiceConfig } from '@sluice/config';
+import { jsonValues, readTopic, testConfig, testKafka, testServiceContext } from '@sluice/testkit';
+import { createAudienceSync } from '../src/index.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 
-export function testKafka() {
-  return createKafka({
-    brokers: testBrokers(),
-    clientId: 'audience-sync-test',
-    logger: createLogger({ name: 'test', level: 'warn' }),
+/** A config with one source (`web`) and the admin token the snapshot routes need. */
+export const audienceSyncConfig = (): SluiceConfig =>
+  testConfig({ sources: [{ id: 'web', writeKeys: ['wk'] }], ingest: { adminToken: ADMIN_TOKEN } });
+
+/** Starts audience-sync services on `config` in-process; each is closed when the test file ends. */
+export function serviceStarter(config: SluiceConfig) {
+  const started: { close(): Promise<void> }[] = [];
+  after(async () => {
+    for (const s of started) await s.close().catch(() => undefined);
   });
+  return async () => {
+    const service = await createAudienceSync(testServiceContext('audience-sync', config), { port: 0 }).start();
+    started.push(service);
+    return service;
+  };
 }
+
+/** One snapshot chunk of audience `VIP` of source `web`. */
+export const vipSnapshot = (syncId: string, members: string[], final = true) => ({
+  sourceId: 'web',
+  audience: 'VIP',
+  syncId,
+  members,
+  final,
+});
 
 /** POSTs one snapshot chunk to the service's API. */
 export async function postChunk(
@@ -45,7 +64,7 @@ export async function readIdentifies(
   settleMs = 1_500,
   timeoutMs = 20_000,
 ): Promise<(Identify & { key: string | null })[]> {
-  const records = await readTopic(testKafka(), topic, { count, settleMs, timeoutMs });
+  const records = await readTopic(testKafka({ clientId: 'audience-sync-test' }), topic, { count, settleMs, timeoutMs });
   const values = jsonValues<Identify>(records);
   return values.map((v, i) => ({ ...v, key: records[i]!.key }));
 }

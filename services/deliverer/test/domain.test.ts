@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RetryState } from '@sluice/envelope';
+import { testRetryState } from '@sluice/testkit';
 import { AddressPolicy } from '../src/domain/address-policy.ts';
 import type { AttemptResult } from '../src/domain/attempt-result.ts';
 import { classifyError, classifyStatus } from '../src/domain/classify.ts';
@@ -117,18 +117,14 @@ describe('stateAfterAttempt', () => {
     assert.equal(s.receivedAt, job.receivedAt);
   });
   it('a redelivery keeps the first attempt time and appends', () => {
-    const previous: RetryState = {
-      messageId: 'm',
-      sourceId: 's',
-      destinationId: 'd',
-      eventType: 'track',
+    const previous = testRetryState({
       endpoints: ['a'],
       firstAttemptAt: NOW - 60_000,
       attempts: 2,
       history: [rec, { ...rec, attempt: 2 }],
       receivedAt: 'r',
       windowMs: 1_000,
-    };
+    });
     const s = stateAfterAttempt({ ...job, receivedAt: undefined, previous }, NOW, [{ ...rec, attempt: 3 }], {
       endpoints: ['a'],
     });

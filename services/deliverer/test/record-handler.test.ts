@@ -10,7 +10,7 @@ import {
 } from '@sluice/envelope';
 import type { ConsumedRecord, RecordSink } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { testConfig } from '@sluice/testkit';
+import { testConfig, testEnvelope } from '@sluice/testkit';
 import type { Message } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { WebhookThreadError } from '../src/adapters/webhook-thread.ts';
@@ -62,16 +62,7 @@ function fixture(run: (job: DeliveryJob) => Promise<unknown> = async () => ({ ki
   return { handle, sent, runs, dead, metrics };
 }
 
-const envelope = (extra: Partial<EventEnvelope> = {}): EventEnvelope => ({
-  sourceId: 's',
-  type: 'track',
-  messageId: 'm-1',
-  userId: 'u',
-  event: 'E',
-  properties: {},
-  timestamp: '2026-11-21T10:00:00.000Z',
-  ...extra,
-});
+const envelope = (extra: Partial<EventEnvelope> = {}) => testEnvelope({ userId: 'u', event: 'E', ...extra });
 
 const record = (topic: string, value: Buffer | string | null, extra: Partial<ConsumedRecord> = {}): ConsumedRecord =>
   ({

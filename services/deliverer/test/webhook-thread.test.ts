@@ -80,6 +80,9 @@ describe('WebhookThread: the undici client in a worker thread, against a real se
 
   it('a deadline still holds inside the thread: a server that does not answer is a retryable timeout', async () => {
     const thread = new WebhookThread(settings(['127.0.0.0/8']));
+    // The clock starts once the thread is up: starting a worker is not part of a request's deadline.
+    http.behave(() => ({ status: 200 }));
+    await thread.send({ url: http.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 5_000 });
     http.behave(() => ({ status: 200, delayMs: 2_000 }));
     const started = Date.now();
     const r = await thread.send({ url: http.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 300 });

@@ -1,12 +1,12 @@
+import { CodedError } from '@sluice/service-kit';
+
 /**
  * Whole-request failures of ingest (docs/reference/tracking-api.md). Each has a stable `code` (the `code` of the error
- * body) and the HTTP status it maps to; handlers throw them and one place renders them.
+ * body), whether the client should retry the same request later (`retryable`), and the HTTP status it maps to;
+ * handlers throw them and one place renders them.
  */
-export class IngestError extends Error {
-  readonly code: string;
+export class IngestError extends CodedError {
   readonly status: number;
-  /** Whether the client should retry the same request later. */
-  readonly retryable: boolean;
   /** Extra response headers (e.g. `Retry-After`). */
   readonly headers: Record<string, string>;
 
@@ -16,11 +16,13 @@ export class IngestError extends Error {
     message: string,
     options: { retryable?: boolean; headers?: Record<string, string>; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = code;
+    super(
+      code,
+      message,
+      options.retryable ?? false,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.status = status;
-    this.retryable = options.retryable ?? false;
     this.headers = options.headers ?? {};
   }
 }

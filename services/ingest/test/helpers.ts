@@ -1,5 +1,5 @@
-import { createKafka } from '@sluice/kafka';
-import { testConfig, testServiceContext } from '@sluice/testkit';
+import type { Kafka } from '@sluice/kafka';
+import { testConfig, testServiceContext, testKafka } from '@sluice/testkit';
 import type { SluiceConfig } from '@sluice/config';
 import { createIngest, type IngestService } from '../src/index.ts';
 
@@ -21,7 +21,7 @@ export interface RunningIngest {
   url: string;
   service: IngestService;
   config: SluiceConfig;
-  kafka: ReturnType<typeof createKafka>;
+  kafka: Kafka;
   ctx: ReturnType<typeof testServiceContext>;
 }
 
@@ -30,7 +30,7 @@ export async function startIngest(config: SluiceConfig, brokers?: string[]): Pro
   const ctx = testServiceContext('ingest', config);
   if (brokers) ctx.brokers = brokers;
   const service = await createIngest(ctx, { port: 0, host: '127.0.0.1' }).start();
-  const kafka = createKafka({ brokers: ctx.brokers, clientId: 'ingest-test-reader', logger: ctx.logger });
+  const kafka = testKafka({ brokers: ctx.brokers, clientId: 'ingest-test-reader', logger: ctx.logger });
   return { url: `http://127.0.0.1:${service.port}`, service, config, kafka, ctx };
 }
 

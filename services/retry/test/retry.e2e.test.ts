@@ -3,11 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { createJsonCodec } from '@sluice/codec';
 import { listDeadLetters, replayDeadLetters } from '@sluice/dead-letters';
 import { createDeliverer, type DelivererService } from '@sluice/deliverer';
-import { recordKey, RETRY_HEADERS, retryStateFromHeaders, type EventEnvelope } from '@sluice/envelope';
+import { recordKey, RETRY_HEADERS, retryStateFromHeaders } from '@sluice/envelope';
 import { SafeProducer, type Kafka } from '@sluice/kafka';
 import { sleep, startReceiver, testConfig, testServiceContext, waitUntil, type Receiver } from '@sluice/testkit';
+import { createTestTopics, receivedEnvelope, testKafka, type TopicWatcher, watchTopics } from '@sluice/testkit';
 import { createRetry, type RetryService } from '@sluice/retry';
-import { createTopics, testKafka, watchTopic } from './helpers.ts';
 
 const WINDOW = 8_000;
 const SCHEDULE = [1_000, 2_000, 4_000];
@@ -17,17 +17,6 @@ const JITTER = 0.1;
  */
 const LATE_MS = 1_500;
 
-const event = (sourceId: string, messageId: string): EventEnvelope => ({
-  sourceId,
-  type: 'track',
-  messageId,
-  userId: `user-${messageId}`,
-  event: 'Retried',
-  properties: {},
-  timestamp: '2026-11-21T10:00:00.000Z',
-  receivedAt: new Date().toISOString(),
-});
-
 describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1 s, 2 s, 4 s)', () => {
   const r = {} as Record<'broken' | 'flaky' | 'replay', Receiver>;
   let kafka: Kafka;
@@ -35,12 +24,13 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
   let deliverer: DelivererService;
   let retry: RetryService;
   let config: ReturnType<typeof testConfig>;
-  let redeliver: Awaited<ReturnType<typeof watchTopic>>;
-  let dead: Awaited<ReturnType<typeof watchTopic>>;
+  let watched: TopicWatcher;
+  const redeliver = () => watched.records(config.kafka.topics.redeliver);
+  const dead = () => watched.records(config.kafka.topics.deadLetter);
   const codec = createJsonCodec();
 
   const send = async (sourceId: string, messageId: string) => {
-    const e = event(sourceId, messageId);
+    const e = receivedEnvelope({ sourceId, messageId, event: 'Retried' });
     await producer.send(config.kafka.topics.events, [{ key: recordKey(e), value: Buffer.from(await codec.encode(e)) }]);
   };
 
@@ -61,36 +51,33 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
       retry: { window: '8s', schedule: ['1s', '2s', '4s'], tiers: ['1s', '2s', '4s'], jitter: JITTER },
     });
     kafka = testKafka();
-    await createTopics(kafka, config);
+    await createTestTopics(kafka, config);
     producer = new SafeProducer(kafka);
     await producer.connect();
     [deliverer, retry] = await Promise.all([
       createDeliverer(testServiceContext('deliverer', config), { port: 0 }).start(),
       createRetry(testServiceContext('retry', config), { port: 0 }).start(),
     ]);
-    [redeliver, dead] = await Promise.all([
-      watchTopic(kafka, config.kafka.topics.redeliver),
-      watchTopic(kafka, config.kafka.topics.deadLetter),
-    ]);
+    watched = await watchTopics(kafka, [config.kafka.topics.redeliver, config.kafka.topics.deadLetter], 20);
   });
 
   after(async () => {
     await Promise.all([retry?.close(), deliverer?.close()]);
-    await Promise.all([redeliver?.stop(), dead?.stop(), producer?.disconnect()]);
+    await Promise.all([watched?.stop(), producer?.disconnect()]);
     await Promise.all(Object.values(r).map((x) => x.close()));
   });
 
   it('an always-500 endpoint gets attempts at the scheduled offsets, never early, then exactly one dead letter listing every attempt, and nothing after the window', async () => {
     await Promise.all([send('s-broken', 'broken-1'), send('s-flaky', 'flaky-1'), send('s-replay', 'replay-1')]);
     const letter = await waitUntil(
-      () => dead.seen.find((d) => d.headers[RETRY_HEADERS.messageId] === 'broken-1'),
+      () => dead().find((d) => d.headers[RETRY_HEADERS.messageId] === 'broken-1'),
       WINDOW + 10_000,
       'the dead letter',
     );
     const requests = r.broken.requests;
     const first = requests[0]!.at;
     // Every forward reached the deliverer at or after its due time.
-    const forwards = redeliver.seen.filter((f) => f.headers[RETRY_HEADERS.messageId] === 'broken-1');
+    const forwards = redeliver().filter((f) => f.headers[RETRY_HEADERS.messageId] === 'broken-1');
     assert.equal(forwards.length, requests.length - 1, 'one forward per retry attempt');
     for (const [i, f] of forwards.entries()) {
       const dueAt = Number(f.headers[RETRY_HEADERS.dueAt]);
@@ -132,7 +119,7 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
     await sleep(3_000);
     assert.equal(r.broken.requests.length, count, 'nothing after the window');
     assert.equal(
-      dead.seen.filter((d) => d.headers[RETRY_HEADERS.messageId] === 'broken-1').length,
+      dead().filter((d) => d.headers[RETRY_HEADERS.messageId] === 'broken-1').length,
       1,
       'exactly one dead letter',
     );
@@ -143,12 +130,12 @@ describe('deliverer + retry service end to end (window 8 s, schedule and tiers 1
     await sleep(1_000);
     const statuses = r.flaky.requests.length;
     assert.equal(statuses, 4, 'three failures and one success, nothing after');
-    assert.ok(!dead.seen.some((d) => d.headers[RETRY_HEADERS.messageId] === 'flaky-1'));
+    assert.ok(!dead().some((d) => d.headers[RETRY_HEADERS.messageId] === 'flaky-1'));
   });
 
   it('replaying dead letters after the endpoint recovered delivers them', async () => {
     await waitUntil(
-      () => dead.seen.find((d) => d.headers[RETRY_HEADERS.messageId] === 'replay-1'),
+      () => dead().find((d) => d.headers[RETRY_HEADERS.messageId] === 'replay-1'),
       10_000,
       'the replay dead letter',
     );

@@ -3,9 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { REJECT_HEADERS, RETRY_HEADERS, retryStateFromHeaders } from '@sluice/envelope';
 import { SafeProducer, type Kafka } from '@sluice/kafka';
 import { sleep, testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
+import { createTestTopics, scrapeMetrics, testKafka, type TopicWatcher, watchTopics } from '@sluice/testkit';
 import { createRetry, type RetryService } from '@sluice/retry';
 import { intakeGroupId, tierGroupId } from '../src/config.ts';
-import { createTopics, retryMessage, retryState, testKafka, watchTopic } from './helpers.ts';
+import { retryMessage, retryState } from './helpers.ts';
 
 const shrunk = { retry: { window: '8s', schedule: ['1s', '2s', '4s'], tiers: ['1s', '2s', '4s'] } };
 
@@ -15,26 +16,23 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
   let kafka: Kafka;
   let producer: SafeProducer;
   let service: RetryService;
-  let redeliver: Awaited<ReturnType<typeof watchTopic>>;
-  let dead: Awaited<ReturnType<typeof watchTopic>>;
-  let rejected: Awaited<ReturnType<typeof watchTopic>>;
+  let watched: TopicWatcher;
+  const redeliver = () => watched.records(topics.redeliver);
+  const dead = () => watched.records(topics.deadLetter);
+  const rejected = () => watched.records(topics.rejected);
 
   before(async () => {
     kafka = testKafka();
-    await createTopics(kafka, config);
+    await createTestTopics(kafka, config);
     producer = new SafeProducer(kafka);
     await producer.connect();
     service = await createRetry(testServiceContext('retry', config), { port: 0, lagIntervalMs: 500 }).start();
-    [redeliver, dead, rejected] = await Promise.all([
-      watchTopic(kafka, topics.redeliver),
-      watchTopic(kafka, topics.deadLetter),
-      watchTopic(kafka, topics.rejected),
-    ]);
+    watched = await watchTopics(kafka, [topics.redeliver, topics.deadLetter, topics.rejected], 20);
   });
 
   after(async () => {
     await service?.close();
-    await Promise.all([redeliver?.stop(), dead?.stop(), rejected?.stop(), producer?.disconnect()]);
+    await Promise.all([watched?.stop(), producer?.disconnect()]);
   });
 
   it('forwards each retry at or after its due time (schedule ± jitter, or Retry-After), never early, bytes and key unchanged', async () => {
@@ -51,12 +49,12 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
     );
     const ids = new Set(states.map((s) => s.messageId));
     await waitUntil(
-      () => redeliver.seen.filter((r) => ids.has(r.headers[RETRY_HEADERS.messageId]!)).length === 4,
+      () => redeliver().filter((r) => ids.has(r.headers[RETRY_HEADERS.messageId]!)).length === 4,
       15_000,
       'four forwards',
     );
     for (const state of states) {
-      const got = redeliver.seen.find((r) => r.headers[RETRY_HEADERS.messageId] === state.messageId)!;
+      const got = redeliver().find((r) => r.headers[RETRY_HEADERS.messageId] === state.messageId)!;
       const forwarded = retryStateFromHeaders(got.headers);
       const dueAt = forwarded.dueAt!;
       const base = state.retryAfterMs ?? [1_000, 2_000, 4_000][state.attempts - 1]!;
@@ -86,7 +84,7 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
     const clipped = retryState({ firstAttemptAt: Date.now() - 7_000, attempts: 3 }); // 4 s wait, clipped to ~1 s from now
     await producer.send(topics.retry, [retryMessage(spent), retryMessage(clipped)]);
     const letter = await waitUntil(
-      () => dead.seen.find((r) => r.headers[RETRY_HEADERS.messageId] === spent.messageId),
+      () => dead().find((r) => r.headers[RETRY_HEADERS.messageId] === spent.messageId),
       10_000,
       'dead letter',
     );
@@ -96,7 +94,7 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
     assert.deepEqual(state.history, spent.history);
     assert.equal(letter.value!.toString(), `{"messageId":"${spent.messageId}"}`);
     const forward = await waitUntil(
-      () => redeliver.seen.find((r) => r.headers[RETRY_HEADERS.messageId] === clipped.messageId),
+      () => redeliver().find((r) => r.headers[RETRY_HEADERS.messageId] === clipped.messageId),
       10_000,
       'clipped forward',
     );
@@ -105,7 +103,7 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
       clipped.firstAttemptAt + 8_000,
       'due exactly at the window end',
     );
-    assert.ok(!redeliver.seen.some((r) => r.headers[RETRY_HEADERS.messageId] === spent.messageId));
+    assert.ok(!redeliver().some((r) => r.headers[RETRY_HEADERS.messageId] === spent.messageId));
   });
 
   it('sends a record with unreadable headers to sluice.rejected and keeps going', async () => {
@@ -115,14 +113,14 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
       retryMessage(good),
     ]);
     const bad = await waitUntil(
-      () => rejected.seen.find((r) => r.value?.toString() === 'body'),
+      () => rejected().find((r) => r.value?.toString() === 'body'),
       10_000,
       'rejected record',
     );
     assert.equal(bad.headers[REJECT_HEADERS.origin], 'retry');
     assert.equal(bad.headers[REJECT_HEADERS.code], 'invalid_retry_headers');
     await waitUntil(
-      () => redeliver.seen.some((r) => r.headers[RETRY_HEADERS.messageId] === good.messageId),
+      () => redeliver().some((r) => r.headers[RETRY_HEADERS.messageId] === good.messageId),
       10_000,
       'the good record after it',
     );
@@ -145,7 +143,7 @@ describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dea
     let text = '';
     await waitUntil(
       async () => {
-        text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+        text = await scrapeMetrics(service.port);
         return (
           groupsOf(text, 'sluice_retry_backlog').length === tiers.length &&
           groupsOf(text, 'sluice_consumer_lag').length === 1

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, afterEach, before, beforeEach } from 'node:test';
 
 /** One request as the fake ingest saw it. */
 export interface ReceivedRequest {
@@ -121,4 +122,25 @@ export class FakeIngest {
 /** Lets pending I/O and timers run for `ms` real milliseconds. */
 export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A FakeIngest for each test of the calling file (or one for the whole file), closed after it. The
+ * returned object stands for the current one: `ingest.endpoint`, `ingest.responder = …`.
+ */
+export function fakeIngestPerTest(scope: 'test' | 'file' = 'test'): FakeIngest {
+  let current: FakeIngest | undefined;
+  (scope === 'test' ? beforeEach : before)(async () => {
+    current = await FakeIngest.start();
+  });
+  (scope === 'test' ? afterEach : after)(async () => {
+    await current?.close();
+  });
+  return new Proxy({} as FakeIngest, {
+    get: (_target, key) => {
+      const value = Reflect.get(current!, key);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+    set: (_target, key, value) => Reflect.set(current!, key, value),
+  });
 }

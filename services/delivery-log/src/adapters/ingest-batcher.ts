@@ -6,7 +6,7 @@ import { laneOf, type Read, readRecord, type LogEntry, type ReadEntry, type Topi
 import type { DeliveryLogMetrics } from '../metrics.ts';
 import type { ReplayLog } from './replay-log.ts';
 import type { LogStore } from './store.ts';
-import type { IngestReport } from './store-write.ts';
+import type { IngestReport } from '../domain/ingest-report.ts';
 
 interface Pending {
   entry: ReadEntry;

@@ -5,30 +5,15 @@ import { messageKey, positionKey } from '../domain/keys.ts';
 import type { AttemptEntry, DeadEntry, EventEntry, LogEntry, RejectedEntry } from '../domain/records.ts';
 import { storableText } from '../domain/storable-text.ts';
 import { applyDeletions } from './deletions.ts';
+import { emptyReport, type IngestReport } from '../domain/ingest-report.ts';
 import { readDeliveries, writeDeliveries } from './delivery-rows.ts';
 import type { Sql } from './database.ts';
 import { isDataError, ms, NO_DESTINATION, recordset, rowsAsJson } from './sql-values.ts';
 
-/** Destination id of the row that holds a message-level rejection (no destination was reached). */
-export { NO_DESTINATION };
-
-/** Why a record was not stored at all (a metric label; the `unstored` table keeps the database's error). */
-export type UnstoredReason = 'database_refused';
-
-/** What one ingestion did besides storing: the metrics of docs/reference/observability.md. */
-export interface IngestReport {
-  /** One note per event kept as text instead of JSON. */
-  keptAsText: EventNote[];
-  /** One per record the database refused (kept in the `unstored` table). */
-  unstored: { kind: LogEntry['kind']; reason: UnstoredReason }[];
-  /** Rows removed by the deletion requests of the batch. */
-  deleted: { messages: number; rejections: number };
-}
+export type { IngestReport, UnstoredReason } from '../domain/ingest-report.ts';
 
 /** Key of the advisory lock that orders deletions against event writes on PostgreSQL. */
 const DELETION_LOCK = 0x51_d1_0c;
-
-const emptyReport = (): IngestReport => ({ keptAsText: [], unstored: [], deleted: { messages: 0, rejections: 0 } });
 
 /**
  * Writes what a batch of records says (docs/delivery-log.md, "Ingestion"), in one transaction of a

@@ -5,19 +5,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli } from '@sluice/cli';
 import { loadConfigFile } from '@sluice/config';
 import { retryStateToHeaders, type RetryState } from '@sluice/envelope';
-import { createKafka, ensureTopics, SafeProducer, topicSpecs } from '@sluice/kafka';
+import { SafeProducer } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { testBrokers, uniqueName } from '@sluice/testkit';
-import { memoryIo } from './cli-io.ts';
+import { testBrokers, uniqueName, testKafka, createTestTopics } from '@sluice/testkit';
+import { configuredCli } from './cli-io.ts';
 import { writeUniqueConfig } from './fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-cli-print-'));
 const env = { ...process.env, KAFKA_BROKERS: testBrokers().join(',') };
-const kafka = createKafka({
-  brokers: testBrokers(),
+const kafka = testKafka({
   clientId: 'cli-print-test',
   logger: createLogger({ name: 'cli-print-test', level: 'error' }),
 });
@@ -28,10 +26,7 @@ const hostileId = `m-${uniqueName('x')}\u001b[2J\u001b]0;owned\u0007\r\nX-Evil: 
 before(async () => {
   ({ path: configPath } = writeUniqueConfig(dir));
   const config = loadConfigFile(configPath);
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, topicSpecs(config));
-  await admin.disconnect();
+  await createTestTopics(kafka, config);
   const state: RetryState = {
     messageId: hostileId,
     sourceId: 'src\u001b[31m',
@@ -52,11 +47,7 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const cli = async (...args: string[]) => {
-  const io = memoryIo('', env);
-  const code = await runCli([...args, '--config', configPath], io.io);
-  return { code, stdout: io.stdout(), stderr: io.stderr() };
-};
+const cli = configuredCli(env, () => configPath);
 
 test('dlq list escapes control characters and redacts endpoint URLs, in text and in --json', {
   timeout: 60_000,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { createLogger } from '@sluice/logging';
-import { createKafka, ensureTopics, ProducerThread, ProducerThreadError, type Kafka } from '@sluice/kafka';
-import { testBrokers, uniqueName, waitUntil } from '@sluice/testkit';
+import { ensureTopics, ProducerThread, ProducerThreadError, type Kafka } from '@sluice/kafka';
+import { testBrokers, uniqueName, waitUntil, testKafka } from '@sluice/testkit';
 
 // The producer thread both ingest and the deliverer write through, against the real broker.
 const logger = createLogger({ name: 'producer-thread-test', level: 'warn' });
@@ -11,7 +11,7 @@ let kafka: Kafka;
 let thread: ProducerThread;
 
 before(async () => {
-  kafka = createKafka({ brokers: testBrokers(), clientId: uniqueName('pt'), logger });
+  kafka = testKafka({ clientId: uniqueName('pt'), logger });
   const admin = kafka.admin();
   await admin.connect();
   await ensureTopics(admin, [{ topic, numPartitions: 2, replicationFactor: 1 }]);

@@ -1,41 +1,17 @@
 // One active audience-sync instance (docs/audiences.md): on the real broker, a second instance
 // stays a ready standby, and a standby that inherits the partitions restarts to read the state.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
-import { testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
+import { test } from 'node:test';
+import { waitUntil, metric } from '@sluice/testkit';
 import { ROUTES } from '../src/constants.ts';
 import { StaleStateError } from '../src/adapters/ownership-guard.ts';
-import { createAudienceSync } from '../src/index.ts';
-import { ADMIN_TOKEN, postChunk, readIdentifies } from './helpers.ts';
+import { audienceSyncConfig, postChunk, readIdentifies, serviceStarter, vipSnapshot } from './helpers.ts';
 
-const config = testConfig({ sources: [{ id: 'web', writeKeys: ['wk'] }], ingest: { adminToken: ADMIN_TOKEN } });
+const config = audienceSyncConfig();
 const topics = config.kafka.topics;
-const started: { close(): Promise<void> }[] = [];
-after(async () => {
-  for (const s of started) await s.close().catch(() => undefined);
-});
+const start = serviceStarter(config);
 
-async function start() {
-  const service = await createAudienceSync(testServiceContext('audience-sync', config), { port: 0 }).start();
-  started.push(service);
-  return service;
-}
-
-async function metric(port: number, name: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
-    (sum, m) => sum + Number(m[1]),
-    0,
-  );
-}
-
-const audience = (syncId: string, members: string[]) => ({
-  sourceId: 'web',
-  audience: 'VIP',
-  syncId,
-  members,
-  final: true,
-});
+const audience = vipSnapshot;
 const vip = (ids: { userId: string; traits: Record<string, unknown> }[]) =>
   ids.map((i) => `${i.userId}:${i.traits.vip}`).sort();
 

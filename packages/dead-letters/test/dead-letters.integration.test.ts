@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { retryStateFromHeaders, retryStateToHeaders, type RetryState } from '@sluice/envelope';
-import { createKafka, ensureTopics, SafeProducer, topicSpecs, type Kafka } from '@sluice/kafka';
+import { ensureTopics, SafeProducer, topicSpecs, type Kafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { readTopic, testBrokers, testConfig, uniqueName } from '@sluice/testkit';
+import { readTopic, testConfig, uniqueName, testDeadLetter, testKafka } from '@sluice/testkit';
 import {
   forEachDeadLetter,
   InvalidFilterError,
@@ -19,32 +19,7 @@ import {
 const logger = createLogger({ name: 'dead-letters-test', level: 'warn' });
 const T0 = 1_700_000_000_000;
 
-function dead(overrides: Partial<RetryState>): RetryState {
-  return {
-    messageId: uniqueName('m'),
-    sourceId: 'src-a',
-    destinationId: 'dest-a',
-    eventType: 'track',
-    endpoints: ['https://a.example/hook'],
-    firstAttemptAt: T0,
-    attempts: 5,
-    history: [
-      {
-        attempt: 5,
-        endpoint: 'https://a.example/hook',
-        at: T0 + 14_000_000,
-        outcome: 'retryable',
-        status: 500,
-        latencyMs: 4,
-      },
-    ],
-    deadReason: 'window_exhausted',
-    deadAt: T0 + 14_400_000,
-    windowMs: 7_200_000,
-    lastError: 'http_500',
-    ...overrides,
-  };
-}
+const dead = (over: Partial<RetryState> = {}) => testDeadLetter(over, T0);
 
 describe('dead-letter filter (pure)', () => {
   const letter = { state: dead({ messageId: 'msg-1' }) };
@@ -92,7 +67,7 @@ describe('listing and replaying dead letters against the real broker', () => {
   ];
 
   before(async () => {
-    kafka = createKafka({ brokers: testBrokers(), clientId: uniqueName('dl'), logger });
+    kafka = testKafka({ clientId: uniqueName('dl'), logger });
     const admin = kafka.admin();
     await admin.connect();
     await ensureTopics(admin, topicSpecs(config));

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { RETRY_HEADERS } from '@sluice/envelope';
 import { SafeProducer } from '@sluice/kafka';
-import { sleep, testBrokers, testConfig, waitUntil } from '@sluice/testkit';
-import { createTopics, retryMessage, retryState, testKafka, watchTopic } from './helpers.ts';
+import { sleep, testBrokers, testConfig, waitUntil, createTestTopics, testKafka, watchTopics } from '@sluice/testkit';
+import { retryMessage, retryState } from './helpers.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sluice-retry-kill9-'));
@@ -46,8 +46,9 @@ describe('kill -9 while tier partitions are paused', () => {
     const { clientId, partitions, replicationFactor, topics } = config.kafka;
     writeFileSync(configPath, JSON.stringify({ kafka: { clientId, partitions, replicationFactor, topics }, retry }));
     const kafka = testKafka();
-    await createTopics(kafka, config);
-    const redeliver = await watchTopic(kafka, topics.redeliver);
+    await createTestTopics(kafka, config);
+    const watched = await watchTopics(kafka, [topics.redeliver], 20);
+    const redeliver = () => watched.records(topics.redeliver);
     const producer = new SafeProducer(kafka);
     await producer.connect();
     let child = await startRetryProcess(configPath);
@@ -62,7 +63,7 @@ describe('kill -9 while tier partitions are paused', () => {
         states.map((s) => retryMessage(s)),
       );
       await sleep(2_000);
-      const forwardedBeforeKill = new Set(redeliver.seen.map((r) => r.headers[RETRY_HEADERS.messageId])).size;
+      const forwardedBeforeKill = new Set(redeliver().map((r) => r.headers[RETRY_HEADERS.messageId])).size;
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));
       assert.ok(forwardedBeforeKill < states.length, 'records were still waiting when the process died');
@@ -72,23 +73,26 @@ describe('kill -9 while tier partitions are paused', () => {
       const ids = new Set(states.map((s) => s.messageId));
       await waitUntil(
         () =>
-          new Set(redeliver.seen.map((r) => r.headers[RETRY_HEADERS.messageId]).filter((id) => ids.has(id!))).size ===
-          ids.size,
+          new Set(
+            redeliver()
+              .map((r) => r.headers[RETRY_HEADERS.messageId])
+              .filter((id) => ids.has(id!)),
+          ).size === ids.size,
         50_000,
         'every retry forwarded (the group first waits out the dead member session, 30 s)',
       );
       await sleep(1_000);
-      for (const r of redeliver.seen) {
+      for (const r of redeliver()) {
         const dueAt = Number(r.headers[RETRY_HEADERS.dueAt]);
         assert.ok(r.at >= dueAt, `${r.headers[RETRY_HEADERS.messageId]} read ${dueAt - r.at} ms before due`);
       }
       for (const state of states) {
-        const copies = redeliver.seen.filter((r) => r.headers[RETRY_HEADERS.messageId] === state.messageId);
+        const copies = redeliver().filter((r) => r.headers[RETRY_HEADERS.messageId] === state.messageId);
         assert.ok(copies.length >= 1, `${state.messageId} lost`);
       }
     } finally {
       child.kill('SIGKILL');
-      await Promise.all([redeliver.stop(), producer.disconnect()]);
+      await Promise.all([watched.stop(), producer.disconnect()]);
     }
   });
 });

@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { parseConfig, type SluiceConfig } from '@sluice/config';
-import type { EventEnvelope } from '@sluice/envelope';
-import { createKafka } from '@sluice/kafka';
 import {
   startReceiver,
   testConfig,
@@ -12,11 +10,12 @@ import {
   type ReceivedRequest,
   type Receiver,
 } from '@sluice/testkit';
+import { receivedEnvelope, testKafka, watchTopics } from '@sluice/testkit';
 import { verifySignature } from '@sluice/webhook-signature';
 import type { Kafka } from 'kafkajs';
 import { Webhook } from 'standardwebhooks';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
-import { collectTopics, produceEvents } from './kafka-helpers.ts';
+import { produceEvents } from './kafka-helpers.ts';
 
 // Standard Webhooks signatures checked by an independent implementation: the `standardwebhooks`
 // package (the specification's reference library for JavaScript), inside real receivers that
@@ -28,16 +27,8 @@ const [BOTH, OLD, NEW, RETRY, RELOADED] = [whsec(), whsec(), whsec(), whsec(), w
 /** The old secret's notAfter, a few seconds after start: the rotation test waits past it. */
 const ROTATION_GRACE_MS = 6_000;
 
-const ev = (sourceId: string, messageId: string): EventEnvelope => ({
-  sourceId,
-  type: 'track',
-  messageId,
-  userId: `user-${messageId}`,
-  event: 'Signed',
-  properties: { n: 1, text: 'ünïcode ✓' },
-  timestamp: '2026-11-21T10:00:00.000Z',
-  receivedAt: new Date().toISOString(),
-});
+const ev = (sourceId: string, messageId: string) =>
+  receivedEnvelope({ sourceId, messageId, event: 'Signed', properties: { n: 1, text: 'ünïcode ✓' } });
 
 const plainHeaders = (req: ReceivedRequest) =>
   Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
@@ -65,7 +56,7 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
   let ctx: ReturnType<typeof testServiceContext>;
   let service: DelivererService;
   let kafka: Kafka;
-  let collected: Awaited<ReturnType<typeof collectTopics>>;
+  let collected: Awaited<ReturnType<typeof watchTopics>>;
   let oldNotAfter: number;
 
   before(async () => {
@@ -110,8 +101,8 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
     config = testConfig(raw);
     ctx = testServiceContext('deliverer', config);
     service = await createDeliverer(ctx, { port: 0 }).start();
-    kafka = createKafka({ brokers: ctx.brokers, clientId: 'deliverer-signing-test', logger: ctx.logger });
-    collected = await collectTopics(kafka, [config.kafka.topics.retry]);
+    kafka = testKafka({ clientId: 'deliverer-signing-test' });
+    collected = await watchTopics(kafka, [config.kafka.topics.retry]);
   });
 
   after(async () => {

@@ -4,16 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { createLogger } from '@sluice/logging';
-import {
-  ConcurrentConsumer,
-  ConsumerMetrics,
-  createKafka,
-  ensureTopics,
-  SafeProducer,
-  type Admin,
-  type Kafka,
-} from '@sluice/kafka';
-import { testBrokers, uniqueName, waitUntil } from '@sluice/testkit';
+import { ConcurrentConsumer, ConsumerMetrics, ensureTopics, SafeProducer, type Admin, type Kafka } from '@sluice/kafka';
+import { uniqueName, waitUntil, testKafka } from '@sluice/testkit';
 
 const INTERVAL_MS = 1_000;
 const logger = createLogger({ name: 'lag-test', level: 'warn' });
@@ -24,7 +16,7 @@ let admin: Admin;
 let producer: SafeProducer;
 
 before(async () => {
-  kafka = createKafka({ brokers: testBrokers(), clientId: 'lag-test', logger });
+  kafka = testKafka({ clientId: 'lag-test', logger });
   admin = kafka.admin();
   await admin.connect();
   await ensureTopics(admin, [{ topic, numPartitions: 2, replicationFactor: 1 }]);

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { brokerSockets, testConfig, testServiceContext } from '@sluice/testkit';
+import { brokerSockets, testConfig, testServiceContext, testKafka } from '@sluice/testkit';
 import { createAudienceSync } from '../src/index.ts';
-import { testKafka } from './helpers.ts';
 
 test('a start that fails at its last step (port taken) closes everything it opened', async () => {
   const blocker: Server = createServer();

@@ -3,36 +3,22 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { startLocalKafka } from '@sluice/local-kafka';
-import { testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
+import { testServiceContext, waitUntil, metric } from '@sluice/testkit';
 import { ROUTES } from '../src/constants.ts';
 import { createAudienceSync } from '../src/index.ts';
-import { ADMIN_TOKEN, postChunk } from './helpers.ts';
+import { audienceSyncConfig, postChunk, vipSnapshot } from './helpers.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
-async function metric(port: number, name: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
-    (sum, m) => sum + Number(m[1]),
-    0,
-  );
-}
-
-const audience = (syncId: string, members: string[]) => ({
-  sourceId: 'web',
-  audience: 'VIP',
-  syncId,
-  members,
-  final: true,
-});
+const audience = vipSnapshot;
 
 test('after a broker outage the owner consumes again without restarting', { timeout: 240_000 }, async () => {
   const broker = await startLocalKafka({ log: () => undefined });
   cleanups.push(() => broker.dispose());
-  const config = testConfig({ sources: [{ id: 'web', writeKeys: ['wk'] }], ingest: { adminToken: ADMIN_TOKEN } });
+  const config = audienceSyncConfig();
   const ctx = testServiceContext('audience-sync', config);
   ctx.brokers = [broker.brokers];
   const service = await createAudienceSync(ctx, { port: 0 }).start();

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConfigStore, type SluiceConfig } from '@sluice/config';
-import type { EventEnvelope } from '@sluice/envelope';
-import { createKafka } from '@sluice/kafka';
 import { prefixedTopics, type Receiver, startReceiver, testServiceContext, uniqueName } from '@sluice/testkit';
+import { testEnvelope, testKafka } from '@sluice/testkit';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { produceEvents } from './kafka-helpers.ts';
 
@@ -34,19 +33,12 @@ function rawConfig(allowCidrs: string[], prefix: string): Record<string, unknown
   };
 }
 
-const event = (): EventEnvelope => ({
-  sourceId: 's',
-  type: 'track',
-  messageId: uniqueName('m'),
-  userId: 'u',
-  event: 'E',
-  timestamp: '2026-11-21T10:00:00.000Z',
-});
+const event = () => testEnvelope({ messageId: uniqueName('m'), userId: 'u', event: 'E' });
 
 /** Produces one event and waits until the receiver got it. */
 async function deliversOne(config: SluiceConfig): Promise<void> {
   const { brokers, logger } = testServiceContext('reload-test', config);
-  const kafka = createKafka({ brokers, clientId: 'reload-test', logger });
+  const kafka = testKafka({ brokers, clientId: 'reload-test', logger });
   await produceEvents(kafka, config.kafka.topics.events, [event()]);
   sent += 1;
   await receiver.waitFor(sent, 15_000);

@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
-import {
-  retryStateFromHeaders,
-  retryStateToHeaders,
-  RETRY_HEADERS,
-  type AttemptEvent,
-  type EventEnvelope,
-} from '@sluice/envelope';
-import { createKafka } from '@sluice/kafka';
+import { retryStateFromHeaders, retryStateToHeaders, RETRY_HEADERS, type AttemptEvent } from '@sluice/envelope';
 import {
   sleep,
   startBlackHole,
@@ -19,20 +12,12 @@ import {
   type BlackHole,
   type Receiver,
 } from '@sluice/testkit';
+import { receivedEnvelope, scrapeMetrics, testKafka, watchTopics } from '@sluice/testkit';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
-import { collectTopics, produceEvents } from './kafka-helpers.ts';
+import { produceEvents } from './kafka-helpers.ts';
 
-const ev = (sourceId: string, messageId: string): EventEnvelope => ({
-  sourceId,
-  type: 'track',
-  messageId,
-  userId: `user-${messageId}`,
-  event: 'Tested',
-  properties: {},
-  timestamp: '2026-11-21T10:00:00.000Z',
-  receivedAt: new Date().toISOString(),
-});
+const ev = (sourceId: string, messageId: string) => receivedEnvelope({ sourceId, messageId });
 
 /** A deliverer on its own topics with `raw` as config, the records it writes, and helpers to read them. */
 async function startHarness(raw: Record<string, unknown>) {
@@ -42,9 +27,9 @@ async function startHarness(raw: Record<string, unknown>) {
   });
   const ctx = testServiceContext('deliverer', config);
   const service: DelivererService = await createDeliverer(ctx, { port: 0 }).start();
-  const kafka: Kafka = createKafka({ brokers: ctx.brokers, clientId: 'isolation-test', logger: ctx.logger });
+  const kafka: Kafka = testKafka({ clientId: 'isolation-test' });
   const t = config.kafka.topics;
-  const collected = await collectTopics(kafka, [t.retry, t.deadLetter, t.attempts]);
+  const collected = await watchTopics(kafka, [t.retry, t.deadLetter, t.attempts]);
   const attempts = () => collected.records(t.attempts).map((x) => JSON.parse(x.value!.toString()) as AttemptEvent);
   return {
     config,
@@ -55,7 +40,7 @@ async function startHarness(raw: Record<string, unknown>) {
     retriesOf: (messageId: string) =>
       collected.records(t.retry).filter((x) => x.headers[RETRY_HEADERS.messageId] === messageId),
     retries: () => collected.records(t.retry),
-    metrics: async () => (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text(),
+    metrics: () => scrapeMetrics(service.port),
     close: async () => {
       await service.close();
       await collected.stop();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { serviceNodeArgs } from '@sluice/service-kit';
-import { prefixedTopics, uniqueName } from '@sluice/testkit';
+import { prefixedTopics, uniqueName, scrapeMetrics } from '@sluice/testkit';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../support/service-process.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -53,7 +53,7 @@ describe('every service: ops routes, readiness, SIGTERM', () => {
         const ready = await fetch(`${svc.url}/readyz`);
         assert.equal(ready.status, 200);
         assert.equal(((await ready.json()) as { ready: boolean }).ready, true);
-        const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+        const metrics = await scrapeMetrics(svc.url);
         assert.match(metrics, /^process_cpu_seconds_total\{sluice_service="[a-z-]+"\}/m);
       } finally {
         const { code, ms } = await svc.sigterm();

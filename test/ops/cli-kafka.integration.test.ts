@@ -7,20 +7,16 @@ import { after, test } from 'node:test';
 import { runCli } from '@sluice/cli';
 import { loadConfigFile } from '@sluice/config';
 import { createIngest } from '@sluice/ingest';
-import { createKafka, topicSpecs } from '@sluice/kafka';
+import { topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { jsonValues, prefixedTopics, readTopic, testBrokers, testServiceContext } from '@sluice/testkit';
+import { jsonValues, prefixedTopics, readTopic, testBrokers, testServiceContext, testKafka } from '@sluice/testkit';
 import { memoryIo } from './cli-io.ts';
 import { writeUniqueConfig } from './fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-cli-kafka-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const env = { ...process.env, KAFKA_BROKERS: testBrokers().join(',') };
-const kafka = createKafka({
-  brokers: testBrokers(),
-  clientId: 'cli-test',
-  logger: createLogger({ name: 'cli-test', level: 'error' }),
-});
+const kafka = testKafka({ clientId: 'cli-test', logger: createLogger({ name: 'cli-test', level: 'error' }) });
 
 test('send: one track call reaches sluice.events through real ingest; a wrong key exits 1', {
   timeout: 60_000,

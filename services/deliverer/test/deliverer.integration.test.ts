@@ -10,7 +10,6 @@ import {
   type AttemptEvent,
   type EventEnvelope,
 } from '@sluice/envelope';
-import { createKafka } from '@sluice/kafka';
 import {
   loadVector,
   sleep,
@@ -20,27 +19,19 @@ import {
   waitUntil,
   type Receiver,
 } from '@sluice/testkit';
+import { receivedEnvelope, scrapeMetrics, testKafka, watchTopics } from '@sluice/testkit';
 import { verifySignature } from '@sluice/webhook-signature';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
-import { collectTopics, produceEvents } from './kafka-helpers.ts';
+import { produceEvents } from './kafka-helpers.ts';
 
 const SECRET = 'whsec-golden';
 const vectors = loadVector<{ cases: { name: string; envelope: EventEnvelope; body: Record<string, unknown> }[] }>(
   'payloads.json',
 );
 
-const ev = (sourceId: string, messageId: string, extra: Partial<EventEnvelope> = {}): EventEnvelope => ({
-  sourceId,
-  type: 'track',
-  messageId,
-  userId: `user-${messageId}`,
-  event: 'Tested',
-  properties: {},
-  timestamp: '2026-11-21T10:00:00.000Z',
-  receivedAt: new Date().toISOString(),
-  ...extra,
-});
+const ev = (sourceId: string, messageId: string, extra: Partial<EventEnvelope> = {}) =>
+  receivedEnvelope({ sourceId, messageId, ...extra });
 
 const byPath =
   (statuses: Record<string, number>, fallback = 200) =>
@@ -66,7 +57,7 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
   let ctx: ReturnType<typeof testServiceContext>;
   let service: DelivererService;
   let kafka: Kafka;
-  let collected: Awaited<ReturnType<typeof collectTopics>>;
+  let collected: Awaited<ReturnType<typeof watchTopics>>;
   const five = (base: string) => [1, 2, 3, 4, 5].map((i) => ({ url: `${base}/${i}` }));
 
   before(async () => {
@@ -126,9 +117,9 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     config = testConfig(raw);
     ctx = testServiceContext('deliverer', config);
     service = await createDeliverer(ctx, { port: 0 }).start();
-    kafka = createKafka({ brokers: ctx.brokers, clientId: 'deliverer-test', logger: ctx.logger });
+    kafka = testKafka({ clientId: 'deliverer-test' });
     const t = config.kafka.topics;
-    collected = await collectTopics(kafka, [t.retry, t.deadLetter, t.attempts, t.rejected]);
+    collected = await watchTopics(kafka, [t.retry, t.deadLetter, t.attempts, t.rejected]);
   });
 
   after(async () => {
@@ -418,7 +409,7 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
   });
 
   it('exports metrics', async () => {
-    const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+    const text = await scrapeMetrics(service.port);
     for (const name of [
       'sluice_deliverer_attempts_total',
       'sluice_deliverer_attempt_duration_seconds',

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createJsonCodec } from '@sluice/codec';
 import { REJECT_HEADERS } from '@sluice/envelope';
-import { readTopic } from '@sluice/testkit';
+import { readTopic, scrapeMetrics } from '@sluice/testkit';
 import { basic, ingestConfig, OTHER_KEY, post, startIngest, WRITE_KEY, type RunningIngest } from './helpers.ts';
 
 /** Hostile input at the tracking API: each limit of docs/ingest.md "Limits at the door", over HTTP and the real broker. */
@@ -138,11 +138,11 @@ describe('limits at the door', () => {
         .split('\n')
         .filter((line) => line !== '' && !line.startsWith('#') && !/^(sluice_)?(process|nodejs)_/.test(line));
     await post(`${ingest.url}/v1/batch`, { batch: [{ type: 'warmup', userId: 'u' }] }, auth);
-    const before = ownSeries(await (await fetch(`${ingest.url}/metrics`)).text()).length;
+    const before = ownSeries(await scrapeMetrics(ingest.url)).length;
     const batch = Array.from({ length: 1_000 }, (_, i) => ({ type: `invented${i}`, userId: 'u' }));
     const res = await post(`${ingest.url}/v1/batch`, { batch }, auth);
     assert.equal(res.json.rejected.length, 1_000);
-    const text = await (await fetch(`${ingest.url}/metrics`)).text();
+    const text = await scrapeMetrics(ingest.url);
     const after = ownSeries(text).length;
     assert.equal(after, before, `series before ${before}, after ${after}`);
     assert.doesNotMatch(text, /invented/);

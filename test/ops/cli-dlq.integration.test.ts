@@ -7,48 +7,20 @@ import { after, before, test } from 'node:test';
 import { runCli } from '@sluice/cli';
 import { loadConfigFile, type SluiceConfig } from '@sluice/config';
 import { retryStateFromHeaders, retryStateToHeaders, type RetryState } from '@sluice/envelope';
-import { createKafka, ensureTopics, SafeProducer, topicSpecs } from '@sluice/kafka';
+import { SafeProducer } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { readTopic, testBrokers, uniqueName } from '@sluice/testkit';
-import { memoryIo } from './cli-io.ts';
+import { readTopic, testBrokers, testDeadLetter, testKafka, createTestTopics } from '@sluice/testkit';
+import { configuredCli, memoryIo } from './cli-io.ts';
 import { writeUniqueConfig } from './fixtures.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 const dir = mkdtempSync(join(tmpdir(), 'sluice-cli-dlq-'));
 const env = { ...process.env, KAFKA_BROKERS: testBrokers().join(',') };
-const kafka = createKafka({
-  brokers: testBrokers(),
-  clientId: 'cli-dlq-test',
-  logger: createLogger({ name: 'cli-dlq-test', level: 'error' }),
-});
+const kafka = testKafka({ clientId: 'cli-dlq-test', logger: createLogger({ name: 'cli-dlq-test', level: 'error' }) });
 let configPath: string;
 let config: SluiceConfig;
 
-function dead(overrides: Partial<RetryState>): RetryState {
-  return {
-    messageId: uniqueName('m'),
-    sourceId: 'src-a',
-    destinationId: 'dest-a',
-    eventType: 'track',
-    endpoints: ['https://a.example/hook'],
-    firstAttemptAt: T0,
-    attempts: 9,
-    history: [
-      {
-        attempt: 9,
-        endpoint: 'https://a.example/hook',
-        at: T0 + 14_000_000,
-        outcome: 'retryable',
-        status: 503,
-        latencyMs: 3,
-      },
-    ],
-    deadReason: 'window_exhausted',
-    deadAt: T0 + 14_400_000,
-    lastError: 'http_503',
-    ...overrides,
-  };
-}
+const dead = (over: Partial<RetryState> = {}) => testDeadLetter(over, T0);
 
 const letters = [
   dead({ destinationId: 'dest-a', sourceId: 'src-a' }),
@@ -65,10 +37,7 @@ const letters = [
 before(async () => {
   ({ path: configPath } = writeUniqueConfig(dir));
   config = loadConfigFile(configPath);
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, topicSpecs(config));
-  await admin.disconnect();
+  await createTestTopics(kafka, config);
   const producer = new SafeProducer(kafka);
   await producer.connect();
   await producer.send(
@@ -83,11 +52,7 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const cli = async (...args: string[]) => {
-  const io = memoryIo('', env);
-  const code = await runCli([...args, '--config', configPath], io.io);
-  return { code, stdout: io.stdout(), stderr: io.stderr() };
-};
+const cli = configuredCli(env, () => configPath);
 
 /** The CLI with stderr on a terminal that answers every confirmation with `answer`. */
 const onTerminal = async (answer: boolean, ...args: string[]) => {

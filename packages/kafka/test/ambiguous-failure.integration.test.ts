@@ -5,8 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { it } from 'node:test';
 import kafkajs from 'kafkajs';
 import { createLogger } from '@sluice/logging';
-import { createKafka } from '@sluice/kafka';
-import { readTopic, testBrokers } from '@sluice/testkit';
+import { readTopic, testBrokers, testKafka } from '@sluice/testkit';
 import { onePartitionTopic } from './fixtures/one-partition-topic.ts';
 
 it('after an ambiguous failure (written, answer lost) the next batch is really written', async () => {
@@ -42,7 +41,7 @@ it('after an ambiguous failure (written, answer lost) the next batch is really w
   await producer.disconnect();
 
   const logger = createLogger({ name: 'ambiguous-test', level: 'silent' });
-  const reader = createKafka({ brokers: testBrokers(), clientId: 'ambiguous-reader', logger });
+  const reader = testKafka({ clientId: 'ambiguous-reader', logger });
   const values = (await readTopic(reader, topic, { count: 15, timeoutMs: 10_000, settleMs: 500 })).map((r) =>
     r.value!.toString(),
   );

@@ -2,30 +2,16 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
-import {
-  RETRY_HEADERS,
-  retryStateFromHeaders,
-  retryStateToHeaders,
-  type AttemptEvent,
-  type EventEnvelope,
-} from '@sluice/envelope';
-import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
+import { RETRY_HEADERS, retryStateFromHeaders, retryStateToHeaders, type AttemptEvent } from '@sluice/envelope';
+import { ensureTopics, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { sleep, startReceiver, testConfig, testServiceContext, waitUntil, type Receiver } from '@sluice/testkit';
+import { receivedEnvelope, testKafka, watchTopics } from '@sluice/testkit';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
-import { collectTopics, produceEvents } from './kafka-helpers.ts';
+import { produceEvents } from './kafka-helpers.ts';
 
-const ev = (messageId: string): EventEnvelope => ({
-  sourceId: 's',
-  type: 'track',
-  messageId,
-  userId: `u-${messageId}`,
-  event: 'Lagged',
-  properties: {},
-  timestamp: '2026-11-21T10:00:00.000Z',
-  receivedAt: new Date().toISOString(),
-});
+const ev = (messageId: string) => receivedEnvelope({ messageId, event: 'Lagged' });
 
 function setup(receiverUrl: string, extra: Record<string, unknown>): SluiceConfig {
   return testConfig({
@@ -47,7 +33,7 @@ describe('the deliverer enforces the window under consumer lag (real Kafka, real
     closers.push(() => receiver.close());
     const config = setup(receiver.url, { retry: { window: '2s' } });
     const ctx = testServiceContext('deliverer', config);
-    const kafka: Kafka = createKafka({ brokers: ctx.brokers, clientId: 'window-test', logger: ctx.logger });
+    const kafka: Kafka = testKafka({ clientId: 'window-test' });
     const admin = kafka.admin();
     await admin.connect();
     await ensureTopics(admin, topicSpecs(config));
@@ -88,7 +74,7 @@ describe('the deliverer enforces the window under consumer lag (real Kafka, real
     await producer.disconnect();
     await sleep(2_500); // the 2 s window of the waiting events passes
 
-    const collected = await collectTopics(kafka, [t.deadLetter, t.attempts]);
+    const collected = await watchTopics(kafka, [t.deadLetter, t.attempts]);
     closers.push(() => collected.stop());
     const service: DelivererService = await createDeliverer(ctx, { port: 0 }).start();
     closers.push(() => service.close());
@@ -151,11 +137,11 @@ describe('timed-out requests are logged, rate-limited per endpoint (real receive
       ...testServiceContext('deliverer', config),
       logger: createLogger({ name: 'deliverer', level: 'warn', destination }),
     };
-    const kafka = createKafka({ brokers: ctx.brokers, clientId: 'timeout-test', logger: ctx.logger });
+    const kafka = testKafka({ clientId: 'timeout-test' });
     const service = await createDeliverer(ctx, { port: 0 }).start();
     closers.push(() => service.close());
     const t = config.kafka.topics;
-    const collected = await collectTopics(kafka, [t.attempts]);
+    const collected = await watchTopics(kafka, [t.attempts]);
     closers.push(() => collected.stop());
 
     await produceEvents(

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `npm run test:unit`: the quick tier. Runs every test file that needs no Kafka broker, schema
+# registry, PostgreSQL or browser (scripts/lib/test-files.sh says which), with none provisioned:
+# KAFKA_BROKERS is unset, so a file that reaches for a broker fails at once with a message naming
+# the rule (`testBrokers()` in @sluice/testkit), and --test-force-exit ends a file whose tests are
+# done even if it left a server or socket open, so such a file fails instead of hanging the run.
+# With file arguments, runs those files the same way.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/node-runtime.sh
+source scripts/lib/test-files.sh
+
+if [ "$#" -gt 0 ]; then
+  files=("$@")
+else
+  mapfile -t files < <(unit_test_files)
+fi
+
+unset KAFKA_BROKERS
+export SLUICE_TEST_TIER=unit
+export LOG_LEVEL="${LOG_LEVEL:-error}"
+
+echo "== node --test, unit tier (${#files[@]} files, no broker)"
+exec node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-force-exit --test-timeout=60000 \
+  --test-reporter="${TEST_REPORTER:-dot}" "${files[@]}"
