@@ -1,5 +1,4 @@
-export { Analytics } from './analytics.ts';
-export type { AnalyticsEvents } from './analytics.ts';
+export { Analytics, type AnalyticsEvents } from './analytics.ts';
 export type { AnalyticsOptions } from './options.ts';
 export type {
   AliasParams,
@@ -27,15 +26,11 @@ export {
   ValidationError,
 } from './errors.ts';
 export type { HttpRequest, HttpResponse, HttpTransport } from './http-transport.ts';
-export { createUndiciTransport } from './undici-transport.ts';
-export type { UndiciTransportOptions } from './undici-transport.ts';
-export type { Clock } from './clock.ts';
-export { systemClock } from './clock.ts';
+export { createUndiciTransport, type UndiciTransportOptions } from './undici-transport.ts';
+export { systemClock, type Clock } from './clock.ts';
 export type { LogSink } from './debug-log.ts';
-export { backoffDelay } from './backoff.ts';
-export type { BackoffSettings } from './backoff.ts';
-export { nextBatchSize } from './batch-splitter.ts';
-export type { BatchLimits } from './batch-splitter.ts';
+export { backoffDelay, type BackoffSettings } from './backoff.ts';
+export { nextBatchSize, type BatchLimits } from './batch-splitter.ts';
 export { renderBatchBody, BATCH_BODY_OVERHEAD_BYTES } from './wire-body.ts';
 export {
   DEFAULT_ENDPOINT,

@@ -1,21 +1,19 @@
 export type { DecodeResult, EnvelopeCodec } from './codec.ts';
 export { envelopeProblem } from './validate-envelope.ts';
 export { REGISTRY_DEFAULTS, valueSubject } from './constants.ts';
-export { createEnvelopeCodec, createJsonCodec } from './create-envelope-codec.ts';
-export type { EnvelopeCodecOptions } from './create-envelope-codec.ts';
+export { createEnvelopeCodec, createJsonCodec, type EnvelopeCodecOptions } from './create-envelope-codec.ts';
 export { CodecError, InvalidValueError, SchemaRegistrationError, SchemaRegistryUnavailableError } from './errors.ts';
-export { createRegistryCodec } from './registry-codec.ts';
-export type { RegistryCodecOptions, RegistryEnvelopeCodec } from './registry-codec.ts';
+export { createRegistryCodec, type RegistryCodecOptions, type RegistryEnvelopeCodec } from './registry-codec.ts';
 export type { RegistryClientOptions } from './registry-client.ts';
-export { createSnapshotCodec, snapshotProblem } from './snapshot-codec.ts';
-export type { SnapshotCodecOptions } from './snapshot-codec.ts';
-export { createJsonValueCodec, createRegistryValueCodec } from './value-codec.ts';
-export type {
-  ProblemFinder,
-  RegistryValueCodecOptions,
-  RejectCode,
-  ValueCodec,
-  ValueDecodeResult,
+export { createSnapshotCodec, snapshotProblem, type SnapshotCodecOptions } from './snapshot-codec.ts';
+export {
+  createJsonValueCodec,
+  createRegistryValueCodec,
+  type ProblemFinder,
+  type RegistryValueCodecOptions,
+  type RejectCode,
+  type ValueCodec,
+  type ValueDecodeResult,
 } from './value-codec.ts';
 export {
   CONFLUENT_HEADER_BYTES,

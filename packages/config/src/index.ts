@@ -6,19 +6,26 @@ export {
   LIMITS,
   RESERVED_HEADERS,
 } from './constants.ts';
-export { ConfigStore } from './config-store.ts';
-export type { ReloadStep } from './config-store.ts';
+export { ConfigStore, type ReloadStep } from './config-store.ts';
 export { formatDuration, parseDuration } from './duration.ts';
-export { DEMO_CONFIG_PATH, readEnv, requireBrokers, requireConfigPath } from './env.ts';
-export type { SluiceEnv } from './env.ts';
+export { DEMO_CONFIG_PATH, readEnv, requireBrokers, requireConfigPath, type SluiceEnv } from './env.ts';
 export { ConfigError } from './errors.ts';
 export { loadConfigFile, parseConfig, readConfigFile } from './load.ts';
 export { literalSecretFields } from './literal-secrets.ts';
 export { transportWarnings } from './connection-security.ts';
-export { ConfigSchema } from './schema.ts';
-export type { RawConfig } from './schema.ts';
-export { SIGNING_SCHEMES } from './signing-schema.ts';
-export type { SigningScheme } from './signing-schema.ts';
-export type { Destination, DestinationSigning, Endpoint, Source, SluiceConfig, TopicNames } from './types.ts';
+export { ConfigSchema, type RawConfig } from './schema.ts';
+export { SIGNING_SCHEMES, type SigningScheme } from './signing-schema.ts';
+export type {
+  Destination,
+  DestinationSigning,
+  Endpoint,
+  Source,
+  SluiceConfig,
+  TopicNames,
+  KafkaOidc,
+  KafkaSasl,
+  KafkaSecurity,
+  KafkaSsl,
+  SchemaRegistryAccess,
+} from './types.ts';
 export { HOP_BY_HOP_HEADERS, headerNameProblem, headerValueProblem } from './header-rules.ts';
-export type { KafkaOidc, KafkaSasl, KafkaSecurity, KafkaSsl, SchemaRegistryAccess } from './types.ts';

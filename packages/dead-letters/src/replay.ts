@@ -88,6 +88,25 @@ function replayMessage(letter: DeadLetter, now: number, windowMs?: number): Mess
   return { key: letter.key, value: letter.value, headers };
 }
 
+/** Re-injects `letters` on the redeliver topic, then marks each replayed on the dead-letter topic. */
+async function reinject(
+  producer: SafeProducer,
+  config: SluiceConfig,
+  letters: DeadLetter[],
+  now: number,
+  windowMs: number | undefined,
+): Promise<void> {
+  const { redeliver, deadLetter } = config.kafka.topics;
+  await producer.send(
+    redeliver,
+    letters.map((l) => replayMessage(l, now, windowMs)),
+  );
+  await producer.send(
+    deadLetter,
+    letters.map((l) => markerMessage(l, now)),
+  );
+}
+
 function markerMessage(letter: DeadLetter, now: number): Message {
   return {
     key: letter.key,
@@ -169,18 +188,10 @@ export async function executeReplay(
   if (plan.toReplay === 0) return result;
   const now = (options.now ?? Date.now)();
   const producer = dryRun ? undefined : new SafeProducer(kafka);
-  const { redeliver, deadLetter } = config.kafka.topics;
   let chunk: DeadLetter[] = [];
   const flush = async () => {
     if (chunk.length === 0 || producer === undefined) return;
-    await producer.send(
-      redeliver,
-      chunk.map((l) => replayMessage(l, now, options.windowMs)),
-    );
-    await producer.send(
-      deadLetter,
-      chunk.map((l) => markerMessage(l, now)),
-    );
+    await reinject(producer, config, chunk, now, options.windowMs);
     result.replayed += chunk.length;
     chunk = [];
   };
@@ -243,19 +254,11 @@ export async function replayPositions(
     if (offset + 1n > (ends.get(p.partition) ?? 0n)) ends.set(p.partition, offset + 1n);
   }
   const now = (options.now ?? Date.now)();
-  const { redeliver, deadLetter } = config.kafka.topics;
   const producer = new SafeProducer(kafka);
   let chunk: DeadLetter[] = [];
   const flush = async () => {
     if (chunk.length === 0) return;
-    await producer.send(
-      redeliver,
-      chunk.map((l) => replayMessage(l, now, options.windowMs)),
-    );
-    await producer.send(
-      deadLetter,
-      chunk.map((l) => markerMessage(l, now)),
-    );
+    await reinject(producer, config, chunk, now, options.windowMs);
     result.replayed.push(...chunk.map((l) => ({ partition: l.partition, offset: l.offset })));
     chunk = [];
   };
@@ -263,7 +266,7 @@ export async function replayPositions(
   try {
     const scan = await scanTopic(
       kafka,
-      deadLetter,
+      config.kafka.topics.deadLetter,
       async (record) => {
         if (!wanted.has(`${record.partition}:${record.message.offset}`)) return;
         const letter = toDeadLetter(record, new Map());

@@ -1,6 +1,14 @@
-export { CALL_TYPES, EVENT_TYPES, isCallType, isEventType } from './envelope.ts';
-export type { CallType, EventType, EventEnvelope, JsonObject } from './envelope.ts';
-export { isJsonObject } from './envelope.ts';
+export {
+  CALL_TYPES,
+  EVENT_TYPES,
+  isCallType,
+  isEventType,
+  isJsonObject,
+  type CallType,
+  type EventType,
+  type EventEnvelope,
+  type JsonObject,
+} from './envelope.ts';
 export { envelopeJsonSchema } from './envelope-schema.ts';
 export { parseCanonicalTimestamp } from './canonical-timestamp.ts';
 export { recordKey } from './record-key.ts';
@@ -9,12 +17,18 @@ export {
   RetryHeadersError,
   retryStateFromHeaders,
   retryStateToHeaders,
+  type AttemptRecord,
+  type DeadReason,
+  type RecordHeaders,
+  type RetryState,
 } from './retry-state.ts';
-export type { AttemptRecord, DeadReason, RecordHeaders, RetryState } from './retry-state.ts';
-export { REJECT_HEADERS, rejectedRecord } from './side-records.ts';
-export type { AttemptEvent, RejectedRecordInput } from './side-records.ts';
-export { snapshotJsonSchema } from './snapshot-schema.ts';
-export type { AudienceSnapshot, ComputedTraitSnapshot, Snapshot } from './snapshot-schema.ts';
+export { REJECT_HEADERS, rejectedRecord, type AttemptEvent, type RejectedRecordInput } from './side-records.ts';
+export {
+  snapshotJsonSchema,
+  type AudienceSnapshot,
+  type ComputedTraitSnapshot,
+  type Snapshot,
+} from './snapshot-schema.ts';
 export {
   ENVELOPE_FIELDS,
   ENVELOPE_LIMITS,
@@ -23,5 +37,7 @@ export {
   envelopeContractProblem,
   isDeliverableMessageId,
   nestingProblem,
+  type EnvelopeFieldKind,
+  type EnvelopeFieldName,
+  type NestingProblem,
 } from './envelope-contract.ts';
-export type { EnvelopeFieldKind, EnvelopeFieldName, NestingProblem } from './envelope-contract.ts';

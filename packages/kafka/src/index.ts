@@ -1,36 +1,40 @@
 export type { Admin, Kafka, Message, IHeaders, PartitionAssigner } from 'kafkajs';
-export { createKafka } from './kafka-client.ts';
-export type { KafkaClientOptions } from './kafka-client.ts';
-export { delayTopicName, ensureTopics, topicSpecs } from './topics.ts';
+export { createKafka, type KafkaClientOptions } from './kafka-client.ts';
+export { delayTopicName, ensureTopics, topicSpecs, type TopicSpec } from './topics.ts';
 export { trackedAdmin } from './tracked-admin.ts';
-export type { TopicSpec } from './topics.ts';
 export { SafeProducer } from './producer.ts';
 export type { BatchProducer } from './batch-producer.ts';
-export { RecordBatcher, RecordBatcherClosedError } from './record-batcher.ts';
-export type { RecordBatcherOptions, RecordSink } from './record-batcher.ts';
-export { ProducerThread, ProducerThreadError } from './producer-thread.ts';
-export type { ProducerThreadOptions } from './producer-thread.ts';
+export {
+  RecordBatcher,
+  RecordBatcherClosedError,
+  type RecordBatcherOptions,
+  type RecordSink,
+} from './record-batcher.ts';
+export { ProducerThread, ProducerThreadError, type ProducerThreadOptions } from './producer-thread.ts';
 export { OffsetTracker } from './offset-tracker.ts';
 export type { ConsumedRecord } from './consumed-record.ts';
 export { ConsumerMetrics } from './consumer-metrics.ts';
-export { ConcurrentConsumer } from './concurrent-consumer.ts';
-export type { ConcurrentConsumerOptions } from './concurrent-consumer.ts';
-export { SequentialConsumer } from './sequential-consumer.ts';
-export type { SequentialConsumerOptions, SequentialStep } from './sequential-consumer.ts';
-export { crashVerdict, DEFAULT_RERUN_BACKOFF, rerunDelayMs } from './crash-watch.ts';
-export type { CrashVerdict, RerunBackoff } from './crash-watch.ts';
-export { drainAndClose } from './shutdown.ts';
-export type { Drainable } from './shutdown.ts';
-export { createGroupConsumer } from './group-consumer.ts';
-export { ManagedConsumer } from './managed-consumer.ts';
-export type { ManagedConsumerBase } from './managed-consumer.ts';
-export type { CommittedListener, GroupConsumer, GroupConsumerSettings, Subscription } from './group-consumer.ts';
+export { ConcurrentConsumer, type ConcurrentConsumerOptions } from './concurrent-consumer.ts';
+export { SequentialConsumer, type SequentialConsumerOptions, type SequentialStep } from './sequential-consumer.ts';
+export {
+  crashVerdict,
+  DEFAULT_RERUN_BACKOFF,
+  rerunDelayMs,
+  type CrashVerdict,
+  type RerunBackoff,
+} from './crash-watch.ts';
+export { drainAndClose, type Drainable } from './shutdown.ts';
+export {
+  createGroupConsumer,
+  type CommittedListener,
+  type GroupConsumer,
+  type GroupConsumerSettings,
+  type Subscription,
+} from './group-consumer.ts';
+export { ManagedConsumer, type ManagedConsumerBase } from './managed-consumer.ts';
 export { retryTransient } from './retry-transient.ts';
-export { awaitKafka, checkKafkaConnection } from './await-kafka.ts';
-export type { AwaitKafkaOptions } from './await-kafka.ts';
-export { describeKafkaFailure } from './connection-failure.ts';
-export type { KafkaFailure, KafkaFailureCause } from './connection-failure.ts';
+export { awaitKafka, checkKafkaConnection, type AwaitKafkaOptions } from './await-kafka.ts';
+export { describeKafkaFailure, type KafkaFailure, type KafkaFailureCause } from './connection-failure.ts';
 export { kafkaJsSecurity } from './kafka-security.ts';
 export { OAuthTokenError, oidcTokenProvider, tokenFileProvider } from './oauth-token.ts';
-export { chooseOwner, SINGLE_OWNER_PROTOCOL, singleOwnerAssigner } from './single-owner-assigner.ts';
-export type { OwnerClaim } from './single-owner-assigner.ts';
+export { chooseOwner, SINGLE_OWNER_PROTOCOL, singleOwnerAssigner, type OwnerClaim } from './single-owner-assigner.ts';

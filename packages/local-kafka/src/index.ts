@@ -1,10 +1,10 @@
-export { startLocalKafka } from './broker.ts';
-export type {
-  BrokerExit,
-  LocalKafka,
-  LocalKafkaSecurity,
-  SecuredBrokerOptions,
-  StartLocalKafkaOptions,
+export {
+  startLocalKafka,
+  type BrokerExit,
+  type LocalKafka,
+  type LocalKafkaSecurity,
+  type SecuredBrokerOptions,
+  type StartLocalKafkaOptions,
 } from './broker.ts';
 export {
   ensureKafkaInstalled,
@@ -14,7 +14,8 @@ export {
   kafkaVersionFromEnv,
   SCALA_VERSION,
   SUPPORTED_KAFKA_VERSIONS,
+  type InstallOptions,
+  type KafkaInstallation,
+  type KafkaVersion,
 } from './install.ts';
-export type { InstallOptions, KafkaInstallation, KafkaVersion } from './install.ts';
-export { generateTlsMaterial } from './tls-material.ts';
-export type { TlsMaterial } from './tls-material.ts';
+export { generateTlsMaterial, type TlsMaterial } from './tls-material.ts';

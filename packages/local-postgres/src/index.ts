@@ -1,4 +1,7 @@
-export { startLocalPostgres } from './server.ts';
-export type { LocalPostgres, StartLocalPostgresOptions } from './server.ts';
-export { ensurePostgresInstalled, findPostgresInstallation, POSTGRES_VERSION } from './install.ts';
-export type { PostgresInstallation } from './install.ts';
+export { startLocalPostgres, type LocalPostgres, type StartLocalPostgresOptions } from './server.ts';
+export {
+  ensurePostgresInstalled,
+  findPostgresInstallation,
+  POSTGRES_VERSION,
+  type PostgresInstallation,
+} from './install.ts';

@@ -1,5 +1,4 @@
-export { createLogger } from './logger.ts';
-export type { Logger, LoggerSettings } from './logger.ts';
+export { createLogger, type Logger, type LoggerSettings } from './logger.ts';
 export { REDACT_PATHS } from './redaction.ts';
 export { logProcessWarnings } from './process-warnings.ts';
 export { redactUrl, redactUrlsIn } from './redact-url.ts';

@@ -1,6 +1,6 @@
 import { awaitKafka } from '@sluice/kafka';
-import type { StartCondition } from './run-service.ts';
-import type { ServiceContext } from './service-context.ts';
+import { type RunningService, runService, type StartCondition } from './run-service.ts';
+import { loadServiceContext, type ServiceContext } from './service-context.ts';
 
 /**
  * What every service waits for before it starts (`runService`'s `waitFor`): the brokers accepting
@@ -24,4 +24,24 @@ export function waitForKafka(ctx: ServiceContext, port: number): StartCondition 
       });
     },
   };
+}
+
+/**
+ * A service's `main.ts` in one call: loads its context, waits for Kafka on its port (the port named
+ * `portOf` in the environment's ports), then runs what `start` starts until SIGTERM/SIGINT
+ * (`runService`).
+ */
+export async function runKafkaService(
+  name: string,
+  portOf: (ports: ServiceContext['env']['ports']) => number,
+  start: (ctx: ServiceContext, port: number) => Promise<RunningService>,
+): Promise<void> {
+  const ctx = loadServiceContext(name);
+  const port = portOf(ctx.env.ports);
+  await runService({
+    name: ctx.name,
+    logger: ctx.logger,
+    waitFor: waitForKafka(ctx, port),
+    start: () => start(ctx, port),
+  });
 }

@@ -15,8 +15,7 @@ export function verifySignature(secret: string, body: Buffer | string, signature
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-export { activeKeys, isActive, newestActiveKey } from './signing-keys.ts';
-export type { SigningKey } from './signing-keys.ts';
+export { activeKeys, isActive, newestActiveKey, type SigningKey } from './signing-keys.ts';
 export {
   signStandardWebhook,
   STANDARD_WEBHOOKS_HEADERS,
@@ -25,5 +24,7 @@ export {
   WEBHOOK_SECRET_PREFIX,
   WebhookSecretError,
   webhookSecretKey,
+  type StandardWebhookCheck,
+  type StandardWebhookFailure,
+  type StandardWebhookVerdict,
 } from './standard-webhooks.ts';
-export type { StandardWebhookCheck, StandardWebhookFailure, StandardWebhookVerdict } from './standard-webhooks.ts';

@@ -1,2 +1,1 @@
-export { createRetry } from './service.ts';
-export type { RetryOptions, RetryService } from './service.ts';
+export { createRetry, type RetryOptions, type RetryService } from './service.ts';
