@@ -1,11 +1,5 @@
 import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
-import {
-  retryStateToHeaders,
-  type AttemptEvent,
-  type AttemptRecord,
-  type DeadReason,
-  type RetryState,
-} from '@sluice/envelope';
+import { retryStateToHeaders, type AttemptEvent, type DeadReason, type RetryState } from '@sluice/envelope';
 import type { Logger } from '@sluice/logging';
 import type { RecordSink } from '@sluice/kafka';
 import { requestHeaders, signatureHeaders } from '@sluice/webhook';
@@ -15,6 +9,7 @@ import type { WebhookClient } from './adapters/webhook-client.ts';
 import type { AttemptResult } from './domain/attempt-result.ts';
 import { deferralWaitMs, type Deferred } from './domain/deferral.ts';
 import { attemptNumber, stateAfterAttempt, type DeliveryJob } from './domain/delivery-job.ts';
+import { attemptEvent, attemptRecords, deferralEvent } from './domain/attempt-events.ts';
 import { decidePart, type PartDecision } from './domain/part-decision.ts';
 import type { EndpointGates } from './endpoint-gates.ts';
 import { TIMEOUT_CODE } from './errors.ts';
@@ -331,35 +326,14 @@ export class Delivery {
   /** The record of an endpoint held back: no request, the reason as its outcome. */
   #recordDeferral(job: DeliveryJob, attempt: number, d: Deferred, config: SluiceConfig, at: number): Promise<void> {
     this.deps.isolation.deferred.inc({ destination: job.destinationId, reason: d.reason });
-    const event: AttemptEvent = {
-      messageId: job.messageId,
-      sourceId: job.sourceId,
-      destinationId: job.destinationId,
-      eventType: job.eventType,
-      endpoint: d.endpoint,
-      attempt,
-      outcome: d.reason,
-      latencyMs: 0,
-      at: new Date(at).toISOString(),
-    };
-    return this.deps.sink.send(config.kafka.topics.attempts, { key: job.key, value: JSON.stringify(event) });
+    return this.#sendAttempt(job, config, deferralEvent(job, attempt, d, at));
   }
 
   #recordAttempt(job: DeliveryJob, attempt: number, r: AttemptResult, config: SluiceConfig): Promise<void> {
-    const event: AttemptEvent = {
-      messageId: job.messageId,
-      sourceId: job.sourceId,
-      destinationId: job.destinationId,
-      eventType: job.eventType,
-      endpoint: r.endpoint,
-      attempt,
-      outcome: r.outcome,
-      latencyMs: r.latencyMs,
-      at: new Date(r.at).toISOString(),
-    };
-    if (r.status !== undefined) event.status = r.status;
-    if (r.error !== undefined) event.error = r.error;
-    if (r.responseSnippet !== undefined) event.responseSnippet = r.responseSnippet;
+    return this.#sendAttempt(job, config, attemptEvent(job, attempt, r));
+  }
+
+  #sendAttempt(job: DeliveryJob, config: SluiceConfig, event: AttemptEvent): Promise<void> {
     return this.deps.sink.send(config.kafka.topics.attempts, { key: job.key, value: JSON.stringify(event) });
   }
 
@@ -401,20 +375,4 @@ export class Delivery {
 interface Admitted {
   endpoint: Endpoint;
   probe: boolean;
-}
-
-function attemptRecords(attempt: number, results: readonly AttemptResult[]): AttemptRecord[] {
-  return results.map((r) => attemptRecord(attempt, r));
-}
-
-function attemptRecord(attempt: number, r: AttemptResult): AttemptRecord {
-  return {
-    attempt,
-    endpoint: r.endpoint,
-    at: r.at,
-    outcome: r.outcome,
-    latencyMs: r.latencyMs,
-    ...(r.status !== undefined && { status: r.status }),
-    ...(r.error !== undefined && { error: r.error }),
-  };
 }

@@ -1,0 +1,52 @@
+import type { AttemptEvent, AttemptRecord } from '@sluice/envelope';
+import type { AttemptResult } from './attempt-result.ts';
+import type { Deferred } from './deferral.ts';
+import type { DeliveryJob } from './delivery-job.ts';
+
+/** The `sluice.attempts` record of one request (docs/reference/delivery.md). */
+export function attemptEvent(job: DeliveryJob, attempt: number, r: AttemptResult): AttemptEvent {
+  const event = baseEvent(job, attempt, r.endpoint, r.outcome, r.latencyMs, r.at);
+  if (r.status !== undefined) event.status = r.status;
+  if (r.error !== undefined) event.error = r.error;
+  if (r.responseSnippet !== undefined) event.responseSnippet = r.responseSnippet;
+  return event;
+}
+
+/** The `sluice.attempts` record of an endpoint held back: no request, the reason as its outcome. */
+export function deferralEvent(job: DeliveryJob, attempt: number, d: Deferred, at: number): AttemptEvent {
+  return baseEvent(job, attempt, d.endpoint, d.reason, 0, at);
+}
+
+function baseEvent(
+  job: DeliveryJob,
+  attempt: number,
+  endpoint: string,
+  outcome: AttemptEvent['outcome'],
+  latencyMs: number,
+  at: number,
+): AttemptEvent {
+  return {
+    messageId: job.messageId,
+    sourceId: job.sourceId,
+    destinationId: job.destinationId,
+    eventType: job.eventType,
+    endpoint,
+    attempt,
+    outcome,
+    latencyMs,
+    at: new Date(at).toISOString(),
+  };
+}
+
+/** The attempts of one round as the retry state keeps them (its history). */
+export function attemptRecords(attempt: number, results: readonly AttemptResult[]): AttemptRecord[] {
+  return results.map((r) => ({
+    attempt,
+    endpoint: r.endpoint,
+    at: r.at,
+    outcome: r.outcome,
+    latencyMs: r.latencyMs,
+    ...(r.status !== undefined && { status: r.status }),
+    ...(r.error !== undefined && { error: r.error }),
+  }));
+}

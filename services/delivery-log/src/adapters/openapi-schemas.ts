@@ -1,0 +1,304 @@
+import {
+  MAX_ID_LENGTH,
+  MAX_VIEW_ATTEMPTS,
+  MAX_VIEW_REJECTED,
+  MAX_VIEW_REPLAYS,
+} from '../constants.ts';
+import { DELIVERY_STATES } from '../domain/state.ts';
+import { eventAsText, unstoredList } from './openapi-event.ts';
+
+/** The parts of the OpenAPI document (openapi.ts) that its schemas and parameters share. */
+export const id = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_ID_LENGTH,
+  description: 'Any characters but U+0000 (in a path: one percent-encoded segment)',
+} as const;
+export const time = { type: 'string', format: 'date-time' } as const;
+export const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+export const errors = {
+  '400': {
+    description: 'A parameter or the body is invalid, or a query parameter the route does not take (`field` names it)',
+    ...json(ref('Error')),
+  },
+  '401': { description: 'Missing or wrong bearer token', ...json(ref('Error')) },
+  '500': {
+    description: 'An internal error, logged by the service with the `requestId` of the answer',
+    ...json(ref('Error')),
+  },
+};
+export const idParam = (name: string, description: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: id,
+});
+export const queryId = (name: string, description: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema: id,
+});
+export const queryTime = (name: string, description: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  description: `${description}: an ISO 8601 date and time with its offset (\`2026-01-31T12:00:00Z\`, \`…+01:00\`) or epoch milliseconds, up to the year 9999`,
+  schema: { type: 'string', maxLength: 40 },
+});
+
+/** The schemas of the OpenAPI document (`components.schemas`). */
+export const schemas = {
+  Error: {
+    type: 'object',
+    required: ['code', 'message'],
+    properties: {
+      code: { type: 'string' },
+      message: { type: 'string' },
+      field: { type: 'string', description: 'The parameter, path segment or body field at fault (4xx)' },
+      requestId: { type: 'string', description: 'On a 5xx: the id the service logged it under' },
+    },
+  },
+  State: { type: 'string', enum: [...DELIVERY_STATES] },
+  Delivery: {
+    type: 'object',
+    required: ['destinationId', 'state', 'stateAt', 'attempts', 'lastError', 'deadReason', 'reject'],
+    properties: {
+      destinationId: { ...nullable(id), description: 'null for a rejection before any destination' },
+      state: ref('State'),
+      stateAt: time,
+      attempts: { type: 'integer', minimum: 0 },
+      lastError: nullable({ type: 'string' }),
+      deadReason: nullable({ type: 'string' }),
+      reject: nullable({
+        type: 'object',
+        required: ['code', 'message', 'origin'],
+        properties: { code: { type: 'string' }, message: { type: 'string' }, origin: { type: 'string' } },
+      }),
+    },
+  },
+  Attempt: {
+    type: 'object',
+    required: [
+      'destinationId',
+      'endpoint',
+      'attempt',
+      'at',
+      'outcome',
+      'status',
+      'error',
+      'latencyMs',
+      'responseSnippet',
+    ],
+    properties: {
+      destinationId: id,
+      endpoint: { type: 'string' },
+      attempt: { type: 'integer', minimum: 1 },
+      at: time,
+      outcome: { type: 'string', enum: ['success', 'retryable', 'permanent'] },
+      status: nullable({ type: 'integer' }),
+      error: nullable({ type: 'string' }),
+      latencyMs: { type: 'number', minimum: 0 },
+      responseSnippet: nullable({ type: 'string' }),
+    },
+  },
+  Message: {
+    type: 'object',
+    required: [
+      'sourceId',
+      'messageId',
+      'eventType',
+      'receivedAt',
+      'event',
+      'deliveries',
+      'attempts',
+      'replays',
+      'rejectedValues',
+      'totals',
+    ],
+    properties: {
+      sourceId: id,
+      messageId: id,
+      eventType: { type: 'string' },
+      receivedAt: time,
+      event: { description: 'The event as it was on the events topic; null when only its attempts were read' },
+      ...eventAsText,
+      deliveries: { type: 'array', items: ref('Delivery') },
+      attempts: {
+        type: 'array',
+        maxItems: MAX_VIEW_ATTEMPTS,
+        description: `The newest ${MAX_VIEW_ATTEMPTS} attempts, oldest first (\`totals.attempts\`: all of them)`,
+        items: ref('Attempt'),
+      },
+      replays: {
+        type: 'array',
+        maxItems: MAX_VIEW_REPLAYS,
+        description: `The newest ${MAX_VIEW_REPLAYS} replays of this message, oldest first, bulk replays that re-injected it included`,
+        items: {
+          type: 'object',
+          required: ['requestedAt', 'destinationId', 'replayed', 'bulk'],
+          properties: {
+            requestedAt: time,
+            destinationId: nullable(id),
+            replayed: { type: 'integer', minimum: 0 },
+            bulk: {
+              type: 'boolean',
+              description: 'A replay of a filter (POST /api/v1/replays) that re-injected it',
+            },
+          },
+        },
+      },
+      rejectedValues: {
+        type: 'array',
+        maxItems: MAX_VIEW_REJECTED,
+        description: `The first ${MAX_VIEW_REJECTED} rejected bodies (up to 2 KB each)`,
+        items: { type: 'string' },
+      },
+      totals: {
+        type: 'object',
+        required: ['attempts', 'replays', 'rejectedValues'],
+        description: 'How many of each list the log holds',
+        properties: {
+          attempts: { type: 'integer', minimum: 0 },
+          replays: { type: 'integer', minimum: 0 },
+          rejectedValues: { type: 'integer', minimum: 0 },
+        },
+      },
+      unstored: unstoredList,
+    },
+  },
+  MessageSummary: {
+    type: 'object',
+    required: ['sourceId', 'messageId', 'eventType', 'receivedAt', 'deliveries'],
+    properties: {
+      sourceId: id,
+      messageId: id,
+      eventType: { type: 'string' },
+      receivedAt: time,
+      deliveries: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['destinationId', 'state'],
+          properties: { destinationId: nullable(id), state: ref('State') },
+        },
+      },
+    },
+  },
+  MessagePage: {
+    type: 'object',
+    required: ['messages', 'nextCursor'],
+    properties: {
+      messages: { type: 'array', items: ref('MessageSummary') },
+      nextCursor: {
+        ...nullable({ type: 'string' }),
+        description: 'Pass as `cursor` for the next page; null on the last page',
+      },
+    },
+  },
+  EndpointHealth: {
+    type: 'object',
+    required: [
+      'destinationId',
+      'endpoint',
+      'attempts',
+      'successRate',
+      'p50LatencyMs',
+      'p95LatencyMs',
+      'lastError',
+      'lastAttemptAt',
+    ],
+    properties: {
+      destinationId: id,
+      endpoint: { type: 'string' },
+      attempts: { type: 'integer', minimum: 0 },
+      successRate: { type: 'number', minimum: 0, maximum: 1 },
+      p50LatencyMs: nullable({ type: 'number' }),
+      p95LatencyMs: nullable({ type: 'number' }),
+      lastError: nullable({
+        type: 'object',
+        required: ['at', 'status', 'error'],
+        properties: { at: time, status: nullable({ type: 'integer' }), error: nullable({ type: 'string' }) },
+      }),
+      lastAttemptAt: nullable(time),
+    },
+  },
+  Health: {
+    type: 'object',
+    required: ['windowMs', 'since', 'endpoints'],
+    properties: {
+      windowMs: { type: 'integer' },
+      since: time,
+      endpoints: { type: 'array', items: ref('EndpointHealth') },
+    },
+  },
+  Destinations: {
+    type: 'object',
+    required: ['destinations'],
+    properties: {
+      destinations: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['id', 'name', 'enabled', 'sourceIds', 'endpoints', 'states'],
+          properties: {
+            id,
+            name: { type: 'string' },
+            enabled: { type: 'boolean' },
+            sourceIds: { type: 'array', items: { type: 'string' } },
+            endpoints: {
+              type: 'array',
+              description: 'Endpoint URLs with userinfo and query replaced by ***, as attempts name them',
+              items: { type: 'string' },
+            },
+            states: { type: 'object', additionalProperties: { type: 'integer' } },
+          },
+        },
+      },
+    },
+  },
+  Events: {
+    type: 'object',
+    required: ['events'],
+    properties: {
+      events: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['messageId', 'eventType', 'receivedAt', 'event'],
+          properties: { messageId: id, eventType: { type: 'string' }, receivedAt: time, event: {}, ...eventAsText },
+        },
+      },
+    },
+  },
+  ReplayFilter: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      sourceId: id,
+      destinationId: id,
+      reason: { type: 'string', enum: ['window_exhausted', 'permanent_failure', 'no_endpoints', 'undecodable'] },
+      since: {
+        type: ['string', 'integer'],
+        description: 'Dead at or after: ISO 8601 with its offset, or epoch ms (up to the year 9999)',
+      },
+      until: {
+        type: ['string', 'integer'],
+        description: 'Dead before: ISO 8601 with its offset, or epoch ms (up to the year 9999)',
+      },
+    },
+  },
+  ReplayResult: {
+    type: 'object',
+    required: ['matched', 'replayed', 'skippedAlreadyReplayed'],
+    properties: {
+      matched: { type: 'integer', minimum: 0 },
+      replayed: { type: 'integer', minimum: 0 },
+      skippedAlreadyReplayed: { type: 'integer', minimum: 0 },
+    },
+  },
+};
