@@ -99,6 +99,8 @@ export interface SluiceConfig {
     dataDir?: string;
     retentionMs: number;
     pruneIntervalMs: number;
+    maxInFlightBytes: number;
+    maxSizeBytes?: number;
     adminToken?: string;
     healthWindowMs: number;
   };

@@ -13,6 +13,12 @@ export interface ConcurrentConsumerOptions {
   handle: (record: ConsumedRecord) => Promise<void>;
   /** Records handled at once per partition. */
   maxInFlightPerPartition: number;
+  /**
+   * Bytes (key + value) of the records handled at once, across partitions; unbounded without it.
+   * A record is handed out when it fits, or when nothing else is in flight (one record larger than
+   * the bound still passes, alone).
+   */
+  maxInFlightBytes?: number;
   /** How often finished offsets are committed; default 200 ms. */
   commitIntervalMs?: number;
   fromBeginning?: boolean;
@@ -45,6 +51,9 @@ export class ConcurrentConsumer {
   #idle: (() => void)[] = [];
   #commitTimer: NodeJS.Timeout | undefined;
   #intakeStopped = false;
+  /** Bytes of the records in flight, and who waits for some of them to finish. */
+  #bytes = 0;
+  #bytesWaiting: Slot[] = [];
 
   private readonly options: ConcurrentConsumerOptions;
   constructor(options: ConcurrentConsumerOptions) {
@@ -74,6 +83,11 @@ export class ConcurrentConsumer {
 
   get connected(): boolean {
     return this.#group.connected;
+  }
+
+  /** Bytes (key + value) of the records being handled right now, across partitions. */
+  get inFlightBytes(): number {
+    return this.#bytes;
   }
 
   /** Records being handled right now, across partitions. */
@@ -133,10 +147,17 @@ export class ConcurrentConsumer {
           await this.#acquire(key, tracker, heartbeat);
           if (this.#intakeStopped) return;
         }
+        const size = (message.key?.length ?? 0) + (message.value?.length ?? 0);
+        // Checked again after every wait, and from there on synchronously up to `#run`, which
+        // counts the bytes: two partitions woken together cannot both take the same room.
+        while (!this.#fits(size)) {
+          await this.#bytesFreed(heartbeat);
+          if (this.#intakeStopped) return;
+        }
         tracker.begin(offset);
         if (tracker.inFlight === this.#crowdedAt()) this.options.onCrowded?.();
         last = message.offset;
-        void this.#run(toConsumedRecord(topic, partition, message), key, tracker, offset);
+        void this.#run(toConsumedRecord(topic, partition, message), key, tracker, offset, size);
       }
     } finally {
       if (last !== undefined) {
@@ -148,8 +169,9 @@ export class ConcurrentConsumer {
   }
 
   /** One record's handler; a throw is fatal and leaves the record unfinished (never committed). */
-  async #run(record: ConsumedRecord, key: string, tracker: OffsetTracker, offset: number): Promise<void> {
+  async #run(record: ConsumedRecord, key: string, tracker: OffsetTracker, offset: number, size: number): Promise<void> {
     this.#running += 1;
+    this.#bytes += size;
     try {
       await this.options.handle(record);
       tracker.finish(offset);
@@ -162,6 +184,8 @@ export class ConcurrentConsumer {
       this.#group.reportFatal(err as Error);
     } finally {
       this.#running -= 1;
+      this.#bytes -= size;
+      this.#bytesWaiting.splice(0).forEach((wake) => wake());
       if (this.#running === 0) this.#idle.splice(0).forEach((wake) => wake());
     }
   }
@@ -177,6 +201,19 @@ export class ConcurrentConsumer {
       await Promise.race([freed, tick]);
       await heartbeat().catch(() => undefined);
     }
+  }
+
+  #fits(size: number): boolean {
+    const max = this.options.maxInFlightBytes;
+    return max === undefined || this.#bytes === 0 || this.#bytes + size <= max;
+  }
+
+  /** Waits for a record to finish (or a second to pass), then heartbeats. */
+  async #bytesFreed(heartbeat: () => Promise<void>): Promise<void> {
+    const freed = new Promise<void>((resolve) => this.#bytesWaiting.push(resolve));
+    const tick = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref());
+    await Promise.race([freed, tick]);
+    await heartbeat().catch(() => undefined);
   }
 
   #release(key: string): void {
@@ -205,6 +242,7 @@ export class ConcurrentConsumer {
     this.#intakeStopped = true;
     this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
     for (const queue of this.#waiting.values()) queue.splice(0).forEach((wake) => wake());
+    this.#bytesWaiting.splice(0).forEach((wake) => wake());
   }
 
   /** Waits for in-flight handlers, up to `timeoutMs`; what is unfinished is handed back uncommitted. */

@@ -17,7 +17,7 @@ import { migrate } from './adapters/migrations.ts';
 import { Pruner } from './adapters/pruner.ts';
 import { Replayer } from './adapters/replayer.ts';
 import { LogStore } from './adapters/store.ts';
-import { databaseSettings, groupId, topicRoles } from './config.ts';
+import { databaseSettings, groupId, maxSizeBytes, topicRoles } from './config.ts';
 import { IN_FLIGHT_PER_PARTITION, INGEST_LANES } from './constants.ts';
 import { DatabaseUnavailableError } from './errors.ts';
 import { DeliveryLogMetrics } from './metrics.ts';
@@ -91,16 +91,18 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         groupId: groupId(initial, instanceId),
         topics: [roles.events, roles.attempts, roles.deadLetter, roles.rejected],
         maxInFlightPerPartition: IN_FLIGHT_PER_PARTITION,
+        maxInFlightBytes: initial.deliveryLog.maxInFlightBytes,
         fromBeginning: true,
         handle: batcher.handle,
       });
       const pruner = new Pruner({
-        store,
+        sql,
         now,
         metrics,
         logger,
         retentionMs: () => ctx.config.current.deliveryLog.retentionMs,
         intervalMs: initial.deliveryLog.pruneIntervalMs,
+        maxSizeBytes: () => maxSizeBytes(ctx.config.current, sql.kind),
       });
       const replayer = new Replayer(kafka, () => ctx.config.current, store, now);
       await consumer.start();
