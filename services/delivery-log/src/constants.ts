@@ -3,7 +3,10 @@
 /** Consumer group: `<clientId>.delivery-log.<database id>`, so a fresh database reads the topics from the start. */
 export const GROUP_SUFFIX = 'delivery-log';
 
-/** Records ingested at once per partition (they are written in one transaction per batch). */
+/**
+ * Records ingested at once per partition (they are written in one transaction per batch); what
+ * bounds the memory is `deliveryLog.maxInFlightBytes`, across partitions.
+ */
 export const IN_FLIGHT_PER_PARTITION = 2_000;
 /** Records written per database transaction at most. */
 export const INGEST_BATCH_MAX = 5_000;
@@ -32,3 +35,14 @@ export const MAX_BODY_BYTES = 16 * 1024;
 export const MAX_REPLAY_LETTERS = 10_000;
 /** A replay gives up reading the dead-letter topic after this long without a record. */
 export const REPLAY_IDLE_TIMEOUT_MS = 5_000;
+
+/** Rows deleted per statement and table by retention (each batch its own short transaction). */
+export const PRUNE_BATCH_ROWS = 2_000;
+/** Size cap of the embedded database's tables when `deliveryLog.maxSizeBytes` is not set. */
+export const EMBEDDED_MAX_SIZE_BYTES = 256 * 1024 * 1024;
+/** How often the log's size is checked against its cap. */
+export const SIZE_CHECK_INTERVAL_MS = 1_000;
+/** Eviction starts when the tables pass this share of the cap (the rest is headroom until the next check). */
+export const EVICT_HIGH_WATER = 0.8;
+/** Share of the messages, the oldest, that one eviction deletes. */
+export const EVICT_FRACTION = 0.1;

@@ -3,6 +3,7 @@ import type { Cursor } from '../domain/cursor.ts';
 import type { AttemptEntry, DeadEntry, EventEntry, LogEntry, RejectedEntry } from '../domain/records.ts';
 import { advance, type DeliveryState, type Fact, type StateAt } from '../domain/state.ts';
 import type { Sql } from './database.ts';
+import { pruneBefore } from './retention.ts';
 
 /** Destination id of the row that holds a message-level rejection (no destination was reached). */
 export const NO_DESTINATION = '';
@@ -469,19 +470,8 @@ export class LogStore {
   }
 
   /** Deletes messages received before `before` (epoch ms) with everything kept about them; returns how many. */
-  async prune(before: number): Promise<number> {
-    return this.sql.transaction(async (tx) => {
-      const cut = iso(before);
-      const gone = await tx.query<{ source_id: string; message_id: string }>(
-        'delete from messages where received_at < $1 returning source_id, message_id',
-        [cut],
-      );
-      await tx.query('delete from deliveries where received_at < $1', [cut]);
-      await tx.query('delete from attempts where at < $1', [cut]);
-      await tx.query('delete from rejections where at < $1', [cut]);
-      await tx.query('delete from replays where requested_at < $1', [cut]);
-      return gone.length;
-    });
+  prune(before: number): Promise<number> {
+    return pruneBefore(this.sql, before);
   }
 
   async message(sourceId: string, messageId: string): Promise<MessageView | undefined> {
