@@ -224,7 +224,7 @@ export const ConfigSchema = Type.Object(
         /** Bytes of records (key + value) being ingested at once; bounds the service's memory. */
         maxInFlightBytes: Type.Integer({ minimum: 65_536, default: 16 * 1024 * 1024 }),
         /**
-         * Size cap of the log's tables in bytes: over it the oldest messages are evicted. Absent: 256 MiB
+         * Size cap of the log's tables in bytes: over it the oldest messages are evicted. Absent: 192 MiB
          * for the embedded database, none for PostgreSQL; 0: no cap.
          */
         maxSizeBytes: Type.Optional(Type.Integer({ minimum: 0 })),

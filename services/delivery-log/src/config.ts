@@ -27,7 +27,7 @@ export function topicRoles(config: SluiceConfig): TopicRoles {
 }
 
 /**
- * Size cap of the log's tables (bytes; undefined: none): `deliveryLog.maxSizeBytes`, else 256 MiB
+ * Size cap of the log's tables (bytes; undefined: none): `deliveryLog.maxSizeBytes`, else 192 MiB
  * on the embedded database and none on PostgreSQL; 0 turns it off.
  */
 export function maxSizeBytes(config: SluiceConfig, database: 'embedded' | 'postgres'): number | undefined {

@@ -39,7 +39,7 @@ export const REPLAY_IDLE_TIMEOUT_MS = 5_000;
 /** Rows deleted per statement and table by retention (each batch its own short transaction). */
 export const PRUNE_BATCH_ROWS = 2_000;
 /** Size cap of the embedded database's tables when `deliveryLog.maxSizeBytes` is not set. */
-export const EMBEDDED_MAX_SIZE_BYTES = 256 * 1024 * 1024;
+export const EMBEDDED_MAX_SIZE_BYTES = 192 * 1024 * 1024;
 /** How often the log's size is checked against its cap. */
 export const SIZE_CHECK_INTERVAL_MS = 1_000;
 /** Eviction starts when the tables pass this share of the cap (the rest is headroom until the next check). */
