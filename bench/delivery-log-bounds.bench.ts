@@ -12,6 +12,7 @@
  *    compared to the rate without pruning measured just before (≥ 90 % is the target).
  *
  *   node bench/delivery-log-bounds.bench.ts
+ *   BENCH_MESSAGES=0 …         # the PostgreSQL part alone
  *   BENCH_ON_DISK=1 …          # the embedded database on a data directory (the Helm chart's default)
  *   BENCH_MESSAGES=1000000 BENCH_EXPIRED=1000000 BENCH_CAP_MIB=256 BENCH_RSS_LIMIT_MIB=768 node bench/...
  */
@@ -30,6 +31,7 @@ import { logSize, pruneBefore } from '../services/delivery-log/src/adapters/rete
 import { LogStore } from '../services/delivery-log/src/adapters/store.ts';
 import type { LogEntry } from '../services/delivery-log/src/domain/records.ts';
 import { DeliveryLogMetrics } from '../services/delivery-log/src/metrics.ts';
+import { PRUNE_BATCH_ROWS, PRUNE_PAUSE_RATIO } from '../services/delivery-log/src/constants.ts';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
 const BASELINE_MESSAGES = Number(process.env.BENCH_BASELINE_MESSAGES ?? Math.min(MESSAGES, 150_000));
@@ -179,7 +181,7 @@ async function postgresPruning() {
     let pruneSeconds = 0;
     let pruning = true;
     const p0 = performance.now();
-    const prune = pruneBefore(sql, Date.now() - 24 * 3_600_000).then((n) => {
+    const prune = pruneBefore(sql, Date.now() - 24 * 3_600_000, { pauseRatio: PRUNE_PAUSE_RATIO }).then((n) => {
       pruned = n;
       pruneSeconds = (performance.now() - p0) / 1_000;
       pruning = false;
@@ -218,22 +220,24 @@ if (process.env.BENCH_CHILD) {
   process.exit(0);
 }
 
-const base = await child(BASELINE_MESSAGES, undefined);
-const capped = await child(MESSAGES, CAP);
 console.log('\n== Sluice delivery-log bounds benchmark');
-console.log(
-  `embedded ${ON_DISK ? 'on disk' : 'in memory'}, no cap (baseline): ${BASELINE_MESSAGES} messages of 1 KB, ${base.rate.toFixed(0)} messages/s, peak RSS ${MiB(base.peak)}, tables ${MiB(base.size)} (${(base.size / BASELINE_MESSAGES).toFixed(0)} bytes/message)`,
-);
-console.log(
-  `embedded ${ON_DISK ? 'on disk' : 'in memory'}, cap ${MiB(CAP)}: ${MESSAGES} messages of 1 KB, ${capped.rate.toFixed(0)} messages/s, peak RSS ${MiB(capped.peak)} (limit ${MiB(RSS_LIMIT)}), tables ${MiB(capped.size)}, kept ${capped.kept}, evicted ${capped.evicted} (sluice_delivery_log_evicted_total)`,
-);
-console.log(
-  `ratio capped/baseline: rate ${((capped.rate / base.rate) * 100).toFixed(0)} %, peak RSS ${((capped.peak / base.peak) * 100).toFixed(0)} % for ${(MESSAGES / BASELINE_MESSAGES).toFixed(1)}x the messages`,
-);
+if (MESSAGES > 0) {
+  const base = await child(BASELINE_MESSAGES, undefined);
+  const capped = await child(MESSAGES, CAP);
+  console.log(
+    `embedded ${ON_DISK ? 'on disk' : 'in memory'}, no cap (baseline): ${BASELINE_MESSAGES} messages of 1 KB, ${base.rate.toFixed(0)} messages/s, peak RSS ${MiB(base.peak)}, tables ${MiB(base.size)} (${(base.size / BASELINE_MESSAGES).toFixed(0)} bytes/message)`,
+  );
+  console.log(
+    `embedded ${ON_DISK ? 'on disk' : 'in memory'}, cap ${MiB(CAP)}: ${MESSAGES} messages of 1 KB, ${capped.rate.toFixed(0)} messages/s, peak RSS ${MiB(capped.peak)} (limit ${MiB(RSS_LIMIT)}), tables ${MiB(capped.size)}, kept ${capped.kept}, evicted ${capped.evicted} (sluice_delivery_log_evicted_total)`,
+  );
+  console.log(
+    `ratio capped/baseline: rate ${((capped.rate / base.rate) * 100).toFixed(0)} %, peak RSS ${((capped.peak / base.peak) * 100).toFixed(0)} % for ${(MESSAGES / BASELINE_MESSAGES).toFixed(1)}x the messages`,
+  );
+}
 if (EXPIRED > 0) {
   const pg = await postgresPruning();
   console.log(
-    `postgres: ${EXPIRED} expired messages filled in ${pg.fillSeconds.toFixed(0)} s; pruned ${pg.pruned} in ${pg.pruneSeconds.toFixed(1)} s while ingesting`,
+    `postgres: ${EXPIRED} expired messages filled in ${pg.fillSeconds.toFixed(0)} s; pruned ${pg.pruned} in ${pg.pruneSeconds.toFixed(1)} s while ingesting (batches of ${PRUNE_BATCH_ROWS} rows, pause ${PRUNE_PAUSE_RATIO}x each batch)`,
   );
   console.log(
     `ingestion without pruning:  ${pg.baseline.rate.toFixed(0)} messages/s (${pg.baseline.written} messages)`,

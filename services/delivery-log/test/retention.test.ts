@@ -69,7 +69,7 @@ describe('delivery-log retention', () => {
     ]);
     await store.recordReplay({ at: 30_000, filter: {}, replayed: 0, matched: 0 });
     const spy = counting(sql);
-    const deleted = await pruneBefore(spy.sql, 500_000, 4);
+    const deleted = await pruneBefore(spy.sql, 500_000, { batchRows: 4 });
     // 25 old messages and the rejected one's message row.
     assert.equal(deleted, 26);
     assert.ok(Math.max(...spy.counts) <= 4, `a batch deleted more than 4 rows: ${spy.counts.join(',')}`);

@@ -1,5 +1,5 @@
 import type { Logger } from '@sluice/logging';
-import { EVICT_FRACTION, EVICT_HIGH_WATER, SIZE_CHECK_INTERVAL_MS } from '../constants.ts';
+import { EVICT_FRACTION, EVICT_HIGH_WATER, PRUNE_PAUSE_RATIO, SIZE_CHECK_INTERVAL_MS } from '../constants.ts';
 import type { DeliveryLogMetrics } from '../metrics.ts';
 import type { Sql } from './database.ts';
 import { logSize, messageCount, oldestCut, pruneBefore, reclaim } from './retention.ts';
@@ -45,7 +45,7 @@ export class Pruner {
   runOnce(): Promise<number> {
     return this.#exclusive(async () => {
       const { sql, metrics, logger } = this.#o;
-      const deleted = await pruneBefore(sql, this.#o.now() - this.#o.retentionMs());
+      const deleted = await pruneBefore(sql, this.#o.now() - this.#o.retentionMs(), { pauseRatio: PRUNE_PAUSE_RATIO });
       metrics.pruned.inc(deleted);
       if (deleted > 0) {
         if (sql.kind === 'embedded') await reclaim(sql);

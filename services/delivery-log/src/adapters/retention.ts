@@ -19,16 +19,30 @@ const TIMED_TABLES = [
 /** Every table that holds records of the log (their size is the log's size). */
 export const LOG_TABLES = TIMED_TABLES.map(([table]) => table);
 
+export interface PruneOptions {
+  /** Rows per statement and table; default `PRUNE_BATCH_ROWS`. */
+  batchRows?: number;
+  /**
+   * After each batch, wait this many times as long as the batch took (0: none). Pruning by age
+   * waits `PRUNE_PAUSE_RATIO` so that ingestion keeps most of the database; eviction does not wait
+   * (it must keep up with ingestion).
+   */
+  pauseRatio?: number;
+}
+
 /**
- * Deletes every row older than `before` (epoch ms), `batchRows` rows per statement and table;
+ * Deletes every row older than `before` (epoch ms), in batches of rows per statement and table;
  * returns the messages deleted. Between batches the event loop runs (ingestion's transactions
  * interleave: the embedded database runs one statement at a time).
  */
-export async function pruneBefore(sql: Sql, before: number, batchRows = PRUNE_BATCH_ROWS): Promise<number> {
+export async function pruneBefore(sql: Sql, before: number, options: PruneOptions = {}): Promise<number> {
+  const batchRows = options.batchRows ?? PRUNE_BATCH_ROWS;
+  const pauseRatio = options.pauseRatio ?? 0;
   const cut = new Date(before).toISOString();
   let messages = 0;
   for (const [table, column] of TIMED_TABLES) {
     for (;;) {
+      const started = performance.now();
       const [row] = await sql.query<{ n: number }>(
         `with gone as (
            delete from ${table} where ctid = any (array(
@@ -40,7 +54,8 @@ export async function pruneBefore(sql: Sql, before: number, batchRows = PRUNE_BA
       const n = Number(row?.n ?? 0);
       if (table === 'messages') messages += n;
       if (n < batchRows) break;
-      await new Promise((resolve) => setImmediate(resolve));
+      const pause = (performance.now() - started) * pauseRatio;
+      await new Promise((resolve) => (pause > 0 ? setTimeout(resolve, pause) : setImmediate(resolve)));
     }
   }
   return messages;
