@@ -262,3 +262,27 @@ test('ServiceMonitor labels targets for the alerts; PrometheusRule holds the ale
   const alerts = parse(readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8'));
   assert.deepEqual(rule.spec, alerts);
 });
+
+test('the delivery log keeps its embedded database on a volume by default, capped below the volume size', () => {
+  const { resources } = render();
+  const claim = resources.find((r) => r.kind === 'PersistentVolumeClaim' && r.metadata.name === 'sluice-delivery-log');
+  assert.ok(claim, 'a PersistentVolumeClaim for the delivery log');
+  const configFile = parse(resources.find((r) => r.kind === 'ConfigMap')!.data!['sluice.yaml']!);
+  const config = parseConfig(configFile, {
+    SLUICE_DELIVERY_LOG_TOKEN: 't',
+    SLUICE_DEMO_WRITE_KEY: 'k',
+    SLUICE_ADMIN_TOKEN: 't',
+    SLUICE_DEMO_SHARED_SECRET: 's',
+  });
+  const pod = deployment(resources, 'delivery-log').spec.template.spec;
+  const mount = container(resources, 'delivery-log').volumeMounts.find((m: { name: string }) => m.name === 'data');
+  assert.equal(mount.mountPath, config.deliveryLog.dataDir);
+  assert.equal(
+    pod.volumes.find((v: { name: string }) => v.name === 'data').persistentVolumeClaim.claimName,
+    'sluice-delivery-log',
+  );
+  const gib = Number(/^(\d+)Gi$/.exec(claim.spec.resources.requests.storage)![1]);
+  assert.ok(config.deliveryLog.maxSizeBytes! <= 0.75 * gib * 2 ** 30, 'the size cap leaves a quarter of the volume');
+  const off = render(['services.delivery-log.persistence.enabled=false']).resources;
+  assert.ok(!off.some((r) => r.kind === 'PersistentVolumeClaim'));
+});

@@ -126,6 +126,8 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       ...(raw.deliveryLog.dataDir !== undefined && { dataDir: raw.deliveryLog.dataDir }),
       retentionMs: parseDuration(raw.deliveryLog.retention),
       pruneIntervalMs: parseDuration(raw.deliveryLog.pruneInterval),
+      maxInFlightBytes: raw.deliveryLog.maxInFlightBytes,
+      ...(raw.deliveryLog.maxSizeBytes !== undefined && { maxSizeBytes: raw.deliveryLog.maxSizeBytes }),
       ...(raw.deliveryLog.adminToken !== undefined && {
         adminToken: secret('deliveryLog.adminToken', raw.deliveryLog.adminToken),
       }),

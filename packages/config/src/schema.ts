@@ -233,6 +233,13 @@ export const ConfigSchema = Type.Object(
         retention: Duration('336h'),
         /** How often the pruning job runs. */
         pruneInterval: Duration('10m'),
+        /** Bytes of records (key + value) being ingested at once; bounds the service's memory. */
+        maxInFlightBytes: Type.Integer({ minimum: 65_536, default: 16 * 1024 * 1024 }),
+        /**
+         * Size cap of the log's tables in bytes: over it the oldest messages are evicted. Absent: 192 MiB
+         * for the embedded database, none for PostgreSQL; 0: no cap.
+         */
+        maxSizeBytes: Type.Optional(Type.Integer({ minimum: 0 })),
         /** Bearer token of the API and the console. Without it the API answers 404. */
         adminToken: Type.Optional(SecretSchema),
         /** Window of the endpoint-health figures. */

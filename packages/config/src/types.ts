@@ -106,6 +106,8 @@ export interface SluiceConfig {
     dataDir?: string;
     retentionMs: number;
     pruneIntervalMs: number;
+    maxInFlightBytes: number;
+    maxSizeBytes?: number;
     adminToken?: string;
     healthWindowMs: number;
   };

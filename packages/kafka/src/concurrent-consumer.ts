@@ -9,6 +9,12 @@ export interface ConcurrentConsumerOptions extends ManagedConsumerBase {
   handle: (record: ConsumedRecord) => Promise<void>;
   /** Records handled at once per partition. */
   maxInFlightPerPartition: number;
+  /**
+   * Bytes (key + value) of the records handled at once, across partitions; unbounded without it.
+   * A record is handed out when it fits, or when nothing else is in flight (one record larger than
+   * the bound still passes, alone).
+   */
+  maxInFlightBytes?: number;
   /** How often finished offsets are committed; default 200 ms. */
   commitIntervalMs?: number;
   fromBeginning?: boolean;
@@ -32,6 +38,9 @@ export class ConcurrentConsumer extends ManagedConsumer {
   #trackers = new Map<string, OffsetTracker>();
   #waiting = new Map<string, Slot[]>();
   #commitTimer: NodeJS.Timeout | undefined;
+  /** Bytes of the records in flight, and who waits for some of them to finish. */
+  #bytes = 0;
+  #bytesWaiting: Slot[] = [];
 
   private readonly options: ConcurrentConsumerOptions;
   constructor(options: ConcurrentConsumerOptions) {
@@ -50,6 +59,11 @@ export class ConcurrentConsumer extends ManagedConsumer {
         if (!assigned[topic]?.includes(partition)) this.#trackers.delete(key);
       }
     });
+  }
+
+  /** Bytes (key + value) of the records being handled right now, across partitions. */
+  get inFlightBytes(): number {
+    return this.#bytes;
   }
 
   /** Records being handled right now, across partitions. */
@@ -109,10 +123,17 @@ export class ConcurrentConsumer extends ManagedConsumer {
           await this.#acquire(key, tracker, heartbeat);
           if (this.intakeStopped) return;
         }
+        const size = (message.key?.length ?? 0) + (message.value?.length ?? 0);
+        // Checked again after every wait, and from there on synchronously up to `#run`, which
+        // counts the bytes: two partitions woken together cannot both take the same room.
+        while (!this.#fits(size)) {
+          await this.#bytesFreed(heartbeat);
+          if (this.intakeStopped) return;
+        }
         tracker.begin(offset);
         if (tracker.inFlight === this.#crowdedAt()) this.options.onCrowded?.();
         last = message.offset;
-        void this.#run(toConsumedRecord(topic, partition, message), key, tracker, offset);
+        void this.#run(toConsumedRecord(topic, partition, message), key, tracker, offset, size);
       }
     } finally {
       if (last !== undefined) {
@@ -124,7 +145,8 @@ export class ConcurrentConsumer extends ManagedConsumer {
   }
 
   /** One record's handler; a throw is fatal and leaves the record unfinished (never committed). */
-  async #run(record: ConsumedRecord, key: string, tracker: OffsetTracker, offset: number): Promise<void> {
+  async #run(record: ConsumedRecord, key: string, tracker: OffsetTracker, offset: number, size: number): Promise<void> {
+    this.#bytes += size;
     await this.working(async () => {
       try {
         await this.options.handle(record);
@@ -136,21 +158,39 @@ export class ConcurrentConsumer extends ManagedConsumer {
           'record handler failed; stopping',
         );
         this.group.reportFatal(err as Error);
+      } finally {
+        this.#bytes -= size;
+        this.#bytesWaiting.splice(0).forEach((wake) => wake());
       }
     });
   }
 
+  #fits(size: number): boolean {
+    const max = this.options.maxInFlightBytes;
+    return max === undefined || this.#bytes === 0 || this.#bytes + size <= max;
+  }
+
+  /** Waits for a record to finish (or a second to pass), then heartbeats. */
+  #bytesFreed(heartbeat: () => Promise<void>): Promise<void> {
+    return this.#wake(heartbeat, (wake) => this.#bytesWaiting.push(wake));
+  }
+
   async #acquire(key: string, tracker: OffsetTracker, heartbeat: () => Promise<void>): Promise<void> {
     while (tracker.inFlight >= this.options.maxInFlightPerPartition && !this.intakeStopped) {
-      const freed = new Promise<void>((resolve) => {
+      await this.#wake(heartbeat, (wake) => {
         const queue = this.#waiting.get(key) ?? [];
-        queue.push(resolve);
+        queue.push(wake);
         this.#waiting.set(key, queue);
       });
-      const tick = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref());
-      await Promise.race([freed, tick]);
-      await heartbeat().catch(() => undefined);
     }
+  }
+
+  /** Waits until the waker handed to `enqueue` is called, or a second passes; then heartbeats. */
+  async #wake(heartbeat: () => Promise<void>, enqueue: (wake: Slot) => void): Promise<void> {
+    const freed = new Promise<void>((resolve) => enqueue(resolve));
+    const tick = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref());
+    await Promise.race([freed, tick]);
+    await heartbeat().catch(() => undefined);
   }
 
   #release(key: string): void {
@@ -179,6 +219,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
     this.intakeStopped = true;
     this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
     for (const queue of this.#waiting.values()) queue.splice(0).forEach((wake) => wake());
+    this.#bytesWaiting.splice(0).forEach((wake) => wake());
   }
 
   override async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { SluiceConfig, SluiceEnv } from '@sluice/config';
-import { GROUP_SUFFIX } from './constants.ts';
+import { EMBEDDED_MAX_SIZE_BYTES, GROUP_SUFFIX } from './constants.ts';
 import type { DatabaseSettings } from './adapters/database.ts';
 import type { TopicRoles } from './domain/records.ts';
 
@@ -24,4 +24,13 @@ export function groupId(config: SluiceConfig, instanceId: string): string {
 export function topicRoles(config: SluiceConfig): TopicRoles {
   const t = config.kafka.topics;
   return { events: t.events, attempts: t.attempts, deadLetter: t.deadLetter, rejected: t.rejected };
+}
+
+/**
+ * Size cap of the log's tables (bytes; undefined: none): `deliveryLog.maxSizeBytes`, else 192 MiB
+ * on the embedded database and none on PostgreSQL; 0 turns it off.
+ */
+export function maxSizeBytes(config: SluiceConfig, database: 'embedded' | 'postgres'): number | undefined {
+  const cap = config.deliveryLog.maxSizeBytes ?? (database === 'embedded' ? EMBEDDED_MAX_SIZE_BYTES : 0);
+  return cap > 0 ? cap : undefined;
 }

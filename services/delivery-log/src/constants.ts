@@ -3,7 +3,10 @@
 /** Consumer group: `<clientId>.delivery-log.<database id>`, so a fresh database reads the topics from the start. */
 export const GROUP_SUFFIX = 'delivery-log';
 
-/** Records ingested at once per partition (they are written in one transaction per batch). */
+/**
+ * Records ingested at once per partition (they are written in one transaction per batch); what
+ * bounds the memory is `deliveryLog.maxInFlightBytes`, across partitions.
+ */
 export const IN_FLIGHT_PER_PARTITION = 2_000;
 /** Records written per database transaction at most. */
 export const INGEST_BATCH_MAX = 5_000;
@@ -51,3 +54,20 @@ export const MAX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export const MAX_VIEW_ATTEMPTS = 100;
 export const MAX_VIEW_REJECTED = 10;
 export const MAX_VIEW_REPLAYS = 50;
+
+/** Rows deleted per statement and table by retention (each batch its own short transaction). */
+export const PRUNE_BATCH_ROWS = 2_000;
+/**
+ * Pruning by age waits this many times a batch's duration after each batch: it takes at most a
+ * fifth of one connection's time, and ingestion keeps its rate (bench/RESULTS.md, "Delivery log
+ * bounds": with 2, ingestion kept 89 % of its rate on PostgreSQL).
+ */
+export const PRUNE_PAUSE_RATIO = 4;
+/** Size cap of the embedded database's tables when `deliveryLog.maxSizeBytes` is not set. */
+export const EMBEDDED_MAX_SIZE_BYTES = 192 * 1024 * 1024;
+/** How often the log's size is checked against its cap. */
+export const SIZE_CHECK_INTERVAL_MS = 1_000;
+/** Eviction starts when the tables pass this share of the cap (the rest is headroom until the next check). */
+export const EVICT_HIGH_WATER = 0.8;
+/** Share of the messages, the oldest, that one eviction deletes. */
+export const EVICT_FRACTION = 0.1;

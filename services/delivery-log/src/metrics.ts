@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** Every metric of the delivery log (docs/reference/observability.md), registered on the service's registry. */
 export class DeliveryLogMetrics {
@@ -10,6 +10,10 @@ export class DeliveryLogMetrics {
   readonly batchSeconds: Histogram;
   /** Messages deleted by the pruning job. */
   readonly pruned: Counter;
+  /** Messages evicted, the oldest first, because the log's tables passed their size cap. */
+  readonly evicted: Counter;
+  /** Bytes the log's tables take (indexes included), as last measured. */
+  readonly sizeBytes: Gauge;
   /** API requests, by route and status. */
   readonly requests: Counter<'route' | 'status'>;
   /** Replays asked for through the API, and dead letters they re-injected. */
@@ -43,6 +47,16 @@ export class DeliveryLogMetrics {
     this.pruned = new Counter({
       name: 'sluice_delivery_log_pruned_total',
       help: 'Messages deleted past retention',
+      registers,
+    });
+    this.evicted = new Counter({
+      name: 'sluice_delivery_log_evicted_total',
+      help: 'Messages evicted, oldest first, over the size cap',
+      registers,
+    });
+    this.sizeBytes = new Gauge({
+      name: 'sluice_delivery_log_size_bytes',
+      help: "Bytes of the delivery log's tables, indexes included",
       registers,
     });
     this.requests = new Counter({

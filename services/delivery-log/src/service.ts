@@ -11,7 +11,7 @@ import { Pruner } from './adapters/pruner.ts';
 import { ReplayLog } from './adapters/replay-log.ts';
 import { Replayer } from './adapters/replayer.ts';
 import { LogStore } from './adapters/store.ts';
-import { databaseSettings, groupId, topicRoles } from './config.ts';
+import { databaseSettings, groupId, maxSizeBytes, topicRoles } from './config.ts';
 import { IN_FLIGHT_PER_PARTITION, INGEST_LANES } from './constants.ts';
 import { DatabaseUnavailableError } from './errors.ts';
 import { DeliveryLogMetrics } from './metrics.ts';
@@ -91,17 +91,19 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
       groupId: groupId(initial, instanceId),
       topics: [roles.events, roles.attempts, roles.deadLetter, roles.rejected],
       maxInFlightPerPartition: IN_FLIGHT_PER_PARTITION,
+      maxInFlightBytes: initial.deliveryLog.maxInFlightBytes,
       fromBeginning: true,
       handle: batcher.handle,
     });
     await life.consumers([consumer]);
     const pruner = new Pruner({
-      store,
+      sql,
       now,
       metrics,
       logger,
       retentionMs: () => ctx.config.current.deliveryLog.retentionMs,
       intervalMs: initial.deliveryLog.pruneIntervalMs,
+      maxSizeBytes: () => maxSizeBytes(ctx.config.current, sql.kind),
     });
     await life.start({ name: 'pruner', stop: () => pruner.stop() }, () => pruner.start());
     const http = await life.http({

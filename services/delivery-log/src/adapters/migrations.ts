@@ -1,4 +1,5 @@
 import type { Sql } from './database.ts';
+import { LOG_TABLES } from './retention.ts';
 
 /**
  * The schema, as ordered migrations (docs/delivery-log.md, "Database"). Each runs once, in a
@@ -123,19 +124,16 @@ const MIGRATIONS: readonly string[] = [
   );
   create index unstored_message on unstored (source_id, message_id);
   `,
+  // Retention deletes in small batches by each table's time column (adapters/retention.ts): an
+  // index starting with that column, so a batch reads only the rows it deletes.
+  `
+  create index attempts_at on attempts (at);
+  create index rejections_at on rejections (at);
+  create index replays_requested on replays (requested_at);
+  create index unstored_at on unstored (at);
+  create index deletions_requested on deletions (requested_at);
+  `,
 ];
-
-/** The tables the log keeps its records in. */
-const LOG_TABLES = [
-  'messages',
-  'deliveries',
-  'attempts',
-  'rejections',
-  'replays',
-  'dead_letters',
-  'deletions',
-  'unstored',
-] as const;
 
 /** Applies the migrations not yet applied; returns the database's instance id (made on first start). */
 export async function migrate(sql: Sql): Promise<string> {

@@ -1,9 +1,4 @@
-import {
-  MAX_ID_LENGTH,
-  MAX_VIEW_ATTEMPTS,
-  MAX_VIEW_REJECTED,
-  MAX_VIEW_REPLAYS,
-} from '../constants.ts';
+import { MAX_ID_LENGTH, MAX_VIEW_ATTEMPTS, MAX_VIEW_REJECTED, MAX_VIEW_REPLAYS } from '../constants.ts';
 import { DELIVERY_STATES } from '../domain/state.ts';
 import { eventAsText, unstoredList } from './openapi-event.ts';
 

@@ -1,6 +1,6 @@
 import type { LogEntry } from '../domain/records.ts';
 import { LogReader } from './read-store.ts';
-import { iso } from './sql-values.ts';
+import { pruneBefore } from './retention.ts';
 import { type IngestReport, ingestEntries } from './store-write.ts';
 
 export { NO_DESTINATION } from './sql-values.ts';
@@ -16,21 +16,7 @@ export class LogStore extends LogReader {
   }
 
   /** Deletes messages received before `before` (epoch ms) with everything kept about them; returns how many. */
-  async prune(before: number): Promise<number> {
-    return this.sql.transaction(async (tx) => {
-      const cut = iso(before);
-      const gone = await tx.query<{ source_id: string; message_id: string }>(
-        'delete from messages where received_at < $1 returning source_id, message_id',
-        [cut],
-      );
-      await tx.query('delete from deliveries where received_at < $1', [cut]);
-      await tx.query('delete from attempts where at < $1', [cut]);
-      await tx.query('delete from rejections where at < $1', [cut]);
-      await tx.query('delete from replays where requested_at < $1', [cut]);
-      await tx.query('delete from dead_letters where kept_at < $1', [cut]);
-      await tx.query('delete from unstored where at < $1', [cut]);
-      await tx.query('delete from deletions where requested_at < $1', [cut]);
-      return gone.length;
-    });
+  prune(before: number): Promise<number> {
+    return pruneBefore(this.sql, before);
   }
 }
