@@ -25,14 +25,17 @@ import { fileURLToPath } from 'node:url';
 import { createLogger } from '@sluice/logging';
 import { startLocalPostgres } from '@sluice/local-postgres';
 import { Registry } from 'prom-client';
-import { openDatabase, type Sql } from '../services/delivery-log/src/adapters/database.ts';
-import { migrate } from '../services/delivery-log/src/adapters/migrations.ts';
-import { Pruner } from '../services/delivery-log/src/adapters/pruner.ts';
-import { logSize, pruneBefore } from '../services/delivery-log/src/adapters/retention.ts';
-import { LogStore } from '../services/delivery-log/src/adapters/store.ts';
-import type { LogEntry } from '../services/delivery-log/src/domain/records.ts';
-import { DeliveryLogMetrics } from '../services/delivery-log/src/metrics.ts';
-import { PRUNE_BATCH_ROWS, PRUNE_PAUSE_RATIO } from '../services/delivery-log/src/constants.ts';
+import {
+  DeliveryLogMetrics,
+  LogStore,
+  migrate,
+  openDatabase,
+  Pruner,
+  RETENTION_PACING,
+  type Sql,
+} from '@sluice/delivery-log';
+
+type LogEntry = Parameters<LogStore['ingest']>[0][number];
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
 const BASELINE_MESSAGES = Number(process.env.BENCH_BASELINE_MESSAGES ?? Math.min(MESSAGES, 150_000));
@@ -117,11 +120,11 @@ async function embedded(count: number, cap: number | undefined) {
     peak = Math.max(peak, process.memoryUsage().rss);
     if (peak > RSS_LIMIT) throw new Error(`RSS ${MiB(peak)} passed the limit of ${MiB(RSS_LIMIT)} after ${i} messages`);
     if (i % 100_000 === 0 && i > 0)
-      console.error(`  ${i} messages, rss ${MiB(process.memoryUsage().rss)}, tables ${MiB(await logSize(sql))}`);
+      console.error(`  ${i} messages, rss ${MiB(process.memoryUsage().rss)}, tables ${MiB(await store.size())}`);
   }
   const seconds = (performance.now() - t0) / 1_000;
   if (cap !== undefined) await pruner.checkSize();
-  const size = await logSize(sql);
+  const size = await store.size();
   const [kept] = await sql.query<{ n: number }>('select count(*)::int as n from messages');
   const evicted = (await registry.getSingleMetric('sluice_delivery_log_evicted_total')!.get()).values[0]?.value ?? 0;
   await sql.close();
@@ -194,7 +197,7 @@ async function postgresPruning() {
       let pruning = true;
       const p0 = performance.now();
       const cut = old + Math.ceil((EXPIRED * k) / steps);
-      const prune = pruneBefore(sql, cut, { pauseRatio: PRUNE_PAUSE_RATIO }).then((n) => {
+      const prune = store.prune(cut, { pauseRatio: RETENTION_PACING.pauseRatio }).then((n) => {
         pruned += n;
         pruning = false;
       });
@@ -260,7 +263,7 @@ if (MESSAGES > 0) {
 if (EXPIRED > 0) {
   const pg = await postgresPruning();
   console.log(
-    `postgres: ${EXPIRED} expired messages filled in ${pg.fillSeconds.toFixed(0)} s; pruned ${pg.pruned} in ${pg.pruneSeconds.toFixed(1)} s while ingesting (batches of ${PRUNE_BATCH_ROWS} rows, pause ${PRUNE_PAUSE_RATIO}x each batch)`,
+    `postgres: ${EXPIRED} expired messages filled in ${pg.fillSeconds.toFixed(0)} s; pruned ${pg.pruned} in ${pg.pruneSeconds.toFixed(1)} s while ingesting (batches of ${RETENTION_PACING.batchRows} rows, pause ${RETENTION_PACING.pauseRatio}x each batch)`,
   );
   console.log(
     `ingestion alone:            ${pg.alone.rate.toFixed(0)} messages/s (${pg.alone.written} messages in ${pg.alone.seconds.toFixed(0)} s)`,

@@ -63,6 +63,8 @@ export const PRUNE_BATCH_ROWS = 2_000;
  * bounds": with 2, ingestion kept 89 % of its rate on PostgreSQL).
  */
 export const PRUNE_PAUSE_RATIO = 4;
+/** How the service prunes by age (`LogStore.prune`'s options), for the benchmarks that measure it. */
+export const RETENTION_PACING = { batchRows: PRUNE_BATCH_ROWS, pauseRatio: PRUNE_PAUSE_RATIO } as const;
 /** Size cap of the embedded database's tables when `deliveryLog.maxSizeBytes` is not set. */
 export const EMBEDDED_MAX_SIZE_BYTES = 192 * 1024 * 1024;
 /** How often the log's size is checked against its cap. */

@@ -1,5 +1,7 @@
-export { createDeliveryLog, type DeliveryLogOptions, type DeliveryLogService } from './service.ts';
-export { openDatabase, type DatabaseSettings, type Sql } from './adapters/database.ts';
+export { createDeliveryLog, type DeliveryLogService } from './service.ts';
+export { openDatabase, type Sql } from './adapters/database.ts';
 export { migrate } from './adapters/migrations.ts';
 export { LogStore } from './adapters/store.ts';
-export { openApiDocument } from './adapters/openapi.ts';
+export { Pruner } from './adapters/pruner.ts';
+export { DeliveryLogMetrics } from './metrics.ts';
+export { RETENTION_PACING } from './constants.ts';

@@ -1,6 +1,6 @@
 import type { LogEntry } from '../domain/records.ts';
 import { LogReader } from './read-store.ts';
-import { pruneBefore } from './retention.ts';
+import { logSize, type PruneOptions, pruneBefore } from './retention.ts';
 import { type IngestReport, ingestEntries } from './store-write.ts';
 
 export { NO_DESTINATION } from './sql-values.ts';
@@ -15,8 +15,16 @@ export class LogStore extends LogReader {
     return ingestEntries(this.sql, entries);
   }
 
-  /** Deletes messages received before `before` (epoch ms) with everything kept about them; returns how many. */
-  prune(before: number): Promise<number> {
-    return pruneBefore(this.sql, before);
+  /**
+   * Deletes messages received before `before` (epoch ms) with everything kept about them, in
+   * batches (`pruneBefore`); returns how many.
+   */
+  prune(before: number, options?: PruneOptions): Promise<number> {
+    return pruneBefore(this.sql, before, options);
+  }
+
+  /** Bytes the log's tables take (what `deliveryLog.maxSizeBytes` caps). */
+  size(): Promise<number> {
+    return logSize(this.sql);
   }
 }
