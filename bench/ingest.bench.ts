@@ -125,25 +125,17 @@ async function main() {
   let next = 0;
   const body = () => bodies[next++ % bodies.length]!;
   process.stdout.write(`warm-up (3s), then ${SECONDS}s of POST /v1/batch from ${CONNECTIONS} connections...\n`);
-  await runHttpLoad({
+  const loadShape = {
     origin,
     path: '/v1/batch',
     headers,
     body,
     callsPerRequest: CALLS_PER_REQUEST,
     connections: CONNECTIONS,
-    seconds: 3,
-  });
+  };
+  await runHttpLoad({ ...loadShape, seconds: 3 });
   const ingestCpu = startCpuWindow(child.pid);
-  const load = await runHttpLoad({
-    origin,
-    path: '/v1/batch',
-    headers,
-    body,
-    callsPerRequest: CALLS_PER_REQUEST,
-    connections: CONNECTIONS,
-    seconds: SECONDS,
-  });
+  const load = await runHttpLoad({ ...loadShape, seconds: SECONDS });
   const ingestCpuSplit = ingestCpu();
 
   child.kill('SIGTERM');

@@ -12,6 +12,12 @@ export const id = {
 export const time = { type: 'string', format: 'date-time' } as const;
 export const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** An object whose every property is required (in the order they are listed). */
+const allRequired = (properties: Record<string, object>) => ({
+  type: 'object',
+  required: Object.keys(properties),
+  properties,
+});
 export const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 export const errors = {
   '400': {
@@ -76,31 +82,17 @@ export const schemas = {
       }),
     },
   },
-  Attempt: {
-    type: 'object',
-    required: [
-      'destinationId',
-      'endpoint',
-      'attempt',
-      'at',
-      'outcome',
-      'status',
-      'error',
-      'latencyMs',
-      'responseSnippet',
-    ],
-    properties: {
-      destinationId: id,
-      endpoint: { type: 'string' },
-      attempt: { type: 'integer', minimum: 1 },
-      at: time,
-      outcome: { type: 'string', enum: ['success', 'retryable', 'permanent'] },
-      status: nullable({ type: 'integer' }),
-      error: nullable({ type: 'string' }),
-      latencyMs: { type: 'number', minimum: 0 },
-      responseSnippet: nullable({ type: 'string' }),
-    },
-  },
+  Attempt: allRequired({
+    destinationId: id,
+    endpoint: { type: 'string' },
+    attempt: { type: 'integer', minimum: 1 },
+    at: time,
+    outcome: { type: 'string', enum: ['success', 'retryable', 'permanent'] },
+    status: nullable({ type: 'integer' }),
+    error: nullable({ type: 'string' }),
+    latencyMs: { type: 'number', minimum: 0 },
+    responseSnippet: nullable({ type: 'string' }),
+  }),
   Message: {
     type: 'object',
     required: [
@@ -195,33 +187,20 @@ export const schemas = {
       },
     },
   },
-  EndpointHealth: {
-    type: 'object',
-    required: [
-      'destinationId',
-      'endpoint',
-      'attempts',
-      'successRate',
-      'p50LatencyMs',
-      'p95LatencyMs',
-      'lastError',
-      'lastAttemptAt',
-    ],
-    properties: {
-      destinationId: id,
-      endpoint: { type: 'string' },
-      attempts: { type: 'integer', minimum: 0 },
-      successRate: { type: 'number', minimum: 0, maximum: 1 },
-      p50LatencyMs: nullable({ type: 'number' }),
-      p95LatencyMs: nullable({ type: 'number' }),
-      lastError: nullable({
-        type: 'object',
-        required: ['at', 'status', 'error'],
-        properties: { at: time, status: nullable({ type: 'integer' }), error: nullable({ type: 'string' }) },
-      }),
-      lastAttemptAt: nullable(time),
-    },
-  },
+  EndpointHealth: allRequired({
+    destinationId: id,
+    endpoint: { type: 'string' },
+    attempts: { type: 'integer', minimum: 0 },
+    successRate: { type: 'number', minimum: 0, maximum: 1 },
+    p50LatencyMs: nullable({ type: 'number' }),
+    p95LatencyMs: nullable({ type: 'number' }),
+    lastError: nullable({
+      type: 'object',
+      required: ['at', 'status', 'error'],
+      properties: { at: time, status: nullable({ type: 'integer' }), error: nullable({ type: 'string' }) },
+    }),
+    lastAttemptAt: nullable(time),
+  }),
   Health: {
     type: 'object',
     required: ['windowMs', 'since', 'endpoints'],
