@@ -106,3 +106,67 @@ export function docTableRows(text: string, column: number): Map<string, string> 
       }),
   );
 }
+
+/** Each service's doc, whose "## Layout" section maps its source files. */
+export const SERVICE_DOCS: Record<string, string> = {
+  ingest: 'docs/ingest.md',
+  deliverer: 'docs/deliverer.md',
+  retry: 'docs/retry.md',
+  'audience-sync': 'docs/audiences.md',
+  'delivery-log': 'docs/delivery-log.md',
+};
+
+/** Folders of a service beside `src/` whose files its Layout names as `<folder>/<file>`. */
+export const SERVICE_SIDE_FOLDERS: Record<string, string[]> = { 'delivery-log': ['console'] };
+
+function filesUnder(dir: string, prefix: string, keep: (name: string) => boolean): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const rel = `${prefix}${entry.name}`;
+    if (entry.isDirectory()) return filesUnder(join(dir, entry.name), `${rel}/`, keep);
+    return keep(entry.name) ? [rel] : [];
+  });
+}
+
+/**
+ * The `.ts`/`.js` files of a service: paths relative to its `src/` (`domain/window.ts`), and
+ * those of its side folders relative to the service (`console/app.js`).
+ */
+export function serviceSourceFiles(service: string): string[] {
+  const dir = join(ROOT, 'services', service);
+  const code = (name: string) => /\.(ts|js)$/.test(name);
+  return [
+    ...filesUnder(join(dir, 'src'), '', code),
+    ...(SERVICE_SIDE_FOLDERS[service] ?? []).flatMap((folder) => filesUnder(join(dir, folder), `${folder}/`, code)),
+  ].sort();
+}
+
+/** Where a file named in a service's Layout is: side folders from the service, the rest from `src/`. */
+export function layoutFilePath(service: string, name: string): string {
+  const dir = join(ROOT, 'services', service);
+  const top = name.split('/')[0]!;
+  return name.includes('/') && (SERVICE_SIDE_FOLDERS[service] ?? []).includes(top)
+    ? join(dir, name)
+    : join(dir, 'src', name);
+}
+
+/**
+ * The files named in the first cell of each row of the first table under `## Layout` in a doc.
+ * A bare name after the first file of a cell (`domain/classify.ts`, `retry-after.ts`) is in the
+ * same folder as that first file.
+ */
+export function layoutFiles(doc: string): string[] {
+  const lines = doc.split('\n');
+  const heading = lines.findIndex((l) => l.startsWith('## Layout'));
+  if (heading === -1) return [];
+  const rest = lines.slice(heading + 1);
+  const first = rest.findIndex((l) => l.startsWith('|') || l.startsWith('## '));
+  if (first === -1 || !rest[first]!.startsWith('|')) return [];
+  const end = rest.findIndex((l, i) => i > first && !l.startsWith('|'));
+  const rows = rest.slice(first + 2, end === -1 ? undefined : end);
+  return rows.flatMap((row) => {
+    const cell = row.slice(1).split(' | ')[0]!;
+    const names = [...cell.matchAll(/`([^`]+\.[a-z]+)`/g)].map((m) => m[1]!);
+    const folder = names[0]?.includes('/') ? names[0].slice(0, names[0].lastIndexOf('/') + 1) : '';
+    return names.map((name, i) => (i === 0 || name.includes('/') ? name : `${folder}${name}`));
+  });
+}

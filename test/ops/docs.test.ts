@@ -1,10 +1,19 @@
-// docs/configuration.md cannot drift from the schema or the environment the code reads.
+// docs/configuration.md cannot drift from the schema or the environment the code reads, nor a
+// service's doc from the files of its source tree.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigSchema } from '@sluice/config';
-import { docTableRows, envVarsReadByConfig, ROOT } from './code-facts.ts';
+import {
+  docTableRows,
+  envVarsReadByConfig,
+  layoutFilePath,
+  layoutFiles,
+  ROOT,
+  SERVICE_DOCS,
+  serviceSourceFiles,
+} from './code-facts.ts';
 
 interface SchemaNode {
   type?: string;
@@ -49,4 +58,15 @@ test('docs/configuration.md has a row for every config key, with its default', (
 
 test('docs/configuration.md documents every environment variable the code reads', () => {
   for (const name of envVarsReadByConfig()) assert.ok(rows.has(name), `docs lack ${name}`);
+});
+
+test("each service's doc maps every source file in its Layout table, and only files that exist", () => {
+  for (const [service, docPath] of Object.entries(SERVICE_DOCS)) {
+    const named = layoutFiles(readFileSync(join(ROOT, docPath), 'utf8'));
+    assert.ok(named.length > 0, `${docPath} has no "## Layout" table`);
+    const missing = serviceSourceFiles(service).filter((file) => !named.includes(file));
+    assert.deepEqual(missing, [], `${docPath}: files of services/${service} its Layout table does not name`);
+    const gone = named.filter((name) => !existsSync(layoutFilePath(service, name)));
+    assert.deepEqual(gone, [], `${docPath}: files its Layout table names that services/${service} does not have`);
+  }
 });
