@@ -22,7 +22,7 @@ fi
 
 # Node test files: every *.test.ts outside node_modules, both tiers (scripts/lib/test-files.sh).
 # Long drills live under test/drills-long and run with `npm run test:long`.
-mapfile -t files < <(all_test_files)
+mapfile -t files < <(ordered_test_files)
 
 # Quiet service logs in tests unless asked for (LOG_LEVEL=info npm test).
 export LOG_LEVEL="${LOG_LEVEL:-error}"
