@@ -28,7 +28,5 @@ mapfile -t files < <(ordered_test_files)
 export LOG_LEVEL="${LOG_LEVEL:-error}"
 
 echo "== node --test (${#files[@]} files)"
-# --test-force-exit: a file whose test failed with a server or client still open ends when its tests
-# have, instead of holding its slot (and the run) open forever.
 exec node packages/local-kafka/src/cli.ts run -- \
-  node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-force-exit --test-reporter=spec "${files[@]}"
+  node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-reporter=spec "${files[@]}"

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { retryStateFromHeaders, retryStateToHeaders, type RetryState } from '@sluice/envelope';
-import { ensureTopics, SafeProducer, topicSpecs, type Kafka } from '@sluice/kafka';
+import { SafeProducer, type Kafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { readTopic, testConfig, uniqueName, testDeadLetter, testKafka } from '@sluice/testkit';
+import { createTestTopics, readTopic, testConfig, uniqueName, testDeadLetter, testKafka } from '@sluice/testkit';
 import {
   forEachDeadLetter,
   InvalidFilterError,
@@ -68,10 +68,7 @@ describe('listing and replaying dead letters against the real broker', () => {
 
   before(async () => {
     kafka = testKafka({ clientId: uniqueName('dl'), logger });
-    const admin = kafka.admin();
-    await admin.connect();
-    await ensureTopics(admin, topicSpecs(config));
-    await admin.disconnect();
+    await createTestTopics(kafka, config);
     producer = new SafeProducer(kafka);
     await producer.connect();
     await producer.send(topics.deadLetter, [
@@ -87,10 +84,7 @@ describe('listing and replaying dead letters against the real broker', () => {
 
   it('an empty topic lists nothing, at once', async () => {
     const empty = testConfig();
-    const admin = kafka.admin();
-    await admin.connect();
-    await ensureTopics(admin, topicSpecs(empty));
-    await admin.disconnect();
+    await createTestTopics(kafka, empty);
     const started = Date.now();
     assert.deepEqual((await listDeadLetters(kafka, empty)).letters, []);
     assert.ok(Date.now() - started < 5_000);

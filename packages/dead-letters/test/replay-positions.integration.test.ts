@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { retryStateFromHeaders, retryStateToHeaders } from '@sluice/envelope';
-import { createKafka, ensureTopics, SafeProducer, topicSpecs, type Kafka } from '@sluice/kafka';
+import { SafeProducer, type Kafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { readTopic, testBrokers, testConfig, uniqueName } from '@sluice/testkit';
+import { createTestTopics, readTopic, testConfig, testKafka, uniqueName } from '@sluice/testkit';
 import { listDeadLetters, REPLAY_HEADERS, replayDeadLetters, replayPositions } from '@sluice/dead-letters';
 
 const logger = createLogger({ name: 'replay-positions-test', level: 'warn' });
@@ -21,11 +21,8 @@ describe('replaying dead letters at given positions (real broker)', () => {
   let producer: SafeProducer;
 
   before(async () => {
-    kafka = createKafka({ brokers: testBrokers(), clientId: uniqueName('dlp'), logger });
-    const admin = kafka.admin();
-    await admin.connect();
-    await ensureTopics(admin, topicSpecs(config));
-    await admin.disconnect();
+    kafka = testKafka({ clientId: uniqueName('dlp'), logger });
+    await createTestTopics(kafka, config);
     producer = new SafeProducer(kafka);
     await producer.connect();
     // 40 dead letters on partition 0, in order: offsets 0–39.

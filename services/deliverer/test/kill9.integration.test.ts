@@ -31,8 +31,11 @@ function startDeliverer(configPath: string): ChildProcess {
 
 const dir = mkdtempSync(join(tmpdir(), 'deliverer-kill9-'));
 const children: ChildProcess[] = [];
-after(() => {
+const closers: (() => Promise<void>)[] = [];
+// A failed run must not leave the receiver open: the file's process would never end.
+after(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const close of closers) await close().catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -46,6 +49,7 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
       return { status: 200 };
     },
   });
+  closers.push(() => receiver.close());
   const raw = {
     sources: [{ id: 's-k9', writeKeys: ['k'] }],
     destinations: [
