@@ -3,6 +3,7 @@ import { EVICT_FRACTION, EVICT_HIGH_WATER, PRUNE_PAUSE_RATIO, SIZE_CHECK_INTERVA
 import type { DeliveryLogMetrics } from '../metrics.ts';
 import type { Sql } from './database.ts';
 import { logSize, messageCount, oldestCut, pruneBefore, reclaim } from './retention.ts';
+import { iso } from './sql-values.ts';
 
 export interface PrunerOptions {
   sql: Sql;
@@ -81,7 +82,7 @@ export class Pruner {
       await reclaim(sql);
       metrics.evicted.inc(evicted);
       logger.warn(
-        { sizeBytes: size, maxSizeBytes: cap, messages: total, evicted, keptFrom: new Date(cut).toISOString() },
+        { sizeBytes: size, maxSizeBytes: cap, messages: total, evicted, keptFrom: iso(cut) },
         'delivery log over its size cap: evicted the oldest messages',
       );
       return evicted;

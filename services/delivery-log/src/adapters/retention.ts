@@ -1,5 +1,6 @@
 import { PRUNE_BATCH_ROWS } from '../constants.ts';
 import type { Sql } from './database.ts';
+import { iso, ms } from './sql-values.ts';
 
 /**
  * Retention of the log's tables (docs/delivery-log.md, "Retention"): deletions in small batches on
@@ -41,7 +42,7 @@ export interface PruneOptions {
 export async function pruneBefore(sql: Sql, before: number, options: PruneOptions = {}): Promise<number> {
   const batchRows = options.batchRows ?? PRUNE_BATCH_ROWS;
   const pauseRatio = options.pauseRatio ?? 0;
-  const cut = new Date(before).toISOString();
+  const cut = iso(before);
   let messages = 0;
   for (const [table, column] of TIMED_TABLES) {
     for (;;) {
@@ -88,17 +89,13 @@ export async function messageCount(sql: Sql): Promise<number> {
 export async function oldestCut(sql: Sql, n: number, total: number): Promise<number> {
   if (n >= total) {
     const [newest] = await sql.query<{ at: unknown }>('select max(received_at) as at from messages');
-    return epochMs(newest?.at) + 1;
+    return ms(newest?.at) + 1;
   }
   const [row] = await sql.query<{ at: unknown }>(
     'select received_at as at from messages order by received_at offset $1 limit 1',
     [n],
   );
-  return epochMs(row?.at);
-}
-
-function epochMs(v: unknown): number {
-  return v instanceof Date ? v.getTime() : Date.parse(String(v));
+  return ms(row?.at);
 }
 
 /**
