@@ -109,8 +109,14 @@ export async function scanTopic(
   }, IDLE_CHECK_MS);
   try {
     await consumer.connect();
-    // Read from given starts: the partitions move there once assigned (kafkajs applies a seek made
-    // after `run`), the others stay at their end and give nothing.
+    // Read from given starts: each time the group is joined (the first time, and again after a
+    // crash and restart, which drops earlier seeks) the partitions move to where reading stands;
+    // kafkajs applies the seek at the next fetch. The others stay at their end and give nothing.
+    if (options.starts !== undefined)
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        for (const [partition, offset] of starts)
+          consumer.seek({ topic, partition, offset: String(seen.get(partition) ?? offset) });
+      });
     await consumer.subscribe({ topic, fromBeginning: options.starts === undefined });
     await consumer.run({
       autoCommit: false,
@@ -143,8 +149,6 @@ export async function scanTopic(
         }
       },
     });
-    if (options.starts !== undefined)
-      for (const [partition, offset] of starts) consumer.seek({ topic, partition, offset: String(offset) });
     await finished;
   } finally {
     clearInterval(idle);
