@@ -72,4 +72,8 @@ export interface AttemptEvent {
   at: string;
   /** First 1 KB of the response body (docs/reference/delivery.md). */
   responseSnippet?: string;
+  /** The batch the event went in, when its destination delivers in batches (docs/reference/batches.md). */
+  batchId?: string;
+  /** How many events that batch held. */
+  batchSize?: number;
 }
