@@ -5,7 +5,11 @@
 #     package.json's `allowScripts`) puts that Node release in node_modules/.bin/node;
 #  2. puts node_modules/.bin first on PATH, so `node`, `npx` and the processes they start use it
 #     (npm scripts do this already; running the script by hand needs it here);
-#  3. stops with a clear message when the Node it would use is older than the supported baseline.
+#  3. stops with a clear message when the Node it would use is older than the supported baseline;
+#  4. keeps Node's compile cache (V8 code of every module, the type-stripped TypeScript included) in
+#     .cache/node-compile, so each of the many Node processes a run starts (services, test files,
+#     the CLI) loads the project's modules without compiling them again: about a third less CPU
+#     per start. NODE_COMPILE_CACHE set by the caller wins; an empty value turns it off.
 
 SLUICE_MIN_NODE_MAJOR=24
 
@@ -35,3 +39,6 @@ if [ "$(node_major)" -lt "$SLUICE_MIN_NODE_MAJOR" ]; then
     "npm ran the install script of the package \`node\` (allowed in package.json's \`allowScripts\`)." >&2
   exit 1
 fi
+
+export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE-$PWD/.cache/node-compile}"
+[ -n "$NODE_COMPILE_CACHE" ] || unset NODE_COMPILE_CACHE

@@ -1,6 +1,6 @@
 import type { Consumer, ConsumerRunConfig, Kafka, PartitionAssigner } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
-import { crashVerdict, DEFAULT_RERUN_BACKOFF, rerunDelayMs } from './crash-watch.ts';
+import { crashVerdict, DEFAULT_RERUN_BACKOFF, rerunDelayMs, type RerunBackoff } from './crash-watch.ts';
 
 export interface GroupConsumerSettings {
   groupId: string;
@@ -9,6 +9,10 @@ export interface GroupConsumerSettings {
   maxWaitTimeInMs?: number;
   /** kafkajs partition assigners; default kafkajs's round robin. */
   partitionAssigners?: PartitionAssigner[];
+  /** How long the group waits for a member that went silent; default 30 s (the broker's floor is 6 s). */
+  sessionTimeoutMs?: number;
+  /** Waits before running again after a crash caused by Kafka; default 1 s doubling to 10 s. */
+  rerunBackoff?: RerunBackoff;
 }
 
 export interface Subscription {
@@ -40,7 +44,7 @@ export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSetting
   const { groupId, logger } = settings;
   const consumer = kafka.consumer({
     groupId,
-    sessionTimeout: 30_000,
+    sessionTimeout: settings.sessionTimeoutMs ?? 30_000,
     heartbeatInterval: 3_000,
     maxWaitTimeInMs: settings.maxWaitTimeInMs ?? 100,
     allowAutoTopicCreation: false,
@@ -62,7 +66,7 @@ export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSetting
   const scheduleRerun = (cause: Error) => {
     if (closing || handlerFailed || rerunTimer || !runArgs) return;
     failedAttempts += 1;
-    const delayMs = rerunDelayMs(failedAttempts, DEFAULT_RERUN_BACKOFF);
+    const delayMs = rerunDelayMs(failedAttempts, settings.rerunBackoff ?? DEFAULT_RERUN_BACKOFF);
     logger.warn(
       { err: cause, groupId, delayMs, attempt: failedAttempts },
       'consumer stopped by a Kafka error; running it again',

@@ -10,6 +10,8 @@ export interface ManagedConsumerBase {
   groupId: string;
   logger: Logger;
   metrics?: ConsumerMetrics;
+  /** Group membership timings (tests shrink them); defaults in group-consumer.ts. */
+  membership?: Pick<GroupConsumerSettings, 'sessionTimeoutMs' | 'rerunBackoff'>;
 }
 
 /**
@@ -28,7 +30,12 @@ export abstract class ManagedConsumer implements Drainable {
   #idle: (() => void)[] = [];
 
   protected constructor(base: ManagedConsumerBase, settings: Omit<GroupConsumerSettings, 'groupId' | 'logger'> = {}) {
-    this.group = createGroupConsumer(base.kafka, { groupId: base.groupId, logger: base.logger, ...settings });
+    this.group = createGroupConsumer(base.kafka, {
+      groupId: base.groupId,
+      logger: base.logger,
+      ...base.membership,
+      ...settings,
+    });
     this.consumer = this.group.consumer;
     this.fatal = this.group.fatal;
     base.metrics?.watch(base.groupId, this.consumer);

@@ -40,7 +40,8 @@ describe('a consumer crashed by a broker outage runs again (crash-watch.ts)', ()
   it('crash without restart during a broker stop: not fatal, every record handled after the broker returns', async () => {
     const broker: LocalKafka = await startLocalKafka({ log: () => undefined });
     cleanups.push(() => broker.dispose());
-    const kafka = createKafka({ brokers: [broker.brokers], clientId: 'rerun-test', logger });
+    // Few retries: kafkajs gives up (the crash this test is about) seconds after the broker goes.
+    const kafka = createKafka({ brokers: [broker.brokers], clientId: 'rerun-test', logger, retries: 2 });
     const topic = uniqueName('rerun');
     const admin = kafka.admin();
     await admin.connect();
@@ -58,6 +59,8 @@ describe('a consumer crashed by a broker outage runs again (crash-watch.ts)', ()
       logger,
       maxInFlightPerPartition: 8,
       commitIntervalMs: 100,
+      // Shrunk: the member lost in the crash leaves the group after 6 s, re-runs come every ≤ 2 s.
+      membership: { sessionTimeoutMs: 6_000, rerunBackoff: { initialMs: 500, maxMs: 2_000 } },
       handle: async (record) => void handled.add(record.value!.toString()),
     });
     consumer.consumer.on(consumer.consumer.events.CRASH, (e) => {

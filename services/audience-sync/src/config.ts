@@ -1,3 +1,4 @@
+import type { ManagedConsumerBase } from '@sluice/kafka';
 /** Options of the audience-sync factory, with their defaults (docs/CONVENTIONS.md). */
 export interface AudienceSyncOptions {
   /** Port of the snapshot API and /metrics, /healthz, /readyz (0 picks a free one). */
@@ -6,6 +7,8 @@ export interface AudienceSyncOptions {
   emitBatchSize?: number;
   /** Consumer group on `sluice.audiences`. Default `<kafka.clientId>-audience-sync`. */
   groupId?: string;
+  /** The consumer's group timings (session timeout, waits before running again), shrunk by tests. */
+  membership?: ManagedConsumerBase['membership'];
   /** Clock, injected for tests. Default `Date.now`. */
   now?: () => number;
 }

@@ -82,6 +82,7 @@ export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOpt
       logger: ctx.logger,
       metrics: lag,
       partitionAssigners: [ownership.assigner],
+      ...(options.membership && { membership: options.membership }),
       handle: async (record, heartbeat) => {
         await ownership.ready();
         return processor.handle(record, heartbeat);

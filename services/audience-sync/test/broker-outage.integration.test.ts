@@ -21,7 +21,9 @@ test('after a broker outage the owner consumes again without restarting', { time
   const config = audienceSyncConfig();
   const ctx = testServiceContext('audience-sync', config);
   ctx.brokers = [broker.brokers];
-  const service = await createAudienceSync(ctx, { port: 0 }).start();
+  // Shrunk group timings: the member lost in the outage leaves after 6 s, re-runs come every ≤ 2 s.
+  const membership = { sessionTimeoutMs: 6_000, rerunBackoff: { initialMs: 500, maxMs: 2_000 } };
+  const service = await createAudienceSync(ctx, { port: 0, membership }).start();
   cleanups.push(() => service.close());
   let fatal: Error | undefined;
   void service.fatal.then((err) => (fatal = err));
