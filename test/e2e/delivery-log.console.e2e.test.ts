@@ -3,7 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { uniqueName, waitUntil, type ReceivedRequest } from '@sluice/testkit';
+import type { AttemptEvent } from '@sluice/envelope';
+import { SafeProducer } from '@sluice/kafka';
+import { testKafka, uniqueName, waitUntil, type ReceivedRequest } from '@sluice/testkit';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { DELIVERY_LOG_TOKEN, Pipeline } from '../support/pipeline.ts';
 
@@ -129,6 +131,56 @@ describe('delivery-log console in a browser', {
     await page.goto(`${url}/#/stream/ledger`);
     await page.getByText('Console Test').first().waitFor();
     await page.screenshot({ path: `${ARTIFACTS}live-events.png`, fullPage: true });
+  });
+
+  it("a batched attempt shows its batch id, which opens the batch's events with their state", async () => {
+    // Attempt records of one batch written straight onto the attempts topic, as a batching deliverer writes them.
+    const batchId = `${run}-batch`;
+    const ids = [`${run}-b1`, `${run}-b2`];
+    const record = (messageId: string, status: number): AttemptEvent => ({
+      messageId,
+      sourceId: 'ledger',
+      destinationId: 'ledger-hooks',
+      eventType: 'track',
+      endpoint: pipeline.receivers[0]!.url,
+      attempt: 1,
+      outcome: status < 300 ? 'success' : 'retryable',
+      status,
+      latencyMs: 7,
+      at: new Date().toISOString(),
+      batchId,
+      batchSize: 2,
+    });
+    const producer = new SafeProducer(testKafka({ brokers: pipeline.brokers.split(',') }));
+    await producer.connect();
+    try {
+      await producer.send(pipeline.topics.attempts!, [
+        { key: 'ledger:b', value: JSON.stringify(record(ids[0]!, 200)) },
+        { key: 'ledger:b', value: JSON.stringify(record(ids[1]!, 503)) },
+      ]);
+    } finally {
+      await producer.disconnect();
+    }
+    await waitUntil(
+      async () => (await pipeline.deliveryLog(`/api/v1/batches/${batchId}`)).body.events?.length === 2,
+      30_000,
+      'the batch in the log',
+    );
+    const url = pipeline.service('delivery-log').url;
+    await page.goto(`${url}/#/message/ledger/${ids[1]}`);
+    await page.getByRole('heading', { name: `Message ${ids[1]}` }).waitFor();
+    const row = page.locator('tr.attempt');
+    assert.match(await row.innerText(), /HTTP 503/);
+    await row.getByRole('link', { name: batchId }).click();
+    await page.getByRole('heading', { name: `Batch ${batchId}` }).waitFor();
+    const events = page.locator('tr.batch-event');
+    assert.equal(await events.count(), 2);
+    assert.match(await events.nth(0).innerText(), new RegExp(`${ids[0]}.*delivered.*HTTP 200`, 's'));
+    assert.match(await events.nth(1).innerText(), new RegExp(`${ids[1]}.*retrying.*HTTP 503`, 's'));
+    assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|undefined/, 'no absent part is printed');
+    await page.screenshot({ path: `${ARTIFACTS}batch.png`, fullPage: true });
+    await events.nth(0).getByRole('link', { name: ids[0] }).click();
+    await page.getByRole('heading', { name: `Message ${ids[0]}` }).waitFor();
   });
 
   it('a section that answers slowly never replaces the one the user went to meanwhile', async () => {

@@ -119,7 +119,7 @@ export function buildProgram(io: CliIo): Command {
     .command('verify')
     .description(
       'check an X-Signature or a Standard Webhooks signature against the body on stdin: ' +
-        'sluice verify --secret-env NAME --signature H < body.json',
+        'sluice verify --secret-env NAME --signature H [--batch-id B] < body.json',
     )
     .option('--secret-env <name>', 'read the secret (shared secret, or whsec_ secret) from this environment variable')
     .option('--secret-file <path>', 'read the secret from a file (one trailing newline dropped)')
@@ -133,6 +133,12 @@ export function buildProgram(io: CliIo): Command {
     .option('--webhook-id <id>', 'the webhook-id header value (Standard Webhooks)')
     .option('--webhook-timestamp <seconds>', 'the webhook-timestamp header value (Standard Webhooks)')
     .option('--tolerance <duration>', 'how far webhook-timestamp may be from now, either way', '5m')
+    .option('--batch-id <id>', 'the X-Batch-Id header value: check the body as a batch and print its message ids')
+    .option(
+      '--batch-size <n>',
+      'the X-Batch-Size header value: the number of events the body must hold',
+      positiveInteger,
+    )
     .action(
       (o: {
         secret?: string;
@@ -143,6 +149,8 @@ export function buildProgram(io: CliIo): Command {
         webhookId?: string;
         webhookTimestamp?: string;
         tolerance?: string;
+        batchId?: string;
+        batchSize?: number;
       }) =>
         verify(io, {
           secret: readSecret(io, 'secret', {
@@ -155,6 +163,8 @@ export function buildProgram(io: CliIo): Command {
           ...(o.webhookId !== undefined && { webhookId: o.webhookId }),
           ...(o.webhookTimestamp !== undefined && { webhookTimestamp: o.webhookTimestamp }),
           ...(o.tolerance !== undefined && { tolerance: o.tolerance }),
+          ...(o.batchId !== undefined && { batchId: o.batchId }),
+          ...(o.batchSize !== undefined && { batchSize: o.batchSize }),
         }),
     );
 

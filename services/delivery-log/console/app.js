@@ -1,86 +1,28 @@
 // The delivery-log console: plain JavaScript modules, no build, no CDN (docs/delivery-log.md,
-// "Console"). Every value from the log is written with textContent: payloads are untrusted.
+// "Console"). Every value from the log is written with textContent (ui.js): payloads are untrusted.
 
-const main = document.getElementById('main');
-const statusBox = document.getElementById('status');
-const TOKEN_KEY = 'sluice-delivery-log-token';
+import {
+  api,
+  batchLink,
+  el,
+  enterSection,
+  eventBlock,
+  LeftSection,
+  main,
+  ms,
+  msgLink,
+  pct,
+  report,
+  result,
+  say,
+  show,
+  state,
+  table,
+  time,
+  TOKEN_KEY,
+} from './ui.js';
+
 let timer;
-/**
- * Bumped on every navigation. A section's answers that arrive after the user left it are dropped
- * (`LeftSection`), so a slow section never replaces the one the user went to meanwhile.
- */
-let section = 0;
-class LeftSection extends Error {}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat()) if (c !== undefined && c !== null) node.append(c instanceof Node ? c : String(c));
-  return node;
-}
-
-/** Shows an error in the status line, unless it only says the user left the section. */
-function report(err) {
-  if (!(err instanceof LeftSection)) say(err.message);
-}
-
-function say(text) {
-  statusBox.textContent = text;
-  clearTimeout(say.t);
-  say.t = setTimeout(() => (statusBox.textContent = ''), 4000);
-}
-
-// A read for the section on screen; the answer of an action (a POST) is reported wherever the user is.
-async function api(path, init = {}) {
-  const token = sessionStorage.getItem(TOKEN_KEY) ?? '';
-  const asked = section;
-  const res = await fetch(path, {
-    ...init,
-    headers: { authorization: `Bearer ${token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
-  });
-  const body = await res.json().catch(() => ({}));
-  if (asked !== section && (init.method ?? 'GET') === 'GET') throw new LeftSection();
-  if (!res.ok)
-    throw new Error(
-      res.status === 401 ? 'The admin token is missing or wrong.' : (body.message ?? `HTTP ${res.status}`),
-    );
-  return body;
-}
-
-const state = (s) => el('span', { class: `state state-${s}` }, s);
-const time = (iso) => el('time', { datetime: iso }, new Date(iso).toLocaleString());
-const msgLink = (m) =>
-  el('a', { href: `#/message/${encodeURIComponent(m.sourceId)}/${encodeURIComponent(m.messageId)}` }, m.messageId);
-const pct = (x) => `${(x * 100).toFixed(1)} %`;
-const ms = (x) => (x === null ? '–' : `${Math.round(x)} ms`);
-
-function table(caption, headers, rows) {
-  return el(
-    'table',
-    {},
-    el('caption', { class: 'muted' }, caption),
-    el(
-      'thead',
-      {},
-      el(
-        'tr',
-        {},
-        headers.map((h) => el('th', { scope: 'col' }, h)),
-      ),
-    ),
-    el('tbody', {}, rows),
-  );
-}
-
-function show(title, ...content) {
-  // Absent parts (no next page, no replays) are passed as null and left out.
-  main.replaceChildren(el('h2', {}, title), ...content.filter((c) => c !== null && c !== undefined));
-  document.title = `${title} · Sluice delivery log`;
-}
 
 async function destinationsPage() {
   const { destinations } = await api('/api/v1/destinations');
@@ -304,7 +246,7 @@ async function messagePage(sourceId, messageId) {
       m.attempts.length < m.totals.attempts
         ? `The newest ${m.attempts.length} of ${m.totals.attempts} attempts, oldest first`
         : `${m.attempts.length} attempts, oldest first`,
-      ['#', 'Time', 'Destination', 'Endpoint', 'Result', 'Latency', 'Response'],
+      ['#', 'Time', 'Destination', 'Endpoint', 'Result', 'Latency', 'Response', 'Batch'],
       m.attempts.map((a) =>
         el(
           'tr',
@@ -313,9 +255,10 @@ async function messagePage(sourceId, messageId) {
           el('td', {}, time(a.at)),
           el('td', {}, a.destinationId),
           el('td', {}, a.endpoint),
-          el('td', {}, a.status ? `HTTP ${a.status}` : (a.error ?? ''), ' ', el('span', { class: 'muted' }, a.outcome)),
+          el('td', {}, result(a)),
           el('td', { class: 'num' }, ms(a.latencyMs)),
           el('td', {}, a.responseSnippet ?? ''),
+          el('td', {}, batchLink(a.batchId)),
         ),
       ),
     ),
@@ -347,15 +290,44 @@ async function messagePage(sourceId, messageId) {
   );
 }
 
+/** The events one batched request carried: each one's attempt in it and its state now. */
+async function batchPage(batchId) {
+  const b = await api(`/api/v1/batches/${encodeURIComponent(batchId)}`);
+  const size = b.batchSize === null ? '' : `${b.batchSize} events sent · `;
+  show(
+    `Batch ${batchId}`,
+    el('p', {}, `${size}${b.totals.events} events and ${b.totals.attempts} attempts in the log`),
+    table(
+      b.events.length < b.totals.attempts
+        ? `The first ${b.events.length} of ${b.totals.attempts} attempts, oldest first`
+        : `${b.events.length} attempts, oldest first`,
+      ['Message', 'Destination', 'State now', 'Endpoint', '#', 'Time', 'Result'],
+      b.events.map((e) =>
+        el(
+          'tr',
+          { class: 'batch-event' },
+          el('td', {}, msgLink(e)),
+          el('td', {}, e.destinationId),
+          el('td', {}, e.state ? state(e.state) : '–'),
+          el('td', {}, e.endpoint),
+          el('td', { class: 'num' }, e.attempt),
+          el('td', {}, time(e.at)),
+          el('td', {}, result(e)),
+        ),
+      ),
+    ),
+  );
+}
+
 async function route() {
-  section += 1;
+  enterSection();
   clearInterval(timer);
   clearTimeout(timer);
   const [path, query = ''] = location.hash.slice(1).split('?');
   const parts = (path || '/').split('/').filter(Boolean).map(decodeURIComponent);
   for (const a of document.querySelectorAll('nav a')) {
     const target = a.getAttribute('href').slice(2);
-    if ((parts[0] ?? '') === target || (parts[0] === 'message' && target === 'messages'))
+    if ((parts[0] ?? '') === target || (['message', 'batch'].includes(parts[0]) && target === 'messages'))
       a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
@@ -369,6 +341,7 @@ async function route() {
     else if (parts[0] === 'messages') await messagesPage(query);
     else if (parts[0] === 'dead') await messagesPage(query, { title: 'Dead letters', bulk: true });
     else if (parts[0] === 'message' && parts.length === 3) await messagePage(parts[1], parts[2]);
+    else if (parts[0] === 'batch' && parts.length === 2) await batchPage(parts[1]);
     else await destinationsPage();
   } catch (err) {
     if (err instanceof LeftSection) return;
@@ -385,9 +358,3 @@ document.getElementById('token-form').addEventListener('submit', (e) => {
 });
 window.addEventListener('hashchange', () => route().then(() => main.focus()));
 route();
-
-/** An event of a message view: its JSON, or the text kept instead with the reason (docs/delivery-log.md). */
-function eventBlock(m) {
-  if (m.eventText === null || m.eventText === undefined) return el('pre', {}, JSON.stringify(m.event, null, 2));
-  return el('div', {}, el('p', { class: 'note' }, `Kept as text: ${m.eventNote}`), el('pre', {}, m.eventText));
-}

@@ -54,6 +54,8 @@ export const MAX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export const MAX_VIEW_ATTEMPTS = 100;
 export const MAX_VIEW_REJECTED = 10;
 export const MAX_VIEW_REPLAYS = 50;
+/** A batch's view lists at most this many of its attempt rows (the largest batch a destination sends: 1,000 events). */
+export const MAX_VIEW_BATCH_EVENTS = 1_000;
 
 /** Rows deleted per statement and table by retention (each batch its own short transaction). */
 export const PRUNE_BATCH_ROWS = 2_000;

@@ -150,6 +150,12 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
         },
       },
     ]);
+    // One batch of two events to a destination of its own (the counts of `hooks` stay as they are).
+    const batched = (messageId: string, status: number) => {
+      const a = { ...JSON.parse(attempt(messageId, 1, status, now - 300).value), destinationId: 'batched' };
+      return { key: 'web:u1', value: JSON.stringify({ ...a, batchId: 'batch-1', batchSize: 2 }) };
+    };
+    await producer.send(t.attempts, [batched('bat-1', 200), batched('bat-2', 503)]);
     // Unreadable records are skipped, never stop the partition.
     await producer.send(t.attempts, [{ key: null, value: 'not json' }, attempt('ok-2', 1, 200, now - 100)]);
     await waitUntil(async () => (await get('/api/v1/messages/web/ok-2')).status === 200, 30_000, 'records ingested');
@@ -248,6 +254,35 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
     assert.equal(tooBig.status, 400);
   });
 
+  it("lists a batch's events with their state; each event's attempt names its batch", async () => {
+    const batch = await get('/api/v1/batches/batch-1');
+    assert.equal(batch.status, 200);
+    conforms('Batch', batch.body);
+    assert.deepEqual(
+      batch.body.events.map((e: { messageId: string; status: number; state: string }) => [
+        e.messageId,
+        e.status,
+        e.state,
+      ]),
+      [
+        ['bat-1', 200, 'delivered'],
+        ['bat-2', 503, 'retrying'],
+      ],
+    );
+    assert.deepEqual([batch.body.batchSize, batch.body.totals], [2, { attempts: 2, events: 2 }]);
+    const one = await get('/api/v1/messages/web/bat-2');
+    conforms('Message', one.body);
+    assert.deepEqual(
+      one.body.attempts.map((a: { batchId: string; batchSize: number }) => [a.batchId, a.batchSize]),
+      [['batch-1', 2]],
+    );
+    const alone = await get('/api/v1/messages/web/ok-1');
+    assert.equal(alone.body.attempts[0].batchId, null, 'an attempt sent alone names no batch');
+    const missing = await get('/api/v1/batches/no-such-batch');
+    assert.equal(missing.status, 404);
+    conforms('Error', missing.body);
+  });
+
   it('answers every bad input with a 400 naming the field, on every route', async () => {
     const forged = Buffer.from(JSON.stringify([1e20, 'web', 'ok-1'])).toString('base64url');
     const cases: [string, string][] = [
@@ -262,6 +297,9 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
       ['/api/v1/destinations?verbose=1', 'verbose'],
       ['/api/v1/destinations/hooks/health?window=1h&x=1', 'x'],
       ['/api/v1/sources/web/events?since=1', 'since'],
+      [`/api/v1/batches/${'b'.repeat(201)}`, 'batchId'],
+      ['/api/v1/batches/%00', 'batchId'],
+      ['/api/v1/batches/batch-1?limit=1', 'limit'],
     ];
     for (const [path, field] of cases) {
       const r = await get(path);
@@ -339,7 +377,7 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
     assert.equal((await get('/api/v1/messages/web/old-1')).status, 404);
     assert.equal((await get('/api/v1/messages/web/ok-1')).status, 200);
     clock = Date.now() + 3 * DAY;
-    assert.equal(await service.pruner.runOnce(), 5);
+    assert.equal(await service.pruner.runOnce(), 7);
   });
 
   it('rebuilds from the topics: a fresh database reads them from the start into the same state', async () => {

@@ -9,3 +9,4 @@ after(() => server.stop());
 await import('./store.test.ts');
 await import('./store-hostile.test.ts');
 await import('./store-deletions.test.ts');
+await import('./store-batches.test.ts');

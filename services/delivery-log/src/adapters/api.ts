@@ -141,6 +141,17 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       },
     },
     {
+      method: 'GET',
+      pattern: /^\/api\/v1\/batches\/([^/]+)$/,
+      name: 'getBatch',
+      params: [],
+      run: async (m) => {
+        const batch = await store.batch(pathId('batchId', m[1]!));
+        if (!batch) throw new HttpError(404, 'not_found', 'no attempt in the log names this batch');
+        return [200, batch];
+      },
+    },
+    {
       method: 'POST',
       pattern: /^\/api\/v1\/messages\/([^/]+)\/([^/]+)\/replay$/,
       name: 'replayMessage',

@@ -133,6 +133,13 @@ const MIGRATIONS: readonly string[] = [
   create index unstored_at on unstored (at);
   create index deletions_requested on deletions (requested_at);
   `,
+  // Batched delivery (docs/reference/batches.md): the batch an attempt's event went in, and a way
+  // to list a batch's events. Attempts written before have none (null).
+  `
+  alter table attempts add column batch_id text;
+  alter table attempts add column batch_size integer;
+  create index attempts_batch on attempts (batch_id, at) where batch_id is not null;
+  `,
 ];
 
 /** Applies the migrations not yet applied; returns the database's instance id (made on first start). */

@@ -1,4 +1,10 @@
-import { MAX_ID_LENGTH, MAX_VIEW_ATTEMPTS, MAX_VIEW_REJECTED, MAX_VIEW_REPLAYS } from '../constants.ts';
+import {
+  MAX_ID_LENGTH,
+  MAX_VIEW_ATTEMPTS,
+  MAX_VIEW_BATCH_EVENTS,
+  MAX_VIEW_REJECTED,
+  MAX_VIEW_REPLAYS,
+} from '../constants.ts';
 import { DELIVERY_STATES } from '../domain/state.ts';
 import { eventAsText, unstoredList } from './openapi-event.ts';
 
@@ -52,6 +58,24 @@ export const queryTime = (name: string, description: string) => ({
   schema: { type: 'string', maxLength: 40 },
 });
 
+/** An attempt's fields (a message's attempts, a batch's events). */
+const attemptProperties = {
+  destinationId: id,
+  endpoint: { type: 'string' },
+  attempt: { type: 'integer', minimum: 1 },
+  at: time,
+  outcome: { type: 'string', enum: ['success', 'retryable', 'permanent'] },
+  status: nullable({ type: 'integer' }),
+  error: nullable({ type: 'string' }),
+  latencyMs: { type: 'number', minimum: 0 },
+  responseSnippet: nullable({ type: 'string' }),
+  batchId: {
+    ...nullable(id),
+    description: 'The batch the event went in (GET /api/v1/batches/{batchId}); null when sent alone',
+  },
+  batchSize: { ...nullable({ type: 'integer', minimum: 1 }), description: 'How many events that batch held' },
+};
+
 /** The schemas of the OpenAPI document (`components.schemas`). */
 export const schemas = {
   Error: {
@@ -82,17 +106,35 @@ export const schemas = {
       }),
     },
   },
-  Attempt: allRequired({
-    destinationId: id,
-    endpoint: { type: 'string' },
-    attempt: { type: 'integer', minimum: 1 },
-    at: time,
-    outcome: { type: 'string', enum: ['success', 'retryable', 'permanent'] },
-    status: nullable({ type: 'integer' }),
-    error: nullable({ type: 'string' }),
-    latencyMs: { type: 'number', minimum: 0 },
-    responseSnippet: nullable({ type: 'string' }),
-  }),
+  Attempt: allRequired(attemptProperties),
+  Batch: {
+    type: 'object',
+    required: ['batchId', 'batchSize', 'events', 'totals'],
+    properties: {
+      batchId: id,
+      batchSize: {
+        ...nullable({ type: 'integer', minimum: 1 }),
+        description: 'How many events the batch held, as its attempt records say',
+      },
+      events: {
+        type: 'array',
+        maxItems: MAX_VIEW_BATCH_EVENTS,
+        description: `The first ${MAX_VIEW_BATCH_EVENTS} attempt rows that name the batch, oldest first: one per event (one per event and endpoint when the batch went to several)`,
+        items: allRequired({
+          sourceId: id,
+          messageId: id,
+          state: { ...nullable(ref('State')), description: "The event's state at that destination now" },
+          ...attemptProperties,
+        }),
+      },
+      totals: {
+        type: 'object',
+        required: ['attempts', 'events'],
+        description: 'How many attempt rows name the batch, and about how many events (message and destination)',
+        properties: { attempts: { type: 'integer', minimum: 1 }, events: { type: 'integer', minimum: 1 } },
+      },
+    },
+  },
   Message: {
     type: 'object',
     required: [

@@ -69,6 +69,18 @@ export const openApiDocument = {
         },
       },
     },
+    '/api/v1/batches/{batchId}': {
+      get: {
+        operationId: 'getBatch',
+        summary: 'The events of one batch (batched delivery): their attempt in it and their state now',
+        parameters: [idParam('batchId', 'The batch id (`X-Batch-Id`, the `batchId` of an attempt)')],
+        responses: {
+          '200': { description: 'The batch', ...json(ref('Batch')) },
+          '404': { description: 'No attempt in the log names this batch', ...json(ref('Error')) },
+          ...errors,
+        },
+      },
+    },
     '/api/v1/messages/{sourceId}/{messageId}/replay': {
       post: {
         operationId: 'replayMessage',

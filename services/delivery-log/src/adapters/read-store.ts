@@ -8,6 +8,7 @@ import {
 import type { Cursor } from '../domain/cursor.ts';
 import { type RenderedEvent, renderEvent } from '../domain/event-text.ts';
 import type { DeliveryState } from '../domain/state.ts';
+import { type AttemptView, attemptView, type BatchView, readBatch } from './batch-view.ts';
 import type { Sql } from './database.ts';
 import { iso, ms, NO_DESTINATION, type Row } from './sql-values.ts';
 
@@ -40,18 +41,6 @@ export interface DeliveryView {
   lastError: string | null;
   deadReason: string | null;
   reject: { code: string; message: string; origin: string } | null;
-}
-
-export interface AttemptView {
-  destinationId: string;
-  endpoint: string;
-  attempt: number;
-  at: string;
-  outcome: string;
-  status: number | null;
-  error: string | null;
-  latencyMs: number;
-  responseSnippet: string | null;
 }
 
 export interface MessageSummary {
@@ -149,17 +138,7 @@ export class LogReader {
       receivedAt: iso(ms(m.received_at)),
       ...rendered(m),
       deliveries: deliveries.map(deliveryView),
-      attempts: attempts.map((a) => ({
-        destinationId: String(a.destination_id),
-        endpoint: String(a.endpoint),
-        attempt: Number(a.attempt),
-        at: iso(ms(a.at)),
-        outcome: String(a.outcome),
-        status: a.status === null ? null : Number(a.status),
-        error: (a.error as string | null) ?? null,
-        latencyMs: Number(a.latency_ms),
-        responseSnippet: (a.response_snippet as string | null) ?? null,
-      })),
+      attempts: attempts.map(attemptView),
       replays: replays.map((r) => ({
         requestedAt: iso(ms(r.requested_at)),
         destinationId: (r.destination_id as string | null) ?? null,
@@ -174,6 +153,11 @@ export class LogReader {
       },
       unstored: unstored.map((u) => ({ kind: String(u.kind), reason: String(u.reason), at: iso(ms(u.at)) })),
     };
+  }
+
+  /** The events of one batch with their state (`readBatch`), or undefined when no attempt names it. */
+  batch(batchId: string): Promise<BatchView | undefined> {
+    return readBatch(this.sql, batchId);
   }
 
   /**

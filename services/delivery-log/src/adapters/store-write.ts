@@ -211,12 +211,13 @@ const writeAttempts = (tx: Sql, attempts: AttemptEntry[]) =>
   insertNew(
     tx,
     `insert into attempts (topic, partition, record_offset, source_id, message_id, destination_id, endpoint, attempt, at,
-       outcome, status, error, latency_ms, response_snippet)
+       outcome, status, error, latency_ms, response_snippet, batch_id, batch_size)
      select x.topic, x.partition, x."offset"::bigint, x."sourceId", x."messageId", x."destinationId", x.endpoint,
-       x.attempt, to_timestamp(x.at / 1000.0), x.outcome, x.status, x.error, x."latencyMs", x."responseSnippet"
+       x.attempt, to_timestamp(x.at / 1000.0), x.outcome, x.status, x.error, x."latencyMs", x."responseSnippet",
+       x."batchId", x."batchSize"
      from jsonb_to_recordset($1::text::jsonb) as x(topic text, partition int, "offset" text, "sourceId" text,
        "messageId" text, "destinationId" text, endpoint text, attempt int, at double precision, outcome text,
-       status int, error text, "latencyMs" double precision, "responseSnippet" text)`,
+       status int, error text, "latencyMs" double precision, "responseSnippet" text, "batchId" text, "batchSize" int)`,
     attempts,
     (a) => ({
       sourceId: a.sourceId,
@@ -230,6 +231,8 @@ const writeAttempts = (tx: Sql, attempts: AttemptEntry[]) =>
       error: a.error ?? null,
       latencyMs: a.latencyMs,
       responseSnippet: a.responseSnippet ?? null,
+      batchId: a.batchId ?? null,
+      batchSize: a.batchSize ?? null,
     }),
   );
 

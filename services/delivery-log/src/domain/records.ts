@@ -44,6 +44,10 @@ export interface AttemptEntry {
   latencyMs: number;
   at: number;
   responseSnippet?: string;
+  /** The batch the event went in (docs/reference/batches.md), clipped like the other ids. */
+  batchId?: string;
+  /** How many events that batch held. */
+  batchSize?: number;
 }
 
 export interface DeadEntry {
@@ -179,6 +183,12 @@ function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
   if (int(a.status)) entry.status = a.status;
   if (typeof a.error === 'string') entry.error = clip(a.error);
   if (typeof a.responseSnippet === 'string') entry.responseSnippet = clip(a.responseSnippet);
+  // A batch id is an id like the others (clipped, kept storable), but an attempt without a usable
+  // one is still the event's attempt: only its batch is not named.
+  if (typeof a.batchId === 'string' && a.batchId.length > 0) {
+    entry.batchId = clip(a.batchId, MAX_ID_LENGTH);
+    if (int(a.batchSize) && a.batchSize > 0) entry.batchSize = a.batchSize;
+  }
   return { ok: true, entry };
 }
 
