@@ -1,11 +1,13 @@
 /**
  * The headline benchmark: end-to-end delivered events/s with Kafka, all four services
  * (each its own process) and the receiver on this one machine; then p50/p99 latency from ingest's
- * acknowledgement to receipt at half that rate. In the same run, the raw ceiling: undici POSTs of
- * the same webhook body straight to the same receiver with the same connection count.
+ * acknowledgement to receipt at half that rate. Two phases, each on fresh services and topics:
+ * one webhook per event, then batched delivery (`destinations[].batch`, up to BENCH_BATCH_EVENTS
+ * events per request). In the same run, the raw ceiling: undici POSTs of the same webhook body
+ * straight to the same receiver with the same connection count.
  *
  *   node bench/e2e.bench.ts            # provisions a local broker unless KAFKA_BROKERS is set
- *   BENCH_EVENTS=100000 BENCH_LATENCY_SECONDS=15 ...
+ *   BENCH_EVENTS=100000 BENCH_LATENCY_SECONDS=15 BENCH_PHASES=single,batched BENCH_BATCH_EVENTS=100 BENCH_BATCH_WAIT=50ms ...
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,8 +27,23 @@ const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
 const BATCH = 100;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PARTITIONS = Number(process.env.BENCH_PARTITIONS ?? 6);
+const PHASES = (process.env.BENCH_PHASES ?? 'single,batched').split(',') as Mode[];
+const BATCH_EVENTS = Number(process.env.BENCH_BATCH_EVENTS ?? 100);
+const BATCH_WAIT = process.env.BENCH_BATCH_WAIT ?? '50ms';
 const WRITE_KEY = 'bench-key';
 const SECRET = 'bench-secret';
+
+type Mode = 'single' | 'batched';
+interface PhaseResult {
+  mode: Mode;
+  ingestRate: number;
+  throughput: number;
+  delivered: number;
+  requests: number;
+  cpuLine: string;
+  latencyLine: string;
+  p99: number;
+}
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -66,9 +83,81 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-e2e-bench-'));
   const receiver = fork(join(here, 'lib/e2e-receiver.ts'), [], { execArgv: [] });
   const { port } = await new Promise<{ port: number }>((resolve) => receiver.once('message', resolve as never));
+  const results: PhaseResult[] = [];
+  for (const mode of PHASES) results.push(await phase(mode, brokers, dir, receiver, port));
+
+  // Raw ceiling:  // Raw ceiling: the same webhook body POSTed straight to the same receiver, same connections.
+  await ask(receiver, 'reset', 'reset');
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS });
+  const rawBody = JSON.stringify({
+    version: 1,
+    type: 'track',
+    userId: 'user-1',
+    timestamp: new Date().toISOString(),
+    context: { ip: '203.0.113.7', library: { name: 'bench', version: '1' } },
+    messageId: 'raw',
+    event: 'Order Completed',
+    properties: {
+      orderId: 'raw',
+      total: 42.5,
+      currency: 'EUR',
+      items: [{ sku: 'sku-1', qty: 2 }],
+      note: 'x'.repeat(300),
+    },
+  });
+  let rawSent = 0;
+  const r0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS * 4 }, async () => {
+      while (rawSent < EVENTS) {
+        const id = `raw-${rawSent++}`;
+        const res = await pool.request({
+          path: '/hook',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-message-id': id },
+          body: rawBody,
+        });
+        await res.body.dump();
+      }
+    }),
+  );
+  const rawRate = EVENTS / ((performance.now() - r0) / 1000);
+
+  console.log(
+    '\n== Sluice end-to-end benchmark (Kafka + ingest + deliverer + retry + audience-sync + receiver, one machine)',
+  );
+  console.log(
+    `events: ${EVENTS} per phase in ingest batches of ${BATCH}, ${CONNECTIONS} connections, ${PARTITIONS} partitions`,
+  );
+  console.log(`raw ceiling (undici→recv):  ${rawRate.toFixed(0)} POST/s (one event per request)`);
+  for (const r of results) {
+    const how =
+      r.mode === 'single' ? 'one webhook per event' : `batches of up to ${BATCH_EVENTS} events, maxWait ${BATCH_WAIT}`;
+    console.log(`\n-- ${r.mode}: ${how}`);
+    console.log(`ingest accepted:            ${r.ingestRate.toFixed(0)} events/s`);
+    console.log(
+      `delivered end to end:       ${r.throughput.toFixed(0)} events/s (${r.delivered}/${EVENTS} delivered in ${r.requests} requests)`,
+    );
+    console.log(`ratio delivered/raw:        ${((r.throughput / rawRate) * 100).toFixed(1)} %`);
+    console.log(r.cpuLine);
+    console.log(r.latencyLine);
+  }
+  const single = results.find((r) => r.mode === 'single');
+  const batched = results.find((r) => r.mode === 'batched');
+  if (single && batched)
+    console.log(`\nbatched / single delivered:  ${(batched.throughput / single.throughput).toFixed(2)} ×`);
+
+  await pool.close();
+  receiver.kill();
+  rmSync(dir, { recursive: true, force: true });
+  await broker?.dispose();
+}
+
+/** One pipeline (fresh topics and services) in `mode`: throughput, then latency at half of it. */
+async function phase(mode: Mode, brokers: string, dir: string, receiver: ChildProcess, port: number) {
   const hook = `http://127.0.0.1:${port}/hook`;
-  const prefix = `bench-${process.pid}-${Date.now()}`;
-  const configPath = writeConfigFile(join(dir, 'sluice.yaml'), {
+  const prefix = `bench-${mode}-${process.pid}-${Date.now()}`;
+  const configPath = writeConfigFile(join(dir, `sluice-${mode}.yaml`), {
     sources: [{ id: 'bench', writeKeys: [WRITE_KEY] }],
     destinations: [
       {
@@ -76,6 +165,7 @@ async function main() {
         type: 'webhooks',
         sourceIds: ['bench'],
         settings: { webhooks: [{ url: hook }], sharedSecret: SECRET },
+        ...(mode === 'batched' && { batch: { maxEvents: BATCH_EVENTS, maxWait: BATCH_WAIT } }),
       },
     ],
     kafka: {
@@ -124,10 +214,10 @@ async function main() {
   await ask(receiver, 'reset', 'reset');
   acks.clear();
 
-  // Phase 1: throughput. Pre-build bodies so the load generator spends little CPU.
+  // Throughput. Pre-build bodies so the load generator spends little CPU.
   const bodies = Array.from({ length: Math.ceil(EVENTS / BATCH) }, batchBody);
   let next = 0;
-  // CPU per process over phase 1 (from the first request to the last delivery), for the budget.
+  // CPU per process from the first request to the last delivery, for the budget.
   const cpuWindow = startProcessCpuWindow({
     ...Object.fromEntries(services.map((s) => [s.name, s.child!.pid!])),
     receiver: receiver.pid!,
@@ -141,14 +231,15 @@ async function main() {
   );
   const ingestDone = performance.timeOrigin + performance.now();
   const delivered = await waitDelivered(EVENTS, 300_000);
-  const phase1Cpu = cpuWindow();
+  const phaseCpu = cpuWindow();
+  const { requests } = await ask<{ requests: number }>(receiver, 'count', 'count');
   const { arrivals } = await ask<{ arrivals: [string, number][] }>(receiver, 'dump', 'arrivals');
   const times = arrivals.map(([, at]) => at).sort((a, b) => a - b);
   const lastAt = times[times.length - 1]!;
   const throughput = delivered / ((lastAt - t0) / 1000);
   const ingestRate = EVENTS / ((ingestDone - t0) / 1000);
 
-  // Phase 2: latency at half the measured rate.
+  // Latency at half the measured rate.
   await ask(receiver, 'reset', 'reset');
   acks.clear();
   const rate = throughput / 2;
@@ -169,70 +260,26 @@ async function main() {
     .filter(([id]) => acks.has(id))
     .map(([id, at]) => at - acks.get(id)!)
     .sort((a, b) => a - b);
-
-  // Raw ceiling: the same webhook body POSTed straight to the same receiver, same connections.
   await ask(receiver, 'reset', 'reset');
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS });
-  const rawBody = JSON.stringify({
-    version: 1,
-    type: 'track',
-    userId: 'user-1',
-    timestamp: new Date().toISOString(),
-    context: { ip: '203.0.113.7', library: { name: 'bench', version: '1' } },
-    messageId: 'raw',
-    event: 'Order Completed',
-    properties: {
-      orderId: 'raw',
-      total: 42.5,
-      currency: 'EUR',
-      items: [{ sku: 'sku-1', qty: 2 }],
-      note: 'x'.repeat(300),
-    },
-  });
-  let rawSent = 0;
-  const r0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS * 4 }, async () => {
-      while (rawSent < EVENTS) {
-        const id = `raw-${rawSent++}`;
-        const res = await pool.request({
-          path: '/hook',
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-message-id': id },
-          body: rawBody,
-        });
-        await res.body.dump();
-      }
-    }),
-  );
-  const rawRate = EVENTS / ((performance.now() - r0) / 1000);
 
-  console.log(
-    '\n== Sluice end-to-end benchmark (Kafka + ingest + deliverer + retry + audience-sync + receiver, one machine)',
-  );
-  console.log(`events: ${EVENTS} in batches of ${BATCH}, ${CONNECTIONS} connections, ${PARTITIONS} partitions`);
-  console.log(`ingest accepted:            ${ingestRate.toFixed(0)} events/s`);
-  console.log(`delivered end to end:       ${throughput.toFixed(0)} events/s (${delivered}/${EVENTS} delivered)`);
-  console.log(`raw ceiling (undici→recv):  ${rawRate.toFixed(0)} POST/s`);
-  console.log(`ratio delivered/raw:        ${((throughput / rawRate) * 100).toFixed(1)} %`);
   // The window ends up to 100 ms after the last delivery (the receiver is polled): a slight overcount.
-  const perEvent = Object.entries(phase1Cpu.cpu).map(
+  const perEvent = Object.entries(phaseCpu.cpu).map(
     ([name, seconds]) => `${name} ${((seconds * 1e6) / delivered).toFixed(0)}`,
   );
-  const busy = Object.values(phase1Cpu.cpu).reduce((a, b) => a + b, 0);
-  console.log(
-    `CPU µs per delivered event: ${perEvent.join(', ')} (total ${((busy * 1e6) / delivered).toFixed(0)}; ${(busy / phase1Cpu.seconds).toFixed(2)} cores busy; 'other' = broker + rest of the machine)`,
-  );
-  console.log(
-    `latency at ${rate.toFixed(0)} events/s (half rate), ack→receipt over ${latencies.length} events: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1]?.toFixed(1)} ms`,
-  );
-
-  await pool.close();
+  const busy = Object.values(phaseCpu.cpu).reduce((a, b) => a + b, 0);
+  const p99 = percentile(latencies, 99);
   await agent.close();
   for (const s of services) await s.sigterm();
-  receiver.kill();
-  rmSync(dir, { recursive: true, force: true });
-  await broker?.dispose();
+  return {
+    mode,
+    ingestRate,
+    throughput,
+    delivered,
+    requests,
+    p99,
+    cpuLine: `CPU µs per delivered event: ${perEvent.join(', ')} (total ${((busy * 1e6) / delivered).toFixed(0)}; ${(busy / phaseCpu.seconds).toFixed(2)} cores busy; 'other' = broker + rest of the machine)`,
+    latencyLine: `latency at ${rate.toFixed(0)} events/s (half rate), ack→receipt over ${latencies.length} events: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies[latencies.length - 1]?.toFixed(1)} ms`,
+  };
 }
 
 await main();
