@@ -3,7 +3,9 @@
 // (the deliverer in the middle of deliveries), and with an endpoint that fails until after the
 // outage (the retry service in the middle of forwarding). The outage outlasts kafkajs's own retries
 // (~16 s), so its consumers crash during it; a service that treated that as fatal would exit here.
-// DRILL_CPU_HOG=1 runs a busy process beside the pipeline (one of the two cores taken).
+// Each time a destination sent one webhook per event and one beside it sent batches
+// (docs/reference/batches.md). DRILL_CPU_HOG=1 runs a busy process beside the pipeline (one of
+// the two cores taken).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, it, type TestContext } from 'node:test';
@@ -47,7 +49,12 @@ async function outageDrill(
   let stop = false;
   let load: Promise<void> = Promise.resolve();
   try {
-    pipeline = await Pipeline.start({ ...options, brokers: broker.brokers, partitions: 3 });
+    pipeline = await Pipeline.start({
+      ...options,
+      brokers: broker.brokers,
+      partitions: 3,
+      batchedBeside: { maxEvents: 100, maxWait: '50ms' },
+    });
     const started = pipeline;
     closePipeline = owned(() => started.close());
     const statuses = new Map<string, number>();

@@ -1,4 +1,5 @@
-// Long drill: kill -9 the deliverer 5 times during a 100,000-event run → 0 lost.
+// Long drill: kill -9 the deliverer 5 times during a 100,000-event run → 0 lost, at a destination
+// sent one webhook per event and at one beside it sent batches (docs/reference/batches.md).
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { sleep } from '@sluice/testkit';
@@ -12,8 +13,12 @@ after(async () => {
   pipeline = undefined;
 });
 
-it(`kill -9 the deliverer 5 times during ${EVENTS} events: lost = 0, duplicates only around the kills`, async (t) => {
-  pipeline = await Pipeline.start({ endpoints: [() => ({ status: 200 })], partitions: 6 });
+it(`kill -9 the deliverer 5 times during ${EVENTS} events to a destination and a batched one: lost = 0, duplicates only around the kills`, async (t) => {
+  pipeline = await Pipeline.start({
+    endpoints: [() => ({ status: 200 })],
+    partitions: 6,
+    batchedBeside: { maxEvents: 100, maxWait: '50ms' },
+  });
   const sending = pipeline.send(EVENTS, { batchSize: 100, concurrency: 8 });
   const deliverer = pipeline.service('deliverer');
   for (let kill = 1; kill <= 5; kill++) {

@@ -5,6 +5,8 @@ import type { Behaviour, ReceivedRequest, Reply } from '@sluice/testkit';
 /** One arrival of an event at an endpoint, as the receiver logged it. */
 export interface Arrival {
   messageId: string;
+  /** The destination whose endpoint logged it (a pipeline may have several). */
+  destination: string;
   endpoint: string;
   at: number;
   /** What the endpoint answered (a duplicate after a 2xx is a true duplicate; after 5xx, a retry). */
@@ -18,7 +20,10 @@ export interface LedgerSummary {
   acked: number;
   delivered: number;
   deadLettered: number;
-  /** Acknowledged by ingest but neither delivered (2xx at some endpoint) nor dead-lettered. */
+  /**
+   * Acknowledged by ingest but, for some destination, neither delivered (2xx at one of its
+   * endpoints) nor dead-lettered: counted once per destination that misses it.
+   */
   lost: number;
   /** Arrivals at an endpoint after that endpoint had already answered 2xx for the same event. */
   duplicates: number;
@@ -27,6 +32,9 @@ export interface LedgerSummary {
   badSignatures: number;
   badBodies: number;
 }
+
+/** The destination of a pipeline with one (`recording` without a name). */
+export const DEFAULT_DESTINATION = 'ledger-hooks';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -46,6 +54,8 @@ export class Ledger {
   readonly arrivals: Arrival[] = [];
   readonly deadLettered = new Set<string>();
   readonly disruptions: { from: number; to: number; what: string }[] = [];
+  /** Every destination a receiver logs for (`recording`). */
+  readonly destinations = new Set<string>();
 
   private readonly secret?: string;
   constructor(secret?: string) {
@@ -53,31 +63,50 @@ export class Ledger {
   }
 
   /** Wraps a receiver behaviour so every request is logged before it is answered. */
-  recording(endpoint: string, behaviour: Behaviour = () => ({ status: 200 })): Behaviour {
+  recording(
+    endpoint: string,
+    behaviour: Behaviour = () => ({ status: 200 }),
+    destination = DEFAULT_DESTINATION,
+  ): Behaviour {
+    this.destinations.add(destination);
     return (req: ReceivedRequest, index: number): Reply => {
       const reply = behaviour(req, index);
-      this.log(endpoint, req, reply.delayMs && reply.delayMs >= 5_000 ? 0 : reply.status);
+      this.log(endpoint, req, reply.delayMs && reply.delayMs >= 5_000 ? 0 : reply.status, destination);
       return reply;
     };
   }
 
-  log(endpoint: string, req: ReceivedRequest, status: number): void {
+  /**
+   * Logs one request: one arrival for a single event, one per event for a batch (docs/reference/batches.md),
+   * each with the request's signature check (over the whole body) and its own body check.
+   */
+  log(endpoint: string, req: ReceivedRequest, status: number, destination = DEFAULT_DESTINATION): void {
     const text = req.body.toString('utf8');
-    let body: { messageId?: string; properties?: { payload?: string; hash?: string } } = {};
+    let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
       /* counted as a bad body below */
     }
-    const messageId = String(req.headers['x-message-id'] ?? body.messageId ?? '');
-    const props = body.properties;
-    const bodyOk = !!props && typeof props.payload === 'string' && sha256(props.payload) === props.hash;
     const signature = req.headers['x-signature'];
     const signatureOk =
       this.secret === undefined
         ? signature === undefined
         : typeof signature === 'string' && verifySignature(this.secret, req.body, signature);
-    this.arrivals.push({ messageId, endpoint, at: req.at, status, bodyOk, signatureOk });
+    const arrive = (messageId: string, event: unknown) => {
+      const props = (event as { properties?: { payload?: string; hash?: string } } | undefined)?.properties;
+      const bodyOk = !!props && typeof props.payload === 'string' && sha256(props.payload) === props.hash;
+      this.arrivals.push({ messageId, destination, endpoint, at: req.at, status, bodyOk, signatureOk });
+    };
+    if (req.headers['x-batch-id'] !== undefined) {
+      const batch = (body ?? {}) as { messageIds?: unknown; events?: unknown };
+      const ids = Array.isArray(batch.messageIds) ? batch.messageIds : [];
+      const events = Array.isArray(batch.events) ? batch.events : [];
+      if (ids.length === 0 || ids.length !== events.length) arrive('', undefined);
+      else ids.forEach((id, i) => arrive(String(id), events[i]));
+      return;
+    }
+    arrive(String(req.headers['x-message-id'] ?? (body as { messageId?: string } | undefined)?.messageId ?? ''), body);
   }
 
   disruption(what: string, from: number, to: number): void {
@@ -85,7 +114,7 @@ export class Ledger {
   }
 
   summary(slackMs = 10_000): LedgerSummary {
-    const deliveredIds = new Set<string>();
+    const delivered = this.#deliveredPerDestination();
     const okAt = new Map<string, number>();
     let duplicates = 0;
     let explained = 0;
@@ -95,19 +124,15 @@ export class Ledger {
         duplicates++;
         if (this.disruptions.some((d) => a.at >= d.from - slackMs && a.at <= d.to + slackMs)) explained++;
       }
-      if (a.status >= 200 && a.status < 300) {
-        deliveredIds.add(a.messageId);
-        if (!okAt.has(key)) okAt.set(key, a.at);
-      }
+      if (a.status >= 200 && a.status < 300 && !okAt.has(key)) okAt.set(key, a.at);
     }
-    let lost = 0;
-    for (const id of this.acked) if (!deliveredIds.has(id) && !this.deadLettered.has(id)) lost++;
+    const everywhere = (id: string) => [...delivered.values()].every((ids) => ids.has(id));
     return {
       sent: this.sent.size,
       acked: this.acked.size,
-      delivered: [...this.acked].filter((id) => deliveredIds.has(id)).length,
+      delivered: [...this.acked].filter(everywhere).length,
       deadLettered: [...this.acked].filter((id) => this.deadLettered.has(id)).length,
-      lost,
+      lost: this.missing().length,
       duplicates,
       duplicatesExplained: explained,
       badSignatures: this.arrivals.filter((a) => !a.signatureOk).length,
@@ -115,10 +140,24 @@ export class Ledger {
     };
   }
 
-  /** Ids acknowledged but not (yet) delivered or dead-lettered. */
+  /** Per destination missing an event, the ids acknowledged but neither delivered there nor dead-lettered. */
   missing(): string[] {
-    const delivered = new Set(this.arrivals.filter((a) => a.status >= 200 && a.status < 300).map((a) => a.messageId));
-    return [...this.acked].filter((id) => !delivered.has(id) && !this.deadLettered.has(id));
+    const missing: string[] = [];
+    for (const ids of this.#deliveredPerDestination().values())
+      for (const id of this.acked) if (!ids.has(id) && !this.deadLettered.has(id)) missing.push(id);
+    return missing;
+  }
+
+  #deliveredPerDestination(): Map<string, Set<string>> {
+    const delivered = new Map<string, Set<string>>([...this.destinations].map((d) => [d, new Set<string>()]));
+    if (delivered.size === 0) delivered.set(DEFAULT_DESTINATION, new Set());
+    for (const a of this.arrivals)
+      if (a.status >= 200 && a.status < 300) {
+        let ids = delivered.get(a.destination);
+        if (!ids) delivered.set(a.destination, (ids = new Set()));
+        ids.add(a.messageId);
+      }
+    return delivered;
   }
 }
 

@@ -13,6 +13,8 @@ import { formatSummary, Ledger, type LedgerSummary, ledgerProperties } from './l
 import { ServiceProcess, writeConfigFile, type ServiceName } from './service-process.ts';
 
 export const SECRET = 'ledger-secret';
+/** The id of the batched destination `batchedBeside` adds. */
+export const BATCHED_DESTINATION = 'ledger-batched';
 export const WRITE_KEY = 'ledger-write-key';
 /** Bearer token of the delivery-log API in every pipeline. */
 export const DELIVERY_LOG_TOKEN = 'ledger-delivery-log-token';
@@ -32,6 +34,12 @@ export interface PipelineOptions {
   env?: Record<string, string>;
   /** TLS/SASL of the pipeline's own reader (the services take theirs from `config.kafka`). */
   security?: KafkaSecurity;
+  /**
+   * A second destination beside the first, delivering in batches (its `batch` settings,
+   * docs/reference/batches.md) to one receiver that behaves as the first endpoint; the ledger
+   * then counts every event once per destination.
+   */
+  batchedBeside?: Record<string, unknown>;
 }
 
 /**
@@ -64,6 +72,7 @@ export class Pipeline {
   static async start(options: PipelineOptions): Promise<Pipeline> {
     const prefix = uniqueName('pipe');
     const receivers = await Promise.all(options.endpoints.map(() => startReceiver()));
+    const batchedReceiver = options.batchedBeside ? await startReceiver() : undefined;
     const topics: Record<string, string> = prefixedTopics(prefix);
     const extra = options.config ?? {};
     const raw: Record<string, unknown> = {
@@ -79,6 +88,17 @@ export class Pipeline {
             sharedSecret: SECRET,
           },
         },
+        ...(batchedReceiver
+          ? [
+              {
+                id: BATCHED_DESTINATION,
+                type: 'webhooks',
+                sourceIds: ['ledger'],
+                settings: { webhooks: [{ url: batchedReceiver.url }], sharedSecret: SECRET },
+                batch: options.batchedBeside,
+              },
+            ]
+          : []),
       ],
       kafka: {
         ...((extra.kafka as object) ?? {}),
@@ -93,6 +113,10 @@ export class Pipeline {
     const pipeline = new Pipeline(options, raw);
     pipeline.receivers.push(...receivers);
     receivers.forEach((r, i) => r.behave(pipeline.ledger.recording(r.url, options.endpoints[i])));
+    if (batchedReceiver) {
+      pipeline.receivers.push(batchedReceiver);
+      batchedReceiver.behave(pipeline.ledger.recording(batchedReceiver.url, options.endpoints[0], BATCHED_DESTINATION));
+    }
     writeConfigFile(pipeline.configPath, raw);
     for (const name of options.services ?? ['ingest', 'deliverer', 'retry']) {
       const svc = new ServiceProcess(name, {
