@@ -49,6 +49,8 @@ export interface DeliveryDeps {
  * written when they do). Endpoints held back by their gate (circuit open, `Retry-After`, rate
  * limit) or by a stalled destination get no request: the event goes to the retry path for them
  * (docs/deliverer.md, "Fault isolation"). Resolves when the records it wrote are acknowledged.
+ * A destination with `batch` set sends its jobs in batches instead (`BatchDelivery`); either way
+ * the part is settled by the one `Settler`.
  */
 export class Delivery {
   readonly #caps = new Map<string, DestinationCap>();

@@ -247,6 +247,45 @@ describe('batched delivery (real Delivery, undici and receivers on 127.0.0.1)', 
     assert.equal(attempts(r).filter((a) => a.outcome === 'retryable').length, 4, 'two batch requests, four records');
   });
 
+  it('two endpoints: an event one of them took is delivered even if the other named it failed', async () => {
+    const other = await startReceiver({
+      behaviour: () => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          failed: [
+            { messageId: 'm-1', status: 400 },
+            { messageId: 'm-2', status: 503 },
+          ],
+        }),
+      }),
+    });
+    receiver.behave(() => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ failed: [{ messageId: 'm-2', status: 400 }] }),
+    }));
+    const r = rig(receiver.url, { maxEvents: 3, maxWait: '5s' });
+    const destination = r.config.destinations[0]!;
+    const second = { ...destination.endpoints[0]!, url: other.url, ref: other.url };
+    const both = { ...destination, endpoints: [destination.endpoints[0]!, second] };
+    const jobs = [1, 2, 3].map((n) => ({ ...job(r.config, n), endpoints: both.endpoints.map((e) => e.ref) }));
+    const decisions = await Promise.all(jobs.map((j) => r.delivery.run(j, both)));
+    await r.close();
+    await other.close();
+    // m-1: taken by the first; m-2: 400 there, 503 at the other → retried to the other only; m-3: taken by both.
+    assert.deepEqual(
+      decisions.map((d) => d.kind),
+      ['delivered', 'retry', 'delivered'],
+    );
+    assert.deepEqual(
+      states(r, 'retry').map((s) => [s.messageId, s.endpoints]),
+      [['m-2', [other.url]]],
+    );
+    assert.equal(attempts(r).length, 6, 'one record per event per endpoint');
+    assert.equal(new Set(attempts(r).map((a) => a.batchId)).size, 1, 'both requests carry the one batch');
+  });
+
   it('the client reads a batch answer up to MAX_BATCH_RESULT_BYTES and says when it was cut', async () => {
     const client = new UndiciWebhookClient({ settings: () => ({ connections: 1 }), policy: () => policy });
     const send = (body: string) => {
