@@ -199,6 +199,28 @@ describe('batched delivery (real Delivery, undici and receivers on 127.0.0.1)', 
     }
   });
 
+  it("a 503 with Retry-After for the batch: every event waits that long, and the endpoint's next batch is held", async () => {
+    receiver.behave(() => ({ status: 503, headers: { 'retry-after': '7' } }));
+    const r = rig(receiver.url, { maxEvents: 2, maxWait: '5s' });
+    const before = receiver.requests.length;
+    const first = await runAll(r, 2);
+    const [held] = await Promise.all([
+      r.delivery.run(job(r.config, 3), r.config.destinations[0]!),
+      r.delivery.run(job(r.config, 4), r.config.destinations[0]!),
+    ]);
+    await r.close();
+    assert.deepEqual(
+      first.map((d) => d.kind),
+      ['retry', 'retry'],
+    );
+    assert.equal(held?.kind, 'defer', 'no request while the Retry-After holds');
+    assert.equal(receiver.requests.length - before, 1, 'one request in all');
+    const waits = states(r, 'retry').map((s) => s.retryAfterMs);
+    assert.deepEqual(waits.slice(0, 2), [7_000, 7_000]);
+    for (const w of waits.slice(2))
+      assert.ok(w !== undefined && w > 6_000 && w <= 7_000, `held until the hold ends: ${w}`);
+  });
+
   it('maxWait sends a batch that never fills; an event over maxBytes goes alone', async () => {
     receiver.behave(() => ({ status: 204 }));
     const r = rig(receiver.url, { maxEvents: 100, maxBytes: 1024, maxWait: '30ms' });
