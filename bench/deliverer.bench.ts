@@ -24,7 +24,8 @@
  * This process runs with the deliverer's SERVICE_NODE_FLAGS (it re-runs itself under them).
  * Knobs: BENCH_EVENTS, BENCH_RAW_REQUESTS, BENCH_CONNECTIONS, BENCH_IN_FLIGHT,
  * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 128), BENCH_ATTEMPT_LINGER,
- * BENCH_CPU_PROFILE=<file> (a CPU profile of the deliverer phase only).
+ * BENCH_CPU_PROFILE=<file> (a CPU profile of the deliverer phase only), BENCH_BATCH=<maxEvents> (the
+ * deliverer phase in batches; its rate and CPU are then per event).
  */
 import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -74,6 +75,8 @@ const PARTITIONS = 6;
 /** BENCH_IN_PROCESS_HTTP=1: the deliverer's requests on its main thread (`webhookThread: false`), for comparison. */
 const IN_PROCESS_HTTP = process.env.BENCH_IN_PROCESS_HTTP === '1';
 const PER_PARTITION = process.env.BENCH_PER_PARTITION ? Number(process.env.BENCH_PER_PARTITION) : undefined;
+/** BENCH_BATCH=<maxEvents>: the deliverer phase's destination delivers in batches (docs/reference/batches.md); the receiver counts events. */
+const BATCH = process.env.BENCH_BATCH ? Number(process.env.BENCH_BATCH) : undefined;
 /** Writes a CPU profile of the deliverer phase only (open it in Chrome DevTools). */
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
 /** Linger of the minimal deliverer's attempt records (phase 4). */
@@ -321,6 +324,7 @@ async function main(): Promise<void> {
             type: 'webhooks',
             sourceIds: ['s-bench'],
             settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' },
+            ...(BATCH !== undefined && { batch: { maxEvents: BATCH } }),
           },
         ],
         kafka: { ...benchKafkaSecurity().raw, partitions: PARTITIONS },
@@ -406,7 +410,10 @@ async function main(): Promise<void> {
       `\ndeliverer benchmark — ${EVENTS} events, ${CONNECTIONS} connections, ${IN_FLIGHT} in flight, ${PARTITIONS} partitions`,
     );
     line('raw undici Pool POST/s', raw.perSecond.toFixed(0));
-    line('deliverer webhooks/s', delivered.toFixed(0));
+    line(
+      BATCH === undefined ? 'deliverer webhooks/s' : `deliverer events/s (batches ≤ ${BATCH})`,
+      delivered.toFixed(0),
+    );
     line('ratio (goal ≥ 60 %)', `${(ratio * 100).toFixed(1)} %`);
     line(
       'floor: kafkajs consume + POST/s',

@@ -1,6 +1,7 @@
 /**
  * The benchmark's fast webhook receiver, run as its own process so it does not share the event
- * loop with what is measured. Answers 200 at once; reports {count, firstAt, lastAt} over IPC.
+ * loop with what is measured. Answers 200 at once; reports {count, firstAt, lastAt} over IPC. `count`
+ * counts events: a batch request counts its `X-Batch-Size`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,7 @@ const server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
   req.on('end', () => {
     const now = performance.timeOrigin + performance.now();
     if (count === 0) firstAt = now;
-    count += 1;
+    count += Number(req.headers['x-batch-size'] ?? 1);
     lastAt = now;
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
     res.end('ok');

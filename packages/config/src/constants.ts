@@ -27,6 +27,17 @@ export const LIMITS = {
 } as const;
 
 /**
+ * Batched delivery (`destinations[].batch`, docs/reference/batches.md): the defaults and the bounds
+ * each setting is held to.
+ */
+export const BATCH_DEFAULTS = { maxEvents: 100, maxBytes: 1024 * 1024, maxWait: '50ms' } as const;
+export const BATCH_BOUNDS = {
+  maxEvents: { min: 1, max: 1_000 },
+  maxBytes: { min: 1024, max: 16 * 1024 * 1024 },
+  maxWaitMs: { min: 1, max: 10_000 },
+} as const;
+
+/**
  * Header names a customer may not set on an endpoint (docs/configuration.md): Sluice sets them on
  * every request. Compared case-insensitively. Hop-by-hop names are refused too (`header-rules.ts`).
  */

@@ -1,4 +1,6 @@
 export {
+  BATCH_BOUNDS,
+  BATCH_DEFAULTS,
   DEFAULT_BACKOFF,
   DEFAULT_DELAY_TIERS,
   DEFAULT_PORTS,
@@ -16,6 +18,7 @@ export { transportWarnings } from './connection-security.ts';
 export { ConfigSchema, type RawConfig } from './schema.ts';
 export { SIGNING_SCHEMES, type SigningScheme } from './signing-schema.ts';
 export type {
+  BatchSettings,
   Destination,
   DestinationSigning,
   Endpoint,

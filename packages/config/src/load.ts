@@ -89,6 +89,9 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
         sharedSecret: secret(`destinations[${i}].settings.sharedSecret`, d.settings.sharedSecret),
       }),
       signing: resolveSigning(d, `destinations[${i}]`, secret),
+      ...(d.batch !== undefined && {
+        batch: { maxEvents: d.batch.maxEvents, maxBytes: d.batch.maxBytes, maxWaitMs: parseDuration(d.batch.maxWait) },
+      }),
     })),
     kafka: resolveKafkaSection(raw.kafka, secret),
     ingest: {

@@ -1,5 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DEFAULT_BACKOFF, DEFAULT_DELAY_TIERS, DEFAULT_TOPICS, LIMITS } from './constants.ts';
+import {
+  BATCH_BOUNDS,
+  BATCH_DEFAULTS,
+  DEFAULT_BACKOFF,
+  DEFAULT_DELAY_TIERS,
+  DEFAULT_TOPICS,
+  LIMITS,
+} from './constants.ts';
 import { DURATION_PATTERN } from './duration.ts';
 import { SigningSchema } from './signing-schema.ts';
 
@@ -50,6 +57,27 @@ export const SourceSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * `destinations[].batch`: many events per request (docs/reference/batches.md). Absent = one request
+ * per event. `maxWait`'s bounds are checked with the other cross-field rules (`semantic-checks.ts`).
+ */
+export const BatchSchema = Type.Object(
+  {
+    maxEvents: Type.Integer({
+      minimum: BATCH_BOUNDS.maxEvents.min,
+      maximum: BATCH_BOUNDS.maxEvents.max,
+      default: BATCH_DEFAULTS.maxEvents,
+    }),
+    maxBytes: Type.Integer({
+      minimum: BATCH_BOUNDS.maxBytes.min,
+      maximum: BATCH_BOUNDS.maxBytes.max,
+      default: BATCH_DEFAULTS.maxBytes,
+    }),
+    maxWait: Duration(BATCH_DEFAULTS.maxWait),
+  },
+  { additionalProperties: false },
+);
+
 export const DestinationSchema = Type.Object(
   {
     id: Id,
@@ -66,6 +94,7 @@ export const DestinationSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    batch: Type.Optional(BatchSchema),
   },
   { additionalProperties: false },
 );

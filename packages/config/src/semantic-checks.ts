@@ -1,4 +1,6 @@
 import ipaddr from 'ipaddr.js';
+import { BATCH_BOUNDS } from './constants.ts';
+import { parseDuration } from './duration.ts';
 import { ConfigError } from './errors.ts';
 import type { RawConfig } from './schema.ts';
 
@@ -29,6 +31,12 @@ export function checkSemantics(raw: RawConfig): void {
     dest.sourceIds.forEach((id, i) => {
       if (!sourceIds.has(id)) throw new ConfigError(`${base}.sourceIds[${i}]`, `unknown source ${JSON.stringify(id)}`);
     });
+    if (dest.batch !== undefined) {
+      const { min, max } = BATCH_BOUNDS.maxWaitMs;
+      const waitMs = parseDuration(dest.batch.maxWait);
+      if (waitMs < min || waitMs > max)
+        throw new ConfigError(`${base}.batch.maxWait`, `must be from ${min}ms to ${max / 1_000}s, got ${waitMs}ms`);
+    }
   });
   raw.delivery.ssrf.allowCidrs.forEach((cidr, i) => {
     // Parsed as the deliverer parses it: an address plus a prefix length within its family's bits.

@@ -33,6 +33,18 @@ export interface Destination {
   endpoints: Endpoint[];
   sharedSecret?: string;
   signing: DestinationSigning;
+  /** Many events per request (`batch`, docs/reference/batches.md); absent = one request per event. */
+  batch?: BatchSettings;
+}
+
+/** `destinations[].batch`: a batch leaves when it holds `maxEvents`, when one more event would pass `maxBytes`, or `maxWaitMs` after its first event. */
+export interface BatchSettings {
+  /** Default 100, 1–1,000. */
+  maxEvents: number;
+  /** Bytes of the batch's body; default 1 MiB, 1 KiB–16 MiB. An event larger alone goes as a batch of one. */
+  maxBytes: number;
+  /** Default 50 ms, 1 ms–10 s. */
+  maxWaitMs: number;
 }
 
 /** How a destination's requests are signed (docs/configuration.md, "Signing"). */

@@ -55,6 +55,28 @@ describe('config: valid files', () => {
     assert.deepEqual(config.delivery.ssrf.allowCidrs, ['127.0.0.0/8']);
   });
 
+  it('fills the batch defaults of docs/reference/batches.md, only where batch is set', () => {
+    const hook = { webhookUrl: 'https://x.example/' };
+    assert.equal(parseConfig(destination(hook)).destinations[0]!.batch, undefined);
+    assert.deepEqual(parseConfig(destination(hook, { batch: {} })).destinations[0]!.batch, {
+      maxEvents: 100,
+      maxBytes: 1024 * 1024,
+      maxWaitMs: 50,
+    });
+    const edges = { maxEvents: 1_000, maxBytes: 16 * 1024 * 1024, maxWait: '10s' };
+    assert.deepEqual(parseConfig(destination(hook, { batch: edges })).destinations[0]!.batch, {
+      maxEvents: 1_000,
+      maxBytes: 16 * 1024 * 1024,
+      maxWaitMs: 10_000,
+    });
+    const low = { maxEvents: 1, maxBytes: 1024, maxWait: 1 };
+    assert.deepEqual(parseConfig(destination(hook, { batch: low })).destinations[0]!.batch, {
+      maxEvents: 1,
+      maxBytes: 1024,
+      maxWaitMs: 1,
+    });
+  });
+
   it('parses durations', () => {
     assert.equal(parseDuration('250ms'), 250);
     assert.equal(parseDuration('1.5s'), 1500);
@@ -134,6 +156,23 @@ describe('config: every error names the field', () => {
     ],
     ['duplicate source id', { sources: [source, source] }, 'sources[1].id'],
     ['bad CIDR', { delivery: { ssrf: { allowCidrs: ['localhost'] } } }, 'delivery.ssrf.allowCidrs[0]'],
+    ...(
+      [
+        ['maxEvents', 0],
+        ['maxEvents', 1_001],
+        ['maxEvents', 2.5],
+        ['maxBytes', 1023],
+        ['maxBytes', 16 * 1024 * 1024 + 1],
+        ['maxWait', 0],
+        ['maxWait', '10.001s'],
+        ['maxWait', 'soon'],
+        ['bogus', 1],
+      ] as const
+    ).map(([key, value]): [string, unknown, string] => [
+      `batch.${key} = ${value}`,
+      destination({ webhookUrl: 'https://x.example/' }, { batch: { [key]: value } }),
+      `destinations[0].batch.${key}`,
+    ]),
   ];
   for (const [name, input, field] of cases) {
     it(name, () => {

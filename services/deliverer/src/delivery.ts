@@ -1,5 +1,5 @@
-import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
-import { retryStateToHeaders, type AttemptEvent, type DeadReason, type RetryState } from '@sluice/envelope';
+import type { Destination, SluiceConfig } from '@sluice/config';
+import type { DeadReason } from '@sluice/envelope';
 import type { Logger } from '@sluice/logging';
 import type { RecordSink } from '@sluice/kafka';
 import { requestHeaders, signatureHeaders } from '@sluice/webhook';
@@ -7,14 +7,15 @@ import { DestinationCap, type Progress } from './adapters/destination-cap.ts';
 import type { TimedOutRequest } from './adapters/timeout-log.ts';
 import type { WebhookClient } from './adapters/webhook-client.ts';
 import type { AttemptResult } from './domain/attempt-result.ts';
-import { deferralWaitMs, type Deferred } from './domain/deferral.ts';
-import { attemptNumber, stateAfterAttempt, type DeliveryJob } from './domain/delivery-job.ts';
-import { attemptEvent, attemptRecords, deferralEvent } from './domain/attempt-events.ts';
-import { decidePart, type PartDecision } from './domain/part-decision.ts';
+import type { Deferred } from './domain/deferral.ts';
+import { attemptNumber, type DeliveryJob } from './domain/delivery-job.ts';
+import type { PartDecision } from './domain/part-decision.ts';
+import { BatchDelivery } from './batch-delivery.ts';
+import { admitEndpoints, isDeferred, sendRequest, type Outcome, type RequestDeps } from './endpoint-request.ts';
 import type { EndpointGates } from './endpoint-gates.ts';
-import { TIMEOUT_CODE } from './errors.ts';
 import type { IsolationMetrics } from './isolation-metrics.ts';
 import type { DelivererMetrics } from './metrics.ts';
+import { Settler } from './settle.ts';
 
 export interface DeliveryDeps {
   /** The config in force; read once per job so a reload applies to deliveries that start after it. */
@@ -40,13 +41,6 @@ export interface DeliveryDeps {
 }
 
 /**
- * What became of one endpoint's request: its result, or held back before it was sent. Either names
- * the endpoint by its `ref` (the redacted URL records carry), never by its URL.
- */
-type Outcome = AttemptResult | Deferred;
-const isDeferred = (o: Outcome): o is Deferred => (o as Deferred).reason !== undefined;
-
-/**
  * Makes one attempt of a job: POSTs the body to every wanted endpoint of the destination at once
  * (each request under the destination's in-flight cap), records every attempt on
  * `sluice.attempts`, and hands the event on per docs/reference/delivery.md — done,
@@ -55,6 +49,8 @@ const isDeferred = (o: Outcome): o is Deferred => (o as Deferred).reason !== und
  * written when they do). Endpoints held back by their gate (circuit open, `Retry-After`, rate
  * limit) or by a stalled destination get no request: the event goes to the retry path for them
  * (docs/deliverer.md, "Fault isolation"). Resolves when the records it wrote are acknowledged.
+ * A destination with `batch` set sends its jobs in batches instead (`BatchDelivery`); either way
+ * the part is settled by the one `Settler`.
  */
 export class Delivery {
   readonly #caps = new Map<string, DestinationCap>();
@@ -65,15 +61,26 @@ export class Delivery {
   #judgingEveryMs = 0;
   #judgeQueued = false;
   readonly #now: () => number;
-  readonly #random: () => number;
   /** Requests still in flight after their destination's part was done, and their attempt records. */
   readonly #late = new Set<Promise<void>>();
+  readonly #settler: Settler;
+  readonly #requests: RequestDeps;
+  readonly #batches: BatchDelivery;
 
   private readonly deps: DeliveryDeps;
   constructor(deps: DeliveryDeps) {
     this.deps = deps;
-    this.#now = deps.now ?? Date.now;
-    this.#random = deps.random ?? Math.random;
+    const now = deps.now ?? Date.now;
+    this.#now = now;
+    this.#settler = new Settler({ ...deps, now, random: deps.random ?? Math.random });
+    this.#requests = { client: deps.client, metrics: deps.metrics, gates: deps.gates, now };
+    if (deps.onTimeout) this.#requests.onTimeout = deps.onTimeout;
+    this.#batches = new BatchDelivery({
+      requests: this.#requests,
+      settler: this.#settler,
+      now,
+      cap: (destinationId, config) => this.#cap(destinationId, config),
+    });
   }
 
   async run(job: DeliveryJob, destination: Destination): Promise<PartDecision> {
@@ -87,105 +94,42 @@ export class Delivery {
       await this.deadLetter(job, 'no_endpoints', `no endpoint of ${destination.id} left to deliver to`);
       return { kind: 'dead', reason: 'no_endpoints' };
     }
+    if (destination.batch !== undefined) return this.#batches.add(job, destination, endpoints, config);
     const startedAt = this.#now();
-    const { gates } = this.deps;
-    const deferred: Deferred[] = [];
-    const admitted: Admitted[] = [];
-    for (const endpoint of endpoints) {
-      const gate = gates.admit(destination, endpoint, config, startedAt);
-      if (gate.kind === 'send') admitted.push({ endpoint, probe: gate.probe });
-      else deferred.push({ endpoint: endpoint.ref, reason: gate.reason, until: gate.until });
-    }
+    const { admitted, deferred } = admitEndpoints(this.deps.gates, destination, endpoints, config, startedAt);
     const attempt = attemptNumber(job);
     const results: AttemptResult[] = [];
     if (admitted.length > 0) {
       const signature = signatureHeaders(destination.signing, job.messageId, job.body, this.#now());
       const cap = this.#cap(destination.id, config);
       const timeoutMs = config.delivery.timeoutMs;
+      const send = (a: (typeof admitted)[number]) => {
+        const headers = requestHeaders(a.endpoint, job.messageId, signature);
+        const request = { url: a.endpoint.url, headers, body: job.body, timeoutMs };
+        return sendRequest(this.#requests, cap, destination.id, a, request, job.messageId);
+      };
       if (admitted.length === 1) {
-        const outcome = await this.#attempt(cap, destination.id, admitted[0]!, job, signature, timeoutMs);
+        const outcome = await send(admitted[0]!);
         if (isDeferred(outcome)) deferred.push(outcome);
         else results.push(outcome);
       } else {
-        const outcomes = admitted.map((a) => this.#attempt(cap, destination.id, a, job, signature, timeoutMs));
-        await this.#firstSuccessOrAll(outcomes, results, deferred, job, attempt, config);
+        await this.#firstSuccessOrAll(admitted.map(send), results, deferred, job, attempt, config);
       }
     }
-    const decision = decidePart(results, deferred);
-    const decidedAt = this.#now();
-    const writes = results.map((r) => this.#recordAttempt(job, attempt, r, config));
-    for (const d of deferred) writes.push(this.#recordDeferral(job, attempt, d, config, decidedAt));
-    const { metrics } = this.deps;
-    switch (decision.kind) {
-      case 'delivered': {
-        metrics.delivered.inc({ destination: destination.id });
-        const receivedAt = job.receivedAt ?? job.previous?.receivedAt;
-        const since = receivedAt === undefined ? NaN : Date.parse(receivedAt);
-        if (!Number.isNaN(since))
-          metrics.endToEnd.observe({ destination: destination.id }, Math.max(0, this.#now() - since) / 1_000);
-        break;
-      }
-      case 'retry': {
-        // Endpoints held back after the others failed permanently: their wait is the deferral's.
-        const retried = results.some((r) => r.outcome === 'retryable');
-        const heldOnly = decision.retryAfterMs === undefined && deferred.length > 0 && !retried;
-        const retryAfterMs = heldOnly ? this.#deferralWait(job, deferred, config, decidedAt) : decision.retryAfterMs;
-        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
-          endpoints: decision.endpoints,
-          lastError: decision.lastError,
-          ...(retryAfterMs !== undefined && { retryAfterMs }),
-        });
-        writes.push(
-          this.deps.sink.send(config.kafka.topics.retry, {
-            key: job.key,
-            value: job.body,
-            headers: retryStateToHeaders(state),
-          }),
-        );
-        metrics.retried.inc({ destination: destination.id });
-        break;
-      }
-      case 'defer': {
-        const state = stateAfterAttempt(job, startedAt, [], {
-          endpoints: decision.endpoints,
-          lastError: decision.lastError,
-          retryAfterMs: this.#deferralWait(job, deferred, config, decidedAt),
-        });
-        // No attempt was made: the count and the history stay where the previous attempt left them.
-        state.attempts = job.previous?.attempts ?? 0;
-        state.deferrals = (job.previous?.deferrals ?? 0) + 1;
-        const headers = retryStateToHeaders(state);
-        writes.push(this.deps.sink.send(config.kafka.topics.retry, { key: job.key, value: job.body, headers }));
-        break;
-      }
-      case 'dead': {
-        // The dead letter names every endpoint tried, so a replay retries them all.
-        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
-          endpoints: results.map((r) => r.endpoint),
-          ...(decision.lastError !== undefined && { lastError: decision.lastError }),
-        });
-        writes.push(this.#writeDead(job, state, decision.reason, config));
-        break;
-      }
-    }
-    await (writes.length === 1 ? writes[0] : Promise.all(writes));
-    return decision;
+    return this.#settler.settle(job, { attempt, startedAt, results, deferred }, config);
   }
 
   /**
    * Dead-letters a job without attempting it (destination gone, disabled, no endpoint left, or its
    * window closed). `windowOpenedAt` stands as the first attempt time of a job never attempted.
    */
-  async deadLetter(job: DeliveryJob, reason: DeadReason, lastError: string, windowOpenedAt?: number): Promise<void> {
-    const config = this.deps.config();
-    const state = stateAfterAttempt(job, windowOpenedAt ?? this.#now(), [], { endpoints: job.endpoints, lastError });
-    // No attempt was made: the count stays where the previous attempt left it.
-    state.attempts = job.previous?.attempts ?? 0;
-    await this.#writeDead(job, state, reason, config);
+  deadLetter(job: DeliveryJob, reason: DeadReason, lastError: string, windowOpenedAt?: number): Promise<void> {
+    return this.#settler.deadLetter(job, reason, lastError, this.deps.config(), windowOpenedAt);
   }
 
   /** Waits for requests still in flight after their destination was done, and their records (shutdown). */
   async drain(): Promise<void> {
+    await this.#batches.drain();
     while (this.#late.size > 0) await Promise.all([...this.#late]);
     if (this.#judging) clearInterval(this.#judging);
     this.#judging = undefined;
@@ -248,7 +192,7 @@ export class Delivery {
         }
         if (!isDeferred(outcome)) {
           this.deps.isolation.lateAttempts.inc({ destination: job.destinationId });
-          lateWrites.push(this.#recordAttempt(job, attempt, outcome, config));
+          lateWrites.push(this.#settler.recordAttempt(job, attempt, outcome, config));
         }
         if (pending === 0) finishLate();
       };
@@ -275,82 +219,6 @@ export class Delivery {
     void p.finally(() => this.#late.delete(p));
   }
 
-  async #attempt(
-    cap: DestinationCap,
-    destinationId: string,
-    admitted: Admitted,
-    job: DeliveryJob,
-    signature: Record<string, string> | undefined,
-    timeoutMs: number,
-  ): Promise<Outcome> {
-    const { endpoint, probe } = admitted;
-    let slot = cap.acquire();
-    if (slot !== true && slot !== false) slot = await slot;
-    if (!slot) {
-      this.deps.gates.cancel(destinationId, endpoint.url, admitted);
-      return { endpoint: endpoint.ref, reason: 'destination_stalled', until: this.#now() };
-    }
-    const sentAt = this.#now();
-    let timedOut = false;
-    try {
-      const result = await this.deps.client.send({
-        url: endpoint.url,
-        headers: requestHeaders(endpoint, job.messageId, signature),
-        body: job.body,
-        timeoutMs,
-      });
-      timedOut = result.error === TIMEOUT_CODE;
-      this.deps.metrics.attempt(destinationId, result);
-      if (result.error === TIMEOUT_CODE)
-        this.deps.onTimeout?.({ destinationId, url: endpoint.url, messageId: job.messageId, timeoutMs });
-      this.deps.gates.record(destinationId, result, probe, this.#now());
-      // From here on the endpoint is named by its ref: results go into records and `lastError`.
-      return { ...result, endpoint: endpoint.ref };
-    } finally {
-      cap.release(this.#now() - sentAt, timedOut);
-    }
-  }
-
-  #deferralWait(job: DeliveryJob, deferred: readonly Deferred[], config: SluiceConfig, now: number): number {
-    const previous = job.previous;
-    return deferralWaitMs({
-      deferred,
-      now,
-      steps: (previous?.attempts ?? 0) + (previous?.deferrals ?? 0),
-      scheduleMs: config.retry.scheduleMs,
-      jitter: config.retry.jitter,
-      random: this.#random,
-    });
-  }
-
-  /** The record of an endpoint held back: no request, the reason as its outcome. */
-  #recordDeferral(job: DeliveryJob, attempt: number, d: Deferred, config: SluiceConfig, at: number): Promise<void> {
-    this.deps.isolation.deferred.inc({ destination: job.destinationId, reason: d.reason });
-    return this.#sendAttempt(job, config, deferralEvent(job, attempt, d, at));
-  }
-
-  #recordAttempt(job: DeliveryJob, attempt: number, r: AttemptResult, config: SluiceConfig): Promise<void> {
-    return this.#sendAttempt(job, config, attemptEvent(job, attempt, r));
-  }
-
-  #sendAttempt(job: DeliveryJob, config: SluiceConfig, event: AttemptEvent): Promise<void> {
-    return this.deps.sink.send(config.kafka.topics.attempts, { key: job.key, value: JSON.stringify(event) });
-  }
-
-  #writeDead(job: DeliveryJob, state: RetryState, reason: DeadReason, config: SluiceConfig): Promise<void> {
-    const dead: RetryState = { ...state, deadReason: reason, deadAt: this.#now() };
-    this.deps.metrics.deadLettered.inc({ destination: job.destinationId, reason });
-    this.deps.logger.info(
-      { messageId: job.messageId, destinationId: job.destinationId, reason },
-      'event dead-lettered',
-    );
-    return this.deps.sink.send(config.kafka.topics.deadLetter, {
-      key: job.key,
-      value: job.body,
-      headers: retryStateToHeaders(dead),
-    });
-  }
-
   /** Requests in flight per destination (read by the metrics at scrape time). */
   *inFlight(): Iterable<[string, number]> {
     for (const [destinationId, cap] of this.#caps) yield [destinationId, cap.active];
@@ -370,9 +238,4 @@ export class Delivery {
     }
     return cap;
   }
-}
-
-interface Admitted {
-  endpoint: Endpoint;
-  probe: boolean;
 }

@@ -50,6 +50,16 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
     },
   });
   closers.push(() => receiver.close());
+  // A batched destination beside it, fed the same events: every event in some batch, at least once.
+  const seenBatched = new Set<string>();
+  const batchReceiver = await startReceiver({
+    behaviour: (req) => {
+      for (const id of (JSON.parse(req.body.toString('utf8')) as { messageIds: string[] }).messageIds)
+        seenBatched.add(id);
+      return { status: 200 };
+    },
+  });
+  closers.push(() => batchReceiver.close());
   const raw = {
     sources: [{ id: 's-k9', writeKeys: ['k'] }],
     destinations: [
@@ -58,6 +68,13 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
         type: 'webhooks',
         sourceIds: ['s-k9'],
         settings: { webhooks: [{ url: receiver.url }], sharedSecret: 'k9' },
+      },
+      {
+        id: 'd-k9-batched',
+        type: 'webhooks',
+        sourceIds: ['s-k9'],
+        batch: { maxEvents: 100, maxWait: '20ms' },
+        settings: { webhooks: [{ url: batchReceiver.url }], sharedSecret: 'k9' },
       },
     ],
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
@@ -98,12 +115,17 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
   const second = startDeliverer(configPath);
   children.push(second);
   await waitUntil(() => seen.size >= TOTAL, 45_000, `all ${TOTAL} events (seen ${seen.size})`);
+  await waitUntil(() => seenBatched.size >= TOTAL, 20_000, `all ${TOTAL} events in batches (${seenBatched.size})`);
   second.kill('SIGTERM');
   await new Promise((resolve) => second.once('exit', resolve));
   await receiver.close();
 
+  await batchReceiver.close();
+
   for (let i = 0; i < TOTAL; i += 1) assert.ok(seen.has(`k9-${i}`), `k9-${i} delivered`);
+  for (let i = 0; i < TOTAL; i += 1) assert.ok(seenBatched.has(`k9-${i}`), `k9-${i} delivered in a batch`);
+  const batched = batchReceiver.requests.reduce((n, r) => n + Number(r.headers['x-batch-size']), 0);
   console.log(
-    `kill -9 drill: ${atKill} distinct before the kill, ${receiver.requests.length} requests in all for ${TOTAL} events (${receiver.requests.length - TOTAL} duplicates)`,
+    `kill -9 drill: ${atKill} distinct before the kill, ${receiver.requests.length} requests in all for ${TOTAL} events (${receiver.requests.length - TOTAL} duplicates); batched: ${batchReceiver.requests.length} batches, ${batched} events (${batched - TOTAL} duplicates)`,
   );
 });

@@ -3,6 +3,7 @@ import { rootCertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { LIMITS } from '@sluice/config';
+import { MAX_BATCH_RESULT_BYTES } from '@sluice/webhook';
 import { RESPONSE_SNIPPET_BYTES } from '../constants.ts';
 import { CaFileError, DeliveryTimeoutError, InvalidEndpointUrlError } from '../errors.ts';
 import type { AddressPolicy } from '../domain/address-policy.ts';
@@ -17,6 +18,8 @@ export interface WebhookRequest {
   body: Buffer;
   /** One deadline for connect + response (docs/reference/delivery.md). */
   timeoutMs: number;
+  /** A batch: a 2xx answer's content type and body (up to `MAX_BATCH_RESULT_BYTES`) come back as `answer`. */
+  readAnswer?: boolean;
 }
 
 /** Sends one webhook request and reports its classified outcome; never throws for network faults. */
@@ -44,7 +47,8 @@ export interface UndiciWebhookClientOptions {
 /**
  * Webhook requests over undici: one keep-alive `Pool` per endpoint origin, TLS always verified,
  * the SSRF guard inside the connector, redirects never followed (undici's `request` does not
- * follow them), and every response body read to at most 64 KB and then discarded.
+ * follow them), and every response body read to at most 64 KB and then discarded (a batch's 2xx
+ * answer to `MAX_BATCH_RESULT_BYTES`, for its per-event results).
  */
 export class UndiciWebhookClient implements WebhookClient {
   readonly #pools = new Map<string, Pool>();
@@ -86,8 +90,19 @@ export class UndiciWebhookClient implements WebhookClient {
       const status = res.statusCode;
       const attempt = result(request.url, at, started, classifyStatus(status, res.headers['retry-after'], Date.now()));
       attempt.status = status;
-      const snippet = await readSnippet(res.body);
-      if (snippet !== undefined) attempt.responseSnippet = snippet;
+      if (request.readAnswer === true && attempt.outcome === 'success') {
+        const kept = await readBody(res.body, MAX_BATCH_RESULT_BYTES, MAX_BATCH_RESULT_BYTES + 1);
+        const contentType = res.headers['content-type'];
+        attempt.answer = { truncated: kept.total > MAX_BATCH_RESULT_BYTES };
+        if (typeof contentType === 'string') attempt.answer.contentType = contentType;
+        if (kept.body !== undefined) {
+          attempt.answer.body = kept.body;
+          attempt.responseSnippet = kept.body.subarray(0, RESPONSE_SNIPPET_BYTES).toString('utf8');
+        }
+        return attempt;
+      }
+      const kept = await readBody(res.body, RESPONSE_SNIPPET_BYTES, LIMITS.responseBodyBytes);
+      if (kept.body !== undefined) attempt.responseSnippet = kept.body.toString('utf8');
       return attempt;
     } catch (err) {
       return result(request.url, at, started, classifyError(deadline.aborted ? deadline.reason : err));
@@ -193,29 +208,40 @@ function result(endpoint: string, at: number, started: number, c: Classification
   return r;
 }
 
-/** Reads at most 64 KB of a response body (then cancels it) and resolves with its first 1 KB as text. */
-function readSnippet(body: Readable): Promise<string | undefined> {
-  if (body.destroyed || body.readableEnded) return Promise.resolve(undefined);
-  return new SnippetReader(body).read();
+interface KeptBody {
+  /** The first bytes of the body, up to what was asked; undefined when it was empty. */
+  body: Buffer | undefined;
+  /** Bytes read (the reading stops once `cap` is reached). */
+  total: number;
+}
+
+/** Reads a response body until it ends or `cap` bytes were read (then cancels it), keeping its first `keep` bytes. */
+function readBody(body: Readable, keep: number, cap: number): Promise<KeptBody> {
+  if (body.destroyed || body.readableEnded) return Promise.resolve({ body: undefined, total: 0 });
+  return new BodyReader(body, keep, cap).read();
 }
 
 /**
- * The body reader behind `readSnippet`: plain stream events, no async iterator, and no closures
+ * The body reader behind `readBody`: plain stream events, no async iterator, and no closures
  * made per response.
  */
-class SnippetReader {
+class BodyReader {
   #kept: Buffer | Buffer[] | undefined;
   #keptBytes = 0;
   #total = 0;
   #settled = false;
-  #resolve: ((snippet: string | undefined) => void) | undefined;
+  #resolve: ((kept: KeptBody) => void) | undefined;
 
   private readonly body: Readable;
-  constructor(body: Readable) {
+  private readonly keep: number;
+  private readonly cap: number;
+  constructor(body: Readable, keep: number, cap: number) {
     this.body = body;
+    this.keep = keep;
+    this.cap = cap;
   }
 
-  read(): Promise<string | undefined> {
+  read(): Promise<KeptBody> {
     return new Promise((resolve) => {
       this.#resolve = resolve;
       this.body
@@ -229,15 +255,17 @@ class SnippetReader {
 
   #data(chunk: Buffer): void {
     if (this.#settled) return;
-    if (this.#keptBytes < RESPONSE_SNIPPET_BYTES) {
-      const room = RESPONSE_SNIPPET_BYTES - this.#keptBytes;
+    if (this.#keptBytes < this.keep) {
+      const room = this.keep - this.#keptBytes;
       const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
       const kept = this.#kept;
-      this.#kept = kept === undefined ? part : Array.isArray(kept) ? [...kept, part] : [kept, part];
+      if (kept === undefined) this.#kept = part;
+      else if (Array.isArray(kept)) kept.push(part);
+      else this.#kept = [kept, part];
       this.#keptBytes += part.length;
     }
     this.#total += chunk.length;
-    if (this.#total >= LIMITS.responseBodyBytes) this.#finish();
+    if (this.#total >= this.cap) this.#finish();
   }
 
   #finish(): void {
@@ -246,8 +274,6 @@ class SnippetReader {
     const { body } = this;
     if (!body.destroyed && !body.readableEnded) body.destroy();
     const kept = this.#kept;
-    this.#resolve?.(
-      kept === undefined ? undefined : (Array.isArray(kept) ? Buffer.concat(kept) : kept).toString('utf8'),
-    );
+    this.#resolve?.({ body: Array.isArray(kept) ? Buffer.concat(kept) : kept, total: this.#total });
   }
 }

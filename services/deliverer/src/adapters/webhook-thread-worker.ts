@@ -42,7 +42,14 @@ port.on('message', (msg: ToWebhookThread) => {
     for (const r of msg.requests) {
       // Structured clone turned the body into a plain Uint8Array.
       const body = Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength);
-      client.send({ url: r.url, headers: r.headers, body, timeoutMs: r.timeoutMs }).then(
+      const request = {
+        url: r.url,
+        headers: r.headers,
+        body,
+        timeoutMs: r.timeoutMs,
+        readAnswer: r.readAnswer === true,
+      };
+      client.send(request).then(
         (result) => done.push([r.id, result]),
         (err: unknown) => done.push([r.id, null, (err as Error)?.stack ?? String(err)]),
       );

@@ -72,6 +72,7 @@ export class WebhookThread implements WebhookClient {
         headers: request.headers,
         body: request.body,
         timeoutMs: request.timeoutMs,
+        ...(request.readAnswer === true && { readAnswer: true }),
       });
     });
   }

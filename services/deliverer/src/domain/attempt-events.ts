@@ -34,8 +34,19 @@ function baseEvent(
     attempt,
     outcome,
     latencyMs,
-    at: new Date(at).toISOString(),
+    at: isoTime(at),
   };
+}
+
+/** The last time formatted: the events of a batch share their request's start time (one `toISOString` per batch). */
+let lastMs = Number.NaN;
+let lastIso = '';
+function isoTime(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 /** The attempts of one round as the retry state keeps them (its history). */

@@ -14,4 +14,15 @@ export interface AttemptResult {
   retryAfterMs?: number;
   /** First 1 KB of the response body. */
   responseSnippet?: string;
+  /** A batch's 2xx answer, for its per-event results; never recorded as it is. */
+  answer?: BatchAnswer;
+}
+
+/** What a 2xx answer to a batch said (the client reads it only when asked, `WebhookRequest.readAnswer`). */
+export interface BatchAnswer {
+  contentType?: string;
+  /** At most `MAX_BATCH_RESULT_BYTES` of the body (a plain `Uint8Array` after crossing from the webhook thread). */
+  body?: Uint8Array;
+  /** More than that was sent. */
+  truncated: boolean;
 }

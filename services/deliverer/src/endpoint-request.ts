@@ -1,0 +1,83 @@
+import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
+import type { DestinationCap } from './adapters/destination-cap.ts';
+import type { TimedOutRequest } from './adapters/timeout-log.ts';
+import type { WebhookClient, WebhookRequest } from './adapters/webhook-client.ts';
+import type { AttemptResult } from './domain/attempt-result.ts';
+import type { Deferred } from './domain/deferral.ts';
+import type { EndpointGates } from './endpoint-gates.ts';
+import { TIMEOUT_CODE } from './errors.ts';
+import type { DelivererMetrics } from './metrics.ts';
+
+/** An endpoint its gate let through; `probe` when its request is the breaker's half-open probe. */
+export interface Admitted {
+  endpoint: Endpoint;
+  probe: boolean;
+}
+
+/**
+ * What became of one endpoint's request: its result, or held back before it was sent. Either names
+ * the endpoint by its `ref` (the redacted URL records carry), never by its URL.
+ */
+export type Outcome = AttemptResult | Deferred;
+export const isDeferred = (o: Outcome): o is Deferred => (o as Deferred).reason !== undefined;
+
+/** Asks each endpoint's gate (breaker, `Retry-After`, rate limit) once: one request each may go, or none. */
+export function admitEndpoints(
+  gates: EndpointGates,
+  destination: Destination,
+  endpoints: readonly Endpoint[],
+  config: SluiceConfig,
+  now: number,
+): { admitted: Admitted[]; deferred: Deferred[] } {
+  const admitted: Admitted[] = [];
+  const deferred: Deferred[] = [];
+  for (const endpoint of endpoints) {
+    const gate = gates.admit(destination, endpoint, config, now);
+    if (gate.kind === 'send') admitted.push({ endpoint, probe: gate.probe });
+    else deferred.push({ endpoint: endpoint.ref, reason: gate.reason, until: gate.until });
+  }
+  return { admitted, deferred };
+}
+
+export interface RequestDeps {
+  client: WebhookClient;
+  metrics: DelivererMetrics;
+  gates: EndpointGates;
+  now: () => number;
+  onTimeout?: (request: TimedOutRequest) => void;
+}
+
+/**
+ * One request to one admitted endpoint, a single event's or a batch's: it takes a slot of the
+ * destination's cap (or is deferred as `destination_stalled`), and its result counts once in the
+ * metrics and the endpoint's gate. `id` names it in the timeout log (the message or batch id).
+ */
+export async function sendRequest(
+  deps: RequestDeps,
+  cap: DestinationCap,
+  destinationId: string,
+  admitted: Admitted,
+  request: WebhookRequest,
+  id: string,
+): Promise<Outcome> {
+  const { endpoint, probe } = admitted;
+  let slot = cap.acquire();
+  if (slot !== true && slot !== false) slot = await slot;
+  if (!slot) {
+    deps.gates.cancel(destinationId, endpoint.url, admitted);
+    return { endpoint: endpoint.ref, reason: 'destination_stalled', until: deps.now() };
+  }
+  const sentAt = deps.now();
+  let timedOut = false;
+  try {
+    const result = await deps.client.send(request);
+    timedOut = result.error === TIMEOUT_CODE;
+    deps.metrics.attempt(destinationId, result);
+    if (timedOut) deps.onTimeout?.({ destinationId, url: endpoint.url, messageId: id, timeoutMs: request.timeoutMs });
+    deps.gates.record(destinationId, result, probe, deps.now());
+    // From here on the endpoint is named by its ref: results go into records and `lastError`.
+    return { ...result, endpoint: endpoint.ref };
+  } finally {
+    cap.release(deps.now() - sentAt, timedOut);
+  }
+}

@@ -1,0 +1,189 @@
+import type { SluiceConfig } from '@sluice/config';
+import { retryStateToHeaders, type AttemptEvent, type DeadReason, type RetryState } from '@sluice/envelope';
+import type { RecordSink } from '@sluice/kafka';
+import type { Logger } from '@sluice/logging';
+import { attemptEvent, attemptRecords, deferralEvent } from './domain/attempt-events.ts';
+import type { AttemptResult } from './domain/attempt-result.ts';
+import { deferralWaitMs, type Deferred } from './domain/deferral.ts';
+import { stateAfterAttempt, type DeliveryJob } from './domain/delivery-job.ts';
+import { decidePart, type PartDecision } from './domain/part-decision.ts';
+import type { IsolationMetrics } from './isolation-metrics.ts';
+import type { DelivererMetrics } from './metrics.ts';
+
+export interface SettleDeps {
+  sink: RecordSink;
+  metrics: DelivererMetrics;
+  logger: Logger;
+  isolation: IsolationMetrics;
+  now: () => number;
+  /** Uniform in [0, 1): the jitter of deferral waits. */
+  random: () => number;
+}
+
+/** The batch an event went in (docs/reference/batches.md): carried on its attempt records. */
+export interface BatchRef {
+  batchId: string;
+  batchSize: number;
+}
+
+/** One attempt round of one job: what its endpoints' requests gave it, and which endpoints were held back. */
+export interface Round {
+  attempt: number;
+  /** When the round started (the first attempt time of a job never attempted before). */
+  startedAt: number;
+  results: AttemptResult[];
+  deferred: Deferred[];
+  batch?: BatchRef;
+}
+
+/**
+ * Settles a destination's part of an event after one round, the same for a single request and for
+ * a batch (docs/reference/delivery.md): `decidePart`, one `sluice.attempts` record per request
+ * and per endpoint held back, then done, `sluice.retry` or `sluice.dead-letter`. Resolves when
+ * those records are acknowledged.
+ */
+export class Settler {
+  private readonly deps: SettleDeps;
+  constructor(deps: SettleDeps) {
+    this.deps = deps;
+  }
+
+  async settle(job: DeliveryJob, round: Round, config: SluiceConfig): Promise<PartDecision> {
+    const { results, deferred, attempt, startedAt, batch } = round;
+    const decision = decidePart(results, deferred);
+    const decidedAt = this.deps.now();
+    const writes = results.map((r) => this.recordAttempt(job, attempt, r, config, batch));
+    for (const d of deferred) writes.push(this.#recordDeferral(job, attempt, d, config, decidedAt));
+    const { metrics } = this.deps;
+    const destination = job.destinationId;
+    switch (decision.kind) {
+      case 'delivered': {
+        metrics.delivered.inc({ destination });
+        const receivedAt = job.receivedAt ?? job.previous?.receivedAt;
+        const since = receivedAt === undefined ? NaN : Date.parse(receivedAt);
+        if (!Number.isNaN(since))
+          metrics.endToEnd.observe({ destination }, Math.max(0, this.deps.now() - since) / 1_000);
+        break;
+      }
+      case 'retry': {
+        // Endpoints held back after the others failed permanently: their wait is the deferral's.
+        const retried = results.some((r) => r.outcome === 'retryable');
+        const heldOnly = decision.retryAfterMs === undefined && deferred.length > 0 && !retried;
+        const retryAfterMs = heldOnly ? this.#deferralWait(job, deferred, config, decidedAt) : decision.retryAfterMs;
+        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
+          endpoints: decision.endpoints,
+          lastError: decision.lastError,
+          ...(retryAfterMs !== undefined && { retryAfterMs }),
+        });
+        writes.push(
+          this.deps.sink.send(config.kafka.topics.retry, {
+            key: job.key,
+            value: job.body,
+            headers: retryStateToHeaders(state),
+          }),
+        );
+        metrics.retried.inc({ destination });
+        break;
+      }
+      case 'defer': {
+        const state = stateAfterAttempt(job, startedAt, [], {
+          endpoints: decision.endpoints,
+          lastError: decision.lastError,
+          retryAfterMs: this.#deferralWait(job, deferred, config, decidedAt),
+        });
+        // No attempt was made: the count and the history stay where the previous attempt left them.
+        state.attempts = job.previous?.attempts ?? 0;
+        state.deferrals = (job.previous?.deferrals ?? 0) + 1;
+        const headers = retryStateToHeaders(state);
+        writes.push(this.deps.sink.send(config.kafka.topics.retry, { key: job.key, value: job.body, headers }));
+        break;
+      }
+      case 'dead': {
+        // The dead letter names every endpoint tried, so a replay retries them all.
+        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
+          endpoints: results.map((r) => r.endpoint),
+          ...(decision.lastError !== undefined && { lastError: decision.lastError }),
+        });
+        writes.push(this.#writeDead(job, state, decision.reason, config));
+        break;
+      }
+    }
+    await (writes.length === 1 ? writes[0] : Promise.all(writes));
+    return decision;
+  }
+
+  /**
+   * Dead-letters a job without attempting it (destination gone, disabled, no endpoint left, or its
+   * window closed). `windowOpenedAt` stands as the first attempt time of a job never attempted.
+   */
+  deadLetter(
+    job: DeliveryJob,
+    reason: DeadReason,
+    lastError: string,
+    config: SluiceConfig,
+    windowOpenedAt?: number,
+  ): Promise<void> {
+    const state = stateAfterAttempt(job, windowOpenedAt ?? this.deps.now(), [], {
+      endpoints: job.endpoints,
+      lastError,
+    });
+    // No attempt was made: the count stays where the previous attempt left it.
+    state.attempts = job.previous?.attempts ?? 0;
+    return this.#writeDead(job, state, reason, config);
+  }
+
+  recordAttempt(
+    job: DeliveryJob,
+    attempt: number,
+    r: AttemptResult,
+    config: SluiceConfig,
+    batch?: BatchRef,
+  ): Promise<void> {
+    return this.#sendAttempt(job, config, attemptEvent(job, attempt, r), batch);
+  }
+
+  #deferralWait(job: DeliveryJob, deferred: readonly Deferred[], config: SluiceConfig, now: number): number {
+    const previous = job.previous;
+    return deferralWaitMs({
+      deferred,
+      now,
+      steps: (previous?.attempts ?? 0) + (previous?.deferrals ?? 0),
+      scheduleMs: config.retry.scheduleMs,
+      jitter: config.retry.jitter,
+      random: this.deps.random,
+    });
+  }
+
+  /** The record of an endpoint held back: no request, the reason as its outcome. */
+  #recordDeferral(job: DeliveryJob, attempt: number, d: Deferred, config: SluiceConfig, at: number): Promise<void> {
+    this.deps.isolation.deferred.inc({ destination: job.destinationId, reason: d.reason });
+    return this.#sendAttempt(job, config, deferralEvent(job, attempt, d, at), undefined);
+  }
+
+  #sendAttempt(
+    job: DeliveryJob,
+    config: SluiceConfig,
+    event: AttemptEvent,
+    batch: BatchRef | undefined,
+  ): Promise<void> {
+    if (batch !== undefined) {
+      event.batchId = batch.batchId;
+      event.batchSize = batch.batchSize;
+    }
+    return this.deps.sink.send(config.kafka.topics.attempts, { key: job.key, value: JSON.stringify(event) });
+  }
+
+  #writeDead(job: DeliveryJob, state: RetryState, reason: DeadReason, config: SluiceConfig): Promise<void> {
+    const dead: RetryState = { ...state, deadReason: reason, deadAt: this.deps.now() };
+    this.deps.metrics.deadLettered.inc({ destination: job.destinationId, reason });
+    this.deps.logger.info(
+      { messageId: job.messageId, destinationId: job.destinationId, reason },
+      'event dead-lettered',
+    );
+    return this.deps.sink.send(config.kafka.topics.deadLetter, {
+      key: job.key,
+      value: job.body,
+      headers: retryStateToHeaders(dead),
+    });
+  }
+}
