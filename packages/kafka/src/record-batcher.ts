@@ -6,6 +6,11 @@ import { SideRecordMetrics } from './side-record-metrics.ts';
 
 /** Most records in one `sendBatch`. */
 const MAX_BATCH = 2_000;
+/**
+ * Most key + value + header bytes in one `sendBatch`: below the broker's default 1 MB limit of one
+ * record batch (a partition's share of a request), even when every record lands on one partition.
+ */
+export const MAX_BATCH_BYTES = 800_000;
 /** Waits between tries of a batch Kafka did not take (doubling from min to max). */
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 10_000;
@@ -21,6 +26,8 @@ export interface RecordSink {
 interface Pending {
   topic: string;
   message: Message;
+  /** Its key, value and header bytes. */
+  bytes: number;
   /** When `send` was called (`Date.now()`). */
   at: number;
   resolve: () => void;
@@ -33,13 +40,14 @@ export interface SendPolicy {
   lingerMs: number;
   /** The least time between the starts of two `sendBatch`es, unless a batch is full. */
   sendIntervalMs: number;
-  /** Most records in one `sendBatch`; a full batch leaves at once. */
+  /** Most records, and most bytes, in one `sendBatch`; a full batch leaves at once. */
   maxBatch: number;
+  maxBatchBytes: number;
 }
 
 /**
  * How many ms from `now` the waiting records leave (0: at once), with no batch in flight. A full
- * batch leaves at once. Otherwise the oldest record waits `lingerMs` for company, and a batch never
+ * batch (`maxBatch` records or `maxBatchBytes`) leaves at once. Otherwise the oldest record waits `lingerMs` for company, and a batch never
  * starts sooner than `sendIntervalMs` after the one before it: when idle the previous send is long
  * past and a record waits only `lingerMs`; under load the records of a whole interval (and of the
  * send in flight) leave together, so batches grow with the rate while the sends per second stay
@@ -48,9 +56,9 @@ export interface SendPolicy {
  */
 export function sendDelay(
   policy: SendPolicy,
-  state: { now: number; waiting: number; oldestAt: number; lastSendAt: number },
+  state: { now: number; waiting: number; waitingBytes: number; oldestAt: number; lastSendAt: number },
 ): number {
-  if (state.waiting >= policy.maxBatch) return 0;
+  if (state.waiting >= policy.maxBatch || state.waitingBytes >= policy.maxBatchBytes) return 0;
   return Math.max(
     0,
     state.oldestAt + policy.lingerMs - state.now,
@@ -68,6 +76,8 @@ export interface RecordBatcherOptions {
   sendIntervalMs?: number;
   /** Most records in one `sendBatch`; default 2,000. */
   maxBatch?: number;
+  /** Most key + value + header bytes in one `sendBatch` (a larger record leaves alone); default `MAX_BATCH_BYTES`. */
+  maxBatchBytes?: number;
   /** First and longest wait between tries of a batch Kafka did not take; default 0.5 s and 10 s. */
   retryMinMs?: number;
   retryMaxMs?: number;
@@ -103,6 +113,7 @@ export class RecordBatcherClosedError extends Error {
  */
 export class RecordBatcher implements RecordSink {
   #pending: Pending[] = [];
+  #pendingBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #sending = false;
   #closed = false;
@@ -119,6 +130,7 @@ export class RecordBatcher implements RecordSink {
     this.#options = {
       sendIntervalMs: 0,
       maxBatch: MAX_BATCH,
+      maxBatchBytes: MAX_BATCH_BYTES,
       retryMinMs: RETRY_MIN_MS,
       retryMaxMs: RETRY_MAX_MS,
       shutdownGraceMs: SHUTDOWN_GRACE_MS,
@@ -130,9 +142,12 @@ export class RecordBatcher implements RecordSink {
   send(topic: string, message: Message): Promise<void> {
     if (this.#closed) return Promise.reject(new RecordBatcherClosedError('closed'));
     return new Promise<void>((resolve, reject) => {
-      this.#pending.push({ topic, message, at: Date.now(), resolve, reject });
+      const bytes = recordBytes(message);
+      this.#pending.push({ topic, message, bytes, at: Date.now(), resolve, reject });
+      this.#pendingBytes += bytes;
       if (this.#sending) return;
-      if (this.#pending.length >= this.#options.maxBatch) this.#sendNow();
+      if (this.#pending.length >= this.#options.maxBatch || this.#pendingBytes >= this.#options.maxBatchBytes)
+        this.#sendNow();
       // Even when due at once, records of the same tick leave together.
       else if (!this.#timer) this.#timer = setTimeout(() => this.#sendNow(), this.#delay());
     });
@@ -143,6 +158,7 @@ export class RecordBatcher implements RecordSink {
     return sendDelay(this.#options, {
       now: Date.now(),
       waiting: this.#pending.length,
+      waitingBytes: this.#pendingBytes,
       oldestAt: this.#pending[0]!.at,
       lastSendAt: this.#lastSendAt,
     });
@@ -158,7 +174,8 @@ export class RecordBatcher implements RecordSink {
     if (this.#sending || this.#pending.length === 0) return;
     this.#sending = true;
     this.#lastSendAt = Date.now();
-    const batch = this.#pending.splice(0, this.#options.maxBatch);
+    const batch = this.#pending.splice(0, this.#batchLength());
+    for (const p of batch) this.#pendingBytes -= p.bytes;
     const byTopic = new Map<string, Message[]>();
     for (const p of batch) {
       const list = byTopic.get(p.topic);
@@ -179,6 +196,18 @@ export class RecordBatcher implements RecordSink {
     const delay = this.#delay();
     if (delay === 0) void this.#flush();
     else this.#timer = setTimeout(() => this.#sendNow(), delay);
+  }
+
+  /** How many of the waiting records fit one `sendBatch` (at least one). */
+  #batchLength(): number {
+    const { maxBatch, maxBatchBytes } = this.#options;
+    let bytes = this.#pending[0]!.bytes;
+    let n = 1;
+    while (n < this.#pending.length && n < maxBatch && bytes + this.#pending[n]!.bytes <= maxBatchBytes) {
+      bytes += this.#pending[n]!.bytes;
+      n += 1;
+    }
+    return n;
   }
 
   async #sendUntilWritten(topicMessages: { topic: string; messages: Message[] }[]): Promise<void> {
@@ -233,6 +262,22 @@ export class RecordBatcher implements RecordSink {
     this.#timer = undefined;
     this.#wakeBackoff?.();
     const unsent = this.#pending.splice(0);
+    this.#pendingBytes = 0;
     unsent.forEach((p) => p.reject(new RecordBatcherClosedError('closed')));
   }
+}
+
+const sizeOf = (v: string | Buffer | null | undefined) =>
+  v === null || v === undefined ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length;
+
+/** Key, value and header bytes of a record (what counts toward the broker's batch limit, less framing). */
+function recordBytes(message: Message): number {
+  let bytes =
+    sizeOf(message.key as string | Buffer | null | undefined) + sizeOf(message.value as string | Buffer | null);
+  if (message.headers)
+    for (const [name, value] of Object.entries(message.headers)) {
+      bytes += name.length;
+      for (const v of Array.isArray(value) ? value : [value]) bytes += sizeOf(v as string | Buffer | undefined);
+    }
+  return bytes;
 }

@@ -98,22 +98,38 @@ function handAckedProducer() {
 const settle = () => new Promise((r) => setImmediate(r));
 
 describe('RecordBatcher send policy', () => {
-  const policy = { lingerMs: 2, sendIntervalMs: 10, maxBatch: 100 };
+  const policy = { lingerMs: 2, sendIntervalMs: 10, maxBatch: 100, maxBatchBytes: 1_000 };
 
   it('sendDelay: idle → the linger; under load → the interval since the last send; full → at once', () => {
-    assert.equal(sendDelay(policy, { now: 1_000, waiting: 1, oldestAt: 1_000, lastSendAt: 0 }), 2);
-    assert.equal(sendDelay(policy, { now: 1_001, waiting: 5, oldestAt: 1_000, lastSendAt: 0 }), 1);
-    assert.equal(sendDelay(policy, { now: 1_003, waiting: 40, oldestAt: 1_000, lastSendAt: 995 }), 2);
-    assert.equal(sendDelay(policy, { now: 1_003, waiting: 40, oldestAt: 990, lastSendAt: 1_001 }), 8);
-    assert.equal(sendDelay(policy, { now: 1_003, waiting: 100, oldestAt: 1_003, lastSendAt: 1_001 }), 0);
-    assert.equal(sendDelay({ ...policy, sendIntervalMs: 0 }, { now: 9, waiting: 3, oldestAt: 5, lastSendAt: 8 }), 0);
+    assert.equal(sendDelay(policy, { now: 1_000, waiting: 1, waitingBytes: 10, oldestAt: 1_000, lastSendAt: 0 }), 2);
+    assert.equal(sendDelay(policy, { now: 1_001, waiting: 5, waitingBytes: 50, oldestAt: 1_000, lastSendAt: 0 }), 1);
+    assert.equal(
+      sendDelay(policy, { now: 1_003, waiting: 40, waitingBytes: 400, oldestAt: 1_000, lastSendAt: 995 }),
+      2,
+    );
+    assert.equal(
+      sendDelay(policy, { now: 1_003, waiting: 40, waitingBytes: 400, oldestAt: 990, lastSendAt: 1_001 }),
+      8,
+    );
+    assert.equal(
+      sendDelay(policy, { now: 1_003, waiting: 100, waitingBytes: 100, oldestAt: 1_003, lastSendAt: 1_001 }),
+      0,
+    );
+    assert.equal(
+      sendDelay(policy, { now: 1_003, waiting: 3, waitingBytes: 1_000, oldestAt: 1_003, lastSendAt: 1_001 }),
+      0,
+    );
+    assert.equal(
+      sendDelay({ ...policy, sendIntervalMs: 0 }, { now: 9, waiting: 3, waitingBytes: 30, oldestAt: 5, lastSendAt: 8 }),
+      0,
+    );
   });
 
   it('an idle batcher sends after the linger; under load batches leave once per interval and grow with the rate', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     const producer = handAckedProducer();
     const registry = new Registry();
-    const batcher = new RecordBatcher(producer, { ...policy, logger, registry });
+    const batcher = new RecordBatcher(producer, { ...policy, maxBatchBytes: 1_000_000, logger, registry });
     const acked: number[] = [];
     const send = (n: number) => {
       for (let i = 0; i < n; i++) void batcher.send('attempts', { value: 'x' }).then(() => acked.push(Date.now()));
@@ -166,6 +182,38 @@ describe('RecordBatcher send policy', () => {
     const perSend = (await registry.getSingleMetricAsString('sluice_side_records_per_send')).split('\n');
     assert.ok(perSend.includes('sluice_side_records_per_send_sum 202'), perSend.join('\n'));
     assert.ok(perSend.includes('sluice_side_records_per_send_count 5'), perSend.join('\n'));
+  });
+
+  it('a batch holds at most maxBatchBytes of keys, values and headers (a larger record alone) and leaves once full', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    const producer = handAckedProducer();
+    const batcher = new RecordBatcher(producer, { ...policy, maxBatchBytes: 1_000, logger });
+    const all = [
+      ...Array.from({ length: 3 }, () => batcher.send('a', { key: 'k', value: 'v'.repeat(299) })), // 300 bytes each
+      batcher.send('a', { key: null, value: 'w'.repeat(90), headers: { h: 'x'.repeat(9) } }), // 100 bytes: 1,000 now
+    ];
+    assert.deepEqual(
+      producer.sent.map((s) => s.records),
+      [4],
+      '1,000 bytes: full, left at once',
+    );
+    all.push(batcher.send('a', { value: 'z'.repeat(1_500) }), batcher.send('a', { value: 'y'.repeat(10) }));
+    producer.ackAll();
+    await settle();
+    assert.deepEqual(
+      producer.sent.map((s) => s.records),
+      [4, 1],
+      'the record above the cap left alone, at once',
+    );
+    producer.ackAll();
+    await settle();
+    t.mock.timers.tick(10);
+    producer.ackAll();
+    await Promise.all(all);
+    assert.deepEqual(
+      producer.sent.map((s) => s.records),
+      [4, 1, 1],
+    );
   });
 
   it('records of one tick leave together even with no linger', async () => {
