@@ -3,7 +3,7 @@
  *
  *   KAFKA_BROKERS=127.0.0.1:29092 node bench/deliverer.bench.ts
  *
- * Without KAFKA_BROKERS a local broker is started with `startLocalKafka()`. All phases POST the
+ * Without KAFKA_BROKERS a local broker is started with `startLocalKafka()`. Phases 1–4 POST the
  * same body to the same receiver (a separate process answering 200 at once) with the same number
  * of keep-alive connections and the same number of requests in flight.
  *   1. raw: an undici Pool, BENCH_RAW_REQUESTS POSTs.
@@ -18,17 +18,22 @@
  *      requires on `sluice.attempts` (in-process idempotent producer, acks=-1, gathered for
  *      BENCH_ATTEMPT_LINGER ms, default 10, the cheapest per record), acknowledged before the
  *      offset is committed. Its rate and CPU per webhook bound what a conforming deliverer reaches.
- * Phase 2 runs once per side-record interval in BENCH_SIDE_RECORD_INTERVALS (default "0,10": the
+ *   5. side records alone: the deliverer's side-record path (RecordBatcher with the 2 ms linger on a
+ *      one-producer ProducerThread) fed attempt-sized records at BENCH_SIDE_RECORD_RATE a second
+ *      (default 30,000, what batched delivery asks of it) for BENCH_SIDE_RECORD_SECONDS (3), once
+ *      per interval below: records per sendBatch, CPU per record of the producer thread and of the
+ *      main thread, and the acknowledgement latency.
+ * Phases 2 and 5 run once per side-record interval in BENCH_SIDE_RECORD_INTERVALS (default "0,10": the
  * deliverer's attempt records leaving as soon as the previous batch is acknowledged, then at most
  * every 10 ms, its default), each with its own consumer group on the same events.
- * Prints webhooks/s of all four (each counted at the receiver, first to last request), the ratios,
+ * Prints webhooks/s of phases 1–4 (each counted at the receiver, first to last request), the ratios,
  * p99 latency of one attempt, and the CPU time this process spent per webhook in each phase
  * (steadier than the rates when other work shares the machine); for each deliverer run also the
  * attempt records per `sendBatch` and the producer thread's CPU per record.
  * This process runs with the deliverer's SERVICE_NODE_FLAGS (it re-runs itself under them).
  * Knobs: BENCH_EVENTS, BENCH_RAW_REQUESTS, BENCH_CONNECTIONS, BENCH_IN_FLIGHT,
  * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 128), BENCH_ATTEMPT_LINGER,
- * BENCH_SIDE_RECORD_INTERVALS,
+ * BENCH_SIDE_RECORD_INTERVALS, BENCH_SIDE_RECORD_RATE, BENCH_SIDE_RECORD_SECONDS, BENCH_SIDE_RECORD_LINGER,
  * BENCH_CPU_PROFILE=<file> (a CPU profile of the deliverer phase only).
  */
 import { fork } from 'node:child_process';
@@ -68,6 +73,7 @@ import { Semaphore } from './lib/semaphore.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
 import { BENCH_EVENT } from './lib/ingest-payload.ts';
+import { attemptRecordValue, sideRecordLoad, type SideRecordLoad } from './lib/side-record-load.ts';
 
 // The deliverer runs in this process: give it (and the raw phase) the flags it runs with in production.
 rerunWithNodeFlags(SERVICE_NODE_FLAGS.deliverer);
@@ -84,8 +90,12 @@ const PER_PARTITION = process.env.BENCH_PER_PARTITION ? Number(process.env.BENCH
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
 /** Linger of the minimal deliverer's attempt records (phase 4). */
 const ATTEMPT_LINGER_MS = Number(process.env.BENCH_ATTEMPT_LINGER ?? 10);
-/** `sideRecordIntervalMs` of each deliverer run (phase 2), in order. */
+/** `sideRecordIntervalMs` of each deliverer run (phase 2) and side-record load (phase 5), in order. */
 const SIDE_RECORD_INTERVALS = (process.env.BENCH_SIDE_RECORD_INTERVALS ?? '0,10').split(',').map(Number);
+/** Phase 5: attempt records a second, for how long, and their linger when idle (the deliverer's 2 ms). */
+const SIDE_RECORD_RATE = Number(process.env.BENCH_SIDE_RECORD_RATE ?? 30_000);
+const SIDE_RECORD_SECONDS = Number(process.env.BENCH_SIDE_RECORD_SECONDS ?? 3);
+const SIDE_RECORD_LINGER_MS = Number(process.env.BENCH_SIDE_RECORD_LINGER ?? 2);
 
 type Stats = { count: number; firstAt: number; lastAt: number };
 
@@ -209,19 +219,7 @@ async function minimalDelivererRate(
     if (!cpu) [cpu, machine] = [process.cpuUsage(), startCpuWindow(receiver.pid)];
     const at = Date.now();
     const status = await poster.post(record.value!);
-    // The fields of the deliverer's attempt record (docs/reference/delivery.md), so the record has the same size.
-    const value = JSON.stringify({
-      messageId: `${record.partition}-${record.offset}`,
-      sourceId: 's-bench',
-      destinationId: 'd-bench',
-      eventType: 'track',
-      endpoint,
-      attempt: 1,
-      outcome: 'success',
-      latencyMs: Date.now() - at,
-      at: new Date(at).toISOString(),
-      status,
-    });
+    const value = attemptRecordValue(`${record.partition}-${record.offset}`, endpoint, status, at);
     await attempts.send(config.kafka.topics.attempts, { key: record.key, value });
     posted += 1;
   };
@@ -452,6 +450,19 @@ async function main(): Promise<void> {
     const floorHeaders = requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', floorSignature);
     const floor = await floorRate(kafka, config.kafka.topics.events, floorHeaders, receiver.origin, receiver);
     const minimal = await minimalDelivererRate(kafka, config, floorHeaders, receiver.origin, receiver);
+    const loads: SideRecordLoad[] = [];
+    for (const intervalMs of SIDE_RECORD_INTERVALS) {
+      loads.push(
+        await sideRecordLoad({
+          brokers: broker.list,
+          topic: config.kafka.topics.attempts,
+          rate: SIDE_RECORD_RATE,
+          seconds: SIDE_RECORD_SECONDS,
+          lingerMs: SIDE_RECORD_LINGER_MS,
+          intervalMs,
+        }),
+      );
+    }
     const last = runs.at(-1)!;
     const delivered = last.perSecond;
     const ratio = delivered / raw.perSecond;
@@ -489,6 +500,18 @@ async function main(): Promise<void> {
           `${run.recordsPerSend.toFixed(1)} records per sendBatch, producer thread ${run.producerMicrosPerRecord?.toFixed(1) ?? '?'} µs CPU per record, ` +
           `${run.cpuMicros.toFixed(0)} µs CPU per webhook, p99 attempt ${run.p99.toFixed(1)} ms` +
           (run.machine ? `, ${formatSplit(run.machine, 'deliverer')}` : ''),
+      );
+    }
+    console.log(
+      `\nside records alone at ${SIDE_RECORD_RATE}/s for ${SIDE_RECORD_SECONDS} s (RecordBatcher, ${SIDE_RECORD_LINGER_MS} ms linger, one-producer ProducerThread):`,
+    );
+    for (const load of loads) {
+      const micros = (v: number | undefined) => v?.toFixed(1) ?? '?';
+      console.log(
+        `  interval ${String(load.intervalMs).padStart(2)} ms: ${load.perSecond.toFixed(0)} records/s written, ` +
+          `${load.recordsPerSend.toFixed(1)} records per sendBatch (${load.sendsPerSecond.toFixed(0)}/s), ` +
+          `CPU per record: producer thread ${micros(load.producerMicrosPerRecord)} µs, main thread ${micros(load.mainMicrosPerRecord)} µs; ` +
+          `ack p50 ${load.ackP50.toFixed(1)} ms, p99 ${load.ackP99.toFixed(1)} ms`,
       );
     }
   } finally {
