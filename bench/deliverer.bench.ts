@@ -3,7 +3,7 @@
  *
  *   KAFKA_BROKERS=127.0.0.1:29092 node bench/deliverer.bench.ts
  *
- * Without KAFKA_BROKERS a local broker is started with `startLocalKafka()`. All phases POST the
+ * Without KAFKA_BROKERS a local broker is started with `startLocalKafka()`. Phases 1–4 POST the
  * same body to the same receiver (a separate process answering 200 at once) with the same number
  * of keep-alive connections and the same number of requests in flight.
  *   1. raw: an undici Pool, BENCH_RAW_REQUESTS POSTs.
@@ -18,12 +18,22 @@
  *      requires on `sluice.attempts` (in-process idempotent producer, acks=-1, gathered for
  *      BENCH_ATTEMPT_LINGER ms, default 10, the cheapest per record), acknowledged before the
  *      offset is committed. Its rate and CPU per webhook bound what a conforming deliverer reaches.
- * Prints webhooks/s of all four (each counted at the receiver, first to last request), the ratios,
+ *   5. side records alone: the deliverer's side-record path (RecordBatcher with the 2 ms linger on a
+ *      one-producer ProducerThread) fed attempt-sized records at BENCH_SIDE_RECORD_RATE a second
+ *      (default 30,000, what batched delivery asks of it) for BENCH_SIDE_RECORD_SECONDS (3), once
+ *      per interval below: records per sendBatch, CPU per record of the producer thread and of the
+ *      main thread, and the acknowledgement latency.
+ * Phases 2 and 5 run once per side-record interval in BENCH_SIDE_RECORD_INTERVALS (default "0,10": the
+ * deliverer's attempt records leaving as soon as the previous batch is acknowledged, then at most
+ * every 10 ms, its default), each with its own consumer group on the same events.
+ * Prints webhooks/s of phases 1–4 (each counted at the receiver, first to last request), the ratios,
  * p99 latency of one attempt, and the CPU time this process spent per webhook in each phase
- * (steadier than the rates when other work shares the machine).
+ * (steadier than the rates when other work shares the machine); for each deliverer run also the
+ * attempt records per `sendBatch` and the producer thread's CPU per record.
  * This process runs with the deliverer's SERVICE_NODE_FLAGS (it re-runs itself under them).
  * Knobs: BENCH_EVENTS, BENCH_RAW_REQUESTS, BENCH_CONNECTIONS, BENCH_IN_FLIGHT,
  * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 128), BENCH_ATTEMPT_LINGER,
+ * BENCH_SIDE_RECORD_INTERVALS, BENCH_SIDE_RECORD_RATE, BENCH_SIDE_RECORD_SECONDS, BENCH_SIDE_RECORD_LINGER,
  * BENCH_CPU_PROFILE=<file> (a CPU profile of the deliverer phase only), BENCH_BATCH=<maxEvents> (the
  * deliverer phase in batches; its rate and CPU are then per event).
  */
@@ -39,13 +49,14 @@ import type { SluiceConfig } from '@sluice/config';
 import {
   ConcurrentConsumer,
   createKafka,
+  PRODUCER_THREAD_NAME,
   RecordBatcher,
   SafeProducer,
   type ConsumedRecord,
   type Kafka,
 } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { testConfig, testServiceContext, receivedEnvelope, createTestTopics } from '@sluice/testkit';
+import { createTestTopics, metricSum, receivedEnvelope, testConfig, testServiceContext } from '@sluice/testkit';
 import {
   AddressPolicy,
   createDeliverer,
@@ -57,12 +68,13 @@ import type { AttemptResult, WebhookClient, WebhookRequest } from '@sluice/deliv
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { encodeBody, renderBody, requestHeaders } from '@sluice/webhook';
 import { signBody } from '@sluice/webhook-signature';
-import { startCpuWindow, type CpuSplit } from './lib/cpu-window.ts';
+import { startCpuWindow, startThreadCpuWindow, type CpuSplit } from './lib/cpu-window.ts';
 import { benchBroker } from './lib/bench-broker.ts';
 import { Semaphore } from './lib/semaphore.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
 import { BENCH_EVENT } from './lib/ingest-payload.ts';
+import { attemptRecordValue, sideRecordLoad, type SideRecordLoad } from './lib/side-record-load.ts';
 
 // The deliverer runs in this process: give it (and the raw phase) the flags it runs with in production.
 rerunWithNodeFlags(SERVICE_NODE_FLAGS.deliverer);
@@ -81,6 +93,12 @@ const BATCH = process.env.BENCH_BATCH ? Number(process.env.BENCH_BATCH) : undefi
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
 /** Linger of the minimal deliverer's attempt records (phase 4). */
 const ATTEMPT_LINGER_MS = Number(process.env.BENCH_ATTEMPT_LINGER ?? 10);
+/** `sideRecordIntervalMs` of each deliverer run (phase 2) and side-record load (phase 5), in order. */
+const SIDE_RECORD_INTERVALS = (process.env.BENCH_SIDE_RECORD_INTERVALS ?? '0,10').split(',').map(Number);
+/** Phase 5: attempt records a second, for how long, and their linger when idle (the deliverer's 2 ms). */
+const SIDE_RECORD_RATE = Number(process.env.BENCH_SIDE_RECORD_RATE ?? 30_000);
+const SIDE_RECORD_SECONDS = Number(process.env.BENCH_SIDE_RECORD_SECONDS ?? 3);
+const SIDE_RECORD_LINGER_MS = Number(process.env.BENCH_SIDE_RECORD_LINGER ?? 2);
 
 type Stats = { count: number; firstAt: number; lastAt: number };
 
@@ -204,19 +222,7 @@ async function minimalDelivererRate(
     if (!cpu) [cpu, machine] = [process.cpuUsage(), startCpuWindow(receiver.pid)];
     const at = Date.now();
     const status = await poster.post(record.value!);
-    // The fields of the deliverer's attempt record (docs/reference/delivery.md), so the record has the same size.
-    const value = JSON.stringify({
-      messageId: `${record.partition}-${record.offset}`,
-      sourceId: 's-bench',
-      destinationId: 'd-bench',
-      eventType: 'track',
-      endpoint,
-      attempt: 1,
-      outcome: 'success',
-      latencyMs: Date.now() - at,
-      at: new Date(at).toISOString(),
-      status,
-    });
+    const value = attemptRecordValue(`${record.partition}-${record.offset}`, endpoint, status, at);
     await attempts.send(config.kafka.topics.attempts, { key: record.key, value });
     posted += 1;
   };
@@ -305,6 +311,84 @@ function formatSplit(split: CpuSplit, bench: string): string {
   return `${total.toFixed(2)} of ${availableParallelism()} (${bench} ${split.bench.toFixed(2)}${main}, receiver ${split.child?.toFixed(2) ?? '?'}, broker+other ${split.others?.toFixed(2) ?? '?'})`;
 }
 
+type DelivererRun = Omit<PhaseResult, 'machine'> & {
+  intervalMs: number;
+  p99: number;
+  machine: CpuSplit | undefined;
+  recordsPerSend: number;
+  producerMicrosPerRecord: number | undefined;
+};
+
+/** Phase 2 (see the header): the real deliverer on the pre-filled events, side records every `intervalMs` under load. */
+async function delivererRun(config: SluiceConfig, receiver: BenchReceiver, intervalMs: number): Promise<DelivererRun> {
+  const ctx = testServiceContext('deliverer-bench', config);
+  const latencies: number[] = [];
+  // The client the service makes itself (see createDeliverer), wrapped to note latencies.
+  const client = recordingClient(
+    IN_PROCESS_HTTP
+      ? new UndiciWebhookClient({
+          settings: () => ({ connections: CONNECTIONS }),
+          policy: () => new AddressPolicy(true, ['127.0.0.0/8']),
+        })
+      : new WebhookThread(webhookThreadSettings(config)),
+    latencies,
+  );
+  const profiler = CPU_PROFILE ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  const service = await createDeliverer(ctx, {
+    port: 0,
+    webhookClient: client,
+    sideRecordIntervalMs: intervalMs,
+  }).start();
+  const deadline = Date.now() + 90_000;
+  let stats = await receiver.stats();
+  // CPU of this process from the first delivery seen to the last (sampled every 50 ms).
+  let cpuAtFirst: NodeJS.CpuUsage | undefined;
+  let machineAtFirst: (() => CpuSplit) | undefined;
+  let producerAtFirst: (() => number | undefined) | undefined;
+  let countAtFirst = 0;
+  while (stats.count < EVENTS && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    stats = await receiver.stats();
+    if (!cpuAtFirst && stats.count > 0)
+      [cpuAtFirst, machineAtFirst, producerAtFirst, countAtFirst] = [
+        process.cpuUsage(),
+        startCpuWindow(receiver.pid),
+        startThreadCpuWindow(PRODUCER_THREAD_NAME),
+        stats.count,
+      ];
+  }
+  const cpuUsed = process.cpuUsage(cpuAtFirst);
+  const machine = machineAtFirst?.();
+  const producerSeconds = producerAtFirst?.();
+  const handled = stats.count - countAtFirst;
+  const metrics = await ctx.registry.metrics();
+  await service.close();
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(CPU_PROFILE!, JSON.stringify(profile));
+    profiler.disconnect();
+  }
+  if (stats.count < EVENTS) {
+    const attempts = metricSum(metrics, 'sluice_deliverer_attempts_total');
+    throw new Error(`deliverer delivered only ${stats.count} of ${EVENTS} in time (${attempts} attempts recorded)`);
+  }
+  return {
+    intervalMs,
+    perSecond: stats.count / ((stats.lastAt - stats.firstAt) / 1_000),
+    cpuMicros: (cpuUsed.user + cpuUsed.system) / handled,
+    machine,
+    p99: percentile(latencies, 99),
+    recordsPerSend:
+      metricSum(metrics, 'sluice_side_records_per_send_sum') / metricSum(metrics, 'sluice_side_records_per_send_count'),
+    producerMicrosPerRecord: producerSeconds === undefined ? undefined : (producerSeconds * 1e6) / handled,
+  };
+}
+
 async function main(): Promise<void> {
   const broker = await benchBroker();
   const receiver = await startBenchReceiver();
@@ -337,11 +421,11 @@ async function main(): Promise<void> {
       },
       process.env,
     );
-    const ctx = testServiceContext('deliverer-bench', config);
+    const logger = createLogger({ name: 'deliverer-bench', level: process.env.LOG_LEVEL ?? 'warn' });
     const kafka = createKafka({
       brokers: broker.list,
       clientId: 'deliverer-bench',
-      logger: ctx.logger,
+      logger,
       security: config.kafka,
     });
     await createTestTopics(kafka, config);
@@ -359,51 +443,32 @@ async function main(): Promise<void> {
     }
     await producer.disconnect();
 
-    const latencies: number[] = [];
-    // The client the service makes itself (see createDeliverer), wrapped to note latencies.
-    const client = recordingClient(
-      IN_PROCESS_HTTP
-        ? new UndiciWebhookClient({
-            settings: () => ({ connections: CONNECTIONS }),
-            policy: () => new AddressPolicy(true, ['127.0.0.0/8']),
-          })
-        : new WebhookThread(webhookThreadSettings(config)),
-      latencies,
-    );
-    const profiler = CPU_PROFILE ? new Session() : undefined;
-    if (profiler) {
-      profiler.connect();
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.start');
-    }
-    const service = await createDeliverer(ctx, { port: 0, webhookClient: client }).start();
-    const deadline = Date.now() + 90_000;
-    let stats = await receiver.stats();
-    // CPU of this process from the first delivery seen to the last (sampled every 50 ms).
-    let cpuAtFirst: NodeJS.CpuUsage | undefined;
-    let machineAtFirst: (() => CpuSplit) | undefined;
-    let countAtFirst = 0;
-    while (stats.count < EVENTS && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      stats = await receiver.stats();
-      if (!cpuAtFirst && stats.count > 0)
-        [cpuAtFirst, machineAtFirst, countAtFirst] = [process.cpuUsage(), startCpuWindow(receiver.pid), stats.count];
-    }
-    const cpuUsed = process.cpuUsage(cpuAtFirst);
-    const machine = machineAtFirst?.();
-    const cpuMicros = (cpuUsed.user + cpuUsed.system) / (stats.count - countAtFirst);
-    await service.close();
-    if (profiler) {
-      const { profile } = await profiler.post('Profiler.stop');
-      writeFileSync(CPU_PROFILE!, JSON.stringify(profile));
-      profiler.disconnect();
+    const runs: DelivererRun[] = [];
+    for (const [run, intervalMs] of SIDE_RECORD_INTERVALS.entries()) {
+      await receiver.reset();
+      // A consumer group of its own per run (the group id derives from the client id), on the same events.
+      const runConfig = { ...config, kafka: { ...config.kafka, clientId: `${config.kafka.clientId}-run${run}` } };
+      runs.push(await delivererRun(runConfig, receiver, intervalMs));
     }
     const floorSignature = { 'x-signature': signBody('bench-secret', Buffer.from('floor')) };
     const floorHeaders = requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', floorSignature);
     const floor = await floorRate(kafka, config.kafka.topics.events, floorHeaders, receiver.origin, receiver);
     const minimal = await minimalDelivererRate(kafka, config, floorHeaders, receiver.origin, receiver);
-    if (stats.count < EVENTS) throw new Error(`deliverer delivered only ${stats.count} of ${EVENTS} in time`);
-    const delivered = stats.count / ((stats.lastAt - stats.firstAt) / 1_000);
+    const loads: SideRecordLoad[] = [];
+    for (const intervalMs of SIDE_RECORD_INTERVALS) {
+      loads.push(
+        await sideRecordLoad({
+          brokers: broker.list,
+          topic: config.kafka.topics.attempts,
+          rate: SIDE_RECORD_RATE,
+          seconds: SIDE_RECORD_SECONDS,
+          lingerMs: SIDE_RECORD_LINGER_MS,
+          intervalMs,
+        }),
+      );
+    }
+    const last = runs.at(-1)!;
+    const delivered = last.perSecond;
     const ratio = delivered / raw.perSecond;
     const line = (label: string, value: string) => console.log(`${label.padEnd(34)} ${value}`);
     console.log(
@@ -423,18 +488,39 @@ async function main(): Promise<void> {
       'minimal deliverer (+ attempts)/s',
       `${minimal.perSecond.toFixed(0)} (${((minimal.perSecond / raw.perSecond) * 100).toFixed(1)} % of raw)`,
     );
-    line('p99 attempt latency (deliverer)', `${percentile(latencies, 99).toFixed(1)} ms`);
+    line('p99 attempt latency (deliverer)', `${last.p99.toFixed(1)} ms`);
     line('p99 request latency (raw)', `${raw.p99.toFixed(1)} ms`);
     line(
       'CPU µs per webhook (raw / floor / minimal / deliverer)',
-      `${raw.cpuMicros.toFixed(0)} / ${floor.cpuMicros.toFixed(0)} / ${minimal.cpuMicros.toFixed(0)} / ${cpuMicros.toFixed(0)}`,
+      `${raw.cpuMicros.toFixed(0)} / ${floor.cpuMicros.toFixed(0)} / ${minimal.cpuMicros.toFixed(0)} / ${last.cpuMicros.toFixed(0)}`,
     );
     // Where the machine's cores went in each phase: when the raw phase already keeps them all busy,
     // the ratio is bounded by the extra CPU a delivery needs over a bare POST.
     line('cores busy, raw phase', formatSplit(raw.machine, 'client'));
-    if (machine) line('cores busy, deliverer phase', formatSplit(machine, 'deliverer'));
+    if (last.machine) line('cores busy, deliverer phase', formatSplit(last.machine, 'deliverer'));
     line('cores busy, floor phase', formatSplit(floor.machine, 'consumer'));
     line('cores busy, minimal deliverer', formatSplit(minimal.machine, 'consumer'));
+    console.log('\nside records of the deliverer, per run (the last is the one above):');
+    for (const run of runs) {
+      console.log(
+        `  interval ${String(run.intervalMs).padStart(2)} ms: ${run.perSecond.toFixed(0)} webhooks/s, ` +
+          `${run.recordsPerSend.toFixed(1)} records per sendBatch, producer thread ${run.producerMicrosPerRecord?.toFixed(1) ?? '?'} µs CPU per record, ` +
+          `${run.cpuMicros.toFixed(0)} µs CPU per webhook, p99 attempt ${run.p99.toFixed(1)} ms` +
+          (run.machine ? `, ${formatSplit(run.machine, 'deliverer')}` : ''),
+      );
+    }
+    console.log(
+      `\nside records alone at ${SIDE_RECORD_RATE}/s for ${SIDE_RECORD_SECONDS} s (RecordBatcher, ${SIDE_RECORD_LINGER_MS} ms linger, one-producer ProducerThread):`,
+    );
+    for (const load of loads) {
+      const micros = (v: number | undefined) => v?.toFixed(1) ?? '?';
+      console.log(
+        `  interval ${String(load.intervalMs).padStart(2)} ms: ${load.perSecond.toFixed(0)} records/s written, ` +
+          `${load.recordsPerSend.toFixed(1)} records per sendBatch (${load.sendsPerSecond.toFixed(0)}/s), ` +
+          `CPU per record: producer thread ${micros(load.producerMicrosPerRecord)} µs, main thread ${micros(load.mainMicrosPerRecord)} µs; ` +
+          `ack p50 ${load.ackP50.toFixed(1)} ms, p99 ${load.ackP99.toFixed(1)} ms`,
+      );
+    }
   } finally {
     receiver.stop();
     await broker.stop();

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** CPU seconds (user + system) of a process, or of its main thread only, from /proc (Linux); undefined elsewhere. */
 function processCpuSeconds(pid: number, mainThreadOnly = false): number | undefined {
@@ -9,6 +9,35 @@ function processCpuSeconds(pid: number, mainThreadOnly = false): number | undefi
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds used over a window by the threads of this process with the given OS name (e.g.
+ * `producer-thread`), counting only threads alive at both ends; undefined where /proc is missing.
+ */
+export function startThreadCpuWindow(name: string): () => number | undefined {
+  const threads = () => {
+    const seconds = new Map<string, number>();
+    try {
+      for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
+        const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+        if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        seconds.set(tid, (Number(fields[11]) + Number(fields[12])) / 100);
+      }
+    } catch {
+      return undefined;
+    }
+    return seconds;
+  };
+  const at0 = threads();
+  return () => {
+    const at1 = threads();
+    if (!at0 || !at1) return undefined;
+    let used = 0;
+    for (const [tid, seconds] of at1) used += seconds - (at0.get(tid) ?? seconds);
+    return used;
+  };
 }
 
 /** Busy CPU seconds of the whole machine (all cores), from /proc/stat. */

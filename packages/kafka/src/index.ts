@@ -10,7 +10,12 @@ export {
   type RecordBatcherOptions,
   type RecordSink,
 } from './record-batcher.ts';
-export { ProducerThread, ProducerThreadError, type ProducerThreadOptions } from './producer-thread.ts';
+export {
+  PRODUCER_THREAD_NAME,
+  ProducerThread,
+  ProducerThreadError,
+  type ProducerThreadOptions,
+} from './producer-thread.ts';
 export { OffsetTracker } from './offset-tracker.ts';
 export type { ConsumedRecord } from './consumed-record.ts';
 export { ConsumerMetrics } from './consumer-metrics.ts';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TopicMessages } from 'kafkajs';
 import { createLogger, type Logger } from '@sluice/logging';
-import { RecordBatcher, RecordBatcherClosedError } from '../src/record-batcher.ts';
+import { Registry } from 'prom-client';
+import { RecordBatcher, RecordBatcherClosedError, sendDelay } from '../src/record-batcher.ts';
 
 /** A producer that refuses the first `failures` batches (as during a broker outage), then takes them. */
 function flakyProducer(failures: number) {
@@ -73,5 +74,158 @@ describe('RecordBatcher', () => {
     await assert.rejects(waiting, RecordBatcherClosedError);
     await assert.rejects(batcher.send('attempts', { value: 'y' }), RecordBatcherClosedError);
     await batcher.flush(); // returns at once once closed
+  });
+});
+
+/** A producer whose batches stay in flight until the test acknowledges them. */
+function handAckedProducer() {
+  const inFlight: { records: number; at: number; ack: () => void }[] = [];
+  const sent: { records: number; at: number }[] = [];
+  return {
+    inFlight,
+    sent,
+    sendBatch: (batch: TopicMessages[]) =>
+      new Promise<void>((ack) => {
+        const records = batch.reduce((n, t) => n + t.messages.length, 0);
+        sent.push({ records, at: Date.now() });
+        inFlight.push({ records, at: Date.now(), ack });
+      }),
+    ackAll: () => inFlight.splice(0).forEach((b) => b.ack()),
+  };
+}
+
+/** Lets promise callbacks run (setImmediate is not among the mocked timers). */
+const settle = () => new Promise((r) => setImmediate(r));
+
+describe('RecordBatcher send policy', () => {
+  const policy = { lingerMs: 2, sendIntervalMs: 10, maxBatch: 100, maxBatchBytes: 1_000 };
+
+  it('sendDelay: idle → the linger; under load → the interval since the last send; full → at once', () => {
+    assert.equal(sendDelay(policy, { now: 1_000, waiting: 1, waitingBytes: 10, oldestAt: 1_000, lastSendAt: 0 }), 2);
+    assert.equal(sendDelay(policy, { now: 1_001, waiting: 5, waitingBytes: 50, oldestAt: 1_000, lastSendAt: 0 }), 1);
+    assert.equal(
+      sendDelay(policy, { now: 1_003, waiting: 40, waitingBytes: 400, oldestAt: 1_000, lastSendAt: 995 }),
+      2,
+    );
+    assert.equal(
+      sendDelay(policy, { now: 1_003, waiting: 40, waitingBytes: 400, oldestAt: 990, lastSendAt: 1_001 }),
+      8,
+    );
+    assert.equal(
+      sendDelay(policy, { now: 1_003, waiting: 100, waitingBytes: 100, oldestAt: 1_003, lastSendAt: 1_001 }),
+      0,
+    );
+    assert.equal(
+      sendDelay(policy, { now: 1_003, waiting: 3, waitingBytes: 1_000, oldestAt: 1_003, lastSendAt: 1_001 }),
+      0,
+    );
+    assert.equal(
+      sendDelay({ ...policy, sendIntervalMs: 0 }, { now: 9, waiting: 3, waitingBytes: 30, oldestAt: 5, lastSendAt: 8 }),
+      0,
+    );
+  });
+
+  it('an idle batcher sends after the linger; under load batches leave once per interval and grow with the rate', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    const producer = handAckedProducer();
+    const registry = new Registry();
+    const batcher = new RecordBatcher(producer, { ...policy, maxBatchBytes: 1_000_000, logger, registry });
+    const acked: number[] = [];
+    const send = (n: number) => {
+      for (let i = 0; i < n; i++) void batcher.send('attempts', { value: 'x' }).then(() => acked.push(Date.now()));
+    };
+
+    send(1);
+    t.mock.timers.tick(1);
+    assert.equal(producer.sent.length, 0, 'still lingering');
+    t.mock.timers.tick(1);
+    assert.deepEqual(producer.sent, [{ records: 1, at: 2 }], 'idle: leaves after the 2 ms linger');
+
+    // Load: 5 records a ms for 20 ms, each batch acknowledged within the ms it left in.
+    for (let ms = 2; ms < 22; ms++) {
+      send(5);
+      producer.ackAll();
+      await settle();
+      t.mock.timers.tick(1);
+      await settle();
+    }
+    producer.ackAll();
+    await settle();
+    assert.deepEqual(
+      producer.sent,
+      [
+        { records: 1, at: 2 },
+        { records: 50, at: 12 },
+        { records: 50, at: 22 },
+      ],
+      'under load, one send per 10 ms interval with all its records',
+    );
+    assert.equal(acked.length, 101, 'every send resolved');
+
+    // A full batch does not wait for the interval.
+    send(99);
+    t.mock.timers.tick(1);
+    send(1);
+    assert.equal(producer.sent.at(-1)!.records, 100);
+    assert.equal(producer.sent.at(-1)!.at, Date.now(), 'left when it was full');
+    producer.ackAll();
+    await settle();
+
+    // Idle again: a lone record waits only the linger.
+    t.mock.timers.tick(1_000);
+    send(1);
+    t.mock.timers.tick(2);
+    assert.deepEqual(producer.sent.at(-1), { records: 1, at: Date.now() });
+    producer.ackAll();
+    await settle();
+    assert.equal(acked.length, 202);
+    const perSend = (await registry.getSingleMetricAsString('sluice_side_records_per_send')).split('\n');
+    assert.ok(perSend.includes('sluice_side_records_per_send_sum 202'), perSend.join('\n'));
+    assert.ok(perSend.includes('sluice_side_records_per_send_count 5'), perSend.join('\n'));
+  });
+
+  it('a batch holds at most maxBatchBytes of keys, values and headers (a larger record alone) and leaves once full', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    const producer = handAckedProducer();
+    const batcher = new RecordBatcher(producer, { ...policy, maxBatchBytes: 1_000, logger });
+    const all = [
+      ...Array.from({ length: 3 }, () => batcher.send('a', { key: 'k', value: 'v'.repeat(299) })), // 300 bytes each
+      batcher.send('a', { key: null, value: 'w'.repeat(90), headers: { h: 'x'.repeat(9) } }), // 100 bytes: 1,000 now
+    ];
+    assert.deepEqual(
+      producer.sent.map((s) => s.records),
+      [4],
+      '1,000 bytes: full, left at once',
+    );
+    all.push(batcher.send('a', { value: 'z'.repeat(1_500) }), batcher.send('a', { value: 'y'.repeat(10) }));
+    producer.ackAll();
+    await settle();
+    assert.deepEqual(
+      producer.sent.map((s) => s.records),
+      [4, 1],
+      'the record above the cap left alone, at once',
+    );
+    producer.ackAll();
+    await settle();
+    t.mock.timers.tick(10);
+    producer.ackAll();
+    await Promise.all(all);
+    assert.deepEqual(
+      producer.sent.map((s) => s.records),
+      [4, 1, 1],
+    );
+  });
+
+  it('records of one tick leave together even with no linger', async () => {
+    const producer = handAckedProducer();
+    const batcher = new RecordBatcher(producer, { lingerMs: 0, logger });
+    const all = Promise.all([batcher.send('a', { value: '1' }), batcher.send('a', { value: '2' })]);
+    await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(
+      producer.sent.map((s) => s.records),
+      [2],
+    );
+    producer.ackAll();
+    await all;
   });
 });

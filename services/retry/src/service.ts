@@ -51,7 +51,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
     const producer = await life.producer(new SafeProducer(kafka));
     // Forwards and dead letters leave in batches; one Kafka does not take is tried again until
     // written, so a broker outage is waited out (offsets stay uncommitted meanwhile).
-    const sink = new RecordBatcher(producer, { lingerMs: 0, logger });
+    const sink = new RecordBatcher(producer, { lingerMs: 0, logger, registry: ctx.registry });
     life.add({ name: 'forwards', stop: () => sink.flushThenClose() });
     const router = new Router({
       sink,
