@@ -40,7 +40,7 @@ after(async () => {
 });
 
 it('kill -9 in the middle of 20,000 events, then restart: the receiver has every event at least once', {
-  timeout: 90_000,
+  timeout: 240_000,
 }, async () => {
   const seen = new Set<string>();
   const receiver = await startReceiver({
@@ -106,7 +106,7 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
 
   const first = startDeliverer(configPath);
   children.push(first);
-  await waitUntil(() => receiver.requests.length >= 3_000, 40_000, 'the first run to be mid-way');
+  await waitUntil(() => receiver.requests.length >= 3_000, 60_000, 'the first run to be mid-way');
   first.kill('SIGKILL');
   await new Promise((resolve) => first.once('exit', resolve));
   const atKill = seen.size;
@@ -114,8 +114,8 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
 
   const second = startDeliverer(configPath);
   children.push(second);
-  await waitUntil(() => seen.size >= TOTAL, 45_000, `all ${TOTAL} events (seen ${seen.size})`);
-  await waitUntil(() => seenBatched.size >= TOTAL, 20_000, `all ${TOTAL} events in batches (${seenBatched.size})`);
+  await waitUntil(() => seen.size >= TOTAL, 120_000, `all ${TOTAL} events (seen ${seen.size})`);
+  await waitUntil(() => seenBatched.size >= TOTAL, 60_000, `all ${TOTAL} events in batches (${seenBatched.size})`);
   second.kill('SIGTERM');
   await new Promise((resolve) => second.once('exit', resolve));
   await receiver.close();
