@@ -137,6 +137,10 @@ async function main() {
   const ingestCpu = startCpuWindow(child.pid);
   const load = await runHttpLoad({ ...loadShape, seconds: SECONDS });
   const ingestCpuSplit = ingestCpu();
+  // Records per sendBatch ingest made (its linger gathers concurrent requests), beside the raw's fixed size.
+  const ingestBatch = await fetch(`${origin}/metrics`)
+    .then((r) => r.text())
+    .then(meanBatchSize, () => undefined);
 
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
@@ -157,6 +161,7 @@ async function main() {
     `payload          ${CALLS_PER_REQUEST} calls/request, ~${Math.round(bodies[0]!.length / CALLS_PER_REQUEST)} B/call in, ~${Math.round(records.reduce((n, r) => n + (r.value as Buffer).length, 0) / records.length)} B/record out, ${PARTITIONS} partitions, acks=-1, ${local ? 'local broker' : `brokers ${brokers.join(',')}`}`,
     `raw sendBatch    ${Math.round(rawRate).toLocaleString('en')} events/s (before ${rate(raw1)}, after ${rate(raw2)}; ${PRODUCERS} producer(s) x ${RAW_IN_FLIGHT_PER_PRODUCER} sendBatch of ${RAW_PER_BATCH} outstanding)`,
     `ingest /v1/batch ${Math.round(ingestRate).toLocaleString('en')} events/s (${load.requests} requests in ${load.seconds.toFixed(1)} s, ${load.failures} failed, ${CONNECTIONS} connections)`,
+    `ingest batches   ${ingestBatch === undefined ? '?' : Math.round(ingestBatch)} records per sendBatch on average (raw: ${RAW_PER_BATCH})`,
     `ratio            ${((ingestRate / rawRate) * 100).toFixed(1)} % of the raw ceiling`,
     `latency          p50 ${percentile(load.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(load.latenciesMs, 99).toFixed(1)} ms`,
     `cpu raw          ${formatCpu(rawCpuA)} (before), ${formatCpu(rawCpuB)} (after)`,
@@ -165,6 +170,13 @@ async function main() {
     '',
   ];
   process.stdout.write(summary.join('\n'));
+}
+
+/** Mean of `sluice_ingest_batch_size` over the process's life (warm-up included). */
+function meanBatchSize(metrics: string): number | undefined {
+  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1]);
+  const mean = value('sluice_ingest_batch_size_sum') / value('sluice_ingest_batch_size_count');
+  return Number.isFinite(mean) ? mean : undefined;
 }
 
 await main();

@@ -51,17 +51,27 @@ export function spliceEnvelope(
     used |= 1 << f;
     const value = fields[f]![1];
     parts.push(
-      `"${key}":${value === CONTEXT_AS_SENT ? contextAsSent(text, at[m + 2]!, at[m + 3]!, call.context as JsonObject, facts.ip) : jsonText(value)}`,
+      `"${key}":${value === CONTEXT_AS_SENT ? contextAsSent(text, at[m + 2]!, at[m + 3]!, call.context as JsonObject, facts.ip) : fieldText(key, value)}`,
     );
   }
   for (let f = 0; f < fields.length; f++) {
     if (used & (1 << f)) continue;
     const [key, value] = fields[f]!;
     // CONTEXT_AS_SENT is only used for a call that has a context member (met above).
-    parts.push(`"${key}":${jsonText(value)}`);
+    parts.push(`"${key}":${fieldText(key, value)}`);
   }
   return `{${parts.join(',')}}`;
 }
+
+/**
+ * Fields whose value ingest writes itself in a form with nothing to escape: the call type (one
+ * of six names) and the timestamps (`YYYY-MM-DDTHH:MM:SS.sssZ`, as `formatTimestamp` writes and
+ * `parseCanonicalTimestamp` accepts).
+ */
+const PLAIN_FIELDS: ReadonlySet<string> = new Set(['type', 'timestamp', 'receivedAt', 'sentAt', 'originalTimestamp']);
+
+const fieldText = (key: string, value: unknown): string =>
+  PLAIN_FIELDS.has(key) ? `"${value as string}"` : jsonText(value);
 
 /** The context object's text as sent, with `ip` added as its last key when it has none. */
 function contextAsSent(text: string, start: number, end: number, context: JsonObject, ip: string | undefined): string {
