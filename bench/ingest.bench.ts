@@ -25,6 +25,7 @@ import { percentile, runHttpLoad } from './lib/ingest-load.ts';
 import { benchBatch } from './lib/ingest-payload.ts';
 import { ingestRecords, rawCeiling } from './lib/ingest-raw.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
+import { startThreadCpuWindow } from './lib/thread-cpu.ts';
 import { freePort, prefixedTopics } from '@sluice/testkit';
 
 // The raw ceiling runs in this process: give it the V8 flags ingest runs with (SERVICE_NODE_FLAGS).
@@ -135,8 +136,14 @@ async function main() {
   };
   await runHttpLoad({ ...loadShape, seconds: 3 });
   const ingestCpu = startCpuWindow(child.pid);
+  const ingestThreads = startThreadCpuWindow(child.pid!);
   const load = await runHttpLoad({ ...loadShape, seconds: SECONDS });
   const ingestCpuSplit = ingestCpu();
+  const ingestThreadCpu = ingestThreads();
+  // Records per sendBatch ingest made (its linger gathers concurrent requests), beside the raw's fixed size.
+  const ingestBatch = await fetch(`${origin}/metrics`)
+    .then((r) => r.text())
+    .then(meanBatchSize, () => undefined);
 
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
@@ -157,14 +164,32 @@ async function main() {
     `payload          ${CALLS_PER_REQUEST} calls/request, ~${Math.round(bodies[0]!.length / CALLS_PER_REQUEST)} B/call in, ~${Math.round(records.reduce((n, r) => n + (r.value as Buffer).length, 0) / records.length)} B/record out, ${PARTITIONS} partitions, acks=-1, ${local ? 'local broker' : `brokers ${brokers.join(',')}`}`,
     `raw sendBatch    ${Math.round(rawRate).toLocaleString('en')} events/s (before ${rate(raw1)}, after ${rate(raw2)}; ${PRODUCERS} producer(s) x ${RAW_IN_FLIGHT_PER_PRODUCER} sendBatch of ${RAW_PER_BATCH} outstanding)`,
     `ingest /v1/batch ${Math.round(ingestRate).toLocaleString('en')} events/s (${load.requests} requests in ${load.seconds.toFixed(1)} s, ${load.failures} failed, ${CONNECTIONS} connections)`,
+    `ingest batches   ${ingestBatch === undefined ? '?' : Math.round(ingestBatch)} records per sendBatch on average (raw: ${RAW_PER_BATCH})`,
     `ratio            ${((ingestRate / rawRate) * 100).toFixed(1)} % of the raw ceiling`,
     `latency          p50 ${percentile(load.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(load.latenciesMs, 99).toFixed(1)} ms`,
     `cpu raw          ${formatCpu(rawCpuA)} (before), ${formatCpu(rawCpuB)} (after)`,
     `cpu ingest run   ${formatCpu(ingestCpuSplit)} (bench = load generator)`,
+    `ingest threads   ${threadSplit(ingestThreadCpu, load.events)}`,
     `cpu per event    raw producer ${((1e6 * (rawCpuA.bench * raw1.seconds + rawCpuB.bench * raw2.seconds)) / (raw1.events + raw2.events)).toFixed(1)} µs, ingest process ${ingestCpuSplit.child === undefined ? '?' : ((1e6 * ingestCpuSplit.child) / ingestRate).toFixed(1)} µs, load generator ${((1e6 * ingestCpuSplit.bench) / ingestRate).toFixed(1)} µs`,
     '',
   ];
   process.stdout.write(summary.join('\n'));
+}
+
+/** µs of CPU per event of ingest's HTTP thread, producer thread, V8 helpers (GC) and the rest. */
+function threadSplit(cpu: Map<string, number>, events: number): string {
+  if (cpu.size === 0 || events === 0) return '?';
+  const named = ['MainThread', 'WorkerThread', 'V8Worker'];
+  const us = (seconds: number) => ((1e6 * seconds) / events).toFixed(1);
+  const rest = [...cpu].filter(([name]) => !named.includes(name)).reduce((n, [, s]) => n + s, 0);
+  return `µs per event: HTTP thread ${us(cpu.get('MainThread') ?? 0)}, producer thread ${us(cpu.get('WorkerThread') ?? 0)}, V8 helpers ${us(cpu.get('V8Worker') ?? 0)}, other ${us(rest)}`;
+}
+
+/** Mean of `sluice_ingest_batch_size` over the process's life (warm-up included). */
+function meanBatchSize(metrics: string): number | undefined {
+  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1]);
+  const mean = value('sluice_ingest_batch_size_sum') / value('sluice_ingest_batch_size_count');
+  return Number.isFinite(mean) ? mean : undefined;
 }
 
 await main();

@@ -6,6 +6,8 @@ import { parseJsonWithText } from '../src/adapters/json.ts';
 import { spliceEnvelope } from '../src/domain/envelope-splice.ts';
 import { callLayout, locateCalls, memberKey, objectMembers } from '../src/domain/json-members.ts';
 import { checkCall, normaliseCall, type RequestFacts } from '../src/domain/normalise-call.ts';
+import { jsonText } from '../src/domain/json-text.ts';
+import { specialKeyAt } from '../src/domain/special-keys.ts';
 import { splitBody } from '../src/domain/request-body.ts';
 
 const facts = (extra: Partial<RequestFacts> = {}): RequestFacts => ({
@@ -219,4 +221,28 @@ test('spliced envelope = normaliseCall envelope for random calls (fast-check)', 
     ),
     { numRuns: 400, seed: 20261122 },
   );
+});
+
+test('jsonText writes what JSON.stringify writes; specialKeyAt matches a key only as written plainly', () => {
+  const strings = [
+    '',
+    'plain',
+    'a"b',
+    'a\\b',
+    'tab\there',
+    '\u0000',
+    '\u001f',
+    ' ',
+    '\ud83d\ude00',
+    '\ud800',
+    'x\udfff',
+    'é€',
+  ];
+  for (const s of strings) assert.equal(jsonText(s), JSON.stringify(s), JSON.stringify(s));
+  for (const v of [null, 0, -1.5e300, true, { a: [1, 'x"'] }, ['\ud800']]) assert.equal(jsonText(v), JSON.stringify(v));
+  const text = '{"type":1,"user\\nId":2,"userId":3,"typo":4,"messageIds":5,"context":6}';
+  const members = objectMembers(text, 0);
+  const found = [];
+  for (let m = 0; m < members.at.length; m += 4) found.push(specialKeyAt(text, members.at[m]!, members.at[m + 1]!));
+  assert.deepEqual(found, ['type', undefined, 'userId', undefined, undefined, 'context']);
 });

@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from '@sluice/envelope';
-import { keyCount, memberKey, type ObjectMembers } from './json-members.ts';
+import { keyCount, type ObjectMembers } from './json-members.ts';
 import {
   CONTEXT_AS_SENT,
   envelopeFields,
@@ -7,6 +7,8 @@ import {
   type CheckedCall,
   type RequestFacts,
 } from './normalise-call.ts';
+import { jsonText } from './json-text.ts';
+import { specialKeyAt } from './special-keys.ts';
 
 /**
  * The JSON text of a call's envelope (docs/reference/envelope.md) built from the call's text as sent: the call's
@@ -18,6 +20,9 @@ import {
  *
  * Without a batch context, the call's context is copied as sent (plus `ip` when it has none);
  * with one, the merged context is serialised.
+ *
+ * Keys are matched in place (`specialKeyAt`), without slicing each key out of the text; the
+ * pieces are joined once, so the value is one flat string, not a tree of concatenations.
  */
 export function spliceEnvelope(
   text: string,
@@ -29,38 +34,48 @@ export function spliceEnvelope(
   const fields = envelopeFields(checked, facts, !facts.batchContext && isJsonObject(call.context));
   const at = members.at;
   let used = 0; // bit f: fields[f] was written in place (at most 13 fields)
-  let out = '{';
+  const parts: string[] = [];
   for (let m = 0; m < at.length; m += 4) {
-    const key = memberKey(text, members, m);
+    const key = specialKeyAt(text, at[m]!, at[m + 1]!);
+    if (key === undefined) {
+      parts.push(text.slice(at[m], at[m + 3]));
+      continue;
+    }
     if (OMITTED_FIELDS.has(key) || nulls?.has(key)) continue;
     let f = 0;
     while (f < fields.length && fields[f]![0] !== key) f++;
-    if (out.length > 1) out += ',';
     if (f === fields.length) {
-      out += text.slice(at[m], at[m + 3]);
-    } else {
-      used |= 1 << f;
-      const value = fields[f]![1];
-      out +=
-        text.slice(at[m], at[m + 1]) +
-        ':' +
-        (value === CONTEXT_AS_SENT
-          ? contextAsSent(text, at[m + 2]!, at[m + 3]!, call.context as JsonObject, facts.ip)
-          : JSON.stringify(value));
+      parts.push(text.slice(at[m], at[m + 3]));
+      continue;
     }
+    used |= 1 << f;
+    const value = fields[f]![1];
+    parts.push(
+      `"${key}":${value === CONTEXT_AS_SENT ? contextAsSent(text, at[m + 2]!, at[m + 3]!, call.context as JsonObject, facts.ip) : fieldText(key, value)}`,
+    );
   }
   for (let f = 0; f < fields.length; f++) {
     if (used & (1 << f)) continue;
     const [key, value] = fields[f]!;
     // CONTEXT_AS_SENT is only used for a call that has a context member (met above).
-    out += (out.length > 1 ? ',"' : '"') + key + '":' + JSON.stringify(value);
+    parts.push(`"${key}":${fieldText(key, value)}`);
   }
-  return out + '}';
+  return `{${parts.join(',')}}`;
 }
+
+/**
+ * Fields whose value ingest writes itself in a form with nothing to escape: the call type (one
+ * of six names) and the timestamps (`YYYY-MM-DDTHH:MM:SS.sssZ`, as `formatTimestamp` writes and
+ * `parseCanonicalTimestamp` accepts).
+ */
+const PLAIN_FIELDS: ReadonlySet<string> = new Set(['type', 'timestamp', 'receivedAt', 'sentAt', 'originalTimestamp']);
+
+const fieldText = (key: string, value: unknown): string =>
+  PLAIN_FIELDS.has(key) ? `"${value as string}"` : jsonText(value);
 
 /** The context object's text as sent, with `ip` added as its last key when it has none. */
 function contextAsSent(text: string, start: number, end: number, context: JsonObject, ip: string | undefined): string {
   if (ip === undefined || context.ip !== undefined) return text.slice(start, end);
   // `end - 1` is the object's closing brace.
-  return text.slice(start, end - 1) + (keyCount(context) === 0 ? '' : ',') + '"ip":' + JSON.stringify(ip) + '}';
+  return `${text.slice(start, end - 1)}${keyCount(context) === 0 ? '' : ','}"ip":${jsonText(ip)}}`;
 }

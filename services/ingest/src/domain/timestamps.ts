@@ -85,22 +85,21 @@ export interface NormalisedTimes {
  * when only it is, else `receivedAt`. An unreadable value counts as absent [decision].
  */
 export function normaliseTimes(times: CallTimes): NormalisedTimes {
-  const original = parseTimestamp(times.timestamp);
+  // A value already in the output form is its own normalisation (saves a Date per call); it is
+  // read once, by the canonical reader, and only other values take the general one.
+  const canonical = typeof times.timestamp === 'string' ? parseCanonicalTimestamp(times.timestamp) : undefined;
+  const original = canonical ?? parseTimestamp(times.timestamp);
   const sent = sentAtOf(times.sentAt);
   const receivedAt = receivedAtOf(times.receivedAt);
   const out: NormalisedTimes = { timestamp: receivedAt, receivedAt };
   if (sent !== undefined) out.sentAt = sent.iso;
   if (original !== undefined) {
-    // A value already in the output form is its own normalisation (saves a Date per call).
-    out.originalTimestamp = isCanonical(times.timestamp, original) ? times.timestamp : formatTimestamp(original);
+    out.originalTimestamp = canonical !== undefined ? (times.timestamp as string) : formatTimestamp(original);
     out.timestamp =
       sent === undefined ? out.originalTimestamp : formatTimestamp(times.receivedAt - (sent.ms - original));
   }
   return out;
 }
-
-const isCanonical = (value: unknown, ms: number): value is string =>
-  typeof value === 'string' && value.length === 24 && parseCanonicalTimestamp(value) === ms;
 
 // The calls of one request share `receivedAt` and usually the batch's `sentAt`: one-entry caches
 // keep them from being formatted and parsed once per call. Transparent: same input, same output.

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Source } from '@sluice/config';
 
 /**
@@ -15,7 +15,8 @@ export function writeKeyFromAuthorization(header: string | undefined): string | 
   return key.length > 0 ? key : undefined;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
+// One-shot `hash`: no Hash object per request (~1.5x cheaper than createHash + update + digest).
+const digest = (value: string) => hash('sha256', value, 'buffer');
 
 /**
  * Finds the source of a write key in constant time (docs/reference/security.md): every configured key is compared,
