@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto';
+import type { Consumer, Kafka } from 'kafkajs';
+import { SafeProducer } from '@sluice/kafka';
+import type { Logger } from '@sluice/logging';
+import { MAX_ACTIONS_KEPT } from '../constants.ts';
+
+/**
+ * Runtime state of destinations and endpoints (docs/reference/destination-control.md), behind one
+ * small interface: the compacted topic `sluice.destination-state` (key `<destinationId>` or
+ * `<destinationId>/<endpointRef>`, value {@link StateValue}) read from its beginning and kept live,
+ * and every action appended to `sluice.destination-actions`, whose newest records the API lists.
+ * This file is the only place the delivery log touches those topics.
+ */
+export type ControlState = 'active' | 'paused' | 'disabled';
+export type ControlAction = 'pause' | 'resume' | 'disable' | 'enable';
+export const CONTROL_ACTIONS: readonly ControlAction[] = ['pause', 'resume', 'disable', 'enable'];
+
+/** The value of a state record. */
+export interface StateValue {
+  state: ControlState;
+  reason: string;
+  by: string;
+  /** ISO time of the change. */
+  at: string;
+  /** Set by the deliverer's auto-disable. */
+  auto?: true;
+}
+
+/** One record of `sluice.destination-actions`. */
+export interface ActionRecord {
+  action: ControlAction;
+  destinationId: string;
+  endpointRef?: string;
+  state: ControlState;
+  reason: string;
+  by: string;
+  at: string;
+  auto?: true;
+}
+
+export interface DestinationControl {
+  /** The state of a destination (no ref) or of one of its endpoints; undefined: never set (active). */
+  get(destinationId: string, endpointRef?: string): StateValue | undefined;
+  /** Writes the state the action leads to and appends the action; resolves once Kafka holds both. */
+  act(
+    destinationId: string,
+    endpointRef: string | undefined,
+    action: ControlAction,
+    reason: string,
+    by: string,
+  ): Promise<ActionRecord>;
+  /** The newest actions first, at most `limit`. */
+  actions(limit: number): ActionRecord[];
+}
+
+const STATE_OF: Record<ControlAction, ControlState> = {
+  pause: 'paused',
+  resume: 'active',
+  disable: 'disabled',
+  enable: 'active',
+};
+
+export const stateKey = (destinationId: string, endpointRef?: string): string =>
+  endpointRef === undefined ? destinationId : `${destinationId}/${endpointRef}`;
+
+export interface KafkaControlOptions {
+  kafka: Kafka;
+  topics: { state: string; actions: string };
+  clientId: string;
+  logger: Logger;
+  now: () => number;
+}
+
+/** The Kafka implementation: one producer, one consumer of both topics (its own group, from the beginning). */
+export class KafkaDestinationControl implements DestinationControl {
+  readonly #states = new Map<string, StateValue>();
+  readonly #actions: ActionRecord[] = [];
+  readonly #producer: SafeProducer;
+  readonly #consumer: Consumer;
+  readonly #options: KafkaControlOptions;
+
+  constructor(options: KafkaControlOptions) {
+    this.#options = options;
+    this.#producer = new SafeProducer(options.kafka);
+    // Its own group each start: every replica reads both topics whole, and commits nothing.
+    const groupId = `${options.clientId}.control.${randomBytes(6).toString('hex')}`;
+    this.#consumer = options.kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+  }
+
+  async start(): Promise<void> {
+    await this.#producer.connect();
+    await this.#consumer.connect();
+    const { state, actions } = this.#options.topics;
+    await this.#consumer.subscribe({ topics: [state, actions], fromBeginning: true });
+    await this.#consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ topic, message }) => this.#apply(topic, message.key?.toString(), message.value),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.#consumer.disconnect();
+    await this.#producer.disconnect();
+  }
+
+  get(destinationId: string, endpointRef?: string): StateValue | undefined {
+    return this.#states.get(stateKey(destinationId, endpointRef));
+  }
+
+  actions(limit: number): ActionRecord[] {
+    return this.#actions.slice(-limit).reverse();
+  }
+
+  async act(
+    destinationId: string,
+    endpointRef: string | undefined,
+    action: ControlAction,
+    reason: string,
+    by: string,
+  ): Promise<ActionRecord> {
+    const at = new Date(this.#options.now()).toISOString();
+    const value: StateValue = { state: STATE_OF[action], reason, by, at };
+    const record: ActionRecord = {
+      action,
+      destinationId,
+      ...(endpointRef !== undefined && { endpointRef }),
+      state: value.state,
+      reason,
+      by,
+      at,
+    };
+    const key = stateKey(destinationId, endpointRef);
+    await this.#producer.send(this.#options.topics.state, [{ key, value: JSON.stringify(value) }]);
+    await this.#producer.send(this.#options.topics.actions, [{ key, value: JSON.stringify(record) }]);
+    // Seen at once by this replica's reads; the consumer brings the same value a moment later.
+    this.#states.set(key, value);
+    return record;
+  }
+
+  #apply(topic: string, key: string | undefined, value: Buffer | null): void {
+    if (key === undefined) return;
+    let parsed: unknown;
+    try {
+      parsed = value === null ? null : JSON.parse(value.toString('utf8'));
+    } catch {
+      this.#options.logger.warn({ topic, key }, 'destination control record is not JSON; ignored');
+      return;
+    }
+    if (topic === this.#options.topics.state) {
+      if (parsed === null) this.#states.delete(key);
+      else if (isStateValue(parsed)) this.#states.set(key, parsed);
+      return;
+    }
+    if (
+      isActionRecord(parsed) &&
+      !this.#actions.some((a) => a.at === parsed.at && stateKey(a.destinationId, a.endpointRef) === key)
+    ) {
+      this.#actions.push(parsed);
+      if (this.#actions.length > MAX_ACTIONS_KEPT) this.#actions.shift();
+    }
+  }
+}
+
+const STATES = new Set<unknown>(['active', 'paused', 'disabled']);
+
+function isStateValue(v: unknown): v is StateValue {
+  const s = v as StateValue;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    STATES.has(s.state) &&
+    typeof s.reason === 'string' &&
+    typeof s.by === 'string' &&
+    typeof s.at === 'string'
+  );
+}
+
+function isActionRecord(v: unknown): v is ActionRecord {
+  const a = v as ActionRecord;
+  return (
+    isStateValue(v) && (CONTROL_ACTIONS as readonly unknown[]).includes(a.action) && typeof a.destinationId === 'string'
+  );
+}
