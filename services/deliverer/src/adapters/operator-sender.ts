@@ -46,7 +46,10 @@ export class OperatorSender {
   send(event: OperatorEvent, at = new Date(this.#options.now()).toISOString()): void {
     const { type, ...fields } = event;
     const body = JSON.stringify({ type, at, ...fields });
-    if (this.#closed || this.#options.settings() === undefined) return this.#options.counted(event.type, 'dropped');
+    if (this.#closed || this.#options.settings() === undefined) {
+      this.#options.counted(event.type, 'dropped');
+      return;
+    }
     const id = `op_${createHash('sha256').update(body).digest('hex').slice(0, 32)}`;
     this.#queue.push({ id, body, type: event.type });
     if (this.#queue.length > OPERATOR_QUEUE_MAX) {
