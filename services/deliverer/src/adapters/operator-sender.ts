@@ -72,9 +72,9 @@ export class OperatorSender {
 
   async #drain(): Promise<void> {
     while (!this.#closed && this.#queue.length > 0) {
-      const next = this.#queue[0]!;
+      // Out of the queue while in hand: the bound counts the events waiting.
+      const next = this.#queue.shift()!;
       const sent = await this.#deliver(next);
-      if (this.#queue[0] === next) this.#queue.shift();
       this.#options.counted(next.type, sent ? 'sent' : 'failed');
     }
   }
