@@ -16,7 +16,7 @@ import { Pipeline } from '../support/pipeline.ts';
 const OPERATOR_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
 /**
- * Auto-disable with a shrunk time (docs/reference/destination-control.md): an endpoint that only
+ * Auto-disable with a shrunk time (docs/reference/destination-actions.md): an endpoint that only
  * answers 503 is disabled after `delivery.autoDisable.after` (1 s here) of attempts without a 2xx;
  * the operator receives a signed `endpoint.disabled` event (verified with the reference
  * `standardwebhooks` library); the API shows the endpoint disabled by `sluice`; `POST …/enable`

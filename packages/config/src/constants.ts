@@ -65,7 +65,7 @@ export const DEFAULT_PORTS = {
 } as const;
 
 /**
- * Destination control (docs/reference/destination-control.md): an endpoint with no 2xx for this long
+ * Destination control (docs/reference/destination-actions.md): an endpoint with no 2xx for this long
  * while attempts were made is disabled (`delivery.autoDisable.after`; `0` or `off` turns it off).
  */
 export const AUTO_DISABLE_AFTER_DEFAULT = '72h';

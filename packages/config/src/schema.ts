@@ -211,7 +211,7 @@ export const ConfigSchema = Type.Object(
         ),
         /** Extra PEM CA bundle trusted besides the system roots (private CAs). */
         caFile: Type.Optional(Type.String({ minLength: 1 })),
-        /** Disable an endpoint with no 2xx for `after` while attempts were made (docs/reference/destination-control.md). */
+        /** Disable an endpoint with no 2xx for `after` while attempts were made (docs/reference/destination-actions.md). */
         autoDisable: Type.Object(
           {
             after: Type.Union(

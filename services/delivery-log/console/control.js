@@ -1,4 +1,4 @@
-// Destination control in the console (docs/reference/destination-control.md): the runtime state of
+// Destination control in the console (docs/reference/destination-actions.md): the runtime state of
 // a destination or an endpoint, and the actions on it, each with a reason.
 
 import { api, el, say, state, time } from './ui.js';

@@ -1,7 +1,7 @@
 import type { RecordSink } from '@sluice/kafka';
 
 /**
- * The deliverer's one use of the destination-state topics (docs/reference/destination-control.md):
+ * The deliverer's one use of the destination-state topics (docs/reference/destination-actions.md):
  * auto-disable writes an endpoint's `disabled` state to the compacted `sluice.destination-state`
  * (key `<destinationId>/<endpointRef>`) and appends the action to `sluice.destination-actions`, as
  * the delivery log's API does for an operator's action. Both through the deliverer's side-record

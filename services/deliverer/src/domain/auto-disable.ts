@@ -7,7 +7,7 @@ export interface Disabling {
 }
 
 /**
- * Auto-disable (docs/reference/destination-control.md): per endpoint, the time of the first attempt
+ * Auto-disable (docs/reference/destination-actions.md): per endpoint, the time of the first attempt
  * without a 2xx since its last 2xx. An attempt that finds that time `afterMs` or more behind it
  * disables the endpoint; the endpoint then starts a new count, so after it is enabled again it has
  * the whole time anew. Only attempts count: an endpoint with nothing to send is never disabled.

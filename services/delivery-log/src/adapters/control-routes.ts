@@ -50,7 +50,7 @@ function actionBody(raw: unknown): { reason: string; by: string } {
 const ACTION = `(${CONTROL_ACTIONS.join('|')})`;
 
 /**
- * The destination-control routes (docs/reference/destination-control.md): destinations with their
+ * The destination-control routes (docs/reference/destination-actions.md): destinations with their
  * runtime state, the four actions on a destination or one endpoint, and the recorded actions.
  */
 export function controlRoutes(deps: ControlRouteDeps): Route[] {

@@ -5,7 +5,7 @@ import type { Logger } from '@sluice/logging';
 import { MAX_ACTIONS_KEPT } from '../constants.ts';
 
 /**
- * Runtime state of destinations and endpoints (docs/reference/destination-control.md), behind one
+ * Runtime state of destinations and endpoints (docs/reference/destination-actions.md), behind one
  * small interface: the compacted topic `sluice.destination-state` (key `<destinationId>` or
  * `<destinationId>/<endpointRef>`, value {@link StateValue}) read from its beginning and kept live,
  * and every action appended to `sluice.destination-actions`, whose newest records the API lists.

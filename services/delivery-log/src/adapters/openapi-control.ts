@@ -11,7 +11,7 @@ const stateProperties = {
   auto: { type: 'boolean', description: 'Set by auto-disable' },
 };
 
-/** The destination-control schemas of the OpenAPI document (docs/reference/destination-control.md). */
+/** The destination-control schemas of the OpenAPI document (docs/reference/destination-actions.md). */
 export const controlSchemas = {
   ControlState: { type: 'object', required: Object.keys(stateProperties), properties: stateProperties },
   EndpointControlState: {
