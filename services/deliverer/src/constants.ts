@@ -6,7 +6,7 @@ export const REJECT_ORIGIN = 'deliverer';
 export const PRODUCE_LINGER_MS = 2;
 /** Operator events waiting to be sent at most; past it the oldest is dropped (docs/reference/operator-events.md). */
 export const OPERATOR_QUEUE_MAX = 1_000;
-/** Waits before each retry of an operator event: six tries over about a minute. */
+/** Waits before each retry of an operator event: seven tries over about a minute. */
 export const OPERATOR_BACKOFF_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000] as const;
 /** How often the signing secrets are checked for a `notAfter` coming up. */
 export const SECRET_CHECK_INTERVAL_MS = 15 * 60_000;
