@@ -65,8 +65,8 @@ export class OperatorWatch implements DeliveryWatch {
 
   /** Starts the secret-expiry check and the consumer of the actions topic (group `<clientId>.deliverer.operator-events`). */
   async start(kafka: Kafka, groupId: string): Promise<void> {
-    this.#checkSecrets();
-    this.#timer = setInterval(() => this.#checkSecrets(), SECRET_CHECK_INTERVAL_MS);
+    this.checkSecrets();
+    this.#timer = setInterval(() => this.checkSecrets(), SECRET_CHECK_INTERVAL_MS);
     this.#timer.unref();
     const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 500 });
     this.#consumer = consumer;
@@ -144,7 +144,8 @@ export class OperatorWatch implements DeliveryWatch {
     this.#tracker.retain((d, e) => config.destinations.some((x) => x.id === d && x.endpoints.some((y) => y.ref === e)));
   }
 
-  #checkSecrets(): void {
+  /** Sends `signing_secret.expiring` for each key newly within the notice (run at start and every 15 minutes). */
+  checkSecrets(): void {
     const config = this.#deps.config();
     const settings = config.operatorEvents;
     if (settings === undefined) return;

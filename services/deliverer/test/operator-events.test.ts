@@ -4,7 +4,12 @@ import { after, describe, it } from 'node:test';
 import { createLogger } from '@sluice/logging';
 import { type Receiver, startReceiver, testConfig, waitUntil } from '@sluice/testkit';
 import { Webhook } from 'standardwebhooks';
+import type { RecordSink } from '@sluice/kafka';
+import { Registry } from 'prom-client';
 import { OperatorSender } from '../src/adapters/operator-sender.ts';
+import type { AttemptResult } from '../src/domain/attempt-result.ts';
+import { DelivererMetrics } from '../src/metrics.ts';
+import { OperatorWatch } from '../src/operator-watch.ts';
 import { OPERATOR_QUEUE_MAX } from '../src/constants.ts';
 import { AutoDisableTracker } from '../src/domain/auto-disable.ts';
 import { DeadLetterBursts, expiringKeys, RefusalStreaks } from '../src/domain/operator-signals.ts';
@@ -170,5 +175,72 @@ describe('operator sender', () => {
     await waitUntil(() => counts.some((c) => c.endsWith(':failed')), 10_000, 'the first given up');
     await s.close();
     assert.equal(counts.length, OPERATOR_QUEUE_MAX + 2, 'every event counted once: failed or dropped');
+  });
+});
+
+describe('operator watch', () => {
+  const receivers: Receiver[] = [];
+  after(async () => {
+    for (const r of receivers) await r.close();
+  });
+
+  it('auto-disables an endpoint (state and action records as documented, metric, event), tells bursts and expiring secrets', async () => {
+    const operator = await startReceiver();
+    receivers.push(operator);
+    let now = Date.UTC(2026, 0, 1);
+    const config = testConfig({
+      destinations: [
+        {
+          id: 'd',
+          type: 'webhooks',
+          settings: {
+            webhooks: [{ url: 'https://example.com/h' }],
+            signing: {
+              schemes: ['standard-webhooks'],
+              standardWebhooks: { secrets: [{ secret: WHSEC, notAfter: new Date(now + HOUR).toISOString() }] },
+            },
+          },
+        },
+      ],
+      delivery: { autoDisable: { after: '1m' } },
+      operatorEvents: { url: operator.url, secret: WHSEC, deadLetterBurst: 2 },
+    });
+    const sent: { topic: string; key: string; value: Record<string, unknown> }[] = [];
+    const sink: RecordSink = {
+      send: async (topic, m) => void sent.push({ topic, key: String(m.key), value: JSON.parse(String(m.value)) }),
+    };
+    const registry = new Registry();
+    const metrics = new DelivererMetrics(registry);
+    const watch = new OperatorWatch({ config: () => config, sink, metrics, logger, now: () => now, backoffMs: [10] });
+    const fail = (at: number): AttemptResult => ({
+      endpoint: 'https://example.com/h',
+      outcome: 'retryable',
+      at,
+      latencyMs: 1,
+      status: 503,
+    });
+    watch.attempted('d', fail(now));
+    now += 60_000;
+    watch.attempted('d', fail(now));
+    await waitUntil(() => sent.length === 2, 5_000, 'state and action written');
+    const t = config.kafka.topics;
+    const state = sent.find((s) => s.topic === t.destinationState)!;
+    assert.equal(state.key, 'd/https://example.com/h');
+    assert.deepEqual(Object.keys(state.value).sort(), ['at', 'auto', 'by', 'reason', 'state']);
+    assert.equal(state.value.state, 'disabled');
+    assert.equal(state.value.by, 'sluice');
+    assert.match(String(state.value.reason), /^no 2xx since 2026-01-01T00:00:00\.000Z; last error: http_503$/);
+    const action = sent.find((s) => s.topic === t.destinationActions)!;
+    assert.equal(action.value.action, 'disable');
+    assert.equal(action.value.endpointRef, 'https://example.com/h');
+    assert.match(await registry.metrics(), /sluice_deliverer_auto_disabled_total\{destination="d"\} 1/);
+
+    for (let i = 0; i < 3; i++) watch.deadLettered('d');
+    watch.checkSecrets();
+    watch.checkSecrets();
+    await waitUntil(() => operator.requests.length === 3, 5_000, 'three operator events');
+    const types = operator.requests.map((r) => JSON.parse(r.body.toString()).type);
+    assert.deepEqual(types, ['endpoint.disabled', 'destination.dead_letter_burst', 'signing_secret.expiring']);
+    await watch.stop();
   });
 });
