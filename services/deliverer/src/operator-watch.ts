@@ -2,7 +2,7 @@ import type { SluiceConfig } from '@sluice/config';
 import type { Kafka, RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { AUTO_ACTOR, SECRET_CHECK_INTERVAL_MS } from './constants.ts';
-import { writeDestinationState } from './adapters/destination-state-writer.ts';
+import { appendDestinationAction, stateKey, writeDestinationState } from './adapters/destination-state-writer.ts';
 import { OperatorSender } from './adapters/operator-sender.ts';
 import type { AttemptResult } from './domain/attempt-result.ts';
 import { AutoDisableTracker } from './domain/auto-disable.ts';
@@ -110,13 +110,17 @@ export class OperatorWatch implements DeliveryWatch {
       at,
     );
     const t = config.kafka.topics;
-    void writeDestinationState(
-      this.#deps.sink,
-      { state: t.destinationState, actions: t.destinationActions },
-      destinationId,
-      result.endpoint,
-      { state: 'disabled', reason, by: AUTO_ACTOR, at, auto: true },
-    ).catch((err: unknown) => this.#deps.logger.error({ err, destinationId }, 'auto-disable not written'));
+    const value = { state: 'disabled' as const, reason, by: AUTO_ACTOR, at, auto: true as const };
+    const endpointRef = result.endpoint;
+    void Promise.all([
+      writeDestinationState(this.#deps.sink, t.destinationState, stateKey(destinationId, endpointRef), value),
+      appendDestinationAction(
+        this.#deps.sink,
+        t.destinationActions,
+        { action: 'disable', destinationId, endpointRef },
+        value,
+      ),
+    ]).catch((err: unknown) => this.#deps.logger.error({ err, destinationId }, 'auto-disable not written'));
   }
 
   deadLettered(destinationId: string): void {

@@ -1,11 +1,11 @@
 import type { RecordSink } from '@sluice/kafka';
 
 /**
- * The deliverer's one use of the destination-state topics (docs/reference/destination-actions.md):
- * auto-disable writes an endpoint's `disabled` state to the compacted `sluice.destination-state`
- * (key `<destinationId>/<endpointRef>`) and appends the action to `sluice.destination-actions`, as
- * the delivery log's API does for an operator's action. Both through the deliverer's side-record
- * sink, so they are retried until Kafka holds them.
+ * The deliverer's one use of the destination-state topics (docs/reference/destination-actions.md),
+ * shaped as `@sluice/destination-state`'s writer so that it can take its place: auto-disable writes
+ * an endpoint's state to the compacted `sluice.destination-state` (key `<destinationId>/<endpointRef>`)
+ * and appends the action to `sluice.destination-actions`, as the delivery log's API does for an
+ * operator's action. Both through the deliverer's side-record sink, retried until Kafka holds them.
  */
 export interface StateValue {
   state: 'active' | 'paused' | 'disabled';
@@ -15,17 +15,22 @@ export interface StateValue {
   auto?: true;
 }
 
-export function writeDestinationState(
+export const stateKey = (destinationId: string, endpointRef?: string): string =>
+  endpointRef === undefined ? destinationId : `${destinationId}/${endpointRef}`;
+
+export function writeDestinationState(sink: RecordSink, topic: string, key: string, value: StateValue): Promise<void> {
+  return sink.send(topic, { key, value: JSON.stringify(value) });
+}
+
+/** Appends the action that led to `value` (an action record of docs/reference/destination-actions.md). */
+export function appendDestinationAction(
   sink: RecordSink,
-  topics: { state: string; actions: string },
-  destinationId: string,
-  endpointRef: string,
+  topic: string,
+  action: { action: 'pause' | 'resume' | 'disable' | 'enable'; destinationId: string; endpointRef?: string },
   value: StateValue,
 ): Promise<void> {
-  const key = `${destinationId}/${endpointRef}`;
-  const action = { action: 'disable', destinationId, endpointRef, ...value };
-  return Promise.all([
-    sink.send(topics.state, { key, value: JSON.stringify(value) }),
-    sink.send(topics.actions, { key, value: JSON.stringify(action) }),
-  ]).then(() => undefined);
+  return sink.send(topic, {
+    key: stateKey(action.destinationId, action.endpointRef),
+    value: JSON.stringify({ ...action, ...value }),
+  });
 }
