@@ -1,5 +1,5 @@
 import type { SluiceConfig } from '@sluice/config';
-import type { Kafka, RecordSink } from '@sluice/kafka';
+import { createGroupConsumer, type GroupConsumer, type Kafka, type RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { AUTO_ACTOR, SECRET_CHECK_INTERVAL_MS } from './constants.ts';
 import { appendDestinationAction, stateKey, writeDestinationState } from './adapters/destination-state-writer.ts';
@@ -49,7 +49,7 @@ export class OperatorWatch implements DeliveryWatch {
   readonly #expiryTold = new Set<string>();
   readonly sender: OperatorSender;
   #timer: NodeJS.Timeout | undefined;
-  #consumer: ReturnType<Kafka['consumer']> | undefined;
+  #consumer: GroupConsumer | undefined;
 
   constructor(deps: OperatorWatchDeps) {
     this.#deps = deps;
@@ -68,11 +68,13 @@ export class OperatorWatch implements DeliveryWatch {
     this.checkSecrets();
     this.#timer = setInterval(() => this.checkSecrets(), SECRET_CHECK_INTERVAL_MS);
     this.#timer.unref();
-    const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 500 });
+    // Run again after a Kafka error (a broker restart) like every Sluice consumer; never fatal.
+    const consumer = createGroupConsumer(kafka, { groupId, logger: this.#deps.logger, maxWaitTimeInMs: 500 });
     this.#consumer = consumer;
-    await consumer.connect();
-    await consumer.subscribe({ topic: this.#deps.config().kafka.topics.destinationActions, fromBeginning: false });
-    await consumer.run({ eachMessage: async ({ message }) => this.#action(message.value) });
+    await consumer.run(
+      { topics: [this.#deps.config().kafka.topics.destinationActions], fromBeginning: false },
+      { eachMessage: async ({ message }) => this.#action(message.value) },
+    );
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Consumer, Kafka } from 'kafkajs';
-import { SafeProducer } from '@sluice/kafka';
+import { createGroupConsumer, type GroupConsumer, type Kafka, SafeProducer } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { MAX_ACTIONS_KEPT } from '../constants.ts';
 
@@ -76,7 +75,7 @@ export class KafkaDestinationControl implements DestinationControl {
   readonly #states = new Map<string, StateValue>();
   readonly #actions: ActionRecord[] = [];
   readonly #producer: SafeProducer;
-  readonly #consumer: Consumer;
+  readonly #consumer: GroupConsumer;
   readonly #options: KafkaControlOptions;
 
   constructor(options: KafkaControlOptions) {
@@ -84,18 +83,20 @@ export class KafkaDestinationControl implements DestinationControl {
     this.#producer = new SafeProducer(options.kafka);
     // Its own group each start: every replica reads both topics whole, and commits nothing.
     const groupId = `${options.clientId}.control.${randomBytes(6).toString('hex')}`;
-    this.#consumer = options.kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+    // Run again after a Kafka error; with nothing committed it reads both topics again from the start.
+    this.#consumer = createGroupConsumer(options.kafka, { groupId, logger: options.logger });
   }
 
   async start(): Promise<void> {
     await this.#producer.connect();
-    await this.#consumer.connect();
     const { state, actions } = this.#options.topics;
-    await this.#consumer.subscribe({ topics: [state, actions], fromBeginning: true });
-    await this.#consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ topic, message }) => this.#apply(topic, message.key?.toString(), message.value),
-    });
+    await this.#consumer.run(
+      { topics: [state, actions], fromBeginning: true },
+      {
+        autoCommit: false,
+        eachMessage: async ({ topic, message }) => this.#apply(topic, message.key?.toString(), message.value),
+      },
+    );
   }
 
   async stop(): Promise<void> {
