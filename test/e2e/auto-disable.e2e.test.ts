@@ -8,6 +8,7 @@ import {
   type Receiver,
   sleep,
   startReceiver,
+  testKafka,
   uniqueName,
   waitUntil,
 } from '@sluice/testkit';
@@ -93,6 +94,20 @@ describe('auto-disable and operator events', { timeout: 180_000 }, () => {
   });
 
   it('enable makes the endpoint active again, tells the operator who did it, and events are delivered', async () => {
+    // The deliverer tells of actions written after its actions consumer joined its group (it starts at the end).
+    const admin = testKafka({ brokers: pipeline.brokers.split(',') }).admin();
+    await admin.connect();
+    try {
+      const clientId = (pipeline.raw.kafka as { clientId: string }).clientId;
+      const groupId = `${clientId}.deliverer.operator-events`;
+      await waitUntil(
+        async () => (await admin.describeGroups([groupId])).groups[0]?.state === 'Stable',
+        30_000,
+        'the operator-events group stable',
+      );
+    } finally {
+      await admin.disconnect();
+    }
     healthy = true;
     const ref = encodeURIComponent(pipeline.receivers[0]!.url);
     const enabled = await pipeline.deliveryLog(`/api/v1/destinations/ledger-hooks/endpoints/${ref}/enable`, {

@@ -84,7 +84,7 @@ export class KafkaDestinationControl implements DestinationControl {
     // Its own group each start: every replica reads both topics whole, and commits nothing.
     const groupId = `${options.clientId}.control.${randomBytes(6).toString('hex')}`;
     // Run again after a Kafka error; with nothing committed it reads both topics again from the start.
-    this.#consumer = createGroupConsumer(options.kafka, { groupId, logger: options.logger });
+    this.#consumer = createGroupConsumer(options.kafka, { groupId, logger: options.logger, maxWaitTimeInMs: 500 });
   }
 
   async start(): Promise<void> {
