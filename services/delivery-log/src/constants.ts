@@ -80,3 +80,5 @@ export const EVICT_FRACTION = 0.1;
 export const MAX_ACTIONS_KEPT = 1_000;
 export const DEFAULT_ACTIONS_PAGE = 50;
 export const MAX_REASON_LENGTH = 500;
+/** How long the start waits to have read the destination states that existed when it started. */
+export const CONTROL_CATCH_UP_MS = 15_000;

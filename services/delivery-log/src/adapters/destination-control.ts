@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createGroupConsumer, type GroupConsumer, type Kafka, SafeProducer } from '@sluice/kafka';
+import { type Admin, createGroupConsumer, type GroupConsumer, type Kafka, SafeProducer } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import { MAX_ACTIONS_KEPT } from '../constants.ts';
+import { CONTROL_CATCH_UP_MS, MAX_ACTIONS_KEPT } from '../constants.ts';
 
 /**
  * Runtime state of destinations and endpoints (docs/reference/destination-actions.md), behind one
@@ -64,6 +64,8 @@ export const stateKey = (destinationId: string, endpointRef?: string): string =>
 
 export interface KafkaControlOptions {
   kafka: Kafka;
+  /** Reads where the state topic ends at start, so `start` resolves once the states up to there are read. */
+  admin: Admin;
   topics: { state: string; actions: string };
   clientId: string;
   logger: Logger;
@@ -77,6 +79,8 @@ export class KafkaDestinationControl implements DestinationControl {
   readonly #producer: SafeProducer;
   readonly #consumer: GroupConsumer;
   readonly #options: KafkaControlOptions;
+  /** Per partition of the state topic, the offset after the last record read. */
+  readonly #read = new Map<number, number>();
 
   constructor(options: KafkaControlOptions) {
     this.#options = options;
@@ -87,16 +91,28 @@ export class KafkaDestinationControl implements DestinationControl {
     this.#consumer = createGroupConsumer(options.kafka, { groupId, logger: options.logger, maxWaitTimeInMs: 500 });
   }
 
+  /** Starts reading both topics; resolves once the state topic is read up to where it ended at start. */
   async start(): Promise<void> {
     await this.#producer.connect();
     const { state, actions } = this.#options.topics;
+    const ends = (await this.#options.admin.fetchTopicOffsets(state))
+      .filter((o) => Number(o.high) > Number(o.low))
+      .map((o) => [o.partition, Number(o.high)] as const);
     await this.#consumer.run(
       { topics: [state, actions], fromBeginning: true },
       {
         autoCommit: false,
-        eachMessage: async ({ topic, message }) => this.#apply(topic, message.key?.toString(), message.value),
+        eachMessage: async ({ topic, partition, message }) => {
+          if (topic === state) this.#read.set(partition, Number(message.offset) + 1);
+          this.#apply(topic, message.key?.toString(), message.value);
+        },
       },
     );
+    const caughtUp = () => ends.every(([p, high]) => (this.#read.get(p) ?? 0) >= high);
+    const deadline = Date.now() + CONTROL_CATCH_UP_MS;
+    while (!caughtUp() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // Not read in time: serve anyway; the states arrive as the consumer reads them.
+    if (!caughtUp()) this.#options.logger.warn({ topic: state }, 'destination states not read up to the end at start');
   }
 
   async stop(): Promise<void> {
