@@ -73,7 +73,7 @@ export class OperatorWatch implements DeliveryWatch {
     this.#consumer = consumer;
     await consumer.run(
       { topics: [this.#deps.config().kafka.topics.destinationActions], fromBeginning: false },
-      { eachMessage: async ({ message }) => this.#action(message.value) },
+      { eachMessage: async ({ message }) => this.onActionRecord(message.value) },
     );
   }
 
@@ -163,7 +163,8 @@ export class OperatorWatch implements DeliveryWatch {
     }
   }
 
-  #action(value: Buffer | null): void {
+  /** One record of `sluice.destination-actions` → its operator event (auto-disable's are told where they happen). */
+  onActionRecord(value: Buffer | null): void {
     let record: {
       action?: string;
       destinationId?: string;
@@ -178,7 +179,8 @@ export class OperatorWatch implements DeliveryWatch {
     } catch {
       return;
     }
-    const past = PAST[record.action ?? ''];
+    const past =
+      typeof record.action === 'string' && Object.hasOwn(PAST, record.action) ? PAST[record.action] : undefined;
     if (past === undefined || typeof record.destinationId !== 'string' || record.auto === true) return;
     const event: OperatorEvent = {
       type: `${record.endpointRef === undefined ? 'destination' : 'endpoint'}.${past}`,
@@ -187,6 +189,6 @@ export class OperatorWatch implements DeliveryWatch {
       reason: String(record.reason ?? ''),
       by: String(record.by ?? ''),
     };
-    this.sender.send(event, record.at);
+    this.sender.send(event, typeof record.at === 'string' ? record.at : undefined);
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { createLogger } from '@sluice/logging';
-import { type Receiver, startReceiver, testConfig, waitUntil } from '@sluice/testkit';
+import { type Receiver, sleep, startReceiver, testConfig, waitUntil } from '@sluice/testkit';
 import { Webhook } from 'standardwebhooks';
 import type { RecordSink } from '@sluice/kafka';
 import { Registry } from 'prom-client';
@@ -241,6 +241,26 @@ describe('operator watch', () => {
     await waitUntil(() => operator.requests.length === 3, 5_000, 'three operator events');
     const types = operator.requests.map((r) => JSON.parse(r.body.toString()).type);
     assert.deepEqual(types, ['endpoint.disabled', 'destination.dead_letter_burst', 'signing_secret.expiring']);
+
+    // Action records: an operator's action is told with who and why; auto-disable's and odd records are not.
+    const record = (r: unknown) => watch.onActionRecord(Buffer.from(JSON.stringify(r)));
+    record({ action: 'disable', destinationId: 'd', endpointRef: 'e', reason: 'x', by: 'sluice', auto: true });
+    record({ action: 'constructor', destinationId: 'd', reason: 'x', by: 'y' });
+    record({ action: 'pause', reason: 'no destination' });
+    record(42);
+    watch.onActionRecord(Buffer.from('not json'));
+    watch.onActionRecord(null);
+    record({ action: 'pause', destinationId: 'd', reason: 'maintenance', by: 'ana', at: '2026-01-01T01:00:00.000Z' });
+    await waitUntil(() => operator.requests.length === 4, 5_000, 'the pause told');
+    await sleep(100);
+    assert.equal(operator.requests.length, 4, 'only the pause');
+    assert.deepEqual(JSON.parse(operator.requests[3]!.body.toString()), {
+      type: 'destination.paused',
+      at: '2026-01-01T01:00:00.000Z',
+      destinationId: 'd',
+      reason: 'maintenance',
+      by: 'ana',
+    });
     await watch.stop();
   });
 });
