@@ -105,7 +105,7 @@ describe('delivery-log console in a browser', {
 
     await page.goto(`${url}/#/`);
     await page.getByRole('heading', { name: 'Destinations' }).waitFor();
-    await page.getByRole('cell', { name: pipeline.receivers[0]!.url }).waitFor();
+    await page.getByRole('cell', { name: pipeline.receivers[0]!.url, exact: true }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}destinations.png`, fullPage: true });
 
     const gone = `${run}-gone`;
@@ -131,6 +131,60 @@ describe('delivery-log console in a browser', {
     await page.goto(`${url}/#/stream/ledger`);
     await page.getByText('Console Test').first().waitFor();
     await page.screenshot({ path: `${ARTIFACTS}live-events.png`, fullPage: true });
+  });
+
+  it('shows each destination and endpoint state and drives pause, resume, disable and enable with a reason', async () => {
+    const url = pipeline.service('delivery-log').url;
+    const endpoint = pipeline.receivers[0]!.url;
+    await page.goto(`${url}/#/`);
+    await page.getByRole('heading', { name: 'Destinations' }).waitFor();
+    const destinationState = page.locator('.destination-state p');
+    assert.match(await destinationState.innerText(), /State: active/);
+
+    // Pause with a reason, from the keyboard: the reason field, then the Pause button.
+    await page.getByLabel('Reason (ledger-hooks)').fill('customer maintenance');
+    await page.getByRole('button', { name: 'Pause ledger-hooks' }).focus();
+    await page.keyboard.press('Enter');
+    await waitUntil(
+      async () => /paused since .* by console: customer maintenance/.test(await destinationState.innerText()),
+      10_000,
+      'the page shows the pause',
+    );
+    const api = async () => (await pipeline.deliveryLog('/api/v1/destinations')).body.destinations[0];
+    assert.equal((await api()).state.state, 'paused');
+    await page.screenshot({ path: `${ARTIFACTS}destination-paused.png`, fullPage: true });
+    // A paused destination offers Resume and Disable, not Pause.
+    assert.equal(await page.getByRole('button', { name: 'Pause ledger-hooks' }).count(), 0);
+    await page.getByLabel('Reason (ledger-hooks)').fill('maintenance over');
+    await page.getByRole('button', { name: 'Resume ledger-hooks' }).click();
+    await waitUntil(
+      async () => /active since .* by console: maintenance over/.test(await destinationState.innerText()),
+      10_000,
+      'the page shows the resume',
+    );
+
+    // One endpoint: disable, then enable; the row shows its state.
+    const row = page.locator('tr', { has: page.getByRole('cell', { name: endpoint, exact: true }) });
+    await page.getByLabel(`Reason (${endpoint})`).fill('certificate expired');
+    await page.getByRole('button', { name: `Disable ${endpoint}` }).click();
+    await waitUntil(
+      async () =>
+        /disabled since .* by console: certificate expired/.test(await row.locator('.endpoint-state').innerText()),
+      10_000,
+      'the row shows the endpoint disabled',
+    );
+    assert.equal((await api()).endpointStates[0].state, 'disabled');
+    // Submitting without a reason is refused by the form: nothing is sent.
+    await page.getByRole('button', { name: `Enable ${endpoint}` }).click();
+    assert.equal((await api()).endpointStates[0].state, 'disabled');
+    await page.getByLabel(`Reason (${endpoint})`).fill('renewed');
+    await page.getByRole('button', { name: `Enable ${endpoint}` }).click();
+    await waitUntil(async () => (await api()).endpointStates[0].state === 'active', 10_000, 'enabled');
+    const actions = (await pipeline.deliveryLog('/api/v1/destination-actions')).body.actions;
+    assert.deepEqual(
+      actions.slice(0, 4).map((a: { action: string }) => a.action),
+      ['enable', 'disable', 'resume', 'pause'],
+    );
   });
 
   it("a batched attempt shows its batch id, which opens the batch's events with their state", async () => {

@@ -1,6 +1,12 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '@sluice/config';
 import { configValidate } from './commands/config-validate.ts';
+import {
+  DESTINATION_ACTIONS,
+  destinationAction,
+  destinationsList,
+  type DestinationActionFlags,
+} from './commands/destinations.ts';
 import { dlqList, dlqReplay, type DlqListFlags, type DlqReplayFlags } from './commands/dlq.ts';
 import { send } from './commands/send.ts';
 import { topics } from './commands/topics.ts';
@@ -47,7 +53,9 @@ function withDlqFilters(command: Command): Command {
 /** The `sluice` command tree (docs/reference/operating-interface.md). */
 export function buildProgram(io: CliIo): Command {
   const program = new Command('sluice')
-    .description('Sluice operator tool: validate a config, send a test event, dead letters, signatures, topics.')
+    .description(
+      'Sluice operator tool: validate a config, send a test event, dead letters, signatures, topics, destination state.',
+    )
     .version(CLI_VERSION, '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
@@ -175,6 +183,26 @@ export function buildProgram(io: CliIo): Command {
     .option('--create', 'create missing topics first')
     .option('--json', 'JSON output')
     .action((o: { config?: string; create?: boolean; json?: boolean }) => topics(io, o));
+
+  const destinations = program
+    .command('destinations')
+    .description("destinations' runtime state through the delivery log's API (SLUICE_API_URL, SLUICE_API_TOKEN)");
+  destinations
+    .command('list')
+    .description('each destination and endpoint with its state: active, paused or disabled (reason, by, since)')
+    .option('--json', 'JSON output')
+    .action((o: { json?: boolean }) => destinationsList(io, o));
+  for (const action of DESTINATION_ACTIONS) {
+    destinations
+      .command(action)
+      .description(`${action} a destination, or one endpoint of it with --endpoint`)
+      .argument('<id>', 'destination id')
+      .option('--endpoint <ref>', 'only this endpoint, named as `destinations list` shows it')
+      .requiredOption('--reason <text>', 'why (recorded with the action)')
+      .option('--by <name>', 'who acts (default: api)')
+      .option('--json', 'JSON output')
+      .action((id: string, o: DestinationActionFlags) => destinationAction(io, action, id, o));
+  }
 
   return program;
 }

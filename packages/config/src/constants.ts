@@ -8,6 +8,8 @@ export const DEFAULT_TOPICS = {
   attempts: 'sluice.attempts',
   audiences: 'sluice.audiences',
   audienceState: 'sluice.audience-state',
+  destinationState: 'sluice.destination-state',
+  destinationActions: 'sluice.destination-actions',
   delayPrefix: 'sluice.delay.',
 } as const;
 
@@ -60,4 +62,19 @@ export const DEFAULT_PORTS = {
   retry: 8082,
   audienceSync: 8083,
   deliveryLog: 8084,
+} as const;
+
+/**
+ * Destination control (docs/reference/destination-actions.md): an endpoint with no 2xx for this long
+ * while attempts were made is disabled (`delivery.autoDisable.after`; `0` or `off` turns it off).
+ */
+export const AUTO_DISABLE_AFTER_DEFAULT = '72h';
+/** Operator events (`operatorEvents`): their defaults. */
+export const OPERATOR_EVENT_DEFAULTS = {
+  /** More dead letters than this within one minute for one destination is a `destination.dead_letter_burst`. */
+  deadLetterBurst: 100,
+  /** A destination whose filter refused each of its last this many events is a `destination.filter_refuses_all`. */
+  filterRefusesAll: 1_000,
+  /** A signing secret whose `notAfter` is this close is a `signing_secret.expiring`. */
+  secretExpiryNotice: '24h',
 } as const;

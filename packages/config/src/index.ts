@@ -1,4 +1,5 @@
 export {
+  AUTO_DISABLE_AFTER_DEFAULT,
   BATCH_BOUNDS,
   BATCH_DEFAULTS,
   DEFAULT_BACKOFF,
@@ -6,6 +7,7 @@ export {
   DEFAULT_PORTS,
   DEFAULT_TOPICS,
   LIMITS,
+  OPERATOR_EVENT_DEFAULTS,
   RESERVED_HEADERS,
 } from './constants.ts';
 export { ConfigStore, type ReloadStep } from './config-store.ts';
@@ -29,6 +31,7 @@ export type {
   KafkaSasl,
   KafkaSecurity,
   KafkaSsl,
+  OperatorEventsSettings,
   SchemaRegistryAccess,
 } from './types.ts';
 export { HOP_BY_HOP_HEADERS, headerNameProblem, headerValueProblem } from './header-rules.ts';

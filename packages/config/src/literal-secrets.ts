@@ -64,5 +64,8 @@ export function literalSecretFields(input: unknown): string[] {
   if (isObject(kafka.ssl)) secret('kafka.ssl.keyPassword', kafka.ssl.keyPassword);
   secret('schemaRegistry.password', section('schemaRegistry').password);
   secret('schemaRegistry.bearerToken', section('schemaRegistry').bearerToken);
+  const operatorEvents = section('operatorEvents');
+  secret('operatorEvents.secret', operatorEvents.secret);
+  if (urlHoldsSecret(operatorEvents.url)) found.push('operatorEvents.url');
   return found;
 }

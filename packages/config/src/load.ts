@@ -9,6 +9,7 @@ import { parseErrorProblem } from './parse-error.ts';
 import { resolveKafkaSection, resolveSchemaRegistry } from './connection-security.ts';
 import { ConfigSchema, type RawConfig } from './schema.ts';
 import { resolveEndpoints } from './endpoints.ts';
+import { resolveOperatorEvents } from './operator-events.ts';
 import { secretResolver } from './secrets.ts';
 import { checkSemantics } from './semantic-checks.ts';
 import { resolveSigning } from './signing.ts';
@@ -114,8 +115,12 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       },
       ...(raw.delivery.caFile !== undefined && { caFile: raw.delivery.caFile }),
       ssrf: raw.delivery.ssrf,
+      autoDisable: {
+        afterMs: raw.delivery.autoDisable.after === 'off' ? 0 : parseDuration(raw.delivery.autoDisable.after),
+      },
     },
     ...(raw.schemaRegistry !== undefined && { schemaRegistry: resolveSchemaRegistry(raw.schemaRegistry, secret) }),
+    ...(raw.operatorEvents !== undefined && { operatorEvents: resolveOperatorEvents(raw.operatorEvents, secret) }),
     retry: {
       windowMs: parseDuration(raw.retry.window),
       scheduleMs: raw.retry.schedule.map(parseDuration),

@@ -1,11 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  AUTO_DISABLE_AFTER_DEFAULT,
   BATCH_BOUNDS,
   BATCH_DEFAULTS,
   DEFAULT_BACKOFF,
   DEFAULT_DELAY_TIERS,
   DEFAULT_TOPICS,
   LIMITS,
+  OPERATOR_EVENT_DEFAULTS,
 } from './constants.ts';
 import { DURATION_PATTERN } from './duration.ts';
 import { SigningSchema } from './signing-schema.ts';
@@ -209,6 +211,18 @@ export const ConfigSchema = Type.Object(
         ),
         /** Extra PEM CA bundle trusted besides the system roots (private CAs). */
         caFile: Type.Optional(Type.String({ minLength: 1 })),
+        /** Disable an endpoint with no 2xx for `after` while attempts were made (docs/reference/destination-actions.md). */
+        autoDisable: Type.Object(
+          {
+            after: Type.Union(
+              [Type.Integer({ minimum: 0 }), Type.String({ pattern: DURATION_PATTERN }), Type.Literal('off')],
+              {
+                default: AUTO_DISABLE_AFTER_DEFAULT,
+              },
+            ),
+          },
+          { additionalProperties: false, default: {} },
+        ),
         ssrf: Type.Object(
           {
             enabled: Type.Boolean({ default: true }),
@@ -250,6 +264,21 @@ export const ConfigSchema = Type.Object(
         }),
       },
       { additionalProperties: false, default: {} },
+    ),
+    /** Signed webhooks to the operator about destination control (docs/reference/operator-events.md). */
+    operatorEvents: Type.Optional(
+      Type.Object(
+        {
+          /** Where the events are POSTed; a secret, as it may hold credentials. */
+          url: SecretSchema,
+          /** The Standard Webhooks `whsec_` secret that signs them. */
+          secret: SecretSchema,
+          deadLetterBurst: Type.Integer({ minimum: 1, default: OPERATOR_EVENT_DEFAULTS.deadLetterBurst }),
+          filterRefusesAll: Type.Integer({ minimum: 1, default: OPERATOR_EVENT_DEFAULTS.filterRefusesAll }),
+          secretExpiryNotice: Duration(OPERATOR_EVENT_DEFAULTS.secretExpiryNotice),
+        },
+        { additionalProperties: false },
+      ),
     ),
     /** The delivery log (docs/delivery-log.md). */
     deliveryLog: Type.Object(

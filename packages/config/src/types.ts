@@ -111,6 +111,8 @@ export interface SluiceConfig {
     circuitBreaker: { failures: number; cooldownMs: number };
     caFile?: string;
     ssrf: { enabled: boolean; allowCidrs: string[] };
+    /** `delivery.autoDisable.after` in ms; 0: off. */
+    autoDisable: { afterMs: number };
   };
   retry: { windowMs: number; scheduleMs: number[]; jitter: number; tiersMs: number[] };
   deliveryLog: {
@@ -125,6 +127,21 @@ export interface SluiceConfig {
   };
   /** Credentials and CA for the schema registry; absent: anonymous, system roots. */
   schemaRegistry?: SchemaRegistryAccess;
+  /** Where operator events go; absent: none are sent. */
+  operatorEvents?: OperatorEventsSettings;
+}
+
+/** `operatorEvents` with secrets resolved (docs/reference/operator-events.md). */
+export interface OperatorEventsSettings {
+  url: string;
+  /** A `whsec_` Standard Webhooks secret. */
+  secret: string;
+  /** Dead letters per minute and destination above which a burst is reported; default 100. */
+  deadLetterBurst: number;
+  /** Consecutive events a destination's filter refused before it is reported; default 1,000. */
+  filterRefusesAll: number;
+  /** How far ahead of a signing secret's `notAfter` it is reported; default 24 h. */
+  secretExpiryNoticeMs: number;
 }
 
 /** `schemaRegistry` with secrets resolved: Basic (`username`, `password`) or `bearerToken`, and a CA. */

@@ -149,6 +149,7 @@ describe('literalSecretFields', () => {
       deliveryLog: { adminToken: { env: 'T' }, databaseUrl: 'postgres://u:pw@db/sluice?sslmode=require' },
       kafka: { ssl: { keyPassword: 'kp' }, sasl: { password: 'pw', oidc: { clientSecret: 'cs' } } },
       schemaRegistry: { password: 'srp', bearerToken: { env: 'B' } },
+      operatorEvents: { url: 'https://ops.example/in?key=k', secret: 'whsec_o' },
     };
     assert.deepEqual(literalSecretFields(raw), [
       'sources[0].writeKeys[0]',
@@ -164,7 +165,13 @@ describe('literalSecretFields', () => {
       'kafka.sasl.oidc.clientSecret',
       'kafka.ssl.keyPassword',
       'schemaRegistry.password',
+      'operatorEvents.secret',
+      'operatorEvents.url',
     ]);
+    assert.deepEqual(
+      literalSecretFields({ operatorEvents: { url: 'https://ops.example/in', secret: { env: 'S' } } }),
+      [],
+    );
     assert.deepEqual(literalSecretFields({ deliveryLog: { databaseUrl: 'postgres://u@db/x?sslmode=require' } }), []);
   });
 });

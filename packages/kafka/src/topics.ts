@@ -37,6 +37,8 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
     spec(topics.attempts),
     spec(topics.audiences),
     spec(topics.audienceState, [{ name: 'cleanup.policy', value: 'compact' }]),
+    spec(topics.destinationState, [{ name: 'cleanup.policy', value: 'compact' }]),
+    spec(topics.destinationActions, longRetention),
     ...config.retry.tiersMs.map((ms) => spec(delayTopicName(config, ms), delayRetention(ms))),
   ];
 }

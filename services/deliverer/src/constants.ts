@@ -10,3 +10,13 @@ export const PRODUCE_LINGER_MS = 2;
  * waits at most this long more for its acknowledgement.
  */
 export const PRODUCE_INTERVAL_MS = 10;
+/** Operator events waiting to be sent at most; past it the oldest is dropped (docs/reference/operator-events.md). */
+export const OPERATOR_QUEUE_MAX = 1_000;
+/** Waits before each retry of an operator event: seven tries over about a minute. */
+export const OPERATOR_BACKOFF_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000] as const;
+/** How often the signing secrets are checked for a `notAfter` coming up. */
+export const SECRET_CHECK_INTERVAL_MS = 15 * 60_000;
+/** Who auto-disable acts as, in the state and action records. */
+export const AUTO_ACTOR = 'sluice';
+/** The operator-event consumer's group: `<clientId>.deliverer.operator-events`, one replica sends each action's event. */
+export const OPERATOR_GROUP_SUFFIX = 'operator-events';

@@ -15,6 +15,7 @@ import { admitEndpoints, isDeferred, sendRequest, type Outcome, type RequestDeps
 import type { EndpointGates } from './endpoint-gates.ts';
 import type { IsolationMetrics } from './isolation-metrics.ts';
 import type { DelivererMetrics } from './metrics.ts';
+import type { DeliveryWatch } from './operator-watch.ts';
 import { Settler } from './settle.ts';
 
 export interface DeliveryDeps {
@@ -38,6 +39,8 @@ export interface DeliveryDeps {
    * Default: always.
    */
   crowded?: () => boolean;
+  /** Told of every attempt result and dead letter (auto-disable, operator events). */
+  watch?: DeliveryWatch;
 }
 
 /**

@@ -14,6 +14,8 @@ export class DelivererMetrics {
   readonly deadLettered: Counter<'destination' | 'reason'>;
   readonly inFlight: Gauge<'destination'>;
   readonly rejected: Counter<'topic' | 'code'>;
+  readonly autoDisabled: Counter<'destination'>;
+  readonly operatorEvents: Counter<'type' | 'outcome'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
 
   constructor(registry: Registry) {
@@ -72,6 +74,18 @@ export class DelivererMetrics {
       name: 'sluice_deliverer_rejected_records_total',
       help: 'Records sent to the rejected topic, by source topic and reason (the closed set REJECT_REASONS)',
       labelNames: ['topic', 'code'],
+      registers,
+    });
+    this.autoDisabled = new Counter({
+      name: 'sluice_deliverer_auto_disabled_total',
+      help: 'Endpoints disabled after no 2xx for delivery.autoDisable.after while attempts were made',
+      labelNames: ['destination'],
+      registers,
+    });
+    this.operatorEvents = new Counter({
+      name: 'sluice_deliverer_operator_events_total',
+      help: 'Operator events by type and outcome (sent, failed after its retries, dropped)',
+      labelNames: ['type', 'outcome'],
       registers,
     });
   }

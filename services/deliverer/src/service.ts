@@ -2,7 +2,7 @@ import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
 import type { SluiceConfig } from '@sluice/config';
 import { ConcurrentConsumer, ConsumerMetrics, RecordBatcher } from '@sluice/kafka';
 import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
-import { PRODUCE_INTERVAL_MS, PRODUCE_LINGER_MS } from './constants.ts';
+import { OPERATOR_GROUP_SUFFIX, PRODUCE_INTERVAL_MS, PRODUCE_LINGER_MS } from './constants.ts';
 import type { LookupFunction } from './adapters/guarded-connector.ts';
 import { TimeoutLog } from './adapters/timeout-log.ts';
 import { UndiciWebhookClient, type WebhookClient } from './adapters/webhook-client.ts';
@@ -13,6 +13,7 @@ import { EndpointGates } from './endpoint-gates.ts';
 import { createRecordHandler } from './handle-record.ts';
 import { IsolationMetrics } from './isolation-metrics.ts';
 import { DelivererMetrics } from './metrics.ts';
+import { OperatorWatch } from './operator-watch.ts';
 
 export interface DelivererOptions {
   /** Port of /metrics, /healthz and /readyz (0 picks a free one). */
@@ -35,6 +36,10 @@ export interface DelivererOptions {
   lagIntervalMs?: number;
   /** Least time between two writes of side records under load (benchmarks compare); default 10 ms. */
   sideRecordIntervalMs?: number;
+  /** The deliverer's clock for auto-disable and operator events; default `Date.now`. */
+  now?: () => number;
+  /** Waits before each retry of an operator event; default about a minute in six tries. */
+  operatorBackoffMs?: readonly number[];
 }
 
 export interface DelivererService extends RunningService {
@@ -65,6 +70,18 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
     const gates = new EndpointGates(ctx.logger);
     const isolation = new IsolationMetrics(ctx.registry, gates);
 
+    const watch = new OperatorWatch({
+      config: () => ctx.config.current,
+      sink,
+      metrics,
+      logger: ctx.logger,
+      now: options.now ?? Date.now,
+      ...(options.operatorBackoffMs && { backoffMs: options.operatorBackoffMs }),
+    });
+    await life.start({ name: 'operator events', stop: () => watch.stop() }, () =>
+      watch.start(kafka, `${delivererGroupId(initial)}.${OPERATOR_GROUP_SUFFIX}`),
+    );
+
     let policy = addressPolicy(initial);
     const client =
       options.webhookClient ??
@@ -87,6 +104,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       const threadSettings = webhookThreadSettings(config);
       return () => {
         gates.retain(config);
+        watch.retain(config);
         if (client instanceof UndiciWebhookClient) {
           policy = nextPolicy;
           void client.retain(endpointOrigins(config));
@@ -108,6 +126,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       isolation,
       onTimeout: (t) => timeouts.timedOut(t),
       crowded: () => consumer?.crowded ?? false,
+      watch,
     });
     // Requests still in flight after their destination was done write their attempt records first.
     life.add({ name: 'deliveries', stop: () => delivery.drain() });

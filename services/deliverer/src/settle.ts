@@ -8,6 +8,7 @@ import { deferralWaitMs, type Deferred } from './domain/deferral.ts';
 import { stateAfterAttempt, type DeliveryJob } from './domain/delivery-job.ts';
 import { decidePart, type PartDecision } from './domain/part-decision.ts';
 import type { IsolationMetrics } from './isolation-metrics.ts';
+import type { DeliveryWatch } from './operator-watch.ts';
 import type { DelivererMetrics } from './metrics.ts';
 
 export interface SettleDeps {
@@ -18,6 +19,8 @@ export interface SettleDeps {
   now: () => number;
   /** Uniform in [0, 1): the jitter of deferral waits. */
   random: () => number;
+  /** Told of every attempt result and dead letter (auto-disable, operator events). */
+  watch?: DeliveryWatch;
 }
 
 /** The batch an event went in (docs/reference/batches.md): carried on its attempt records. */
@@ -139,6 +142,7 @@ export class Settler {
     config: SluiceConfig,
     batch?: BatchRef,
   ): Promise<void> {
+    this.deps.watch?.attempted(job.destinationId, r);
     return this.#sendAttempt(job, config, attemptEvent(job, attempt, r), batch);
   }
 
@@ -176,6 +180,7 @@ export class Settler {
   #writeDead(job: DeliveryJob, state: RetryState, reason: DeadReason, config: SluiceConfig): Promise<void> {
     const dead: RetryState = { ...state, deadReason: reason, deadAt: this.deps.now() };
     this.deps.metrics.deadLettered.inc({ destination: job.destinationId, reason });
+    this.deps.watch?.deadLettered(job.destinationId);
     this.deps.logger.info(
       { messageId: job.messageId, destinationId: job.destinationId, reason },
       'event dead-lettered',

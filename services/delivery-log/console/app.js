@@ -21,6 +21,7 @@ import {
   time,
   TOKEN_KEY,
 } from './ui.js';
+import { destinationControl, endpointControl } from './control.js';
 
 let timer;
 
@@ -37,10 +38,11 @@ async function destinationsPage() {
         { 'aria-labelledby': `dest-${d.id}` },
         el('h3', { id: `dest-${d.id}` }, `${d.name} (${d.id})`, d.enabled ? '' : ' — disabled'),
         el('p', { class: 'muted' }, `Sources: ${d.sourceIds.join(', ') || 'none'}`),
+        destinationControl(d, destinationsPage),
         el('ul', { class: 'counts' }, counts),
         table(
           `Endpoint health over the last ${Math.round(health.windowMs / 60000)} minutes`,
-          ['Endpoint', 'Attempts', 'Success', 'p50', 'p95', 'Last error'],
+          ['Endpoint', 'Attempts', 'Success', 'p50', 'p95', 'Last error', 'State', 'Control'],
           d.endpoints.map((url) => {
             const h = byUrl.get(url);
             return el(
@@ -56,6 +58,7 @@ async function destinationsPage() {
                 {},
                 h?.lastError ? [time(h.lastError.at), ' ', h.lastError.error ?? `HTTP ${h.lastError.status}`] : '–',
               ),
+              ...endpointControl(d, url, destinationsPage),
             );
           }),
         ),

@@ -4,6 +4,7 @@ import { routeEvent } from '@sluice/webhook';
 import type { EventEnvelope } from '@sluice/envelope';
 import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createApiHandler } from './adapters/api.ts';
+import { KafkaDestinationControl } from './adapters/destination-control.ts';
 import { openDatabase, type Sql } from './adapters/database.ts';
 import { IngestBatcher } from './adapters/ingest-batcher.ts';
 import { migrate } from './adapters/migrations.ts';
@@ -12,7 +13,7 @@ import { ReplayLog } from './adapters/replay-log.ts';
 import { Replayer } from './adapters/replayer.ts';
 import { LogStore } from './adapters/store.ts';
 import { databaseSettings, groupId, maxSizeBytes, topicRoles } from './config.ts';
-import { IN_FLIGHT_PER_PARTITION, INGEST_LANES } from './constants.ts';
+import { GROUP_SUFFIX, IN_FLIGHT_PER_PARTITION, INGEST_LANES } from './constants.ts';
 import { DatabaseUnavailableError } from './errors.ts';
 import { DeliveryLogMetrics } from './metrics.ts';
 
@@ -106,9 +107,18 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
       maxSizeBytes: () => maxSizeBytes(ctx.config.current, sql.kind),
     });
     await life.start({ name: 'pruner', stop: () => pruner.stop() }, () => pruner.start());
+    const control = new KafkaDestinationControl({
+      kafka,
+      admin,
+      topics: { state: initial.kafka.topics.destinationState, actions: initial.kafka.topics.destinationActions },
+      clientId: `${initial.kafka.clientId}.${GROUP_SUFFIX}`,
+      logger,
+      now,
+    });
+    await life.start({ name: 'destination control', stop: () => control.stop() }, () => control.start());
     const http = await life.http({
       port: options.port,
-      handler: createApiHandler({ store, replayer, config: () => ctx.config.current, metrics, now, logger }),
+      handler: createApiHandler({ store, replayer, config: () => ctx.config.current, metrics, now, logger, control }),
     });
     logger.info({ database: sql.kind, group: groupId(initial, instanceId), port: http.port }, 'delivery log consuming');
     return { port: http.port, store, pruner };

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SluiceConfig } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
 import type { RequestHandler } from '@sluice/service-kit';
-import { MAX_BODY_BYTES } from '../constants.ts';
 import { encodeCursor } from '../domain/cursor.ts';
 import {
   checkId,
@@ -13,11 +11,13 @@ import {
   parseReplayFilter,
   parseStreamLimit,
   parseWindow,
-  type Invalid,
 } from '../domain/query.ts';
 import type { DeliveryLogMetrics } from '../metrics.ts';
 import { bearerMatches } from './auth.ts';
 import { serveConsole } from './console-assets.ts';
+import { controlRoutes } from './control-routes.ts';
+import type { DestinationControl } from './destination-control.ts';
+import { badRequest, HttpError, pathId, readJson, type Route, send } from './http-io.ts';
 import { openApiDocument } from './openapi.ts';
 import { NotReplayableError, type ReplayCounts, ReplayTooLargeError, type Replayer } from './replayer.ts';
 import type { LogReader } from './read-store.ts';
@@ -30,72 +30,13 @@ export interface ApiDeps {
   now: () => number;
   /** Every 5xx is logged here with its request id. */
   logger: Logger;
+  /** Runtime state of destinations and endpoints, and the actions on them. */
+  control: DestinationControl;
 }
 
 /** Header of the request id: taken from the request when it is a sane one, else made; sent back on every API answer. */
 const REQUEST_ID_HEADER = 'x-request-id';
 const SANE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
-
-class HttpError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly field: string | undefined;
-  constructor(status: number, code: string, message: string, field?: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-    this.field = field;
-  }
-}
-
-const badRequest = (c: Invalid) => new HttpError(400, 'invalid_parameter', `${c.field} ${c.message}`, c.field);
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const type = req.headers['content-type'] ?? '';
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES)
-      throw new HttpError(413, 'body_too_large', `the body may be at most ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  if (size === 0) return undefined;
-  if (!/^application\/json\b/i.test(type))
-    throw new HttpError(415, 'unsupported_media_type', 'the body must be application/json');
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new HttpError(400, 'invalid_json', 'the body is not JSON');
-  }
-}
-
-/** A path segment as an id: percent-decoded (any character an id may hold), then checked. */
-function pathId(field: string, raw: string): string {
-  let value: string;
-  try {
-    value = decodeURIComponent(raw);
-  } catch {
-    throw new HttpError(400, 'invalid_parameter', `${field} is not valid percent-encoding`, field);
-  }
-  const c = checkId(field, value);
-  if (!c.ok) throw badRequest(c);
-  return c.value!;
-}
-
-type Route = {
-  method: string;
-  pattern: RegExp;
-  name: string;
-  /** The query parameters it takes; any other is a 400. */
-  params: readonly string[];
-  run: (m: RegExpExecArray, url: URL, req: IncomingMessage) => Promise<[number, unknown]>;
-};
 
 /**
  * The delivery-log HTTP API (docs/delivery-log.md, `/openapi.json`) and the console. Every `/api/`
@@ -106,6 +47,7 @@ type Route = {
 export function createApiHandler(deps: ApiDeps): RequestHandler {
   const { store } = deps;
   const routes: Route[] = [
+    ...controlRoutes({ store, control: deps.control, config: deps.config }),
     {
       method: 'GET',
       pattern: /^\/api\/v1\/messages$/,
@@ -233,25 +175,6 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
           if (err instanceof ReplayTooLargeError) throw new HttpError(413, err.code, err.message);
           throw err;
         }
-      },
-    },
-    {
-      method: 'GET',
-      pattern: /^\/api\/v1\/destinations$/,
-      name: 'listDestinations',
-      params: [],
-      run: async () => {
-        const counts = await store.destinationStates();
-        const destinations = deps.config().destinations.map((d) => ({
-          id: d.id,
-          name: d.name,
-          enabled: d.enabled,
-          sourceIds: d.sourceIds,
-          // The redacted names records carry (URLs may hold credentials), never the URLs themselves.
-          endpoints: d.endpoints.map((e) => e.ref),
-          states: Object.fromEntries(counts.filter((c) => c.destinationId === d.id).map((c) => [c.state, c.count])),
-        }));
-        return [200, { destinations }];
       },
     },
     {

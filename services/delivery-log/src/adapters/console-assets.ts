@@ -10,6 +10,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/console/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/console/ui.js': { file: 'ui.js', type: 'text/javascript; charset=utf-8' },
+  '/console/control.js': { file: 'control.js', type: 'text/javascript; charset=utf-8' },
   '/console/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
 };
 

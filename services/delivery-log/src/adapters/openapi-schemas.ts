@@ -260,7 +260,7 @@ export const schemas = {
         type: 'array',
         items: {
           type: 'object',
-          required: ['id', 'name', 'enabled', 'sourceIds', 'endpoints', 'states'],
+          required: ['id', 'name', 'enabled', 'sourceIds', 'endpoints', 'states', 'state', 'endpointStates'],
           properties: {
             id,
             name: { type: 'string' },
@@ -272,6 +272,8 @@ export const schemas = {
               items: { type: 'string' },
             },
             states: { type: 'object', additionalProperties: { type: 'integer' } },
+            state: { ...ref('ControlState'), description: 'Runtime state of the destination' },
+            endpointStates: { type: 'array', items: ref('EndpointControlState') },
           },
         },
       },

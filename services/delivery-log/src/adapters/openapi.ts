@@ -1,4 +1,5 @@
 import { DEFAULT_PAGE_SIZE, DEFAULT_STREAM_SIZE, MAX_PAGE_SIZE, MAX_STREAM_SIZE } from '../constants.ts';
+import { controlPaths, controlSchemas } from './openapi-control.ts';
 import { errors, id, idParam, json, queryId, queryTime, ref, schemas } from './openapi-schemas.ts';
 
 /**
@@ -19,7 +20,7 @@ export const openApiDocument = {
     securitySchemes: {
       adminToken: { type: 'http', scheme: 'bearer', description: '`deliveryLog.adminToken` of the config' },
     },
-    schemas,
+    schemas: { ...schemas, ...controlSchemas },
   },
   security: [{ adminToken: [] }],
   paths: {
@@ -117,7 +118,7 @@ export const openApiDocument = {
     '/api/v1/destinations': {
       get: {
         operationId: 'listDestinations',
-        summary: 'Configured destinations with their endpoints and message counts per state',
+        summary: 'Configured destinations with their endpoints, runtime state and message counts per state',
         responses: { '200': { description: 'Destinations', ...json(ref('Destinations')) }, ...errors },
       },
     },
@@ -137,6 +138,7 @@ export const openApiDocument = {
         responses: { '200': { description: 'Health', ...json(ref('Health')) }, ...errors },
       },
     },
+    ...controlPaths,
     '/api/v1/sources/{sourceId}/events': {
       get: {
         operationId: 'recentEvents',

@@ -1,0 +1,77 @@
+// Destination control in the console (docs/reference/destination-actions.md): the runtime state of
+// a destination or an endpoint, and the actions on it, each with a reason.
+
+import { api, el, say, state, time } from './ui.js';
+
+/** The actions offered in each state: what a paused or disabled destination or endpoint can do next. */
+const NEXT = {
+  active: ['pause', 'disable'],
+  paused: ['resume', 'disable'],
+  disabled: ['enable'],
+};
+const LABEL = { pause: 'Pause', resume: 'Resume', disable: 'Disable', enable: 'Enable' };
+
+/** "paused since … by ana: maintenance" (or just the state when it was never set). */
+export function stateText(s) {
+  if (s.since === null) return [state(s.state)];
+  return [
+    state(s.state),
+    s.auto ? ' (auto)' : '',
+    ' since ',
+    time(s.since),
+    ` by ${s.by}: `,
+    el('span', { class: 'reason' }, s.reason),
+  ];
+}
+
+/**
+ * A small form: the reason (required) and one button per action the state allows. `path` is the
+ * API path of the destination or endpoint; `label` names it for screen readers; `done` reloads.
+ */
+export function controlForm(path, label, s, done) {
+  const input = el('input', { name: 'reason', type: 'text', required: true, 'aria-label': `Reason (${label})` });
+  const form = el('form', { class: 'control', 'aria-label': `Control ${label}` }, input);
+  let chosen;
+  for (const action of NEXT[s.state] ?? []) {
+    form.append(
+      el(
+        'button',
+        { type: 'submit', onclick: () => (chosen = action), 'aria-label': `${LABEL[action]} ${label}` },
+        LABEL[action],
+      ),
+    );
+  }
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const action = chosen ?? NEXT[s.state][0];
+    try {
+      const answer = await api(`${path}/${action}`, {
+        method: 'POST',
+        body: JSON.stringify({ reason: input.value, by: 'console' }),
+      });
+      say(`${label}: ${answer.state}`);
+      await done();
+    } catch (err) {
+      say(err.message);
+    }
+  });
+  return form;
+}
+
+/** The destination's line: its state and its form. */
+export function destinationControl(d, done) {
+  const path = `/api/v1/destinations/${encodeURIComponent(d.id)}`;
+  return el(
+    'div',
+    { class: 'destination-state' },
+    el('p', {}, 'State: ', ...stateText(d.state)),
+    controlForm(path, d.id, d.state, done),
+  );
+}
+
+/** An endpoint's state cell and form cell, for the endpoint table. */
+export function endpointControl(d, ref, done) {
+  const s = d.endpointStates?.find((e) => e.ref === ref) ?? { state: 'active', since: null };
+  const path = `/api/v1/destinations/${encodeURIComponent(d.id)}/endpoints/${encodeURIComponent(ref)}`;
+  return [el('td', { class: 'endpoint-state' }, ...stateText(s)), el('td', {}, controlForm(path, ref, s, done))];
+}

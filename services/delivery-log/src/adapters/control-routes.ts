@@ -1,0 +1,130 @@
+import type { SluiceConfig } from '@sluice/config';
+import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../constants.ts';
+import { checkId } from '../domain/query.ts';
+import {
+  CONTROL_ACTIONS,
+  type ControlAction,
+  type DestinationControl,
+  type StateValue,
+} from './destination-control.ts';
+import { badRequest, HttpError, pathId, readJson, type Route } from './http-io.ts';
+import type { LogReader } from './read-store.ts';
+
+export interface ControlRouteDeps {
+  store: LogReader;
+  control: DestinationControl;
+  config: () => SluiceConfig;
+}
+
+/** Who acts when the body names nobody: the API has one token, without a name of its own. */
+export const DEFAULT_ACTOR = 'api';
+
+/** A state as the API shows it: `since` is when it was set; never set reads as active. */
+export function stateView(value: StateValue | undefined) {
+  return {
+    state: value?.state ?? 'active',
+    reason: value?.reason ?? null,
+    by: value?.by ?? null,
+    since: value?.at ?? null,
+    auto: value?.auto === true,
+  };
+}
+
+function actionBody(raw: unknown): { reason: string; by: string } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new HttpError(400, 'invalid_body', 'the body must be a JSON object with a reason');
+  const fields = raw as Record<string, unknown>;
+  for (const key of Object.keys(fields))
+    if (key !== 'reason' && key !== 'by')
+      throw new HttpError(400, 'invalid_parameter', `${key} is not a field of this route`, key);
+  const { reason, by } = fields;
+  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > MAX_REASON_LENGTH)
+    throw new HttpError(400, 'invalid_parameter', `reason must be 1–${MAX_REASON_LENGTH} characters`, 'reason');
+  if (by !== undefined) {
+    const c = checkId('by', typeof by === 'string' ? by : '');
+    if (!c.ok) throw badRequest(c);
+  }
+  return { reason, by: typeof by === 'string' ? by : DEFAULT_ACTOR };
+}
+
+const ACTION = `(${CONTROL_ACTIONS.join('|')})`;
+
+/**
+ * The destination-control routes (docs/reference/destination-actions.md): destinations with their
+ * runtime state, the four actions on a destination or one endpoint, and the recorded actions.
+ */
+export function controlRoutes(deps: ControlRouteDeps): Route[] {
+  const { store, control, config } = deps;
+  const destination = (raw: string) => {
+    const id = pathId('destinationId', raw);
+    const d = config().destinations.find((x) => x.id === id);
+    if (!d) throw new HttpError(404, 'not_found', 'no destination of the config has this id');
+    return d;
+  };
+  const act = async (id: string, ref: string | undefined, action: ControlAction, body: unknown) => {
+    const { reason, by } = actionBody(body);
+    const record = await control.act(id, ref, action, reason, by);
+    return [200, { action: record, ...stateView(control.get(id, ref)) }] as [number, unknown];
+  };
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/destinations$/,
+      name: 'listDestinations',
+      params: [],
+      run: async () => {
+        const counts = await store.destinationStates();
+        const destinations = config().destinations.map((d) => ({
+          id: d.id,
+          name: d.name,
+          enabled: d.enabled,
+          sourceIds: d.sourceIds,
+          // The redacted names records carry (URLs may hold credentials), never the URLs themselves.
+          endpoints: d.endpoints.map((e) => e.ref),
+          states: Object.fromEntries(counts.filter((c) => c.destinationId === d.id).map((c) => [c.state, c.count])),
+          state: stateView(control.get(d.id)),
+          endpointStates: d.endpoints.map((e) => ({ ref: e.ref, ...stateView(control.get(d.id, e.ref)) })),
+        }));
+        return [200, { destinations }];
+      },
+    },
+    {
+      method: 'POST',
+      pattern: new RegExp(`^/api/v1/destinations/([^/]+)/${ACTION}$`),
+      name: 'destinationAction',
+      params: [],
+      run: async (m, _url, req) => act(destination(m[1]!).id, undefined, m[2] as ControlAction, await readJson(req)),
+    },
+    {
+      method: 'POST',
+      pattern: new RegExp(`^/api/v1/destinations/([^/]+)/endpoints/([^/]+)/${ACTION}$`),
+      name: 'endpointAction',
+      params: [],
+      run: async (m, _url, req) => {
+        const d = destination(m[1]!);
+        const ref = pathId('endpointRef', m[2]!);
+        if (!d.endpoints.some((e) => e.ref === ref))
+          throw new HttpError(404, 'not_found', 'the destination has no endpoint with this ref');
+        return act(d.id, ref, m[3] as ControlAction, await readJson(req));
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/destination-actions$/,
+      name: 'listDestinationActions',
+      params: ['limit'],
+      run: async (_m, url) => {
+        const raw = url.searchParams.get('limit');
+        const limit = raw === null ? DEFAULT_ACTIONS_PAGE : Number(raw);
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIONS_KEPT)
+          throw new HttpError(
+            400,
+            'invalid_parameter',
+            `limit must be an integer from 1 to ${MAX_ACTIONS_KEPT}`,
+            'limit',
+          );
+        return [200, { actions: control.actions(limit) }];
+      },
+    },
+  ];
+}
