@@ -21,7 +21,7 @@ interface StateView {
   auto: boolean;
 }
 
-async function api(io: CliIo, method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+async function api(io: CliIo, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
   const base = io.env[API_URL_ENV];
   const token = io.env[API_TOKEN_ENV];
   if (!base) throw new CliError(`${API_URL_ENV} is not set (the delivery log's URL, e.g. http://localhost:8084)`, 2);
@@ -41,9 +41,9 @@ async function api(io: CliIo, method: 'GET' | 'POST', path: string, body?: unkno
     throw new CliError(`cannot reach ${url}: ${cause}`);
   }
   const text = await res.text();
-  let parsed: any;
+  let parsed: { message?: string } | undefined;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(text) as { message?: string } | undefined;
   } catch {
     parsed = undefined;
   }
@@ -58,7 +58,7 @@ const describeState = (s: StateView) =>
 
 /** `sluice destinations list`: each destination and endpoint with its state (GET /api/v1/destinations). */
 export async function destinationsList(io: CliIo, flags: { json?: boolean }): Promise<void> {
-  const { destinations } = await api(io, 'GET', '/api/v1/destinations');
+  const { destinations } = (await api(io, 'GET', '/api/v1/destinations')) as { destinations: unknown };
   if (flags.json) {
     io.stdout(`${JSON.stringify(destinations)}\n`);
     return;
