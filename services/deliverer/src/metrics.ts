@@ -14,6 +14,7 @@ export class DelivererMetrics {
   readonly deadLettered: Counter<'destination' | 'reason'>;
   readonly inFlight: Gauge<'destination'>;
   readonly rejected: Counter<'topic' | 'code'>;
+  readonly filtered: Counter<'destination'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
 
   constructor(registry: Registry) {
@@ -72,6 +73,12 @@ export class DelivererMetrics {
       name: 'sluice_deliverer_rejected_records_total',
       help: 'Records sent to the rejected topic, by source topic and reason (the closed set REJECT_REASONS)',
       labelNames: ['topic', 'code'],
+      registers,
+    });
+    this.filtered = new Counter({
+      name: 'sluice_deliverer_filtered_total',
+      help: "Events a destination's filter refused: recorded as filtered, never attempted",
+      labelNames: ['destination'],
       registers,
     });
   }
