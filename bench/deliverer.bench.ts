@@ -25,7 +25,11 @@
  * Knobs: BENCH_EVENTS, BENCH_RAW_REQUESTS, BENCH_CONNECTIONS, BENCH_IN_FLIGHT,
  * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 128), BENCH_ATTEMPT_LINGER,
  * BENCH_CPU_PROFILE=<file> (a CPU profile of the deliverer phase only), BENCH_BATCH=<maxEvents> (the
- * deliverer phase in batches; its rate and CPU are then per event).
+ * deliverer phase in batches; its rate and CPU are then per event), BENCH_FILTER=<rounds> (the cost of a filter:
+ * the deliverer phase is run 4 × rounds more times over the same events, without and with a 10-condition
+ * `filter` that every event passes, each round in the order none, filter, filter, none so that warm-up
+ * and drift weigh on both alike; prints the rate and CPU per webhook of each, the filter's ratios of
+ * the means, and the evaluator's own time per event).
  */
 import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -35,6 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { createJsonCodec } from '@sluice/codec';
 import { recordKey } from '@sluice/envelope';
+import { filterAccepts, parseFilter } from '@sluice/event-filter';
 import type { SluiceConfig } from '@sluice/config';
 import {
   ConcurrentConsumer,
@@ -79,6 +84,34 @@ const PER_PARTITION = process.env.BENCH_PER_PARTITION ? Number(process.env.BENCH
 const BATCH = process.env.BENCH_BATCH ? Number(process.env.BENCH_BATCH) : undefined;
 /** Writes a CPU profile of the deliverer phase only (open it in Chrome DevTools). */
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
+/** BENCH_FILTER=<rounds>: the deliverer phase without and with a 10-condition filter every event passes (docs/reference/filters.md). */
+const FILTER_ROUNDS = Number(process.env.BENCH_FILTER ?? 0);
+/**
+ * Ten tests in `where`, besides `types` and `events`, that `BENCH_EVENT` passes, each reaching into
+ * the call: every event goes through all of them but the `any`'s second (its first holds).
+ */
+const TEN_CONDITION_FILTER = {
+  types: ['track'],
+  events: ['Order *'],
+  where: {
+    all: [
+      { field: 'properties.total', gte: 1 },
+      { field: 'properties.total', lt: 1_000 },
+      { field: 'properties.currency', in: ['EUR', 'USD', 'GBP'] },
+      { field: 'properties.sku', prefix: 'SKU-' },
+      { field: 'properties.quantity', gt: 0 },
+      { field: 'context.library.name', equals: 'analytics-go' },
+      { field: 'context.ip', exists: true },
+      { not: { field: 'properties.test', exists: true } },
+      {
+        any: [
+          { field: 'userId', prefix: 'user-' },
+          { field: 'anonymousId', exists: true },
+        ],
+      },
+    ],
+  },
+};
 /** Linger of the minimal deliverer's attempt records (phase 4). */
 const ATTEMPT_LINGER_MS = Number(process.env.BENCH_ATTEMPT_LINGER ?? 10);
 
@@ -299,6 +332,123 @@ function recordingClient(inner: WebhookClient, latencies: number[]): WebhookClie
   };
 }
 
+type DelivererRun = { latencies: number[]; stats: Stats; cpuMicros: number; machine: CpuSplit | undefined };
+
+/** Phase 2 (see the header): the real deliverer, from the beginning of the pre-filled events topic. */
+async function delivererPhase(config: SluiceConfig, receiver: BenchReceiver, profile?: string): Promise<DelivererRun> {
+  await receiver.reset();
+  const ctx = testServiceContext('deliverer-bench', config);
+  const latencies: number[] = [];
+  // The client the service makes itself (see createDeliverer), wrapped to note latencies.
+  const client = recordingClient(
+    IN_PROCESS_HTTP
+      ? new UndiciWebhookClient({
+          settings: () => ({ connections: CONNECTIONS }),
+          policy: () => new AddressPolicy(true, ['127.0.0.0/8']),
+        })
+      : new WebhookThread(webhookThreadSettings(config)),
+    latencies,
+  );
+  const profiler = profile ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  const service = await createDeliverer(ctx, { port: 0, webhookClient: client }).start();
+  const deadline = Date.now() + 90_000;
+  let stats = await receiver.stats();
+  // CPU of this process from the first delivery seen to the last (sampled every 50 ms).
+  let cpuAtFirst: NodeJS.CpuUsage | undefined;
+  let machineAtFirst: (() => CpuSplit) | undefined;
+  let countAtFirst = 0;
+  while (stats.count < EVENTS && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    stats = await receiver.stats();
+    if (!cpuAtFirst && stats.count > 0)
+      [cpuAtFirst, machineAtFirst, countAtFirst] = [process.cpuUsage(), startCpuWindow(receiver.pid), stats.count];
+  }
+  const cpuUsed = process.cpuUsage(cpuAtFirst);
+  const machine = machineAtFirst?.();
+  const cpuMicros = (cpuUsed.user + cpuUsed.system) / (stats.count - countAtFirst);
+  await service.close();
+  if (profiler) {
+    const { profile: written } = await profiler.post('Profiler.stop');
+    writeFileSync(profile!, JSON.stringify(written));
+    profiler.disconnect();
+  }
+  return { latencies, stats, cpuMicros, machine };
+}
+
+const runRate = (run: DelivererRun) => run.stats.count / ((run.stats.lastAt - run.stats.firstAt) / 1_000);
+
+/**
+ * BENCH_FILTER=<rounds>: more deliverer phases over the same events (each its own consumer group),
+ * each round none, filter, filter, none, after the bench's main deliverer phase (the coldest run,
+ * left out); prints each phase and the ratios of the filter's means to the unfiltered ones.
+ */
+async function filterCost(
+  raw: Record<string, unknown>,
+  plain: SluiceConfig,
+  receiver: BenchReceiver,
+): Promise<string[]> {
+  let phases = 1;
+  const withConfig = (filter: boolean) => {
+    const destinations = (raw.destinations as Record<string, unknown>[]).map((d) => ({
+      ...d,
+      ...(filter && { filter: TEN_CONDITION_FILTER }),
+    }));
+    const kafka = {
+      ...(raw.kafka as object),
+      clientId: `${plain.kafka.clientId}-${filter ? 'filter' : 'plain'}-${(phases += 1)}`,
+      topics: plain.kafka.topics,
+    };
+    return testConfig({ ...raw, destinations, kafka }, process.env);
+  };
+  const filtered: DelivererRun[] = [];
+  const plainRuns: DelivererRun[] = [];
+  for (let round = 0; round < FILTER_ROUNDS; round += 1) {
+    plainRuns.push(await delivererPhase(withConfig(false), receiver));
+    filtered.push(await delivererPhase(withConfig(true), receiver), await delivererPhase(withConfig(true), receiver));
+    plainRuns.push(await delivererPhase(withConfig(false), receiver));
+  }
+  for (const r of [...filtered, ...plainRuns])
+    if (r.stats.count < EVENTS) throw new Error(`a filter-cost phase delivered only ${r.stats.count} of ${EVENTS}`);
+  const mean = (runs: DelivererRun[], f: (r: DelivererRun) => number) =>
+    runs.reduce((a, r) => a + f(r), 0) / runs.length;
+  const rate = [mean(plainRuns, runRate), mean(filtered, runRate)] as const;
+  const cpu = [mean(plainRuns, (r) => r.cpuMicros), mean(filtered, (r) => r.cpuMicros)] as const;
+  const alone = evaluatorNanos();
+  const fmt = (runs: DelivererRun[]) =>
+    runs.map((r) => `${runRate(r).toFixed(0)}/s ${r.cpuMicros.toFixed(0)} µs`).join(', ');
+  return [
+    `no filter (runs 1, 4, 5, 8…): ${fmt(plainRuns)}`,
+    `10-condition filter (runs 2, 3, 6, 7…): ${fmt(filtered)}`,
+    `evaluator alone: ${alone.toFixed(0)} ns per event = ${((alone / 1_000 / cpu[0]) * 100).toFixed(2)} % of the deliverer's CPU per webhook without a filter`,
+    `filter / none: rate ${((rate[1] / rate[0]) * 100).toFixed(1)} %, CPU per webhook ${((cpu[1] / cpu[0]) * 100).toFixed(1)} % (goal: rate ≥ 95 %)`,
+  ];
+}
+
+/** The 10-condition filter's own cost per event, in this process: the bench events, 200,000 checks, best of 3. */
+function evaluatorNanos(): number {
+  const parsed = parseFilter(TEN_CONDITION_FILTER, 'filter');
+  if (!parsed.ok) throw new Error(`${parsed.field}: ${parsed.problem}`);
+  const events = Array.from(
+    { length: 1_000 },
+    (_, i) => JSON.parse(JSON.stringify(event(i))) as Record<string, unknown>,
+  );
+  const checks = 200_000;
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 3; round += 1) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < checks; i += 1)
+      if (!filterAccepts(parsed.filter, events[i % events.length]!))
+        throw new Error('the bench filter must pass every event');
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / checks);
+  }
+  return best;
+}
+
 function formatSplit(split: CpuSplit, bench: string): string {
   const total = split.bench + (split.child ?? 0) + (split.others ?? 0);
   const main = split.benchMainThread === undefined ? '' : ` [main thread ${split.benchMainThread.toFixed(2)}]`;
@@ -315,33 +465,30 @@ async function main(): Promise<void> {
     await receiver.reset();
 
     // Phase 2: the deliverer from a pre-filled topic.
-    const config = testConfig(
-      {
-        sources: [{ id: 's-bench', writeKeys: ['k'] }],
-        destinations: [
-          {
-            id: 'd-bench',
-            type: 'webhooks',
-            sourceIds: ['s-bench'],
-            settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' },
-            ...(BATCH !== undefined && { batch: { maxEvents: BATCH } }),
-          },
-        ],
-        kafka: { ...benchKafkaSecurity().raw, partitions: PARTITIONS },
-        delivery: {
-          ssrf: { allowCidrs: ['127.0.0.0/8'] },
-          connectionsPerEndpoint: CONNECTIONS,
-          maxInFlightPerDestination: IN_FLIGHT,
-          ...(PER_PARTITION !== undefined && { maxInFlightPerPartition: PER_PARTITION }),
+    const rawConfig: Record<string, unknown> = {
+      sources: [{ id: 's-bench', writeKeys: ['k'] }],
+      destinations: [
+        {
+          id: 'd-bench',
+          type: 'webhooks',
+          sourceIds: ['s-bench'],
+          settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' },
+          ...(BATCH !== undefined && { batch: { maxEvents: BATCH } }),
         },
+      ],
+      kafka: { ...benchKafkaSecurity().raw, partitions: PARTITIONS },
+      delivery: {
+        ssrf: { allowCidrs: ['127.0.0.0/8'] },
+        connectionsPerEndpoint: CONNECTIONS,
+        maxInFlightPerDestination: IN_FLIGHT,
+        ...(PER_PARTITION !== undefined && { maxInFlightPerPartition: PER_PARTITION }),
       },
-      process.env,
-    );
-    const ctx = testServiceContext('deliverer-bench', config);
+    };
+    const config = testConfig(rawConfig, process.env);
     const kafka = createKafka({
       brokers: broker.list,
       clientId: 'deliverer-bench',
-      logger: ctx.logger,
+      logger: createLogger({ name: 'deliverer-bench', level: process.env.LOG_LEVEL ?? 'warn' }),
       security: config.kafka,
     });
     await createTestTopics(kafka, config);
@@ -359,45 +506,8 @@ async function main(): Promise<void> {
     }
     await producer.disconnect();
 
-    const latencies: number[] = [];
-    // The client the service makes itself (see createDeliverer), wrapped to note latencies.
-    const client = recordingClient(
-      IN_PROCESS_HTTP
-        ? new UndiciWebhookClient({
-            settings: () => ({ connections: CONNECTIONS }),
-            policy: () => new AddressPolicy(true, ['127.0.0.0/8']),
-          })
-        : new WebhookThread(webhookThreadSettings(config)),
-      latencies,
-    );
-    const profiler = CPU_PROFILE ? new Session() : undefined;
-    if (profiler) {
-      profiler.connect();
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.start');
-    }
-    const service = await createDeliverer(ctx, { port: 0, webhookClient: client }).start();
-    const deadline = Date.now() + 90_000;
-    let stats = await receiver.stats();
-    // CPU of this process from the first delivery seen to the last (sampled every 50 ms).
-    let cpuAtFirst: NodeJS.CpuUsage | undefined;
-    let machineAtFirst: (() => CpuSplit) | undefined;
-    let countAtFirst = 0;
-    while (stats.count < EVENTS && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      stats = await receiver.stats();
-      if (!cpuAtFirst && stats.count > 0)
-        [cpuAtFirst, machineAtFirst, countAtFirst] = [process.cpuUsage(), startCpuWindow(receiver.pid), stats.count];
-    }
-    const cpuUsed = process.cpuUsage(cpuAtFirst);
-    const machine = machineAtFirst?.();
-    const cpuMicros = (cpuUsed.user + cpuUsed.system) / (stats.count - countAtFirst);
-    await service.close();
-    if (profiler) {
-      const { profile } = await profiler.post('Profiler.stop');
-      writeFileSync(CPU_PROFILE!, JSON.stringify(profile));
-      profiler.disconnect();
-    }
+    const { latencies, stats, cpuMicros, machine } = await delivererPhase(config, receiver, CPU_PROFILE);
+    const filterRuns = FILTER_ROUNDS > 0 ? await filterCost(rawConfig, config, receiver) : undefined;
     const floorSignature = { 'x-signature': signBody('bench-secret', Buffer.from('floor')) };
     const floorHeaders = requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', floorSignature);
     const floor = await floorRate(kafka, config.kafka.topics.events, floorHeaders, receiver.origin, receiver);
@@ -435,6 +545,7 @@ async function main(): Promise<void> {
     if (machine) line('cores busy, deliverer phase', formatSplit(machine, 'deliverer'));
     line('cores busy, floor phase', formatSplit(floor.machine, 'consumer'));
     line('cores busy, minimal deliverer', formatSplit(minimal.machine, 'consumer'));
+    for (const l of filterRuns ?? []) console.log(l);
   } finally {
     receiver.stop();
     await broker.stop();
