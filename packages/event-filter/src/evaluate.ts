@@ -3,10 +3,12 @@ import type { Condition, EventFilter, EventNames, FieldPath } from './types.ts';
 /**
  * Whether `call` (the event envelope as decoded) passes `filter`: its type is one of `types`, a
  * track call's event name matches `events` (calls of other types have no event name and are not
- * judged by it), and `where` holds. Pure, no allocation per call; its cost is bounded by
- * `FILTER_LIMITS` (docs/reference/filters.md).
+ * judged by it), and `where` holds. A deletion notification (`type: 'delete'`) always passes: it
+ * concerns whatever the destination got of the user, whichever calls those were. Pure, no
+ * allocation per call; its cost is bounded by `FILTER_LIMITS` (docs/reference/filters.md).
  */
 export function filterAccepts(filter: EventFilter, call: Record<string, unknown>): boolean {
+  if (call.type === 'delete') return true;
   if (filter.types !== undefined && !filter.types.has(call.type as string)) return false;
   if (filter.events !== undefined && call.type === 'track' && !namesMatch(filter.events, call.event)) return false;
   return filter.where === undefined || holds(filter.where, call);

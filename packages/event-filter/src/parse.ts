@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '@sluice/envelope';
+import { CALL_TYPES } from '@sluice/envelope';
 import { FILTER_LIMITS as L } from './limits.ts';
 import {
   OPERATORS,
@@ -71,10 +71,10 @@ function list(input: unknown, field: string, max: number): unknown[] {
 }
 
 function types(input: unknown, field: string): ReadonlySet<string> {
-  const values = list(input, field, EVENT_TYPES.length);
+  const values = list(input, field, CALL_TYPES.length);
   values.forEach((t, i) => {
-    if (!(EVENT_TYPES as readonly unknown[]).includes(t))
-      throw new Refused(`${field}[${i}]`, `must be one of ${EVENT_TYPES.join(', ')}`);
+    if (!(CALL_TYPES as readonly unknown[]).includes(t))
+      throw new Refused(`${field}[${i}]`, `must be one of ${CALL_TYPES.join(', ')}`);
   });
   return new Set(values as string[]);
 }

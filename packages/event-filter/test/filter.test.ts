@@ -26,7 +26,11 @@ describe('event filters: types and event names', () => {
     assert.equal(filterAccepts(f, track('A')), true);
     assert.equal(filterAccepts(f, { type: 'identify' }), true);
     assert.equal(filterAccepts(f, { type: 'page' }), false);
-    assert.equal(filterAccepts(f, { type: 'delete' }), false);
+  });
+
+  it('a deletion notification passes every filter: the destination must hear of it whatever it got', () => {
+    const f = compile({ types: ['track'], events: ['Order *'], where: { field: 'properties.total', gt: 0 } });
+    assert.equal(filterAccepts(f, { type: 'delete', userId: 'u-3' }), true);
   });
 
   it('events matches exact names, case-sensitive', () => {
@@ -164,8 +168,8 @@ describe('event filters: refused at load, naming the field', () => {
     ['unknown key', { type: ['track'] }, 'destinations[0].filter.type: is not a known setting'],
     [
       'unknown type',
-      { types: ['track', 'event'] },
-      'destinations[0].filter.types[1]: must be one of identify, track, page, screen, group, alias, delete',
+      { types: ['track', 'delete'] },
+      'destinations[0].filter.types[1]: must be one of identify, track, page, screen, group, alias',
     ],
     ['empty types', { types: [] }, 'destinations[0].filter.types: must be a non-empty list'],
     [
