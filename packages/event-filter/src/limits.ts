@@ -11,6 +11,11 @@ export const FILTER_LIMITS = {
   inValues: 256,
   /** Names of `events` (exact names and patterns together). */
   eventNames: 256,
+  /**
+   * Names with `*` among them: matching one looks through the event name (V8's substring search,
+   * linear in its length), so their number bounds what a long hostile event name costs.
+   */
+  patterns: 32,
   /** `*` wildcards in one event-name pattern. */
   wildcards: 4,
   /** Characters of a string value, a prefix, an event name or a field path. */

@@ -88,6 +88,8 @@ function eventNames(input: unknown, field: string): EventNames {
     if (parts.length === 1) exact.add(name);
     else if (parts.length - 1 > L.wildcards)
       throw new Refused(`${field}[${i}]`, `must have at most ${L.wildcards} * wildcards`);
+    else if (patterns.length === L.patterns)
+      throw new Refused(`${field}[${i}]`, `is one name with * more than the ${L.patterns} allowed`);
     else patterns.push(parts);
   });
   return { exact, patterns };

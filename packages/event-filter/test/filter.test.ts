@@ -286,6 +286,12 @@ describe('event filters: limits', () => {
       refusal({ events: Array(FILTER_LIMITS.eventNames + 1).fill('A') }),
       /events: must have at most 256 entries/,
     );
+    const patterns = Array.from({ length: FILTER_LIMITS.patterns + 1 }, (_, i) => `E${i} *`);
+    compile({ events: [...patterns.slice(0, -1), 'Exact'] });
+    assert.equal(
+      refusal({ events: patterns }),
+      `destinations[0].filter.events[${FILTER_LIMITS.patterns}]: is one name with * more than the ${FILTER_LIMITS.patterns} allowed`,
+    );
     assert.match(refusal({ where: { field: 'a', equals: long } }), /where\.equals: must be a string \(at most 256/);
     assert.match(refusal({ where: { field: 'a', prefix: long } }), /where\.prefix: must be a non-empty string/);
     assert.match(refusal({ where: { field: long, exists: true } }), /where\.field: is required/);
