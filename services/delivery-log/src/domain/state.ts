@@ -33,10 +33,10 @@ function factState(fact: Fact): DeliveryState {
 
 /**
  * The state after `fact`, given the current one. Monotonic and order-independent for the facts
- * one delivery run produces: `delivered` is final, `filtered` too unless an attempt follows (a late failure of the same run, or an older
- * record read again, never moves it back); `dead` wins over any earlier failure; a failure or
- * success newer than the death (a replayed attempt) leaves `dead`. Applying the same fact twice
- * changes nothing.
+ * one delivery run produces: `delivered` is final (a late failure of the same run, or an older
+ * record read again, never moves it back); `filtered` is final unless an attempt is read; `dead`
+ * wins over any earlier failure; a failure or success newer than the death (a replayed attempt)
+ * leaves `dead`. Applying the same fact twice changes nothing.
  */
 export function advance(current: StateAt | undefined, fact: Fact): StateAt {
   const next: StateAt = { state: factState(fact), at: fact.at };
