@@ -35,7 +35,11 @@
  * BENCH_PER_PARTITION (`delivery.maxInFlightPerPartition`, default the config's 128), BENCH_ATTEMPT_LINGER,
  * BENCH_SIDE_RECORD_INTERVALS, BENCH_SIDE_RECORD_RATE, BENCH_SIDE_RECORD_SECONDS, BENCH_SIDE_RECORD_LINGER,
  * BENCH_CPU_PROFILE=<file> (a CPU profile of the deliverer phase only), BENCH_BATCH=<maxEvents> (the
- * deliverer phase in batches; its rate and CPU are then per event).
+ * deliverer phase in batches; its rate and CPU are then per event), BENCH_FILTER=<rounds> (the cost of a filter:
+ * the deliverer phase is run 4 × rounds more times over the same events, without and with a 10-condition
+ * `filter` that every event passes, each round in the order none, filter, filter, none so that warm-up
+ * and drift weigh on both alike; prints the rate and CPU per webhook of each, the filter's ratios of
+ * the means, and the evaluator's own time per event).
  */
 import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -45,6 +49,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { createJsonCodec } from '@sluice/codec';
 import { recordKey } from '@sluice/envelope';
+import { filterAccepts, parseFilter } from '@sluice/event-filter';
 import type { SluiceConfig } from '@sluice/config';
 import {
   ConcurrentConsumer,
@@ -91,6 +96,34 @@ const PER_PARTITION = process.env.BENCH_PER_PARTITION ? Number(process.env.BENCH
 const BATCH = process.env.BENCH_BATCH ? Number(process.env.BENCH_BATCH) : undefined;
 /** Writes a CPU profile of the deliverer phase only (open it in Chrome DevTools). */
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
+/** BENCH_FILTER=<rounds>: the deliverer phase without and with a 10-condition filter every event passes (docs/reference/filters.md). */
+const FILTER_ROUNDS = Number(process.env.BENCH_FILTER ?? 0);
+/**
+ * Ten tests in `where`, besides `types` and `events`, that `BENCH_EVENT` passes, each reaching into
+ * the call: every event goes through all of them but the `any`'s second (its first holds).
+ */
+const TEN_CONDITION_FILTER = {
+  types: ['track'],
+  events: ['Order *'],
+  where: {
+    all: [
+      { field: 'properties.total', gte: 1 },
+      { field: 'properties.total', lt: 1_000 },
+      { field: 'properties.currency', in: ['EUR', 'USD', 'GBP'] },
+      { field: 'properties.sku', prefix: 'SKU-' },
+      { field: 'properties.quantity', gt: 0 },
+      { field: 'context.library.name', equals: 'analytics-go' },
+      { field: 'context.ip', exists: true },
+      { not: { field: 'properties.test', exists: true } },
+      {
+        any: [
+          { field: 'userId', prefix: 'user-' },
+          { field: 'anonymousId', exists: true },
+        ],
+      },
+    ],
+  },
+};
 /** Linger of the minimal deliverer's attempt records (phase 4). */
 const ATTEMPT_LINGER_MS = Number(process.env.BENCH_ATTEMPT_LINGER ?? 10);
 /** `sideRecordIntervalMs` of each deliverer run (phase 2) and side-record load (phase 5), in order. */
@@ -305,6 +338,77 @@ function recordingClient(inner: WebhookClient, latencies: number[]): WebhookClie
   };
 }
 
+const runRate = (run: DelivererRun) => run.perSecond;
+
+/**
+ * BENCH_FILTER=<rounds>: more deliverer phases over the same events (each its own consumer group),
+ * each round none, filter, filter, none, after the bench's main deliverer phase (the coldest run,
+ * left out); prints each phase and the ratios of the filter's means to the unfiltered ones.
+ */
+async function filterCost(
+  raw: Record<string, unknown>,
+  plain: SluiceConfig,
+  receiver: BenchReceiver,
+): Promise<string[]> {
+  let phases = 1;
+  const withConfig = (filter: boolean) => {
+    const destinations = (raw.destinations as Record<string, unknown>[]).map((d) => ({
+      ...d,
+      ...(filter && { filter: TEN_CONDITION_FILTER }),
+    }));
+    const kafka = {
+      ...(raw.kafka as object),
+      clientId: `${plain.kafka.clientId}-${filter ? 'filter' : 'plain'}-${(phases += 1)}`,
+      topics: plain.kafka.topics,
+    };
+    return testConfig({ ...raw, destinations, kafka }, process.env);
+  };
+  const filtered: DelivererRun[] = [];
+  const plainRuns: DelivererRun[] = [];
+  for (let round = 0; round < FILTER_ROUNDS; round += 1) {
+    const run = async (filter: boolean) => {
+      await receiver.reset();
+      return delivererRun(withConfig(filter), receiver, SIDE_RECORD_INTERVALS.at(-1)!);
+    };
+    plainRuns.push(await run(false));
+    filtered.push(await run(true), await run(true));
+    plainRuns.push(await run(false));
+  }
+  const mean = (runs: DelivererRun[], f: (r: DelivererRun) => number) =>
+    runs.reduce((a, r) => a + f(r), 0) / runs.length;
+  const rate = [mean(plainRuns, runRate), mean(filtered, runRate)] as const;
+  const cpu = [mean(plainRuns, (r) => r.cpuMicros), mean(filtered, (r) => r.cpuMicros)] as const;
+  const alone = evaluatorNanos();
+  const fmt = (runs: DelivererRun[]) =>
+    runs.map((r) => `${runRate(r).toFixed(0)}/s ${r.cpuMicros.toFixed(0)} µs`).join(', ');
+  return [
+    `no filter (runs 1, 4, 5, 8…): ${fmt(plainRuns)}`,
+    `10-condition filter (runs 2, 3, 6, 7…): ${fmt(filtered)}`,
+    `evaluator alone: ${alone.toFixed(0)} ns per event = ${((alone / 1_000 / cpu[0]) * 100).toFixed(2)} % of the deliverer's CPU per webhook without a filter`,
+    `filter / none: rate ${((rate[1] / rate[0]) * 100).toFixed(1)} %, CPU per webhook ${((cpu[1] / cpu[0]) * 100).toFixed(1)} % (goal: rate ≥ 95 %)`,
+  ];
+}
+
+/** The 10-condition filter's own cost per event, in this process: the bench events, 200,000 checks, best of 3. */
+function evaluatorNanos(): number {
+  const parsed = parseFilter(TEN_CONDITION_FILTER, 'filter');
+  if (!parsed.ok) throw new Error(`${parsed.field}: ${parsed.problem}`);
+  const events = Array.from(
+    { length: 1_000 },
+    (_, i) => JSON.parse(JSON.stringify(event(i))) as Record<string, unknown>,
+  );
+  const checks = 200_000;
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 3; round += 1) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < checks; i += 1)
+      if (!filterAccepts(parsed.filter, events[i % events.length]!))
+        throw new Error('the bench filter must pass every event');
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / checks);
+  }
+  return best;
+}
+
 function formatSplit(split: CpuSplit, bench: string): string {
   const total = split.bench + (split.child ?? 0) + (split.others ?? 0);
   const main = split.benchMainThread === undefined ? '' : ` [main thread ${split.benchMainThread.toFixed(2)}]`;
@@ -399,28 +503,26 @@ async function main(): Promise<void> {
     await receiver.reset();
 
     // Phase 2: the deliverer from a pre-filled topic.
-    const config = testConfig(
-      {
-        sources: [{ id: 's-bench', writeKeys: ['k'] }],
-        destinations: [
-          {
-            id: 'd-bench',
-            type: 'webhooks',
-            sourceIds: ['s-bench'],
-            settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' },
-            ...(BATCH !== undefined && { batch: { maxEvents: BATCH } }),
-          },
-        ],
-        kafka: { ...benchKafkaSecurity().raw, partitions: PARTITIONS },
-        delivery: {
-          ssrf: { allowCidrs: ['127.0.0.0/8'] },
-          connectionsPerEndpoint: CONNECTIONS,
-          maxInFlightPerDestination: IN_FLIGHT,
-          ...(PER_PARTITION !== undefined && { maxInFlightPerPartition: PER_PARTITION }),
+    const rawConfig: Record<string, unknown> = {
+      sources: [{ id: 's-bench', writeKeys: ['k'] }],
+      destinations: [
+        {
+          id: 'd-bench',
+          type: 'webhooks',
+          sourceIds: ['s-bench'],
+          settings: { webhooks: [{ url: `${receiver.origin}/hook` }], sharedSecret: 'bench-secret' },
+          ...(BATCH !== undefined && { batch: { maxEvents: BATCH } }),
         },
+      ],
+      kafka: { ...benchKafkaSecurity().raw, partitions: PARTITIONS },
+      delivery: {
+        ssrf: { allowCidrs: ['127.0.0.0/8'] },
+        connectionsPerEndpoint: CONNECTIONS,
+        maxInFlightPerDestination: IN_FLIGHT,
+        ...(PER_PARTITION !== undefined && { maxInFlightPerPartition: PER_PARTITION }),
       },
-      process.env,
-    );
+    };
+    const config = testConfig(rawConfig, process.env);
     const logger = createLogger({ name: 'deliverer-bench', level: process.env.LOG_LEVEL ?? 'warn' });
     const kafka = createKafka({
       brokers: broker.list,
@@ -450,6 +552,7 @@ async function main(): Promise<void> {
       const runConfig = { ...config, kafka: { ...config.kafka, clientId: `${config.kafka.clientId}-run${run}` } };
       runs.push(await delivererRun(runConfig, receiver, intervalMs));
     }
+    const filterRuns = FILTER_ROUNDS > 0 ? await filterCost(rawConfig, config, receiver) : undefined;
     const floorSignature = { 'x-signature': signBody('bench-secret', Buffer.from('floor')) };
     const floorHeaders = requestHeaders({ url: `${receiver.origin}/hook`, headers: {} }, 'bench-0', floorSignature);
     const floor = await floorRate(kafka, config.kafka.topics.events, floorHeaders, receiver.origin, receiver);
@@ -521,6 +624,7 @@ async function main(): Promise<void> {
           `ack p50 ${load.ackP50.toFixed(1)} ms, p99 ${load.ackP99.toFixed(1)} ms`,
       );
     }
+    for (const l of filterRuns ?? []) console.log(l);
   } finally {
     receiver.stop();
     await broker.stop();

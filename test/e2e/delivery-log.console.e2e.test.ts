@@ -55,6 +55,8 @@ describe('delivery-log console in a browser', {
       services: ['delivery-log', 'deliverer', 'retry', 'ingest'],
       partitions: 2,
       config: { retry: { window: '60s', schedule: ['200ms'], tiers: ['1s'] }, delivery: { timeout: '2s' } },
+      // Lets every call through but one marked hidden (the filtered message's test).
+      filter: { where: { not: { field: 'properties.hidden', equals: true } } },
     });
     browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
@@ -235,6 +237,30 @@ describe('delivery-log console in a browser', {
     await page.screenshot({ path: `${ARTIFACTS}batch.png`, fullPage: true });
     await events.nth(0).getByRole('link', { name: ids[0] }).click();
     await page.getByRole('heading', { name: `Message ${ids[0]}` }).waitFor();
+  });
+
+  it("a call the destination's filter refused shows as filtered, with no attempt, and is found by that state", async () => {
+    const id = `${run}-hidden`;
+    await pipeline.postBatch([
+      { type: 'track', messageId: id, userId: 'u-3', event: 'Console Hidden', properties: { hidden: true } },
+    ]);
+    await waitUntil(
+      async () =>
+        (await pipeline.deliveryLog(`/api/v1/messages/ledger/${id}`)).body.deliveries?.[0]?.state === 'filtered',
+      60_000,
+      'filtered',
+    );
+    const url = pipeline.service('delivery-log').url;
+    await page.goto(`${url}/#/message/ledger/${id}`);
+    await page.getByRole('heading', { name: `Message ${id}` }).waitFor();
+    assert.equal(await page.locator('.state-filtered').innerText(), 'filtered');
+    assert.equal(await page.locator('tr.attempt').count(), 0, 'no attempt');
+    await page.screenshot({ path: `${ARTIFACTS}message-filtered.png`, fullPage: true });
+    await page.goto(`${url}/#/messages`);
+    await page.getByLabel('State').selectOption('filtered');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: id }).waitFor();
+    assert.equal(seen.has(id), false, 'the endpoint never got it');
   });
 
   it('a section that answers slowly never replaces the one the user went to meanwhile', async () => {

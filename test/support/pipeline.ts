@@ -40,6 +40,8 @@ export interface PipelineOptions {
    * then counts every event once per destination.
    */
   batchedBeside?: Record<string, unknown>;
+  /** The first destination's `filter` (docs/reference/filters.md); absent = every event. */
+  filter?: Record<string, unknown>;
 }
 
 /**
@@ -87,6 +89,7 @@ export class Pipeline {
             webhooks: receivers.map((r) => ({ ...options.endpointSettings, url: r.url })),
             sharedSecret: SECRET,
           },
+          ...(options.filter && { filter: options.filter }),
         },
         ...(batchedReceiver
           ? [

@@ -10,6 +10,7 @@ import { resolveKafkaSection, resolveSchemaRegistry } from './connection-securit
 import { ConfigSchema, type RawConfig } from './schema.ts';
 import { resolveEndpoints } from './endpoints.ts';
 import { resolveOperatorEvents } from './operator-events.ts';
+import { resolveFilter } from './filter.ts';
 import { secretResolver } from './secrets.ts';
 import { checkSemantics } from './semantic-checks.ts';
 import { resolveSigning } from './signing.ts';
@@ -93,6 +94,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       ...(d.batch !== undefined && {
         batch: { maxEvents: d.batch.maxEvents, maxBytes: d.batch.maxBytes, maxWaitMs: parseDuration(d.batch.maxWait) },
       }),
+      ...(d.filter !== undefined && { filter: resolveFilter(d.filter, `destinations[${i}].filter`) }),
     })),
     kafka: resolveKafkaSection(raw.kafka, secret),
     ingest: {

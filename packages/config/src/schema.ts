@@ -80,6 +80,19 @@ export const BatchSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * `destinations[].filter`: which events the destination gets (docs/reference/filters.md). The shape
+ * is checked here; the conditions, their operators and limits by `parseFilter` (`@sluice/event-filter`).
+ */
+export const FilterSchema = Type.Object(
+  {
+    types: Type.Optional(Type.Array(Type.String())),
+    events: Type.Optional(Type.Array(Type.String())),
+    where: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
 export const DestinationSchema = Type.Object(
   {
     id: Id,
@@ -97,6 +110,7 @@ export const DestinationSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     batch: Type.Optional(BatchSchema),
+    filter: Type.Optional(FilterSchema),
   },
   { additionalProperties: false },
 );

@@ -1,3 +1,4 @@
+import type { EventFilter } from '@sluice/event-filter';
 import type { SigningKey } from '@sluice/webhook-signature';
 import type { DEFAULT_TOPICS } from './constants.ts';
 
@@ -35,6 +36,8 @@ export interface Destination {
   signing: DestinationSigning;
   /** Many events per request (`batch`, docs/reference/batches.md); absent = one request per event. */
   batch?: BatchSettings;
+  /** Which routed events the destination gets (`filter`, docs/reference/filters.md); absent = all of them. */
+  filter?: EventFilter;
 }
 
 /** `destinations[].batch`: a batch leaves when it holds `maxEvents`, when one more event would pass `maxBytes`, or `maxWaitMs` after its first event. */

@@ -77,6 +77,34 @@ describe('config: valid files', () => {
     });
   });
 
+  it('validates a destination filter at load, naming the field of a refused one (docs/reference/filters.md)', () => {
+    const hook = { webhookUrl: 'https://x.example/' };
+    assert.equal(parseConfig(destination(hook)).destinations[0]!.filter, undefined);
+    const filter = { types: ['track'], events: ['Order *'], where: { all: [{ field: 'properties.total', gte: 10 }] } };
+    const parsed = parseConfig(destination(hook, { filter })).destinations[0]!.filter!;
+    assert.deepEqual([...parsed.types!], ['track']);
+    const refused = (f: unknown) => {
+      try {
+        parseConfig(destination(hook, { filter: f }));
+      } catch (err) {
+        assert.ok(err instanceof ConfigError);
+        return err.message;
+      }
+      assert.fail('the filter should be refused');
+    };
+    const where = {
+      all: [
+        { field: 'type', equals: 'track' },
+        { field: 'a', exists: true },
+        { field: 'b', gte: '1' },
+      ],
+    };
+    assert.equal(refused({ where }), 'destinations[0].filter.where.all[2].gte: must be a number');
+    assert.equal(refused({ types: 'track' }), 'destinations[0].filter.types: must be array');
+    assert.equal(refused({ kinds: ['track'] }), 'destinations[0].filter.kinds: is not a known setting');
+    assert.equal(refused({}), 'destinations[0].filter: must set at least one of types, events, where');
+  });
+
   it('parses durations', () => {
     assert.equal(parseDuration('250ms'), 250);
     assert.equal(parseDuration('1.5s'), 1500);

@@ -55,10 +55,13 @@ export interface AttemptEvent {
   attempt: number;
   /**
    * `success`, `retryable`, `permanent` for a request made; for an endpoint the deliverer held
-   * back without a request, why: `circuit_open`, `retry_after`, `rate_limited`, `destination_stalled`.
+   * back without a request, why: `circuit_open`, `retry_after`, `rate_limited`, `destination_stalled`;
+   * `filtered` when the destination's filter refused the event (one record for the destination,
+   * `attempt: 0`, `endpoint: ""`, no request, never retried: docs/reference/filters.md).
    */
   outcome:
     | 'success'
+    | 'filtered'
     | 'retryable'
     | 'permanent'
     | 'circuit_open'

@@ -12,6 +12,7 @@ import type { Logger } from '@sluice/logging';
 import { encodeBody, renderBody, routeEvent } from '@sluice/webhook';
 import { REJECT_ORIGIN } from './constants.ts';
 import type { Delivery } from './delivery.ts';
+import { filterRouted } from './filter-routed.ts';
 import type { DeliveryJob } from './domain/delivery-job.ts';
 import { classifyFailure, type RecordStep, type RejectReason } from './domain/poison.ts';
 import { acceptedAt, attemptWindow, checkWindow } from './domain/window.ts';
@@ -38,7 +39,7 @@ interface Progress {
 }
 
 /**
- * The deliverer's record handler: a new event from `sluice.events` (decode, route, render once,
+ * The deliverer's record handler: a new event from `sluice.events` (decode, route, filter, render once,
  * deliver to every routed destination) or a due retry from `sluice.redeliver` (the same bytes,
  * to the endpoints the retry names). Bad input goes to `sluice.rejected`, and so does a record
  * any step of which throws (decode, route, render, encode, sign, send): one record never stops its
@@ -48,6 +49,7 @@ interface Progress {
  */
 export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedRecord) => Promise<void> {
   const now = deps.now ?? Date.now;
+  const filterDeps = { config: deps.config, sink: deps.sink, metrics: deps.metrics, now };
   const reject = async (record: ConsumedRecord, code: RejectReason, message: string, sourceId?: string) => {
     deps.metrics.rejected.inc({ topic: record.topic, code });
     deps.logger.warn(
@@ -81,14 +83,20 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     const event = decoded.envelope;
     progress.sourceId = event.sourceId;
     progress.step = 'route';
-    const destinations = routeEvent(event, deps.config().destinations);
+    const key = record.key?.toString() ?? null;
+    const { accepted: destinations, written } = filterRouted(
+      filterDeps,
+      event,
+      key,
+      routeEvent(event, deps.config().destinations),
+    );
+    if (written) await written;
     if (destinations.length === 0) return;
     progress.step = 'render';
     const rendered = renderBody(event);
     if (!rendered.ok) return reject(record, rendered.code, rendered.message, event.sourceId);
     const body = encodeBody(rendered.body);
     progress.step = 'deliver';
-    const key = record.key?.toString() ?? null;
     const accepted = acceptedAt(record.timestamp, event.receivedAt);
     if (destinations.length === 1)
       return deliver(newEventJob(event, key, body, destinations[0]!), destinations[0]!, accepted);

@@ -16,6 +16,7 @@ export class DelivererMetrics {
   readonly rejected: Counter<'topic' | 'code'>;
   readonly autoDisabled: Counter<'destination'>;
   readonly operatorEvents: Counter<'type' | 'outcome'>;
+  readonly filtered: Counter<'destination'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
 
   constructor(registry: Registry) {
@@ -86,6 +87,12 @@ export class DelivererMetrics {
       name: 'sluice_deliverer_operator_events_total',
       help: 'Operator events by type and outcome (sent, failed after its retries, dropped)',
       labelNames: ['type', 'outcome'],
+      registers,
+    });
+    this.filtered = new Counter({
+      name: 'sluice_deliverer_filtered_total',
+      help: "Events a destination's filter refused: recorded as filtered, never attempted",
+      labelNames: ['destination'],
       registers,
     });
   }

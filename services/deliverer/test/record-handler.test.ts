@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createJsonCodec } from '@sluice/codec';
+import type { SluiceConfig } from '@sluice/config';
 import {
   REJECT_HEADERS,
   RETRY_HEADERS,
@@ -38,7 +39,10 @@ interface Fixture {
   metrics: DelivererMetrics;
 }
 
-function fixture(run: (job: DeliveryJob) => Promise<unknown> = async () => ({ kind: 'delivered' })): Fixture {
+function fixture(
+  run: (job: DeliveryJob) => Promise<unknown> = async () => ({ kind: 'delivered' }),
+  current: SluiceConfig = config,
+): Fixture {
   const sent: Fixture['sent'] = [];
   const runs: DeliveryJob[] = [];
   const dead: Fixture['dead'] = [];
@@ -50,7 +54,7 @@ function fixture(run: (job: DeliveryJob) => Promise<unknown> = async () => ({ ki
   } as unknown as Delivery;
   const metrics = new DelivererMetrics(new Registry());
   const handle = createRecordHandler({
-    config: () => config,
+    config: () => current,
     topics,
     codec: createJsonCodec(),
     delivery,
@@ -168,6 +172,82 @@ describe('record handler: one bad record is rejected, never thrown', () => {
       assert.equal(f.runs.length, 0);
     });
   }
+});
+
+describe('record handler: filters (docs/reference/filters.md)', () => {
+  const hooks = { webhooks: [{ url: 'https://hooks.example/in' }] };
+  const filtering = testConfig({
+    sources: [{ id: 's', writeKeys: ['k'] }],
+    destinations: [
+      { id: 'only-identify', type: 'webhooks', sourceIds: ['s'], settings: hooks, filter: { types: ['identify'] } },
+      { id: 'orders', type: 'webhooks', sourceIds: ['s'], settings: hooks, filter: { events: ['Order *'] } },
+      { id: 'all', type: 'webhooks', sourceIds: ['s'], settings: hooks },
+    ],
+    kafka: { topics: config.kafka.topics },
+  });
+
+  it('a refused destination gets one filtered record (attempt 0, no endpoint) and the metric; the others are attempted', async () => {
+    const f = fixture(undefined, filtering);
+    await f.handle(record(topics.events, JSON.stringify(envelope({ messageId: 'm-f', event: 'Signed Up' }))));
+    assert.deepEqual(
+      f.runs.map((j) => j.destinationId),
+      ['all'],
+    );
+    assert.equal(f.sent.length, 2, 'one filtered record per refusing destination');
+    const records = f.sent.map((s) => {
+      assert.equal(s.topic, config.kafka.topics.attempts);
+      assert.equal(String(s.message.key), 's:u');
+      return JSON.parse(String(s.message.value));
+    });
+    for (const [i, destinationId] of ['only-identify', 'orders'].entries()) {
+      assert.deepEqual(records[i], {
+        messageId: 'm-f',
+        sourceId: 's',
+        destinationId,
+        eventType: 'track',
+        endpoint: '',
+        attempt: 0,
+        outcome: 'filtered',
+        latencyMs: 0,
+        at: new Date(NOW).toISOString(),
+      });
+    }
+    const counts = (await f.metrics.filtered.get()).values.map((v) => [v.labels.destination, v.value]);
+    assert.deepEqual(counts, [
+      ['only-identify', 1],
+      ['orders', 1],
+    ]);
+  });
+
+  it('a call every filter accepts writes nothing and goes to every destination; one all refuse is not rendered', async () => {
+    const f = fixture(undefined, filtering);
+    await f.handle(record(topics.events, JSON.stringify(envelope({ type: 'identify', traits: {} }))));
+    assert.deepEqual(
+      f.runs.map((j) => j.destinationId),
+      ['only-identify', 'orders', 'all'],
+    );
+    assert.equal(f.sent.length, 0);
+  });
+
+  it('a retry is not filtered again: it is of an event the filter let through', async () => {
+    const f = fixture(undefined, filtering);
+    const headers = retryStateToHeaders({
+      messageId: 'm-r',
+      sourceId: 's',
+      destinationId: 'only-identify',
+      eventType: 'track',
+      endpoints: ['https://hooks.example/in'],
+      firstAttemptAt: NOW,
+      attempts: 1,
+      history: [],
+    });
+    await f.handle(record(topics.redeliver, '{"type":"track"}', { headers, timestamp: NOW }));
+    assert.deepEqual(
+      f.runs.map((j) => j.destinationId),
+      ['only-identify'],
+    );
+    assert.equal(f.sent.length, 0);
+  });
 });
 
 describe('record handler: the window', () => {

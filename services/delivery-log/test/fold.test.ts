@@ -95,4 +95,43 @@ describe('delivery-log fold of facts into delivery states (no database)', () => 
     assert.equal(attemptError({ outcome: 'permanent', status: 404 }), 'http_404');
     assert.equal(attemptError({ outcome: 'retryable' }), 'failed');
   });
+
+  it('a filtered record: the state is filtered, no attempt counted; it never moves back an attempted delivery', () => {
+    const filtered = [{ sourceId: 'src', messageId: 'm1', destinationId: 'hooks', at: 1_500 }];
+    const [w] = foldDeliveries({
+      current: [],
+      events: [eventEntry({ destinationIds: ['hooks'] })],
+      attempts: [],
+      deaths: [],
+      filtered,
+      receivedAt: received(),
+    });
+    assert.deepEqual([w!.state, w!.stateAt, w!.attempts, w!.lastError], ['filtered', 1_500, 0, null]);
+    const [again] = foldDeliveries({
+      current: [w!],
+      events: [],
+      attempts: [],
+      deaths: [],
+      filtered,
+      receivedAt: received(),
+    });
+    assert.deepEqual([again!.state, again!.stateAt], ['filtered', 1_500]);
+    const [retrying] = foldDeliveries({
+      current: [row()],
+      events: [],
+      attempts: [],
+      deaths: [],
+      filtered,
+      receivedAt: received(),
+    });
+    assert.deepEqual([retrying!.state, retrying!.attempts], ['retrying', 1], 'read again under a changed filter');
+    const [attempted] = foldDeliveries({
+      current: [w!],
+      events: [],
+      attempts: [attemptEntry({ at: 3_000, outcome: 'success', status: 200, error: undefined })],
+      deaths: [],
+      receivedAt: received(),
+    });
+    assert.deepEqual([attempted!.state, attempted!.attempts], ['delivered', 1], 'an attempt after all moves it on');
+  });
 });

@@ -55,4 +55,18 @@ describe('delivery-log: reading records keeps out what the database cannot keep 
     const rejected = readRecord(topicRecord(TEST_TOPICS.rejected, '{"userId":"u2","messageId":"x"}'), TEST_TOPICS);
     assert.ok(rejected.ok && rejected.entry.kind === 'rejected' && rejected.entry.userId === 'u2');
   });
+
+  it("a destination's filtered record reads as filtered (no attempt); one without its ids or time is unreadable", () => {
+    const read = readRecord(
+      attempt({ outcome: 'filtered', attempt: 0, endpoint: '', latencyMs: 0, status: undefined }),
+      TEST_TOPICS,
+    );
+    assert.ok(read.ok && read.entry.kind === 'filtered');
+    assert.deepEqual(
+      [read.entry.destinationId, read.entry.messageId, read.entry.at],
+      ['hooks', 'm1', Date.parse('2026-01-01T00:00:00.000Z')],
+    );
+    assert.equal(readRecord(attempt({ outcome: 'filtered', destinationId: undefined }), TEST_TOPICS).ok, false);
+    assert.equal(readRecord(attempt({ outcome: 'filtered', at: 'soon' }), TEST_TOPICS).ok, false);
+  });
 });

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Cursor } from '../src/domain/cursor.ts';
-import { attemptEntry, deadEntry, eventEntry, rejectedEntry, storeFixture } from './helpers.ts';
+import { readRecord, type LogEntry } from '../src/domain/records.ts';
+import {
+  attemptEntry,
+  deadEntry,
+  eventEntry,
+  rejectedEntry,
+  storeFixture,
+  TEST_TOPICS,
+  topicRecord,
+} from './helpers.ts';
 
 describe('delivery-log store', () => {
   const db = storeFixture();
@@ -72,6 +81,43 @@ describe('delivery-log store', () => {
     assert.deepEqual(
       r!.deliveries.map((d) => [d.destinationId, d.state, d.reject]),
       [[null, 'rejected', { code: 'invalid_call', message: 'track needs event', origin: 'ingest' }]],
+    );
+  });
+
+  it("a destination's filtered record makes its state filtered, with no attempt; read twice, the same", async () => {
+    // The record as the deliverer writes it (docs/reference/filters.md): attempt 0, no endpoint.
+    const record = topicRecord(
+      TEST_TOPICS.attempts,
+      JSON.stringify({
+        messageId: 'skipped',
+        sourceId: 'src',
+        destinationId: 'hooks',
+        eventType: 'track',
+        endpoint: '',
+        attempt: 0,
+        outcome: 'filtered',
+        latencyMs: 0,
+        at: new Date(1_500).toISOString(),
+      }),
+    );
+    const read = readRecord(record, TEST_TOPICS);
+    assert.ok(read.ok && read.entry.kind === 'filtered');
+    const batch = [eventEntry({ messageId: 'skipped', destinationIds: ['hooks', 'other'] }), read.entry as LogEntry];
+    await db.store.ingest(batch);
+    await db.store.ingest([read.entry as LogEntry]);
+    const m = await db.store.message('src', 'skipped');
+    assert.deepEqual(
+      m!.deliveries.map((d) => [d.destinationId, d.state, d.attempts, d.lastError]),
+      [
+        ['hooks', 'filtered', 0, null],
+        ['other', 'delivering', 0, null],
+      ],
+    );
+    assert.equal(m!.attempts.length, 0, 'a filtered event has no attempt');
+    const listed = await db.store.listMessages({ state: 'filtered' }, 10);
+    assert.deepEqual(
+      listed.map((s) => s.messageId),
+      ['skipped'],
     );
   });
 

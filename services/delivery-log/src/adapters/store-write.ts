@@ -2,7 +2,7 @@ import { MAX_TEXT_LENGTH } from '../constants.ts';
 import { type EventNote, type StoredEvent, storedEvent } from '../domain/event-text.ts';
 import { foldDeliveries } from '../domain/fold.ts';
 import { messageKey, positionKey } from '../domain/keys.ts';
-import type { AttemptEntry, DeadEntry, EventEntry, LogEntry, RejectedEntry } from '../domain/records.ts';
+import type { AttemptEntry, DeadEntry, EventEntry, FilteredEntry, LogEntry, RejectedEntry } from '../domain/records.ts';
 import { storableText } from '../domain/storable-text.ts';
 import { applyDeletions } from './deletions.ts';
 import { emptyReport, type IngestReport } from '../domain/ingest-report.ts';
@@ -90,10 +90,12 @@ async function writeBatch(
   const attempts = new Map<string, AttemptEntry>();
   const rejections = new Map<string, RejectedEntry>();
   const deaths: DeadEntry[] = [];
+  const filtered: FilteredEntry[] = [];
   for (const e of entries) {
     if (e.kind === 'event') events.set(messageKey(e), events.get(messageKey(e)) ?? e);
     else if (e.kind === 'attempt') attempts.set(positionKey(e.position), e);
     else if (e.kind === 'rejected') rejections.set(positionKey(e.position), e);
+    else if (e.kind === 'filtered') filtered.push(e);
     else deaths.push(e);
   }
   const deletions = [...events.values()].filter((e) => e.eventType === 'delete' && e.userId !== undefined);
@@ -106,14 +108,16 @@ async function writeBatch(
   const stored = await writeEvents(tx, [...events.values()], report, forced);
   const newAttempts = await writeAttempts(tx, [...attempts.values()]);
   const newRejections = await writeRejections(tx, [...rejections.values()]);
-  const messages = await ensureMessages(tx, [...newAttempts, ...deaths, ...newRejections], stored);
+  const messages = await ensureMessages(tx, [...newAttempts, ...deaths, ...filtered, ...newRejections], stored);
   const touched = new Set<string>(stored.completed.keys());
-  for (const f of [...newAttempts, ...deaths]) if (messages.existed.has(messageKey(f))) touched.add(messageKey(f));
+  for (const f of [...newAttempts, ...deaths, ...filtered])
+    if (messages.existed.has(messageKey(f))) touched.add(messageKey(f));
   const writes = foldDeliveries({
     current: await readDeliveries(tx, touched),
     events: [...stored.inserted.values(), ...stored.completed.values()],
     attempts: newAttempts,
     deaths,
+    filtered,
     receivedAt: messages.receivedAt,
   });
   await writeDeliveries(tx, writes);
@@ -270,7 +274,7 @@ interface FactMessages {
  */
 async function ensureMessages(
   tx: Sql,
-  facts: (AttemptEntry | DeadEntry | RejectedEntry)[],
+  facts: (AttemptEntry | DeadEntry | FilteredEntry | RejectedEntry)[],
   stored: StoredEvents,
 ): Promise<FactMessages> {
   const receivedAt = new Map<string, number>();

@@ -1,5 +1,5 @@
 import { deliveryKey, messageKey } from './keys.ts';
-import type { AttemptEntry, DeadEntry, EventEntry } from './records.ts';
+import type { AttemptEntry, DeadEntry, EventEntry, FilteredEntry } from './records.ts';
 import { advance, type DeliveryState, type Fact, type StateAt } from './state.ts';
 
 /** One row of `deliveries`: a message at a destination, as stored and as written back. */
@@ -26,6 +26,8 @@ export interface FoldInput {
   /** Attempts not seen before. */
   attempts: readonly AttemptEntry[];
   deaths: readonly DeadEntry[];
+  /** Destinations whose filter refused the event (each read again folds to the same state). */
+  filtered?: readonly Pick<FilteredEntry, 'sourceId' | 'messageId' | 'destinationId' | 'at'>[];
   /** Receive time of each message of the batch (by `messageKey`). */
   receivedAt: ReadonlyMap<string, number>;
 }
@@ -57,7 +59,7 @@ export function attemptError(a: Pick<AttemptEntry, 'outcome' | 'error' | 'status
 /**
  * The delivery rows a batch changes, each once: a stored event adds a `delivering` row per
  * destination it is routed to and gives its receive time to the rows made earlier from attempts;
- * the batch's attempts and deaths are applied in time order to each message's state at each
+ * the batch's attempts, deaths and filter refusals are applied in time order to each message's state at each
  * destination (`advance`), from the row as stored. Pure: the same input gives the same rows.
  */
 export function foldDeliveries(input: FoldInput): DeliveryRow[] {
@@ -120,6 +122,13 @@ export function foldDeliveries(input: FoldInput): DeliveryRow[] {
       attempt: false,
       error: d.lastError ?? null,
       deadReason: d.reason,
+    });
+  }
+  for (const f of input.filtered ?? []) {
+    row(f.sourceId, f.messageId, f.destinationId).steps.push({
+      fact: { kind: 'filtered', at: f.at },
+      attempt: false,
+      error: null,
     });
   }
   const writes: DeliveryRow[] = [];

@@ -50,6 +50,17 @@ export interface AttemptEntry {
   batchSize?: number;
 }
 
+/** A destination's filter refused the event: no attempt was made (docs/reference/filters.md). */
+export interface FilteredEntry {
+  kind: 'filtered';
+  position: RecordPosition;
+  sourceId: string;
+  messageId: string;
+  destinationId: string;
+  eventType: string;
+  at: number;
+}
+
 export interface DeadEntry {
   kind: 'dead';
   /** Where the dead letter is on the dead-letter topic: a replay reads just that record. */
@@ -86,7 +97,7 @@ export interface ReplayMarkerEntry {
   at: number;
 }
 
-export type LogEntry = EventEntry | AttemptEntry | DeadEntry | RejectedEntry;
+export type LogEntry = EventEntry | AttemptEntry | FilteredEntry | DeadEntry | RejectedEntry;
 /** What a record says: a fact about a message, or a replay marker (kept in the dead-letter index only). */
 export type ReadEntry = LogEntry | ReplayMarkerEntry;
 export type Read = { ok: true; entry: ReadEntry } | { ok: false; reason: string };
@@ -154,6 +165,7 @@ function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
   const a = json(record.value) as Partial<AttemptEvent> | undefined;
   if (!isJsonObject(a)) return { ok: false, reason: 'attempt record is not JSON' };
   const at = time(a.at);
+  if (a.outcome === 'filtered') return readFiltered(a, at, position);
   const outcomes = ['success', 'retryable', 'permanent'];
   if (
     !str(a.messageId) ||
@@ -189,6 +201,22 @@ function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
     entry.batchId = clip(a.batchId, MAX_ID_LENGTH);
     if (int(a.batchSize) && a.batchSize > 0) entry.batchSize = a.batchSize;
   }
+  return { ok: true, entry };
+}
+
+/** The `filtered` record of a destination: no endpoint, no attempt number, no request. */
+function readFiltered(a: Partial<AttemptEvent>, at: number | undefined, position: RecordPosition): Read {
+  if (!str(a.messageId) || !str(a.sourceId) || !str(a.destinationId) || at === undefined)
+    return { ok: false, reason: 'filtered record misses a field' };
+  const entry: FilteredEntry = {
+    kind: 'filtered',
+    position,
+    sourceId: a.sourceId,
+    messageId: a.messageId,
+    destinationId: a.destinationId,
+    eventType: str(a.eventType, 32) ? a.eventType : 'unknown',
+    at,
+  };
   return { ok: true, entry };
 }
 

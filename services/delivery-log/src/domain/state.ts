@@ -5,10 +5,12 @@
  * - `delivering`: the event was read, no attempt yet;
  * - `retrying`: the last attempt failed and a retry is due;
  * - `delivered`: an attempt succeeded (final);
+ * - `filtered`: the destination's filter refused the event, so nothing was attempted (final, unless
+ *   the event is attempted after all: read again after its filter changed);
  * - `dead`: the event was dead-lettered; only an attempt made after that (a replay) moves it on;
  * - `rejected`: the event was rejected (bad input), kept per message.
  */
-export const DELIVERY_STATES = ['delivering', 'retrying', 'delivered', 'dead', 'rejected'] as const;
+export const DELIVERY_STATES = ['delivering', 'retrying', 'delivered', 'filtered', 'dead', 'rejected'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 export interface StateAt {
@@ -20,23 +22,28 @@ export interface StateAt {
 /** What a record says about a message at a destination. */
 export type Fact =
   | { kind: 'attempt'; outcome: 'success' | 'retryable' | 'permanent'; at: number }
-  | { kind: 'dead'; at: number };
+  | { kind: 'dead'; at: number }
+  | { kind: 'filtered'; at: number };
 
 function factState(fact: Fact): DeliveryState {
   if (fact.kind === 'dead') return 'dead';
+  if (fact.kind === 'filtered') return 'filtered';
   return fact.outcome === 'success' ? 'delivered' : 'retrying';
 }
 
 /**
  * The state after `fact`, given the current one. Monotonic and order-independent for the facts
  * one delivery run produces: `delivered` is final (a late failure of the same run, or an older
- * record read again, never moves it back); `dead` wins over any earlier failure; a failure or
- * success newer than the death (a replayed attempt) leaves `dead`. Applying the same fact twice
- * changes nothing.
+ * record read again, never moves it back); `filtered` is final unless an attempt is read; `dead`
+ * wins over any earlier failure; a failure or success newer than the death (a replayed attempt)
+ * leaves `dead`. Applying the same fact twice changes nothing.
  */
 export function advance(current: StateAt | undefined, fact: Fact): StateAt {
   const next: StateAt = { state: factState(fact), at: fact.at };
-  if (current === undefined || current.state === 'delivering') return next;
+  // A filter decides before any attempt: once something was attempted, a filtered record (the event
+  // read again under a changed filter) says less than the attempts did.
+  if (fact.kind === 'filtered') return current === undefined || current.state === 'delivering' ? next : current;
+  if (current === undefined || current.state === 'delivering' || current.state === 'filtered') return next;
   if (current.state === 'delivered' || current.state === 'rejected') return current;
   if (next.state === 'delivered') return next;
   if (current.state === 'dead') return next.state === 'retrying' && fact.at > current.at ? next : current;

@@ -1,0 +1,63 @@
+import type { Destination, SluiceConfig } from '@sluice/config';
+import type { AttemptEvent, EventEnvelope } from '@sluice/envelope';
+import { filterAccepts } from '@sluice/event-filter';
+import type { RecordSink } from '@sluice/kafka';
+import type { DelivererMetrics } from './metrics.ts';
+
+export interface FilterDeps {
+  config: () => SluiceConfig;
+  sink: RecordSink;
+  metrics: DelivererMetrics;
+  now: () => number;
+}
+
+/** The destinations a new event goes on to, and the `filtered` records written for the others. */
+export interface Filtered {
+  accepted: Destination[];
+  /** Resolves when the `filtered` records are acknowledged; absent when no filter refused the event. */
+  written?: Promise<void>;
+}
+
+/**
+ * Applies each routed destination's `filter` to a new event (docs/reference/filters.md), before any
+ * attempt: a destination whose filter refuses it gets one `sluice.attempts` record with the outcome
+ * `filtered` (`attempt: 0`, no endpoint, no request) and `sluice_deliverer_filtered_total`, and
+ * nothing else: no request, no retry, no dead letter. Retries are not filtered again: they are of
+ * events the filter let through.
+ */
+export function filterRouted(
+  deps: FilterDeps,
+  event: EventEnvelope,
+  key: string | null,
+  routed: Destination[],
+): Filtered {
+  if (!routed.some((d) => d.filter !== undefined)) return { accepted: routed };
+  const accepted: Destination[] = [];
+  const writes: Promise<void>[] = [];
+  for (const d of routed) {
+    if (d.filter === undefined || filterAccepts(d.filter, event)) accepted.push(d);
+    else {
+      deps.metrics.filtered.inc({ destination: d.id });
+      writes.push(
+        deps.sink.send(deps.config().kafka.topics.attempts, { key, value: filteredRecord(event, d, deps.now()) }),
+      );
+    }
+  }
+  if (writes.length === 0) return { accepted };
+  return { accepted, written: writes.length === 1 ? writes[0] : Promise.all(writes).then(() => undefined) };
+}
+
+function filteredRecord(event: EventEnvelope, destination: Destination, at: number): string {
+  const record: AttemptEvent = {
+    messageId: event.messageId,
+    sourceId: event.sourceId,
+    destinationId: destination.id,
+    eventType: event.type,
+    endpoint: '',
+    attempt: 0,
+    outcome: 'filtered',
+    latencyMs: 0,
+    at: new Date(at).toISOString(),
+  };
+  return JSON.stringify(record);
+}
