@@ -3,12 +3,15 @@ import type { AttemptEvent, EventEnvelope } from '@sluice/envelope';
 import { filterAccepts } from '@sluice/event-filter';
 import type { RecordSink } from '@sluice/kafka';
 import type { DelivererMetrics } from './metrics.ts';
+import type { DeliveryWatch } from './operator-watch.ts';
 
 export interface FilterDeps {
   config: () => SluiceConfig;
   sink: RecordSink;
   metrics: DelivererMetrics;
   now: () => number;
+  /** Told of each verdict (a filter that refuses everything is an operator event). */
+  watch?: Pick<DeliveryWatch, 'filtered'>;
 }
 
 /** The destinations a new event goes on to, and the `filtered` records written for the others. */
@@ -35,8 +38,12 @@ export function filterRouted(
   const accepted: Destination[] = [];
   const writes: Promise<void>[] = [];
   for (const d of routed) {
-    if (d.filter === undefined || filterAccepts(d.filter, event)) accepted.push(d);
-    else {
+    if (d.filter === undefined) accepted.push(d);
+    else if (filterAccepts(d.filter, event)) {
+      accepted.push(d);
+      deps.watch?.filtered(d.id, false);
+    } else {
+      deps.watch?.filtered(d.id, true);
       deps.metrics.filtered.inc({ destination: d.id });
       writes.push(
         deps.sink.send(deps.config().kafka.topics.attempts, { key, value: filteredRecord(event, d, deps.now()) }),

@@ -12,7 +12,7 @@ import type { Logger } from '@sluice/logging';
 import { encodeBody, renderBody, routeEvent } from '@sluice/webhook';
 import { REJECT_ORIGIN } from './constants.ts';
 import type { Delivery } from './delivery.ts';
-import { filterRouted } from './filter-routed.ts';
+import { type FilterDeps, filterRouted } from './filter-routed.ts';
 import type { DeliveryJob } from './domain/delivery-job.ts';
 import { classifyFailure, type RecordStep, type RejectReason } from './domain/poison.ts';
 import { acceptedAt, attemptWindow, checkWindow } from './domain/window.ts';
@@ -30,6 +30,8 @@ export interface RecordHandlerDeps {
   logger: Logger;
   /** Injected in tests (the window check); default `Date.now`. */
   now?: () => number;
+  /** Told of each filter verdict (operator events). */
+  watch?: FilterDeps['watch'];
 }
 
 /** Where the handling of one record got to, and what it learnt: names the reason if it fails. */
@@ -49,7 +51,13 @@ interface Progress {
  */
 export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedRecord) => Promise<void> {
   const now = deps.now ?? Date.now;
-  const filterDeps = { config: deps.config, sink: deps.sink, metrics: deps.metrics, now };
+  const filterDeps: FilterDeps = {
+    config: deps.config,
+    sink: deps.sink,
+    metrics: deps.metrics,
+    now,
+    ...(deps.watch && { watch: deps.watch }),
+  };
   const reject = async (record: ConsumedRecord, code: RejectReason, message: string, sourceId?: string) => {
     deps.metrics.rejected.inc({ topic: record.topic, code });
     deps.logger.warn(

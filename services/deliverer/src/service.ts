@@ -156,6 +156,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
         sink,
         metrics,
         logger: ctx.logger,
+        watch,
       }),
       maxInFlightPerPartition: initial.delivery.maxInFlightPerPartition,
       onCrowded: () => delivery.judgeSoon(),

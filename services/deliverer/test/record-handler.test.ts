@@ -42,6 +42,7 @@ interface Fixture {
 function fixture(
   run: (job: DeliveryJob) => Promise<unknown> = async () => ({ kind: 'delivered' }),
   current: SluiceConfig = config,
+  verdicts: [string, boolean][] = [],
 ): Fixture {
   const sent: Fixture['sent'] = [];
   const runs: DeliveryJob[] = [];
@@ -62,6 +63,7 @@ function fixture(
     metrics,
     logger: createLogger({ name: 'test', level: 'silent' }),
     now: () => NOW,
+    watch: { filtered: (destinationId, refused) => void verdicts.push([destinationId, refused]) },
   });
   return { handle, sent, runs, dead, metrics };
 }
@@ -216,6 +218,16 @@ describe('record handler: filters (docs/reference/filters.md)', () => {
     assert.deepEqual(counts, [
       ['only-identify', 1],
       ['orders', 1],
+    ]);
+  });
+
+  it('tells the operator watch each verdict of a filter (a filter refusing everything is an operator event)', async () => {
+    const verdicts: [string, boolean][] = [];
+    const f = fixture(undefined, filtering, verdicts);
+    await f.handle(record(topics.events, JSON.stringify(envelope({ messageId: 'm-v', event: 'Order Completed' }))));
+    assert.deepEqual(verdicts, [
+      ['only-identify', true],
+      ['orders', false],
     ]);
   });
 
