@@ -8,7 +8,9 @@ export const DEFAULT_TOPICS = {
   attempts: 'sluice.attempts',
   audiences: 'sluice.audiences',
   audienceState: 'sluice.audience-state',
+  destinationState: 'sluice.destination-state',
   delayPrefix: 'sluice.delay.',
+  parkedPrefix: 'sluice.parked.',
 } as const;
 
 /** Backoff schedule (docs/reference/retries.md). */
