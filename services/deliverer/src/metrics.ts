@@ -14,6 +14,8 @@ export class DelivererMetrics {
   readonly deadLettered: Counter<'destination' | 'reason'>;
   readonly inFlight: Gauge<'destination'>;
   readonly rejected: Counter<'topic' | 'code'>;
+  readonly parked: Counter<'destination'>;
+  readonly parkedLag: Gauge<'destination'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
 
   constructor(registry: Registry) {
@@ -72,6 +74,18 @@ export class DelivererMetrics {
       name: 'sluice_deliverer_rejected_records_total',
       help: 'Records sent to the rejected topic, by source topic and reason (the closed set REJECT_REASONS)',
       labelNames: ['topic', 'code'],
+      registers,
+    });
+    this.parked = new Counter({
+      name: 'sluice_deliverer_parked_total',
+      help: 'Events written to their destination parked topic (destination paused or disabled, or its parked topic still draining)',
+      labelNames: ['destination'],
+      registers,
+    });
+    this.parkedLag = new Gauge({
+      name: 'sluice_deliverer_parked_lag',
+      help: 'Records of a destination parked topic not yet delivered (read while it is stopped or draining)',
+      labelNames: ['destination'],
       registers,
     });
   }
