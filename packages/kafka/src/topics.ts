@@ -42,9 +42,8 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
     spec(topics.attempts),
     spec(topics.audiences),
     spec(topics.audienceState, [{ name: 'cleanup.policy', value: 'compact' }]),
-    // Runtime state of the destinations: a handful of keys, read whole by every service; one
-    // partition keeps every action in one order.
-    { ...spec(topics.destinationState, [{ name: 'cleanup.policy', value: 'compact' }]), numPartitions: 1 },
+    // Runtime state of the destinations: a handful of keys, read whole by every service.
+    spec(topics.destinationState, [{ name: 'cleanup.policy', value: 'compact' }]),
     // One parked topic per configured destination, partitioned like the events (same key, same
     // partition), so the events a pause parks keep their order per partition.
     ...config.destinations.map((d) => spec(parkedTopicName(config, d.id))),
