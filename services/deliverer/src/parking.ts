@@ -69,8 +69,8 @@ export class Parking {
     // Whatever a destination's state, its parked topic may hold records from before this start.
     for (const d of this.deps.config().destinations) this.#refresh(d.id, true);
     // The first check at once: a destination with nothing parked goes out directly from the first event.
-    await this.#check();
-    this.#timer = setInterval(() => void this.#check(), this.deps.checkEveryMs ?? 250);
+    await this.checkDrained();
+    this.#timer = setInterval(() => void this.checkDrained(), this.deps.checkEveryMs ?? 250);
     this.#timer.unref();
   }
 
@@ -168,8 +168,8 @@ export class Parking {
     if (!starting) this.deps.logger.info({ destinationId }, 'destination active: delivering its parked events');
   }
 
-  /** Ends the draining of every destination whose parked topic is drained. */
-  async #check(): Promise<void> {
+  /** Ends the draining of every destination whose parked topic is drained (run every `checkEveryMs`). */
+  async checkDrained(): Promise<void> {
     if (this.#checking || this.#closed) return;
     this.#checking = true;
     try {
