@@ -45,8 +45,9 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
     // Runtime state of the destinations: a handful of keys, read whole by every service.
     spec(topics.destinationState, [{ name: 'cleanup.policy', value: 'compact' }]),
     // One parked topic per configured destination, partitioned like the events (same key, same
-    // partition), so the events a pause parks keep their order per partition.
-    ...config.destinations.map((d) => spec(parkedTopicName(config, d.id))),
+    // partition), so the events a pause parks keep their order per partition. Kept until delivered,
+    // however long the pause: the deliverer deletes what it delivered once the topic is drained.
+    ...config.destinations.map((d) => spec(parkedTopicName(config, d.id), [{ name: 'retention.ms', value: '-1' }])),
     ...config.retry.tiersMs.map((ms) => spec(delayTopicName(config, ms), delayRetention(ms))),
   ];
 }

@@ -179,16 +179,18 @@ export class Parking {
       if (this.#held.size > 0 && now - this.#heldLagAt >= 1_000) {
         this.#heldLagAt = now;
         for (const id of this.#held)
-          this.deps.metrics.parkedLag.set({ destination: id }, await this.#lag(parkedTopicName(config, id)));
+          this.deps.metrics.parkedLag.set({ destination: id }, (await this.#lag(parkedTopicName(config, id))).lag);
       }
       for (const id of [...this.#draining]) {
         if ((this.#writes.get(id) ?? 0) > 0) continue;
         const started = this.#started.get(id) ?? 0;
-        const lag = await this.#lag(parkedTopicName(config, id));
+        const topic = parkedTopicName(config, id);
+        const { lag, delivered } = await this.#lag(topic);
         this.deps.metrics.parkedLag.set({ destination: id }, lag);
         if (lag > 0 || (this.#writes.get(id) ?? 0) > 0 || (this.#started.get(id) ?? 0) !== started) continue;
         if (this.#draining.delete(id) && started > 0)
           this.deps.logger.info({ destinationId: id }, 'parked topic drained; delivering directly again');
+        if (delivered.length > 0) void this.#trim(topic, delivered);
       }
     } catch (err) {
       this.deps.logger.warn({ err }, 'parked topic lag not read; trying again');
@@ -197,8 +199,23 @@ export class Parking {
     }
   }
 
-  /** Records of `topic` the parked consumer's group has not committed yet. */
-  async #lag(topic: string): Promise<number> {
+  /**
+   * Deletes the delivered records of a drained parked topic: the topic keeps its records forever
+   * (`retention.ms=-1`, so no pause is too long), and this keeps it from growing.
+   */
+  async #trim(topic: string, partitions: { partition: number; offset: string }[]): Promise<void> {
+    try {
+      await this.deps.admin.deleteTopicRecords({ topic, partitions });
+    } catch (err) {
+      this.deps.logger.warn({ err, topic }, 'delivered parked records not deleted; trying at the next drain');
+    }
+  }
+
+  /**
+   * Records of `topic` the parked consumer's group has not committed yet, and per partition the
+   * offset below which every record was delivered and is still stored.
+   */
+  async #lag(topic: string): Promise<{ lag: number; delivered: { partition: number; offset: string }[] }> {
     const { admin, groupId } = this.deps;
     const [ends, committed] = await Promise.all([
       retryTransient(() => admin.fetchTopicOffsets(topic)),
@@ -207,10 +224,13 @@ export class Parking {
     const done = new Map<number, number>();
     for (const t of committed) for (const p of t.partitions) done.set(p.partition, Number(p.offset));
     let lag = 0;
+    const delivered: { partition: number; offset: string }[] = [];
     for (const p of ends) {
-      const from = Math.max(done.get(p.partition) ?? -1, Number(p.low));
+      const low = Number(p.low);
+      const from = Math.max(done.get(p.partition) ?? -1, low);
       lag += Math.max(0, Number(p.high) - from);
+      if (from > low) delivered.push({ partition: p.partition, offset: String(from) });
     }
-    return lag;
+    return { lag, delivered };
   }
 }

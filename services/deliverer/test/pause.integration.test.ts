@@ -15,6 +15,7 @@ import {
   watchTopics,
   type Receiver,
   type TopicWatcher,
+  waitUntil,
 } from '@sluice/testkit';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
@@ -118,5 +119,20 @@ describe('pausing endpoints on the real broker', () => {
     assert.deepEqual(ids(first).slice(20), ['m-25', 'm-26', 'm-27'], 'then the live ones, behind them');
     assert.equal(second.requests.length, 5, 'the still-paused endpoint got nothing');
     assert.equal(await metric(service.port, 'sluice_deliverer_parked_lag'), 0);
+    // Drained: the delivered parked records are deleted (the topic itself keeps records forever).
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await waitUntil(
+        async () => {
+          const offsets = await admin.fetchTopicOffsets(parkedTopicName(config, 'd'));
+          return offsets.reduce((n, p) => n + Number(p.low), 0) >= 20 && offsets.every((p) => p.low === p.high);
+        },
+        10_000,
+        'the delivered parked records deleted',
+      );
+    } finally {
+      await admin.disconnect();
+    }
   });
 });
