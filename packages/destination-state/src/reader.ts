@@ -8,6 +8,8 @@ export interface DestinationStateReader {
   view: DestinationStateView;
   /** Resolves once every record written before the reader started has been applied. */
   ready: Promise<void>;
+  /** Joined and reading (false while its consumer waits to run again after a Kafka error), for `/readyz`. */
+  readonly connected: boolean;
   close(): Promise<void>;
 }
 
@@ -80,5 +82,12 @@ export async function startDestinationStateReader(
       },
     },
   );
-  return { view, ready, close: () => group.disconnect() };
+  return {
+    view,
+    ready,
+    get connected() {
+      return group.connected;
+    },
+    close: () => group.disconnect(),
+  };
 }

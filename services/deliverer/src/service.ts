@@ -105,7 +105,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
     const states = await startDestinationStateReader(kafka, initial.kafka.topics.destinationState, ctx.logger, {
       groupPrefix: `${delivererGroupId(initial)}.destination-state`,
     });
-    life.add({ name: 'destination state', stop: () => states.close() });
+    life.add({ name: 'destination state', stop: () => states.close(), ready: { kafka: () => states.connected } });
     await states.ready;
     const parking = new Parking({
       config,
