@@ -136,3 +136,63 @@ describe('pausing endpoints on the real broker', () => {
     }
   });
 });
+
+describe('the window while parked, on the real broker', () => {
+  let receiver: Receiver;
+  let config: SluiceConfig;
+  let service: DelivererService;
+  let kafka: Kafka;
+  let producer: SafeProducer;
+  let seen: TopicWatcher;
+
+  before(async () => {
+    receiver = await startReceiver();
+    config = testConfig({
+      sources: [{ id: 's', writeKeys: ['k'] }],
+      destinations: [{ id: 'w', type: 'webhooks', sourceIds: ['s'], settings: { webhookUrl: receiver.url } }],
+      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
+      // A shrunk window: the events stay parked for longer than all of it.
+      retry: { window: '1500ms' },
+    });
+    kafka = testKafka({ clientId: 'deliverer-pause-window-test' });
+    producer = new SafeProducer(kafka);
+    await producer.connect();
+    service = await createDeliverer(testServiceContext('deliverer', config), {
+      port: 0,
+      parkCheckIntervalMs: 50,
+    }).start();
+    seen = await watchTopics(kafka, [config.kafka.topics.deadLetter, parkedTopicName(config, 'w')]);
+  });
+
+  after(async () => {
+    await service?.close();
+    await seen?.stop();
+    await producer?.disconnect();
+    await receiver?.close();
+  });
+
+  it('events parked for longer than the whole window are delivered on resume, not dead-lettered', async () => {
+    const set = async (state: DestinationStateName) => {
+      const at = new Date().toISOString();
+      await writeDestinationState(producer, config.kafka.topics.destinationState, 'w', {
+        state,
+        reason: 't',
+        by: 't',
+        at,
+      });
+      await sleep(SEEN_MS);
+    };
+    await set('paused');
+    const events = [0, 1, 2].map((i) => receivedEnvelope({ sourceId: 's', messageId: `w-${i}`, userId: 'u' }));
+    await produceEvents(kafka, config.kafka.topics.events, events);
+    await seen.waitFor(parkedTopicName(config, 'w'), 3);
+    await sleep(2_500); // parked past the 1.5 s window
+    await set('active');
+    await receiver.waitFor(3);
+    assert.deepEqual(
+      receiver.requests.map((r) => r.headers['x-message-id']),
+      ['w-0', 'w-1', 'w-2'],
+    );
+    assert.equal(seen.records(config.kafka.topics.deadLetter).length, 0, 'none dead-lettered window_exhausted');
+  });
+});
