@@ -40,6 +40,7 @@ it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is att
   });
   producer = new SafeProducer(kafka);
   await producer.connect();
+  /** Writes the paused destination's state and waits until every service has surely seen it; resolves with when it was written. */
   const setState = async (state: DestinationStateName, reason: string) => {
     await writeDestinationState(producer!, p.topics.destinationState!, stateKey(PAUSED), {
       state,
@@ -47,7 +48,9 @@ it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is att
       by: 'pause-drill',
       at: new Date().toISOString(),
     });
+    const writtenAt = Date.now();
     await sleep(CONVERGE_MS);
+    return writtenAt;
   };
   const arrivedAt = (destination: string, ids: Set<string>) =>
     p.ledger.arrivals.filter((a) => a.destination === destination && ids.has(a.messageId));
@@ -117,8 +120,7 @@ it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is att
   );
 
   // 3. Resume, with events still flowing: parked ones first, then the live ones, per partition.
-  await setState('active', 'drill: maintenance over');
-  const resumedAt = Date.now();
+  const resumedAt = await setState('active', 'drill: maintenance over');
   const { acked } = await p.send(500, { batchSize: 100, concurrency: 4 });
   assert.equal(acked, 500);
   await p.settle(60_000);
