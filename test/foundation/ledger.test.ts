@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderBatchBody } from '@sluice/webhook';
 import { signBody } from '@sluice/webhook-signature';
-import { Ledger, ledgerProperties } from '../support/ledger.ts';
+import { Ledger, ledgerProperties, overtakes, type Arrival } from '../support/ledger.ts';
 
 const SECRET = 's3cret';
 const event = (id: string, seq: number) =>
@@ -62,5 +62,37 @@ describe('the drills ledger', () => {
     const summary = ledger.summary();
     assert.equal(summary.badSignatures, 1);
     assert.equal(summary.badBodies, 2);
+  });
+});
+
+describe('the drills order check', () => {
+  const arrival = (messageId: string, status = 200): Arrival => ({
+    messageId,
+    destination: 'd',
+    endpoint: 'http://d/',
+    at: 1,
+    status,
+    bodyOk: true,
+    signatureOk: true,
+  });
+  const positions = new Map([
+    ['a', { partition: 0, offset: 0 }],
+    ['b', { partition: 0, offset: 1 }],
+    ['c', { partition: 0, offset: 2 }],
+    ['x', { partition: 1, offset: 0 }],
+  ]);
+
+  it('arrival order per partition is no overtake, whatever the other partitions do', () => {
+    const got = overtakes(
+      ['x', 'a', 'b', 'c'].map((id) => arrival(id)),
+      'd',
+      positions,
+    );
+    assert.deepEqual(got, { events: 4, maxOvertake: 0, overtaken: 0 });
+  });
+
+  it('counts how far an event was overtaken, by its first 2xx only', () => {
+    const got = overtakes([arrival('a', 503), arrival('c'), arrival('b'), arrival('a'), arrival('c')], 'd', positions);
+    assert.deepEqual(got, { events: 3, maxOvertake: 2, overtaken: 2 });
   });
 });

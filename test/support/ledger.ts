@@ -161,6 +161,48 @@ export class Ledger {
   }
 }
 
+/** Where an event sits on `sluice.events`. */
+export interface Position {
+  partition: number;
+  offset: number;
+}
+
+/**
+ * How far a destination's deliveries strayed from the order of `sluice.events`, per partition: for
+ * each event, how many events of its partition with a higher offset were delivered (first 2xx)
+ * before it. 0 everywhere is exact arrival order; concurrent requests per partition
+ * (`delivery.maxInFlightPerPartition`) can swap neighbours within that window, never more.
+ */
+export function overtakes(
+  arrivals: readonly Arrival[],
+  destination: string,
+  positions: ReadonlyMap<string, Position>,
+): { events: number; maxOvertake: number; overtaken: number } {
+  const seen = new Set<string>();
+  const delivered = new Map<number, number[]>();
+  for (const a of arrivals) {
+    if (a.destination !== destination || a.status < 200 || a.status >= 300 || seen.has(a.messageId)) continue;
+    const at = positions.get(a.messageId);
+    if (!at) continue;
+    seen.add(a.messageId);
+    const list = delivered.get(at.partition) ?? [];
+    list.push(at.offset);
+    delivered.set(at.partition, list);
+  }
+  let maxOvertake = 0;
+  let overtaken = 0;
+  for (const offsets of delivered.values()) {
+    const before: number[] = [];
+    for (const offset of offsets) {
+      const ahead = before.filter((o) => o > offset).length;
+      if (ahead > 0) overtaken++;
+      if (ahead > maxOvertake) maxOvertake = ahead;
+      before.push(offset);
+    }
+  }
+  return { events: seen.size, maxOvertake, overtaken };
+}
+
 export function formatSummary(name: string, s: LedgerSummary): string {
   return `ledger[${name}]: sent=${s.sent} acked=${s.acked} delivered=${s.delivered} deadLettered=${s.deadLettered} lost=${s.lost} duplicates=${s.duplicates} (explained ${s.duplicatesExplained}) badSignatures=${s.badSignatures} badBodies=${s.badBodies}`;
 }

@@ -140,11 +140,17 @@ export class Pipeline {
     return svc;
   }
 
-  /** Posts `count` ledger events through ingest's /v1/batch; records what was acknowledged. */
+  /**
+   * Posts `count` ledger events through ingest's /v1/batch; records what was acknowledged (unless
+   * `record: false`: events the ledger does not expect everywhere, e.g. routed to one destination by
+   * `call.integrations`). `call` is merged into every call. Resolves with the acknowledged ids too.
+   */
   async send(
     count: number,
-    options: { batchSize?: number; concurrency?: number } = {},
-  ): Promise<{ acked: number; failed: number }> {
+    options: { batchSize?: number; concurrency?: number; call?: Record<string, unknown>; record?: boolean } = {},
+  ): Promise<{ acked: number; failed: number; ids: string[] }> {
+    const record = options.record ?? true;
+    const ackedIds: string[] = [];
     const batchSize = options.batchSize ?? 50;
     const batches: string[][] = [];
     for (let i = 0; i < count; i += batchSize) {
@@ -158,9 +164,10 @@ export class Pipeline {
     const worker = async () => {
       while (next < batches.length) {
         const ids = batches[next++]!;
-        ids.forEach((id) => this.ledger.sent.add(id));
+        if (record) ids.forEach((id) => this.ledger.sent.add(id));
         const body = JSON.stringify({
           batch: ids.map((messageId) => ({
+            ...options.call,
             type: 'track',
             messageId,
             userId: `user-${Number(messageId.split('-').pop()) % 97}`,
@@ -178,7 +185,8 @@ export class Pipeline {
           });
           const text = await res.body.text();
           if (res.statusCode === 200 && (JSON.parse(text) as { accepted?: number }).accepted === ids.length) {
-            ids.forEach((id) => this.ledger.acked.add(id));
+            if (record) ids.forEach((id) => this.ledger.acked.add(id));
+            ackedIds.push(...ids);
             acked += ids.length;
           } else failed += ids.length;
         } catch {
@@ -187,7 +195,7 @@ export class Pipeline {
       }
     };
     await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
-    return { acked, failed };
+    return { acked, failed, ids: ackedIds };
   }
 
   /** Posts raw calls to ingest's /v1/batch (no ledger); returns the HTTP status and the answer. */

@@ -11,6 +11,7 @@ export const DEFAULT_TOPICS = {
   destinationState: 'sluice.destination-state',
   destinationActions: 'sluice.destination-actions',
   delayPrefix: 'sluice.delay.',
+  parkedPrefix: 'sluice.parked.',
 } as const;
 
 /** Backoff schedule (docs/reference/retries.md). */

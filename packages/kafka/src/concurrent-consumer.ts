@@ -41,6 +41,8 @@ export class ConcurrentConsumer extends ManagedConsumer {
   /** Bytes of the records in flight, and who waits for some of them to finish. */
   #bytes = 0;
   #bytesWaiting: Slot[] = [];
+  /** Topics not read for now (`hold`): nothing more of them is handed out until `release`. */
+  readonly #held = new Set<string>();
 
   private readonly options: ConcurrentConsumerOptions;
   constructor(options: ConcurrentConsumerOptions) {
@@ -58,6 +60,8 @@ export class ConcurrentConsumer extends ManagedConsumer {
         const [topic, partition] = splitKey(key);
         if (!assigned[topic]?.includes(partition)) this.#trackers.delete(key);
       }
+      // A re-join (after a crash, a rebalance) may forget kafkajs's pauses; the holds stand.
+      this.#pauseHeld();
     });
   }
 
@@ -79,6 +83,36 @@ export class ConcurrentConsumer extends ManagedConsumer {
     const half = this.#crowdedAt();
     for (const tracker of this.#trackers.values()) if (tracker.inFlight >= half) return true;
     return false;
+  }
+
+  /**
+   * Stops reading `topic` until `release`: records of it fetched but not yet handed out are not
+   * handed out (they are fetched again after the release, from the first one not handed out);
+   * records already in a handler finish. Idempotent.
+   */
+  hold(topic: string): void {
+    this.#held.add(topic);
+    this.#pauseHeld();
+  }
+
+  /** Reads `topic` again (unless intake stopped: a shutdown keeps every topic paused). */
+  release(topic: string): void {
+    if (!this.#held.delete(topic) || this.intakeStopped) return;
+    try {
+      this.consumer.resume([{ topic }]);
+    } catch {
+      // Not running yet: nothing was paused.
+    }
+  }
+
+  #pauseHeld(): void {
+    if (this.#held.size === 0) return;
+    try {
+      this.consumer.pause([...this.#held].map((topic) => ({ topic })));
+    } catch {
+      // Not running yet (kafkajs pauses only a running consumer): the batch loop checks the holds
+      // anyway, and the group join pauses them again.
+    }
   }
 
   #crowdedAt(): number {
@@ -109,7 +143,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
     let last: string | undefined;
     try {
       for (const message of batch.messages) {
-        if (!isRunning() || isStale() || this.intakeStopped) return;
+        if (!isRunning() || isStale() || this.intakeStopped || this.#held.has(topic)) return;
         const offset = Number(message.offset);
         if (offset <= tracker.highestStarted) {
           // Already handed to a handler by this consumer: kafkajs fetches from the committed offset
@@ -121,14 +155,14 @@ export class ConcurrentConsumer extends ManagedConsumer {
         }
         if (tracker.inFlight >= this.options.maxInFlightPerPartition) {
           await this.#acquire(key, tracker, heartbeat);
-          if (this.intakeStopped) return;
+          if (this.intakeStopped || this.#held.has(topic)) return;
         }
         const size = (message.key?.length ?? 0) + (message.value?.length ?? 0);
         // Checked again after every wait, and from there on synchronously up to `#run`, which
         // counts the bytes: two partitions woken together cannot both take the same room.
         while (!this.#fits(size)) {
           await this.#bytesFreed(heartbeat);
-          if (this.intakeStopped) return;
+          if (this.intakeStopped || this.#held.has(topic)) return;
         }
         tracker.begin(offset);
         if (tracker.inFlight === this.#crowdedAt()) this.options.onCrowded?.();

@@ -1,6 +1,6 @@
 export type { Admin, Kafka, Message, IHeaders, PartitionAssigner } from 'kafkajs';
 export { createKafka, type KafkaClientOptions } from './kafka-client.ts';
-export { delayTopicName, ensureTopics, topicSpecs, type TopicSpec } from './topics.ts';
+export { delayTopicName, ensureTopics, parkedTopicName, topicSpecs, type TopicSpec } from './topics.ts';
 export { trackedAdmin } from './tracked-admin.ts';
 export { SafeProducer } from './producer.ts';
 export type { BatchProducer } from './batch-producer.ts';

@@ -14,6 +14,11 @@ export function delayTopicName(config: SluiceConfig, ms: number): string {
   return `${config.kafka.topics.delayPrefix}${formatDuration(ms)}`;
 }
 
+/** The parked topic of a destination (docs/reference/destination-states.md): `sluice.parked.<destinationId>`. */
+export function parkedTopicName(config: SluiceConfig, destinationId: string): string {
+  return `${config.kafka.topics.parkedPrefix}${destinationId}`;
+}
+
 const RETAIN_14_DAYS = String(14 * 24 * 3_600_000);
 
 /** Every topic the services use, with partitions, replication and topic configs from the config. */
@@ -37,7 +42,12 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
     spec(topics.attempts),
     spec(topics.audiences),
     spec(topics.audienceState, [{ name: 'cleanup.policy', value: 'compact' }]),
+    // Runtime state of the destinations: a handful of keys, read whole by every service.
     spec(topics.destinationState, [{ name: 'cleanup.policy', value: 'compact' }]),
+    // One parked topic per configured destination, partitioned like the events (same key, same
+    // partition), so the events a pause parks keep their order per partition. Kept until delivered,
+    // however long the pause: the deliverer deletes what it delivered once the topic is drained.
+    ...config.destinations.map((d) => spec(parkedTopicName(config, d.id), [{ name: 'retention.ms', value: '-1' }])),
     spec(topics.destinationActions, longRetention),
     ...config.retry.tiersMs.map((ms) => spec(delayTopicName(config, ms), delayRetention(ms))),
   ];

@@ -37,15 +37,16 @@ describe('topics', () => {
     await admin.connect();
     try {
       const created = await ensureTopics(admin, topicSpecs(config));
-      assert.equal(created.length, 8 + 2);
+      assert.equal(created.length, 9 + 2);
       assert.deepEqual(await ensureTopics(admin, topicSpecs(config)), []);
       const meta = await admin.fetchTopicMetadata({ topics: [config.kafka.topics.events] });
       assert.equal(meta.topics[0]?.partitions.length, 2);
+      const compacted = [config.kafka.topics.audienceState, config.kafka.topics.destinationState];
       const described = await admin.describeConfigs({
-        resources: [{ type: 2, name: config.kafka.topics.audienceState, configNames: ['cleanup.policy'] }],
+        resources: compacted.map((name) => ({ type: 2, name, configNames: ['cleanup.policy'] })),
         includeSynonyms: false,
       });
-      assert.equal(described.resources[0]?.configEntries[0]?.configValue, 'compact');
+      for (const r of described.resources) assert.equal(r.configEntries[0]?.configValue, 'compact', r.resourceName);
       assert.ok((await admin.listTopics()).includes(`${config.kafka.topics.delayPrefix}2s`));
     } finally {
       await admin.disconnect();

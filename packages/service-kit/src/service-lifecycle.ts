@@ -128,7 +128,13 @@ export class ServiceLifecycle extends Lifecycle {
         ready: { kafka: () => consumers.every((c) => c.connected) },
         fatal: Promise.race(consumers.map((c) => c.fatal)),
       },
-      () => Promise.all(consumers.map(async (c) => (await c.start(), started.add(c)))),
+      // Every start has ended before a failed one stops them all: a consumer still joining when
+      // the others were closed would join after its close and keep the process alive.
+      async () => {
+        const results = await Promise.allSettled(consumers.map(async (c) => (await c.start(), started.add(c))));
+        const failed = results.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
+      },
     );
   }
 

@@ -8,6 +8,11 @@ export function delivererGroupId(config: SluiceConfig): string {
   return `${config.kafka.clientId}.deliverer`;
 }
 
+/** The consumer group reading every destination's parked topic (docs/deliverer.md "Pausing"). */
+export function parkedGroupId(config: SluiceConfig): string {
+  return `${delivererGroupId(config)}.parked`;
+}
+
 /** The SSRF policy of `delivery.ssrf` (CIDRs were validated with the config). */
 export function addressPolicy(config: SluiceConfig): AddressPolicy {
   return new AddressPolicy(config.delivery.ssrf.enabled, config.delivery.ssrf.allowCidrs);

@@ -18,6 +18,7 @@ import { classifyFailure, type RecordStep, type RejectReason } from './domain/po
 import { acceptedAt, attemptWindow, checkWindow } from './domain/window.ts';
 import { isInfrastructureFailure } from './infrastructure-errors.ts';
 import type { DelivererMetrics } from './metrics.ts';
+import type { Parking } from './parking.ts';
 
 export interface RecordHandlerDeps {
   config: () => SluiceConfig;
@@ -28,10 +29,46 @@ export interface RecordHandlerDeps {
   sink: RecordSink;
   metrics: DelivererMetrics;
   logger: Logger;
+  /** Pausing (docs/deliverer.md "Pausing"); without it every destination is active. */
+  parking?: Parking;
   /** Injected in tests (the window check); default `Date.now`. */
   now?: () => number;
   /** Told of each filter verdict (operator events). */
   watch?: FilterDeps['watch'];
+}
+
+/** Delivers a job to its destination: attempted, parked, or dead-lettered when its window is closed. */
+export type DeliverStep = (
+  job: DeliveryJob,
+  destination: Destination,
+  accepted: number | undefined,
+  fromParked?: boolean,
+) => Promise<void>;
+
+/**
+ * The step both the live records and the parked ones go through. No attempt starts once the
+ * event's window is closed (`domain/window.ts`): the job is dead-lettered as `window_exhausted`.
+ * A stopped destination's job is parked; so is a live job while its destination's parked topic
+ * drains (a parked job is then attempted: it is the drain). Endpoints paused on their own are
+ * left out of the attempt (`Parking.activeEndpoints`).
+ */
+export function createDeliverStep(
+  deps: Pick<RecordHandlerDeps, 'config' | 'delivery' | 'parking' | 'now'>,
+): DeliverStep {
+  const now = deps.now ?? Date.now;
+  return async (job, destination, accepted, fromParked = false) => {
+    const window = attemptWindow(job, accepted, deps.config().retry.windowMs);
+    const verdict = window === undefined ? undefined : checkWindow(window, now());
+    if (verdict?.open === false)
+      return deps.delivery.deadLetter(job, 'window_exhausted', verdict.message, window!.opensAt);
+    const { parking } = deps;
+    if (parking) {
+      if (fromParked ? parking.stopped(destination) : parking.mustPark(destination)) return parking.park(job, accepted);
+      const endpoints = parking.activeEndpoints(destination, job.endpoints);
+      if (endpoints !== job.endpoints) job = { ...job, endpoints };
+    }
+    await deps.delivery.run(job, destination);
+  };
 }
 
 /** Where the handling of one record got to, and what it learnt: names the reason if it fails. */
@@ -58,32 +95,8 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     now,
     ...(deps.watch && { watch: deps.watch }),
   };
-  const reject = async (record: ConsumedRecord, code: RejectReason, message: string, sourceId?: string) => {
-    deps.metrics.rejected.inc({ topic: record.topic, code });
-    deps.logger.warn(
-      { topic: record.topic, partition: record.partition, offset: record.offset, code, message },
-      'record rejected',
-    );
-    const rejected = rejectedRecord({
-      code,
-      message,
-      origin: REJECT_ORIGIN,
-      value: record.value,
-      key: record.key?.toString() ?? null,
-      from: `${record.topic}/${record.partition}/${record.offset}`,
-      ...(sourceId !== undefined && { sourceId }),
-    });
-    await deps.sink.send(deps.config().kafka.topics.rejected, rejected);
-  };
-
-  /** Attempts the job, or dead-letters it when its window is closed. */
-  const deliver = async (job: DeliveryJob, destination: Destination, accepted: number | undefined): Promise<void> => {
-    const window = attemptWindow(job, accepted, deps.config().retry.windowMs);
-    const verdict = window === undefined ? undefined : checkWindow(window, now());
-    if (verdict?.open === false)
-      return deps.delivery.deadLetter(job, 'window_exhausted', verdict.message, window!.opensAt);
-    await deps.delivery.run(job, destination);
-  };
+  const reject = rejecter(deps);
+  const deliver = createDeliverStep(deps);
 
   const onEvent = async (record: ConsumedRecord, progress: Progress) => {
     const decoded = await deps.codec.decode(record.value);
@@ -175,4 +188,27 @@ function newEventJob(event: EventEnvelope, key: string | null, body: Buffer, des
   };
   if (event.receivedAt !== undefined) job.receivedAt = event.receivedAt;
   return job;
+}
+
+/** Sends a record the deliverer cannot handle to `sluice.rejected`, with its reason. */
+export function rejecter(
+  deps: Pick<RecordHandlerDeps, 'config' | 'sink' | 'metrics' | 'logger'>,
+): (record: ConsumedRecord, code: RejectReason, message: string, sourceId?: string) => Promise<void> {
+  return async (record, code, message, sourceId) => {
+    deps.metrics.rejected.inc({ topic: record.topic, code });
+    deps.logger.warn(
+      { topic: record.topic, partition: record.partition, offset: record.offset, code, message },
+      'record rejected',
+    );
+    const rejected = rejectedRecord({
+      code,
+      message,
+      origin: REJECT_ORIGIN,
+      value: record.value,
+      key: record.key?.toString() ?? null,
+      from: `${record.topic}/${record.partition}/${record.offset}`,
+      ...(sourceId !== undefined && { sourceId }),
+    });
+    await deps.sink.send(deps.config().kafka.topics.rejected, rejected);
+  };
 }

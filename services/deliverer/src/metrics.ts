@@ -17,6 +17,8 @@ export class DelivererMetrics {
   readonly autoDisabled: Counter<'destination'>;
   readonly operatorEvents: Counter<'type' | 'outcome'>;
   readonly filtered: Counter<'destination'>;
+  readonly parked: Counter<'destination'>;
+  readonly parkedLag: Gauge<'destination'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
 
   constructor(registry: Registry) {
@@ -92,6 +94,18 @@ export class DelivererMetrics {
     this.filtered = new Counter({
       name: 'sluice_deliverer_filtered_total',
       help: "Events a destination's filter refused: recorded as filtered, never attempted",
+      labelNames: ['destination'],
+      registers,
+    });
+    this.parked = new Counter({
+      name: 'sluice_deliverer_parked_total',
+      help: 'Events written to their destination parked topic (destination paused or disabled, or its parked topic still draining)',
+      labelNames: ['destination'],
+      registers,
+    });
+    this.parkedLag = new Gauge({
+      name: 'sluice_deliverer_parked_lag',
+      help: 'Records of a destination parked topic not yet delivered (read while it is stopped or draining)',
       labelNames: ['destination'],
       registers,
     });

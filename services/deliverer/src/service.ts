@@ -1,5 +1,6 @@
 import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
 import type { SluiceConfig } from '@sluice/config';
+import { startDestinationStateReader } from '@sluice/destination-state';
 import { ConcurrentConsumer, ConsumerMetrics, RecordBatcher } from '@sluice/kafka';
 import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { OPERATOR_GROUP_SUFFIX, PRODUCE_INTERVAL_MS, PRODUCE_LINGER_MS } from './constants.ts';
@@ -7,13 +8,22 @@ import type { LookupFunction } from './adapters/guarded-connector.ts';
 import { TimeoutLog } from './adapters/timeout-log.ts';
 import { UndiciWebhookClient, type WebhookClient } from './adapters/webhook-client.ts';
 import { WebhookThread } from './adapters/webhook-thread.ts';
-import { addressPolicy, delivererGroupId, endpointOrigins, poolSettings, webhookThreadSettings } from './config.ts';
+import {
+  addressPolicy,
+  delivererGroupId,
+  endpointOrigins,
+  parkedGroupId,
+  poolSettings,
+  webhookThreadSettings,
+} from './config.ts';
 import { Delivery } from './delivery.ts';
 import { EndpointGates } from './endpoint-gates.ts';
-import { createRecordHandler } from './handle-record.ts';
+import { createParkedHandler } from './handle-parked.ts';
+import { createRecordHandler, type RecordHandlerDeps } from './handle-record.ts';
 import { IsolationMetrics } from './isolation-metrics.ts';
 import { DelivererMetrics } from './metrics.ts';
 import { OperatorWatch } from './operator-watch.ts';
+import { Parking } from './parking.ts';
 
 export interface DelivererOptions {
   /** Port of /metrics, /healthz and /readyz (0 picks a free one). */
@@ -40,6 +50,8 @@ export interface DelivererOptions {
   now?: () => number;
   /** Waits before each retry of an operator event; default about a minute in six tries. */
   operatorBackoffMs?: readonly number[];
+  /** How often a resumed destination's parked topic is checked for being drained; default 250 ms. */
+  parkCheckIntervalMs?: number;
 }
 
 export interface DelivererService extends RunningService {
@@ -114,8 +126,28 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
     life.add({ name: 'config reload step', stop: stopReloading });
 
     const config = () => ctx.config.current;
+    // The destinations' runtime states, read whole before any event is handled: a restart during
+    // a pause stays paused.
+    const states = await startDestinationStateReader(kafka, initial.kafka.topics.destinationState, ctx.logger, {
+      groupPrefix: `${delivererGroupId(initial)}.destination-state`,
+    });
+    life.add({ name: 'destination state', stop: () => states.close(), ready: { kafka: () => states.connected } });
+    await states.ready;
+    const parking = new Parking({
+      config,
+      view: states.view,
+      sink,
+      admin,
+      groupId: parkedGroupId(initial),
+      metrics,
+      logger: ctx.logger,
+      now: Date.now,
+      ...(options.parkCheckIntervalMs !== undefined && { checkEveryMs: options.parkCheckIntervalMs }),
+    });
+    life.add({ name: 'parking', stopIntake: () => parking.close(), stop: () => parking.close() });
+
     const timeouts = new TimeoutLog({ logger: ctx.logger });
-    let consumer: ConcurrentConsumer | undefined;
+    const consumers: ConcurrentConsumer[] = [];
     const delivery = new Delivery({
       config,
       client,
@@ -125,7 +157,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       gates,
       isolation,
       onTimeout: (t) => timeouts.timedOut(t),
-      crowded: () => consumer?.crowded ?? false,
+      crowded: () => consumers.some((c) => c.crowded),
       watch,
     });
     // Requests still in flight after their destination was done write their attempt records first.
@@ -138,32 +170,51 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       ...(options.lagIntervalMs !== undefined && { intervalMs: options.lagIntervalMs }),
     });
     life.add({ name: 'consumer lag', stop: () => lag.close() });
-    consumer = new ConcurrentConsumer({
+    const handlerDeps: RecordHandlerDeps = {
+      config,
+      topics,
+      codec:
+        options.codec ??
+        createEnvelopeCodec({
+          schemaRegistryUrl: ctx.env.schemaRegistryUrl,
+          access: initial.schemaRegistry,
+          topic: topics.events,
+        }),
+      delivery,
+      sink,
+      metrics,
+      logger: ctx.logger,
+      parking,
+      watch,
+    };
+    const consumerBase = {
       kafka,
-      groupId: delivererGroupId(initial),
-      topics: [topics.events, topics.redeliver],
-      handle: createRecordHandler({
-        config,
-        topics,
-        codec:
-          options.codec ??
-          createEnvelopeCodec({
-            schemaRegistryUrl: ctx.env.schemaRegistryUrl,
-            access: initial.schemaRegistry,
-            topic: topics.events,
-          }),
-        delivery,
-        sink,
-        metrics,
-        logger: ctx.logger,
-        watch,
-      }),
       maxInFlightPerPartition: initial.delivery.maxInFlightPerPartition,
       onCrowded: () => delivery.judgeSoon(),
       logger: ctx.logger,
       metrics: lag,
-    });
-    await life.consumers([consumer], {
+    };
+    consumers.push(
+      new ConcurrentConsumer({
+        ...consumerBase,
+        groupId: delivererGroupId(initial),
+        topics: [topics.events, topics.redeliver],
+        handle: createRecordHandler(handlerDeps),
+      }),
+    );
+    if (parking.topics().length > 0) {
+      // One group over every destination's parked topic, each read only while its destination is active.
+      const parked = new ConcurrentConsumer({
+        ...consumerBase,
+        groupId: parkedGroupId(initial),
+        topics: parking.topics(),
+        handle: createParkedHandler(handlerDeps),
+      });
+      consumers.push(parked);
+      // Before any record is handled: which parked topics to hold, which hold records to drain first.
+      await parking.start(parked);
+    }
+    await life.consumers(consumers, {
       ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
     });
 

@@ -15,6 +15,7 @@ export const REJECT_REASONS = [
   'invalid_timestamp',
   'body_too_deep',
   'invalid_retry_headers',
+  'invalid_parked_headers',
   // unforeseen failures of one step
   'undecodable',
   'unroutable',

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { createGroupConsumer, retryTransient, type Kafka } from '@sluice/kafka';
+import type { Logger } from '@sluice/logging';
+import { parseStateValue } from './state.ts';
+import { DestinationStateView } from './view.ts';
+
+export interface DestinationStateReader {
+  view: DestinationStateView;
+  /** Resolves once every record written before the reader started has been applied. */
+  ready: Promise<void>;
+  /** Joined and reading (false while its consumer waits to run again after a Kafka error), for `/readyz`. */
+  readonly connected: boolean;
+  close(): Promise<void>;
+}
+
+export interface DestinationStateReaderOptions {
+  /** Prefix of the reader's throwaway consumer group; default `sluice.destination-state`. */
+  groupPrefix?: string;
+}
+
+/**
+ * Reads `sluice.destination-state` from the beginning and keeps reading it, applying every record
+ * to a `DestinationStateView` (latest value per key). Its consumer group is the reader's own (a
+ * random id) and never commits: every start reads the whole compacted topic again, so a restart
+ * keeps the state, and each replica of each service sees every change within a fetch wait.
+ * A record whose value is not a state record is logged and skipped. After a Kafka error the
+ * consumer runs again (crash-watch) and reads from the beginning again: applying the same records
+ * twice leaves the same latest values.
+ */
+export async function startDestinationStateReader(
+  kafka: Kafka,
+  topic: string,
+  logger: Logger,
+  options: DestinationStateReaderOptions = {},
+): Promise<DestinationStateReader> {
+  const view = new DestinationStateView();
+  const admin = kafka.admin();
+  await admin.connect();
+  let ends: Awaited<ReturnType<typeof admin.fetchTopicOffsets>>;
+  try {
+    ends = await retryTransient(() => admin.fetchTopicOffsets(topic));
+  } finally {
+    await admin.disconnect();
+  }
+  /** Per partition, the last offset present at start; the reader is ready once it has read up to each. */
+  const remaining = new Map<number, number>();
+  for (const p of ends) if (Number(p.high) > Number(p.low)) remaining.set(p.partition, Number(p.high) - 1);
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  if (remaining.size === 0) markReady();
+
+  const groupId = `${options.groupPrefix ?? 'sluice.destination-state'}.${randomUUID()}`;
+  const group = createGroupConsumer(kafka, { groupId, logger, maxWaitTimeInMs: 100 });
+  await group.run(
+    { topics: [topic], fromBeginning: true },
+    {
+      autoCommit: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
+        for (const m of batch.messages) {
+          const key = m.key?.toString('utf8');
+          if (key === undefined || key === '') {
+            logger.warn({ topic, offset: m.offset }, 'destination state record without a key skipped');
+          } else if (m.value === null || m.value.length === 0) {
+            view.apply(key, null);
+          } else {
+            const parsed = parseStateValue(m.value.toString('utf8'));
+            if (parsed.ok) view.apply(key, parsed.value);
+            else logger.warn({ topic, key, why: parsed.message }, 'destination state record skipped');
+          }
+          resolveOffset(m.offset);
+        }
+        await heartbeat();
+        const last = remaining.get(batch.partition);
+        // Compaction can remove the last offsets, so "reached" is judged by the batch's end too.
+        if (last !== undefined) {
+          const end = Number(batch.lastOffset());
+          if (end >= last || Number(batch.highWatermark) - 1 <= end) {
+            remaining.delete(batch.partition);
+            if (remaining.size === 0) markReady();
+          }
+        }
+      },
+    },
+  );
+  return {
+    view,
+    ready,
+    get connected() {
+      return group.connected;
+    },
+    close: () => group.disconnect(),
+  };
+}

@@ -1,0 +1,38 @@
+import type { ConsumedRecord } from '@sluice/kafka';
+import { createDeliverStep, rejecter, type RecordHandlerDeps } from './handle-record.ts';
+import { classifyFailure } from './domain/poison.ts';
+import { unparkJob } from './domain/parked-job.ts';
+import { isInfrastructureFailure } from './infrastructure-errors.ts';
+
+/**
+ * The handler of the parked topics (docs/deliverer.md "Pausing"): a parked record is its job again,
+ * its window moved later by the time it waited (`unparkJob`), and goes through the same step as a
+ * live one — attempted, or parked again if its destination was stopped after the record was handed
+ * out. A destination removed from the config, or disabled there, dead-letters its parked events
+ * (`no_endpoints`), as a retry of it would be. An unreadable record goes to `sluice.rejected`.
+ */
+export function createParkedHandler(deps: RecordHandlerDeps): (record: ConsumedRecord) => Promise<void> {
+  const now = deps.now ?? Date.now;
+  const reject = rejecter(deps);
+  const deliver = createDeliverStep(deps);
+  return async (record) => {
+    let sourceId: string | undefined;
+    try {
+      if (!record.value || record.value.length === 0) return reject(record, 'empty', 'parked record has no body');
+      const unparked = unparkJob(record.key?.toString() ?? null, record.value, record.headers, now());
+      if (!unparked.ok) return reject(record, 'invalid_parked_headers', unparked.message);
+      const { job, acceptedAt } = unparked;
+      sourceId = job.sourceId;
+      const destination = deps.config().destinations.find((d) => d.id === job.destinationId);
+      if (!destination?.enabled) {
+        const why = `destination ${job.destinationId} is ${destination ? 'disabled' : 'gone'}`;
+        return deps.delivery.deadLetter(job, 'no_endpoints', why);
+      }
+      await deliver(job, destination, acceptedAt, true);
+    } catch (err) {
+      const verdict = classifyFailure(err, 'deliver', isInfrastructureFailure);
+      if (verdict.kind === 'fatal') throw err;
+      return reject(record, verdict.reason, verdict.message, sourceId);
+    }
+  };
+}

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { SluiceConfig } from '@sluice/config';
+import { stateKey, writeDestinationState, type DestinationStateName } from '@sluice/destination-state';
+import type { AttemptEvent } from '@sluice/envelope';
+import { parkedTopicName, SafeProducer } from '@sluice/kafka';
+import {
+  metric,
+  receivedEnvelope,
+  sleep,
+  startReceiver,
+  testConfig,
+  testKafka,
+  testServiceContext,
+  watchTopics,
+  type Receiver,
+  type TopicWatcher,
+  waitUntil,
+} from '@sluice/testkit';
+import type { Kafka } from 'kafkajs';
+import { createDeliverer, type DelivererService } from '../src/index.ts';
+import { produceEvents } from './kafka-helpers.ts';
+
+// Pausing one endpoint, then all of them, on the real broker: the in-process deliverer, real
+// receivers. The whole-destination pause under load, restarts and batches: test/drills/pause-resume.test.ts.
+
+/** Time for a written state to reach the deliverer (about one fetch wait, 100 ms). */
+const SEEN_MS = 600;
+
+describe('pausing endpoints on the real broker', () => {
+  let first: Receiver;
+  let second: Receiver;
+  let config: SluiceConfig;
+  let service: DelivererService;
+  let kafka: Kafka;
+  let producer: SafeProducer;
+  let seen: TopicWatcher;
+  const refs: string[] = [];
+  const set = async (state: DestinationStateName, endpoint?: number) => {
+    const key = stateKey('d', endpoint === undefined ? undefined : refs[endpoint]);
+    const at = new Date().toISOString();
+    await writeDestinationState(producer, config.kafka.topics.destinationState, key, {
+      state,
+      reason: 't',
+      by: 't',
+      at,
+    });
+    await sleep(SEEN_MS);
+  };
+  const send = (from: number, n: number) =>
+    produceEvents(
+      kafka,
+      config.kafka.topics.events,
+      Array.from({ length: n }, (_, i) =>
+        receivedEnvelope({ sourceId: 's', messageId: `m-${from + i}`, userId: 'one-user' }),
+      ),
+    );
+  const ids = (r: Receiver) => r.requests.map((q) => String(q.headers['x-message-id']));
+
+  before(async () => {
+    first = await startReceiver();
+    second = await startReceiver();
+    config = testConfig({
+      sources: [{ id: 's', writeKeys: ['k'] }],
+      destinations: [
+        {
+          id: 'd',
+          type: 'webhooks',
+          sourceIds: ['s'],
+          settings: { webhooks: [{ url: first.url }, { url: second.url }] },
+        },
+      ],
+      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
+    });
+    refs.push(...config.destinations[0]!.endpoints.map((e) => e.ref));
+    kafka = testKafka({ clientId: 'deliverer-pause-test' });
+    producer = new SafeProducer(kafka);
+    await producer.connect();
+    service = await createDeliverer(testServiceContext('deliverer', config), {
+      port: 0,
+      parkCheckIntervalMs: 50,
+    }).start();
+    seen = await watchTopics(kafka, [config.kafka.topics.attempts, parkedTopicName(config, 'd')]);
+  });
+
+  after(async () => {
+    await service?.close();
+    await seen?.stop();
+    await producer?.disconnect();
+    await Promise.all([first?.close(), second?.close()]);
+  });
+
+  it('a paused endpoint gets nothing while its neighbour delivers; all paused → parked; one resumed → the parked ones go to it, in order', async () => {
+    await set('paused', 0);
+    await send(0, 5);
+    await second.waitFor(5);
+    assert.deepEqual(ids(second), ['m-0', 'm-1', 'm-2', 'm-3', 'm-4']);
+    assert.equal(first.requests.length, 0, 'the paused endpoint got no request');
+
+    await set('paused', 1);
+    await send(5, 20);
+    await seen.waitFor(parkedTopicName(config, 'd'), 20);
+    assert.equal(await metric(service.port, 'sluice_deliverer_parked_total'), 20);
+    await sleep(300);
+    assert.equal(first.requests.length + second.requests.length, 5, 'no attempt while every endpoint is paused');
+    const attempts = () =>
+      seen.records(config.kafka.topics.attempts).map((r) => JSON.parse(String(r.value)) as AttemptEvent);
+    assert.equal(attempts().length, 5, 'no attempt record either');
+
+    await set('active', 0);
+    await first.waitFor(20);
+    // One user, one partition: the parked events come out in the order they arrived.
+    assert.deepEqual(
+      ids(first),
+      Array.from({ length: 20 }, (_, i) => `m-${5 + i}`),
+    );
+    await send(25, 3);
+    await first.waitFor(23);
+    assert.deepEqual(ids(first).slice(20), ['m-25', 'm-26', 'm-27'], 'then the live ones, behind them');
+    assert.equal(second.requests.length, 5, 'the still-paused endpoint got nothing');
+    assert.equal(await metric(service.port, 'sluice_deliverer_parked_lag'), 0);
+    // Drained: the delivered parked records are deleted (the topic itself keeps records forever).
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await waitUntil(
+        async () => {
+          const offsets = await admin.fetchTopicOffsets(parkedTopicName(config, 'd'));
+          return offsets.reduce((n, p) => n + Number(p.low), 0) >= 20 && offsets.every((p) => p.low === p.high);
+        },
+        10_000,
+        'the delivered parked records deleted',
+      );
+    } finally {
+      await admin.disconnect();
+    }
+  });
+});
+
+describe('the window while parked, on the real broker', () => {
+  let receiver: Receiver;
+  let config: SluiceConfig;
+  let service: DelivererService;
+  let kafka: Kafka;
+  let producer: SafeProducer;
+  let seen: TopicWatcher;
+
+  before(async () => {
+    receiver = await startReceiver();
+    config = testConfig({
+      sources: [{ id: 's', writeKeys: ['k'] }],
+      destinations: [{ id: 'w', type: 'webhooks', sourceIds: ['s'], settings: { webhookUrl: receiver.url } }],
+      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
+      // A shrunk window: the events stay parked for longer than all of it.
+      retry: { window: '1500ms' },
+    });
+    kafka = testKafka({ clientId: 'deliverer-pause-window-test' });
+    producer = new SafeProducer(kafka);
+    await producer.connect();
+    service = await createDeliverer(testServiceContext('deliverer', config), {
+      port: 0,
+      parkCheckIntervalMs: 50,
+    }).start();
+    seen = await watchTopics(kafka, [config.kafka.topics.deadLetter, parkedTopicName(config, 'w')]);
+  });
+
+  after(async () => {
+    await service?.close();
+    await seen?.stop();
+    await producer?.disconnect();
+    await receiver?.close();
+  });
+
+  it('events parked for longer than the whole window are delivered on resume, not dead-lettered', async () => {
+    const set = async (state: DestinationStateName) => {
+      const at = new Date().toISOString();
+      await writeDestinationState(producer, config.kafka.topics.destinationState, 'w', {
+        state,
+        reason: 't',
+        by: 't',
+        at,
+      });
+      await sleep(SEEN_MS);
+    };
+    await set('paused');
+    const events = [0, 1, 2].map((i) => receivedEnvelope({ sourceId: 's', messageId: `w-${i}`, userId: 'u' }));
+    await produceEvents(kafka, config.kafka.topics.events, events);
+    await seen.waitFor(parkedTopicName(config, 'w'), 3);
+    await sleep(2_500); // parked past the 1.5 s window
+    await set('active');
+    await receiver.waitFor(3);
+    assert.deepEqual(
+      receiver.requests.map((r) => r.headers['x-message-id']),
+      ['w-0', 'w-1', 'w-2'],
+    );
+    assert.equal(seen.records(config.kafka.topics.deadLetter).length, 0, 'none dead-lettered window_exhausted');
+  });
+});

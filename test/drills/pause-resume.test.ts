@@ -1,0 +1,152 @@
+// Drill: pause a destination while 10,000 events flow to it and a neighbour; restart every service
+// during the pause; resume → all delivered, in arrival order per partition, none lost.
+import assert from 'node:assert/strict';
+import { loadavg } from 'node:os';
+import { after, it } from 'node:test';
+import { stateKey, writeDestinationState, type DestinationStateName } from '@sluice/destination-state';
+import { SafeProducer } from '@sluice/kafka';
+import { createLogger } from '@sluice/logging';
+import { metric, readTopic, sleep, testKafka, waitUntil } from '@sluice/testkit';
+import { overtakes, type Position } from '../support/ledger.ts';
+import { BATCHED_DESTINATION, Pipeline } from '../support/pipeline.ts';
+
+const NEIGHBOUR = 'ledger-hooks';
+const PAUSED = BATCHED_DESTINATION;
+const EVENTS = 10_000;
+const IN_FLIGHT_PER_PARTITION = 64;
+/** How long a written state takes at most to reach every service (it takes about a fetch wait, 100 ms). */
+const CONVERGE_MS = 1_000;
+
+let pipeline: Pipeline | undefined;
+let producer: SafeProducer | undefined;
+after(async () => {
+  await producer?.disconnect();
+  await pipeline?.close();
+});
+
+it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is attempted, a restart stays paused; resume delivers all in order', async (t) => {
+  pipeline = await Pipeline.start({
+    endpoints: [() => ({ status: 200 })],
+    // The paused destination delivers in batches: parked events must leave in batches too, in order.
+    batchedBeside: { maxEvents: 50, maxWait: '20ms' },
+    services: ['ingest', 'deliverer', 'retry'],
+    config: { delivery: { maxInFlightPerPartition: IN_FLIGHT_PER_PARTITION } },
+  });
+  const p = pipeline;
+  const kafka = testKafka({
+    brokers: p.brokers.split(','),
+    clientId: 'pause-drill',
+    logger: createLogger({ name: 'pause-drill', level: 'error' }),
+  });
+  producer = new SafeProducer(kafka);
+  await producer.connect();
+  /** Writes the paused destination's state and waits until every service has surely seen it; resolves with when it was written. */
+  const setState = async (state: DestinationStateName, reason: string) => {
+    await writeDestinationState(producer!, p.topics.destinationState!, stateKey(PAUSED), {
+      state,
+      reason,
+      by: 'pause-drill',
+      at: new Date().toISOString(),
+    });
+    const writtenAt = Date.now();
+    await sleep(CONVERGE_MS);
+    return writtenAt;
+  };
+  const arrivedAt = (destination: string, ids: Set<string>) =>
+    p.ledger.arrivals.filter((a) => a.destination === destination && ids.has(a.messageId));
+  /** Sends `count` events; resolves with their ids and how long the neighbour took to get them all (from the first send). */
+  const neighbourTook = async (count: number, options: Parameters<Pipeline['send']>[1]) => {
+    const t0 = Date.now();
+    const { ids, acked } = await p.send(count, { batchSize: 100, concurrency: 4, ...options });
+    assert.equal(acked, count);
+    const want = new Set(ids);
+    await waitUntil(() => new Set(arrivedAt(NEIGHBOUR, want).map((a) => a.messageId)).size === count, 60_000);
+    return { ids: want, ms: Math.max(...arrivedAt(NEIGHBOUR, want).map((a) => a.at)) - t0 };
+  };
+  /** Events routed to the neighbour only: it is then the one destination with work (not in the ledger). */
+  const onlyNeighbour = { call: { integrations: { [PAUSED]: false } }, record: false };
+  await neighbourTook(1_000, onlyNeighbour); // warm-up
+
+  // 1. Paused while 10,000 events flow to both. Interleaved with as many events for the neighbour
+  // alone, in chunks (alone, paused, paused, alone, …), so both paces see the same machine load.
+  await setState('paused', 'drill: customer maintenance');
+  const pausedAt = Date.now();
+  const pausedIds = new Set<string>();
+  const took = { alone: 0, paused: 0 };
+  const CHUNK = 2_000;
+  for (const kind of [
+    'alone',
+    'paused',
+    'paused',
+    'alone',
+    'alone',
+    'paused',
+    'paused',
+    'alone',
+    'alone',
+    'paused',
+  ] as const) {
+    const chunk = await neighbourTook(CHUNK, kind === 'alone' ? onlyNeighbour : {});
+    took[kind] += chunk.ms;
+    if (kind === 'paused') for (const id of chunk.ids) pausedIds.add(id);
+  }
+  assert.equal(pausedIds.size, EVENTS);
+  const ratio = took.alone / took.paused;
+  t.diagnostic(
+    `neighbour alone ${((EVENTS * 1_000) / took.alone).toFixed(0)}/s, beside the paused one ${((EVENTS * 1_000) / took.paused).toFixed(0)}/s (${(ratio * 100).toFixed(1)} %), load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  assert.deepEqual(arrivedAt(PAUSED, pausedIds), [], 'nothing attempted to the paused destination');
+  // Each event's park write runs beside its neighbour delivery: wait for the last ones.
+  const parkedTotal = () => metric(p.service('deliverer').url, 'sluice_deliverer_parked_total');
+  await waitUntil(async () => (await parkedTotal()) >= EVENTS, 10_000, 'every event parked');
+  assert.equal(await parkedTotal(), EVENTS, 'every event parked for the paused destination, once');
+
+  // 2. Every service restarted during the pause: still paused.
+  const restartFrom = Date.now();
+  for (const svc of p.services.values()) await svc.sigterm();
+  for (const svc of p.services.values()) await svc.start();
+  p.ledger.disruption('restart of every service', restartFrom, Date.now());
+  const afterRestart = await neighbourTook(500, {});
+  await sleep(CONVERGE_MS);
+  assert.deepEqual(arrivedAt(PAUSED, afterRestart.ids), [], 'still paused after the restart');
+  await waitUntil(async () => (await parkedTotal()) >= 500, 10_000, 'the new events parked');
+  assert.equal(await parkedTotal(), 500);
+  assert.equal(
+    p.ledger.arrivals.filter((a) => a.destination === PAUSED && a.at >= pausedAt).length,
+    0,
+    'no request to the paused destination during the whole pause',
+  );
+
+  // 3. Resume, with events still flowing: parked ones first, then the live ones, per partition.
+  const resumedAt = await setState('active', 'drill: maintenance over');
+  const { acked } = await p.send(500, { batchSize: 100, concurrency: 4 });
+  assert.equal(acked, 500);
+  await p.settle(60_000);
+  const drainedMs = Math.max(...p.ledger.arrivals.filter((a) => a.destination === PAUSED).map((a) => a.at)) - resumedAt;
+  t.diagnostic(`${EVENTS + 1_000} events delivered to the resumed destination within ${drainedMs} ms of the resume`);
+
+  const summary = p.report(t, 'pause-resume');
+  assert.equal(summary.lost, 0);
+  assert.equal(summary.acked, EVENTS + 1_000);
+  assert.equal(summary.delivered, EVENTS + 1_000);
+  assert.equal(summary.badSignatures, 0);
+  assert.equal(summary.badBodies, 0);
+  assert.equal(summary.duplicates - summary.duplicatesExplained, 0, 'every duplicate falls in the restart window');
+
+  // Order: where each event sits on sluice.events, against the order the resumed destination got them.
+  const records = await readTopic(kafka, p.topics.events!, { count: 2 * EVENTS + 2_000, timeoutMs: 30_000 });
+  const positions = new Map<string, Position>();
+  for (const r of records) {
+    const { messageId } = JSON.parse(String(r.value)) as { messageId: string };
+    positions.set(messageId, { partition: r.partition, offset: Number(r.offset) });
+  }
+  const order = overtakes(p.ledger.arrivals, PAUSED, positions);
+  t.diagnostic(
+    `order per partition: ${order.events} events, ${order.overtaken} overtaken by a later one, at most by ${order.maxOvertake}`,
+  );
+  assert.equal(order.events, EVENTS + 1_000);
+  assert.ok(order.maxOvertake < IN_FLIGHT_PER_PARTITION, 'never overtaken beyond the in-flight window');
+  assert.ok(ratio >= 0.9, `neighbour kept ${(ratio * 100).toFixed(1)} % of its alone throughput`);
+});
