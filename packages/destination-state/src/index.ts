@@ -16,3 +16,13 @@ export {
   type DestinationStateReaderOptions,
 } from './reader.ts';
 export { DestinationStateError, InvalidStateValueError } from './errors.ts';
+export {
+  actionRecord,
+  appendDestinationAction,
+  DESTINATION_ACTIONS,
+  type DestinationAction,
+  type DestinationActionRecord,
+  parseActionRecord,
+  STATE_AFTER,
+  stateOf,
+} from './actions.ts';

@@ -2,7 +2,13 @@ import type { SluiceConfig } from '@sluice/config';
 import { createGroupConsumer, type GroupConsumer, type Kafka, type RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { AUTO_ACTOR, SECRET_CHECK_INTERVAL_MS } from './constants.ts';
-import { appendDestinationAction, stateKey, writeDestinationState } from './adapters/destination-state-writer.ts';
+import {
+  actionRecord,
+  appendDestinationAction,
+  stateKey,
+  stateOf,
+  writeDestinationState,
+} from '@sluice/destination-state';
 import { OperatorSender } from './adapters/operator-sender.ts';
 import type { AttemptResult } from './domain/attempt-result.ts';
 import { AutoDisableTracker } from './domain/auto-disable.ts';
@@ -112,16 +118,11 @@ export class OperatorWatch implements DeliveryWatch {
       at,
     );
     const t = config.kafka.topics;
-    const value = { state: 'disabled' as const, reason, by: AUTO_ACTOR, at, auto: true as const };
     const endpointRef = result.endpoint;
+    const record = actionRecord('disable', destinationId, endpointRef, { reason, by: AUTO_ACTOR, at, auto: true });
     void Promise.all([
-      writeDestinationState(this.#deps.sink, t.destinationState, stateKey(destinationId, endpointRef), value),
-      appendDestinationAction(
-        this.#deps.sink,
-        t.destinationActions,
-        { action: 'disable', destinationId, endpointRef },
-        value,
-      ),
+      writeDestinationState(this.#deps.sink, t.destinationState, stateKey(destinationId, endpointRef), stateOf(record)),
+      appendDestinationAction(this.#deps.sink, t.destinationActions, record),
     ]).catch((err: unknown) => this.#deps.logger.error({ err, destinationId }, 'auto-disable not written'));
   }
 

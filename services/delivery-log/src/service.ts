@@ -109,7 +109,6 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
     await life.start({ name: 'pruner', stop: () => pruner.stop() }, () => pruner.start());
     const control = new KafkaDestinationControl({
       kafka,
-      admin,
       topics: { state: initial.kafka.topics.destinationState, actions: initial.kafka.topics.destinationActions },
       clientId: `${initial.kafka.clientId}.${GROUP_SUFFIX}`,
       logger,
