@@ -67,11 +67,15 @@ it('20,000 records arriving at ~20,000/s leave in few large batches (one per 10 
   const text = await registry.metrics();
   const batches = metricSum(text, 'sluice_side_records_per_send_count');
   assert.equal(metricSum(text, 'sluice_side_records_per_send_sum'), 20_000);
-  // At most one send per 10 ms interval (none was full: 2,000 records); Date.now() may lag the timers by a ms.
+  // At most one send per 10 ms interval (none was full: 2,000 records). The gaps are read with
+  // Date.now() on this side of the producer thread, so a loaded machine can show one a few ms short;
+  // without the interval they would be 1-2 ms (a send every tick).
   assert.equal(starts.length, batches);
   const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
+  const median = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
+  assert.ok(median >= 9, `median gap between sendBatches ${median} ms`);
   assert.ok(
-    Math.min(...gaps) >= 9,
+    Math.min(...gaps) >= 5,
     `sendBatches ${Math.min(...gaps)} ms apart (${batches} in ${elapsedMs.toFixed(0)} ms)`,
   );
   assert.ok(20_000 / batches >= 50, `${(20_000 / batches).toFixed(1)} records per sendBatch`);
