@@ -70,7 +70,9 @@ describe('pausing endpoints on the real broker', () => {
           settings: { webhooks: [{ url: first.url }, { url: second.url }] },
         },
       ],
-      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
+      // One record in flight per partition: arrival order is the topics' order, so the test reads
+      // what parking and the hand-over did (with more, order holds within the in-flight window).
+      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, maxInFlightPerPartition: 1 },
     });
     refs.push(...config.destinations[0]!.endpoints.map((e) => e.ref));
     kafka = testKafka({ clientId: 'deliverer-pause-test' });
