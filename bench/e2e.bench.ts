@@ -7,7 +7,8 @@
  * straight to the same receiver with the same connection count.
  *
  *   node bench/e2e.bench.ts            # provisions a local broker unless KAFKA_BROKERS is set
- *   BENCH_EVENTS=100000 BENCH_LATENCY_SECONDS=15 BENCH_PHASES=single,batched BENCH_BATCH_EVENTS=100 BENCH_BATCH_WAIT=50ms ...
+ *   BENCH_EVENTS=100000 BENCH_LATENCY_SECONDS=15 BENCH_PHASES=single,batched BENCH_BATCH_EVENTS=100 BENCH_BATCH_WAIT=50ms
+ *   BENCH_PER_PARTITION=<delivery.maxInFlightPerPartition> ...
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,6 +31,7 @@ const PARTITIONS = Number(process.env.BENCH_PARTITIONS ?? 6);
 const PHASES = (process.env.BENCH_PHASES ?? 'single,batched').split(',') as Mode[];
 const BATCH_EVENTS = Number(process.env.BENCH_BATCH_EVENTS ?? 100);
 const BATCH_WAIT = process.env.BENCH_BATCH_WAIT ?? '50ms';
+const PER_PARTITION = process.env.BENCH_PER_PARTITION ? Number(process.env.BENCH_PER_PARTITION) : undefined;
 const WRITE_KEY = 'bench-key';
 const SECRET = 'bench-secret';
 
@@ -175,7 +177,10 @@ async function phase(mode: Mode, brokers: string, dir: string, receiver: ChildPr
       replicationFactor: 1,
       topics: prefixedTopics(prefix),
     },
-    delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
+    delivery: {
+      ssrf: { allowCidrs: ['127.0.0.0/8'] },
+      ...(PER_PARTITION !== undefined && { maxInFlightPerPartition: PER_PARTITION }),
+    },
   });
   const services: ServiceProcess[] = [];
   for (const name of ['ingest', 'deliverer', 'retry', 'audience-sync'] as ServiceName[]) {
