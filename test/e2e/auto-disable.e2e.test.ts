@@ -93,7 +93,7 @@ describe('auto-disable and operator events', { timeout: 180_000 }, () => {
     assert.ok((await metric(pipeline.service('deliverer').url, 'sluice_deliverer_auto_disabled_total')) >= 1);
   });
 
-  it('enable makes the endpoint active again, tells the operator who did it, and events are delivered', async () => {
+  it('while disabled events wait; enable makes the endpoint active again, tells the operator who did it, and delivers what waited', async () => {
     // The deliverer tells of actions written after its actions consumer joined its group (it starts at the end).
     const admin = testKafka({ brokers: pipeline.brokers.split(',') }).admin();
     await admin.connect();
@@ -108,6 +108,18 @@ describe('auto-disable and operator events', { timeout: 180_000 }, () => {
     } finally {
       await admin.disconnect();
     }
+    // Events that arrive while the endpoint is disabled wait, parked on Kafka: no request is made.
+    const waiting = Array.from({ length: 5 }, (_, i) => `${run}-waiting-${i}`);
+    const deliverer = pipeline.service('deliverer').url;
+    const parkedBefore = await metric(deliverer, 'sluice_deliverer_parked_total');
+    await pipeline.postBatch(waiting.map((messageId) => ({ ...track(), messageId })));
+    await waitUntil(
+      async () => (await metric(deliverer, 'sluice_deliverer_parked_total')) >= parkedBefore + waiting.length,
+      15_000,
+      'the events sent while disabled parked',
+    );
+    const requestsFor = (id: string) => pipeline.receivers[0]!.requests.filter((r) => r.headers['x-message-id'] === id);
+    assert.deepEqual(waiting.flatMap(requestsFor), [], 'no request for an event sent while the endpoint is disabled');
     healthy = true;
     const ref = encodeURIComponent(pipeline.receivers[0]!.url);
     const enabled = await pipeline.deliveryLog(`/api/v1/destinations/ledger-hooks/endpoints/${ref}/enable`, {
@@ -123,6 +135,11 @@ describe('auto-disable and operator events', { timeout: 180_000 }, () => {
     );
     assert.equal(told.by, 'oncall');
     assert.equal(told.reason, 'receiver fixed');
+    await waitUntil(
+      () => waiting.every((id) => requestsFor(id).length > 0),
+      30_000,
+      'the events that waited delivered after enable',
+    );
     const id = `${run}-after`;
     await pipeline.postBatch([{ ...track(), messageId: id }]);
     await waitUntil(
