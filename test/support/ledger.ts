@@ -132,7 +132,7 @@ export class Ledger {
       acked: this.acked.size,
       delivered: [...this.acked].filter(everywhere).length,
       deadLettered: [...this.acked].filter((id) => this.deadLettered.has(id)).length,
-      lost: this.missing().length,
+      lost: this.#missing(delivered).length,
       duplicates,
       duplicatesExplained: explained,
       badSignatures: this.arrivals.filter((a) => !a.signatureOk).length,
@@ -142,8 +142,12 @@ export class Ledger {
 
   /** Per destination missing an event, the ids acknowledged but neither delivered there nor dead-lettered. */
   missing(): string[] {
+    return this.#missing(this.#deliveredPerDestination());
+  }
+
+  #missing(delivered: Map<string, Set<string>>): string[] {
     const missing: string[] = [];
-    for (const ids of this.#deliveredPerDestination().values())
+    for (const ids of delivered.values())
       for (const id of this.acked) if (!ids.has(id) && !this.deadLettered.has(id)) missing.push(id);
     return missing;
   }
