@@ -142,6 +142,10 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
         adminToken: secret('deliveryLog.adminToken', raw.deliveryLog.adminToken),
       }),
       healthWindowMs: parseDuration(raw.deliveryLog.healthWindow),
+      ledger: {
+        graceMs: parseDuration(raw.deliveryLog.ledger.grace),
+        intervalMs: parseDuration(raw.deliveryLog.ledger.interval),
+      },
     },
   };
 }

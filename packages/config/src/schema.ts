@@ -316,6 +316,16 @@ export const ConfigSchema = Type.Object(
         adminToken: Type.Optional(SecretSchema),
         /** Window of the endpoint-health figures. */
         healthWindow: Duration('1h'),
+        /** The live ledger (docs/delivery-log.md, "Ledger"). */
+        ledger: Type.Object(
+          {
+            /** Time past `retry.window` after which an unsettled delivery is unaccounted. */
+            grace: Duration('15m'),
+            /** How often the ledger's gauges are computed. */
+            interval: Duration('30s'),
+          },
+          { additionalProperties: false, default: {} },
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -127,6 +127,8 @@ export interface SluiceConfig {
     maxSizeBytes?: number;
     adminToken?: string;
     healthWindowMs: number;
+    /** `deliveryLog.ledger`: grace past the retry window, and how often the gauges are computed (ms). */
+    ledger: { graceMs: number; intervalMs: number };
   };
   /** Credentials and CA for the schema registry; absent: anonymous, system roots. */
   schemaRegistry?: SchemaRegistryAccess;

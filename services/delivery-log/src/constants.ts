@@ -82,3 +82,5 @@ export const DEFAULT_ACTIONS_PAGE = 50;
 export const MAX_REASON_LENGTH = 500;
 /** How long the start waits to have read the destination states that existed when it started. */
 export const CONTROL_CATCH_UP_MS = 15_000;
+/** Most buckets one ledger answer holds (a day by the minute); more is a 400 on `bucket`. */
+export const MAX_LEDGER_BUCKETS = 1_440;

@@ -24,6 +24,14 @@ export class DeliveryLogMetrics {
   readonly unstored: Counter<'kind' | 'reason'>;
   /** Rows removed by deletion requests, by table (`messages`, `rejections`). */
   readonly deleted: Counter<'table'>;
+  /** The ledger (docs/delivery-log.md, "Ledger"), per destination, as last computed: deliveries unaccounted for. */
+  readonly unaccounted: Gauge<'destination'>;
+  /** Deliveries accepted and not settled (parked and unaccounted included). */
+  readonly inFlight: Gauge<'destination'>;
+  /** Unsettled deliveries of a parked (paused, disabled) destination. */
+  readonly parked: Gauge<'destination'>;
+  /** Age in seconds of the oldest unsettled delivery (0: none). */
+  readonly oldestUnsettled: Gauge<'destination'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -88,5 +96,17 @@ export class DeliveryLogMetrics {
       labelNames: ['table'],
       registers,
     });
+    const ledger = (name: string, help: string) =>
+      new Gauge({ name: `sluice_delivery_log_${name}`, help, labelNames: ['destination'], registers });
+    this.unaccounted = ledger(
+      'unaccounted_events',
+      'Deliveries neither settled nor in the retry path past the retry window plus the grace, by destination',
+    );
+    this.inFlight = ledger('in_flight_events', 'Deliveries accepted and not yet settled, by destination');
+    this.parked = ledger('parked_events', 'Unsettled deliveries of a paused or disabled destination');
+    this.oldestUnsettled = ledger(
+      'oldest_unsettled_seconds',
+      'Age of the oldest unsettled delivery by destination (0: none)',
+    );
   }
 }

@@ -7,6 +7,7 @@ import { createApiHandler } from './adapters/api.ts';
 import { KafkaDestinationControl } from './adapters/destination-control.ts';
 import { openDatabase, type Sql } from './adapters/database.ts';
 import { IngestBatcher } from './adapters/ingest-batcher.ts';
+import { LedgerMonitor } from './adapters/ledger.ts';
 import { migrate } from './adapters/migrations.ts';
 import { Pruner } from './adapters/pruner.ts';
 import { ReplayLog } from './adapters/replay-log.ts';
@@ -115,6 +116,8 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
       now,
     });
     await life.start({ name: 'destination control', stop: () => control.stop() }, () => control.start());
+    const ledger = new LedgerMonitor({ sql, now, config: () => ctx.config.current, control, metrics, logger });
+    await life.start({ name: 'ledger', stop: () => ledger.stop() }, async () => ledger.start());
     const http = await life.http({
       port: options.port,
       handler: createApiHandler({ store, replayer, config: () => ctx.config.current, metrics, now, logger, control }),

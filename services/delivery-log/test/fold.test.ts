@@ -14,6 +14,7 @@ const row = (over: Partial<DeliveryRow> = {}): DeliveryRow => ({
   attempts: 1,
   lastError: 'http_503',
   deadReason: null,
+  windowFrom: 1_000,
   ...over,
 });
 const received = (at = 1_000) => new Map([[messageKey({ sourceId: 'src', messageId: 'm1' }), at]]);

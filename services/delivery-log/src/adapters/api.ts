@@ -16,6 +16,7 @@ import type { DeliveryLogMetrics } from '../metrics.ts';
 import { bearerMatches } from './auth.ts';
 import { serveConsole } from './console-assets.ts';
 import { controlRoutes } from './control-routes.ts';
+import { ledgerRoutes } from './ledger.ts';
 import type { DestinationControl } from './destination-control.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, send } from './http-io.ts';
 import { openApiDocument } from './openapi.ts';
@@ -48,6 +49,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
   const { store } = deps;
   const routes: Route[] = [
     ...controlRoutes({ store, control: deps.control, config: deps.config }),
+    ...ledgerRoutes({ sql: store.sql, now: deps.now, config: deps.config, control: deps.control }),
     {
       method: 'GET',
       pattern: /^\/api\/v1\/messages$/,

@@ -140,6 +140,16 @@ const MIGRATIONS: readonly string[] = [
   alter table attempts add column batch_size integer;
   create index attempts_batch on attempts (batch_id, at) where batch_id is not null;
   `,
+  // The ledger (docs/delivery-log.md, "Ledger"): where each unsettled delivery's retry window runs
+  // from, and an index holding only the unsettled ones, so the ledger's gauges read those alone.
+  // Rows from before take their receive time, or their last attempt (a later start: reported late, never early).
+  `
+  alter table deliveries add column window_from timestamptz;
+  update deliveries set window_from = case when state = 'retrying' then state_at else received_at end
+    where state in ('delivering', 'retrying');
+  create index deliveries_unsettled on deliveries (window_from, destination_id)
+    where state in ('delivering', 'retrying');
+  `,
 ];
 
 /** Applies the migrations not yet applied; returns the database's instance id (made on first start). */

@@ -15,6 +15,12 @@ export interface DeliveryRow {
   attempts: number;
   lastError: string | null;
   deadReason: string | null;
+  /**
+   * Epoch ms the delivery's retry window runs from (docs/delivery-log.md, "Ledger"): the receive time
+   * while nothing was attempted, the first attempt of the current run once it is retrying (a replay
+   * after a death starts a run). Null where the log has no such time (rows from before it kept one).
+   */
+  windowFrom: number | null;
 }
 
 /** What one batch folds into the delivery states. */
@@ -46,6 +52,7 @@ interface Folding {
   attempts: number;
   lastError: string | null;
   deadReason: string | null;
+  windowFrom: number | null;
   steps: Step[];
   changed: boolean;
 }
@@ -76,6 +83,7 @@ export function foldDeliveries(input: FoldInput): DeliveryRow[] {
         attempts: 0,
         lastError: null,
         deadReason: null,
+        windowFrom: null,
         steps: [],
         changed: false,
       };
@@ -93,11 +101,13 @@ export function foldDeliveries(input: FoldInput): DeliveryRow[] {
     r.attempts = c.attempts;
     r.lastError = c.lastError;
     r.deadReason = c.deadReason;
+    r.windowFrom = c.windowFrom;
   }
   for (const e of input.events) {
     for (const r of byMessage.get(messageKey(e)) ?? []) {
       if (r.received !== e.receivedAt) {
         r.received = e.receivedAt;
+        if (r.state?.state === 'delivering') r.windowFrom = e.receivedAt;
         r.changed = true;
       }
     }
@@ -106,6 +116,7 @@ export function foldDeliveries(input: FoldInput): DeliveryRow[] {
       if (r.state !== undefined) continue;
       r.state = { state: 'delivering', at: e.receivedAt };
       r.received = e.receivedAt;
+      r.windowFrom = e.receivedAt;
       r.changed = true;
     }
   }
@@ -135,6 +146,7 @@ export function foldDeliveries(input: FoldInput): DeliveryRow[] {
   for (const r of rows.values()) {
     for (const step of r.steps.sort((a, b) => a.fact.at - b.fact.at)) {
       const next = advance(r.state, step.fact);
+      r.windowFrom = windowStart(r.state, next, step.fact, r.windowFrom);
       if (step.attempt) r.attempts += 1;
       if (r.state === undefined || next.state !== r.state.state || next.at !== r.state.at) {
         if (step.error !== null) r.lastError = step.error;
@@ -152,7 +164,19 @@ export function foldDeliveries(input: FoldInput): DeliveryRow[] {
       attempts: r.attempts,
       lastError: r.lastError,
       deadReason: r.deadReason,
+      windowFrom: r.windowFrom,
     });
   }
   return writes;
+}
+
+/**
+ * Where the retry window runs from after a fact: a run of failures starts it at its first attempt
+ * (the first failure, or a replay's first attempt after the death); an earlier failure of the same
+ * run read late moves it back to that attempt. Outside `retrying` it stays as it was.
+ */
+function windowStart(prev: StateAt | undefined, next: StateAt, fact: Fact, current: number | null): number | null {
+  if (next.state !== 'retrying' || fact.kind !== 'attempt') return current;
+  if (prev?.state !== 'retrying' || current === null) return fact.at;
+  return Math.min(current, fact.at);
 }

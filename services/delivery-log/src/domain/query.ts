@@ -90,7 +90,12 @@ export function checkParams(params: URLSearchParams, allowed: readonly string[])
   return undefined;
 }
 
-function checkInt(field: string, value: string | null | undefined, fallback: number, max: number): Checked<number> {
+export function checkInt(
+  field: string,
+  value: string | null | undefined,
+  fallback: number,
+  max: number,
+): Checked<number> {
   if (value === null || value === undefined) return { ok: true, value: fallback };
   if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > max)
     return invalid(field, `must be an integer from 1 to ${max}`);

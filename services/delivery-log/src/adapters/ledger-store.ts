@@ -1,0 +1,166 @@
+import {
+  type LedgerCutoff,
+  type LedgerFigures,
+  type LedgerQuery,
+  type LedgerRow,
+  type UnaccountedQuery,
+  type UnaccountedReason,
+  type UnsettledState,
+  unaccountedReason,
+} from '../domain/ledger.ts';
+import type { Sql } from './database.ts';
+import { iso, ms, NO_DESTINATION, rowsAsJson } from './sql-values.ts';
+
+/**
+ * The ledger's statements (docs/delivery-log.md, "Ledger"), on both databases: figures by bucket of
+ * receive time from `deliveries` (the index on `received_at`), and the unsettled deliveries alone
+ * through the partial index `deliveries_unsettled`. The rules are `domain/ledger.ts`; the cutoff
+ * and the exempt destinations come in as parameters (`$1` the cutoff, `$2` the exempt ones, `$3`
+ * the parked ones, as JSON arrays: `jsonb ? text` is true for an element of the array).
+ */
+
+const UNSETTLED = `d.state in ('delivering', 'retrying')`;
+const UNACCOUNTED = `${UNSETTLED} and d.window_from < to_timestamp($1::double precision / 1000.0)
+  and not ($2::text::jsonb ? d.destination_id)`;
+const PARKED = `${UNSETTLED} and ($3::text::jsonb ? d.destination_id)`;
+
+const cutoffParams = (c: LedgerCutoff) => [
+  c.before,
+  JSON.stringify([...c.parked, ...c.resumed]),
+  JSON.stringify(c.parked),
+];
+
+/** Appends the optional source and destination filters, numbering their parameters after `params`. */
+function filters(q: { sourceId?: string; destinationId?: string }, params: unknown[]): string {
+  let where = '';
+  if (q.sourceId !== undefined) {
+    params.push(q.sourceId);
+    where += ` and d.source_id = $${params.length}`;
+  }
+  if (q.destinationId !== undefined) {
+    params.push(q.destinationId);
+    where += ` and d.destination_id = $${params.length}`;
+  }
+  return where;
+}
+
+const figures = (r: Record<string, unknown>): LedgerFigures => ({
+  accepted: Number(r.accepted),
+  delivered: Number(r.delivered),
+  filtered: Number(r.filtered),
+  dead: Number(r.dead),
+  inFlight: Number(r.in_flight),
+  parked: Number(r.parked),
+  unaccounted: Number(r.unaccounted),
+  oldestUnsettledAt: r.oldest === null || r.oldest === undefined ? null : ms(r.oldest),
+});
+
+/** The figures per source, destination and bucket of receive time in `from`–`to` (buckets aligned to the epoch). */
+export async function ledgerRows(sql: Sql, q: LedgerQuery, cutoff: LedgerCutoff): Promise<LedgerRow[]> {
+  const params: unknown[] = [...cutoffParams(cutoff), q.from, q.to, q.bucketMs, NO_DESTINATION];
+  const rows = await rowsAsJson<Record<string, unknown>>(
+    sql,
+    `select d.source_id, d.destination_id,
+       floor(extract(epoch from d.received_at) * 1000 / $6::double precision) * $6::double precision as bucket,
+       count(*) as accepted,
+       count(*) filter (where d.state = 'delivered') as delivered,
+       count(*) filter (where d.state = 'filtered') as filtered,
+       count(*) filter (where d.state = 'dead') as dead,
+       count(*) filter (where ${UNSETTLED}) as in_flight,
+       count(*) filter (where ${PARKED}) as parked,
+       count(*) filter (where ${UNACCOUNTED}) as unaccounted,
+       min(d.received_at) filter (where ${UNSETTLED}) as oldest
+     from deliveries d
+     where d.received_at >= to_timestamp($4::double precision / 1000.0)
+       and d.received_at < to_timestamp($5::double precision / 1000.0) and d.destination_id <> $7
+       ${filters(q, params)}
+     group by 1, 2, 3 order by 3, 1, 2`,
+    params,
+  );
+  return rows.map((r) => ({
+    sourceId: String(r.source_id),
+    destinationId: String(r.destination_id),
+    bucketStart: Number(r.bucket),
+    ...figures(r),
+  }));
+}
+
+export interface DestinationGauges {
+  destinationId: string;
+  inFlight: number;
+  parked: number;
+  unaccounted: number;
+  oldestUnsettledAt: number | null;
+}
+
+/** Per destination, now: in flight, parked, unaccounted, the oldest unsettled. Reads only unsettled rows. */
+export async function ledgerGauges(sql: Sql, cutoff: LedgerCutoff): Promise<DestinationGauges[]> {
+  const rows = await rowsAsJson<Record<string, unknown>>(
+    sql,
+    `select d.destination_id, count(*) as in_flight, count(*) filter (where ${PARKED}) as parked,
+       count(*) filter (where ${UNACCOUNTED}) as unaccounted, min(d.received_at) as oldest
+     from deliveries d where ${UNSETTLED} group by d.destination_id`,
+    cutoffParams(cutoff),
+  );
+  return rows.map((r) => ({
+    destinationId: String(r.destination_id),
+    inFlight: Number(r.in_flight),
+    parked: Number(r.parked),
+    unaccounted: Number(r.unaccounted),
+    oldestUnsettledAt: r.oldest === null ? null : ms(r.oldest),
+  }));
+}
+
+export interface UnaccountedView {
+  sourceId: string;
+  messageId: string;
+  destinationId: string;
+  /** The last known state: `delivering` (nothing attempted) or `retrying` (the last attempt failed). */
+  state: UnsettledState;
+  stateAt: string;
+  receivedAt: string;
+  /** Where its retry window runs from: the receive time, or the first attempt of its run. */
+  windowFrom: string;
+  attempts: number;
+  lastError: string | null;
+  reason: UnaccountedReason;
+  message: string;
+}
+
+/** The unaccounted deliveries, the longest unaccounted first, at most `limit`, with how many there are. */
+export async function unaccountedPage(
+  sql: Sql,
+  q: UnaccountedQuery,
+  cutoff: LedgerCutoff,
+): Promise<{ total: number; unaccounted: UnaccountedView[] }> {
+  const params: unknown[] = cutoffParams(cutoff).slice(0, 2);
+  const where = `${UNACCOUNTED}${filters(q, params)}`;
+  const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from deliveries d where ${where}`, params);
+  params.push(q.limit);
+  const rows = await rowsAsJson<Record<string, unknown>>(
+    sql,
+    `select d.source_id, d.message_id, d.destination_id, d.state, d.state_at, d.received_at, d.window_from,
+       d.attempts, d.last_error
+     from deliveries d where ${where}
+     order by d.window_from, d.source_id, d.message_id, d.destination_id limit $${params.length}`,
+    params,
+  );
+  return {
+    total: Number(count!.n),
+    unaccounted: rows.map((r) => {
+      const state = r.state as UnsettledState;
+      return {
+        sourceId: String(r.source_id),
+        messageId: String(r.message_id),
+        destinationId: String(r.destination_id),
+        state,
+        stateAt: iso(ms(r.state_at)),
+        receivedAt: iso(ms(r.received_at)),
+        windowFrom: iso(ms(r.window_from)),
+        attempts: Number(r.attempts),
+        lastError: (r.last_error as string | null) ?? null,
+        ...unaccountedReason(state),
+      };
+    }),
+  };
+}

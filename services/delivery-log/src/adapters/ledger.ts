@@ -1,0 +1,154 @@
+import type { SluiceConfig } from '@sluice/config';
+import type { Logger } from '@sluice/logging';
+import {
+  type DestinationRun,
+  type LedgerCutoff,
+  LEDGER_PARAMS,
+  ledgerCutoff,
+  ledgerTotals,
+  parseLedgerQuery,
+  parseUnaccountedQuery,
+  UNACCOUNTED_PARAMS,
+} from '../domain/ledger.ts';
+import type { DeliveryLogMetrics } from '../metrics.ts';
+import type { Sql } from './database.ts';
+import type { DestinationControl } from './destination-control.ts';
+import { badRequest, type Route } from './http-io.ts';
+import { ledgerGauges, ledgerRows, unaccountedPage } from './ledger-store.ts';
+import { iso } from './sql-values.ts';
+
+/** The live ledger's wiring (docs/delivery-log.md, "Ledger"): destination states, its gauges, its routes. */
+
+const stopped = (state: string | undefined) => state === 'paused' || state === 'disabled';
+
+/**
+ * Each configured destination as the ledger sees it: parked when it, or every one of its endpoints,
+ * is paused or disabled (docs/reference/destination-states.md); last resumed at the newest `at` of
+ * an `active` state record of it or its endpoints.
+ */
+export function destinationRuns(config: SluiceConfig, control: DestinationControl): DestinationRun[] {
+  return config.destinations.map((d) => {
+    const own = control.get(d.id);
+    const endpoints = d.endpoints.map((e) => control.get(d.id, e.ref));
+    const parked = stopped(own?.state) || (endpoints.length > 0 && endpoints.every((e) => stopped(e?.state)));
+    const resumed = [own, ...endpoints]
+      .filter((v) => v?.state === 'active')
+      .map((v) => Date.parse(v!.at))
+      .filter(Number.isFinite);
+    return { destinationId: d.id, parked, ...(resumed.length > 0 && { resumedAt: Math.max(...resumed) }) };
+  });
+}
+
+export interface LedgerDeps {
+  sql: Sql;
+  now: () => number;
+  config: () => SluiceConfig;
+  control: DestinationControl;
+}
+
+/** The cutoff now, from the config in force (`retry.window`, `deliveryLog.ledger.grace`) and the destinations' states. */
+export function currentCutoff(deps: LedgerDeps): LedgerCutoff {
+  const config = deps.config();
+  return ledgerCutoff(
+    deps.now(),
+    { windowMs: config.retry.windowMs, graceMs: config.deliveryLog.ledger.graceMs },
+    destinationRuns(config, deps.control),
+  );
+}
+
+/**
+ * Sets the ledger's gauges every `deliveryLog.ledger.interval` from the unsettled deliveries alone
+ * (one statement over the partial index `deliveries_unsettled`), never per scrape. A failed run is
+ * logged; the gauges keep their last values until the next one.
+ */
+export class LedgerMonitor {
+  readonly #deps: LedgerDeps & { metrics: DeliveryLogMetrics; logger: Logger };
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  constructor(deps: LedgerDeps & { metrics: DeliveryLogMetrics; logger: Logger }) {
+    this.#deps = deps;
+  }
+
+  start(): void {
+    const tick = () => {
+      this.#running = this.refresh()
+        .catch((err: unknown) => this.#deps.logger.warn({ err }, 'ledger gauges not refreshed'))
+        .finally(() => {
+          this.#timer = setTimeout(tick, this.#deps.config().deliveryLog.ledger.intervalMs);
+        });
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.#timer);
+    await this.#running;
+    clearTimeout(this.#timer);
+  }
+
+  /** Computes the gauges once. */
+  async refresh(): Promise<void> {
+    const { metrics } = this.#deps;
+    const now = this.#deps.now();
+    const gauges = await ledgerGauges(this.#deps.sql, currentCutoff(this.#deps));
+    // Reset and set in one synchronous step: a scrape sees the old figures or the new, and a
+    // destination with nothing unsettled any more shows 0 rather than its last count.
+    for (const g of [metrics.unaccounted, metrics.inFlight, metrics.parked, metrics.oldestUnsettled]) g.reset();
+    const ids = new Set([...this.#deps.config().destinations.map((d) => d.id), ...gauges.map((g) => g.destinationId)]);
+    for (const destination of ids) {
+      const g = gauges.find((x) => x.destinationId === destination);
+      metrics.unaccounted.set({ destination }, g?.unaccounted ?? 0);
+      metrics.inFlight.set({ destination }, g?.inFlight ?? 0);
+      metrics.parked.set({ destination }, g?.parked ?? 0);
+      const oldest = g?.oldestUnsettledAt ?? null;
+      metrics.oldestUnsettled.set({ destination }, oldest === null ? 0 : Math.max(0, (now - oldest) / 1000));
+    }
+  }
+}
+
+/** `GET /api/v1/ledger` and `GET /api/v1/ledger/unaccounted`. */
+export function ledgerRoutes(deps: LedgerDeps): Route[] {
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/ledger$/,
+      name: 'ledger',
+      params: LEDGER_PARAMS,
+      run: async (_m, url) => {
+        const now = deps.now();
+        const q = parseLedgerQuery(url.searchParams, now);
+        if (!q.ok) throw badRequest(q);
+        const cutoff = currentCutoff(deps);
+        const rows = await ledgerRows(deps.sql, q.value, cutoff);
+        const oldest = (at: number | null) => ({
+          oldestUnsettledAt: at === null ? null : iso(at),
+          oldestUnsettledAgeSeconds: at === null ? null : Math.max(0, Math.round((now - at) / 1000)),
+        });
+        return [
+          200,
+          {
+            from: iso(q.value.from),
+            to: iso(q.value.to),
+            bucketSeconds: q.value.bucketMs / 1000,
+            unaccountedBefore: iso(cutoff.before),
+            parkedDestinations: cutoff.parked,
+            totals: ledgerTotals(rows).map((t) => ({ ...t, ...oldest(t.oldestUnsettledAt) })),
+            buckets: rows.map((r) => ({ ...r, bucketStart: iso(r.bucketStart), ...oldest(r.oldestUnsettledAt) })),
+          },
+        ];
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/ledger\/unaccounted$/,
+      name: 'ledgerUnaccounted',
+      params: UNACCOUNTED_PARAMS,
+      run: async (_m, url) => {
+        const q = parseUnaccountedQuery(url.searchParams);
+        if (!q.ok) throw badRequest(q);
+        const cutoff = currentCutoff(deps);
+        return [200, { unaccountedBefore: iso(cutoff.before), ...(await unaccountedPage(deps.sql, q.value, cutoff)) }];
+      },
+    },
+  ];
+}

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { LogStore } from '../src/adapters/store.ts';
+import { ledgerGauges, ledgerRows, unaccountedPage } from '../src/adapters/ledger-store.ts';
+import { ledgerCutoff, ledgerTotals, type LedgerPolicy } from '../src/domain/ledger.ts';
+import type { LogEntry } from '../src/domain/records.ts';
+import { attemptEntry, deadEntry, eventEntry, storeFixture, testDatabase } from './helpers.ts';
+
+// The ledger's conformance suite (docs/delivery-log.md, "Ledger"): on the embedded database here,
+// on PostgreSQL through ledger.postgres.integration.test.ts.
+
+const MIN = 60_000;
+const T0 = Date.UTC(2026, 0, 1, 12, 0);
+const policy: LedgerPolicy = { windowMs: 10 * MIN, graceMs: 5 * MIN };
+const filteredEntry = (messageId: string, at: number): LogEntry => ({
+  kind: 'filtered',
+  position: { topic: 'attempts', partition: 1, offset: String(at) },
+  sourceId: 'src',
+  messageId,
+  destinationId: 'hooks',
+  eventType: 'track',
+  at,
+});
+const ok = { outcome: 'success' as const, status: 200, error: undefined };
+
+/** One message of each fate at `hooks`, received in two minutes; one more at `other`. */
+function fates(): LogEntry[] {
+  const ev = (messageId: string, at: number, destinationIds = ['hooks']) =>
+    eventEntry({ messageId, receivedAt: at, destinationIds });
+  return [
+    ev('delivered', T0),
+    attemptEntry({ messageId: 'delivered', at: T0 + 1_000 }),
+    attemptEntry({ messageId: 'delivered', attempt: 2, at: T0 + 5_000, ...ok }),
+    ev('filtered', T0 + 2_000),
+    filteredEntry('filtered', T0 + 2_100),
+    ev('dead', T0 + 3_000),
+    attemptEntry({ messageId: 'dead', at: T0 + 3_100, outcome: 'permanent', status: 404 }),
+    deadEntry({ messageId: 'dead', at: T0 + 3_200 }),
+    // Its trail stops: one retryable attempt, no retry, no dead letter.
+    ev('stopped', T0 + MIN + 1_000),
+    attemptEntry({ messageId: 'stopped', at: T0 + MIN + 2_000 }),
+    attemptEntry({ messageId: 'stopped', attempt: 2, at: T0 + 3 * MIN }),
+    // Nothing ever attempted.
+    ev('untouched', T0 + MIN + 4_000),
+    // Accepted late: still inside its window.
+    ev('recent', T0 + 20 * MIN),
+    ev('parked', T0 + MIN + 5_000, ['other']),
+  ];
+}
+
+async function figuresOf(store: LogStore, now: number, parked: string[] = [], resumedAt?: number) {
+  const cutoff = ledgerCutoff(now, policy, [
+    { destinationId: 'hooks', parked: false, ...(resumedAt !== undefined && { resumedAt }) },
+    ...parked.map((destinationId) => ({ destinationId, parked: true })),
+  ]);
+  const q = { from: T0 - MIN, to: T0 + 30 * MIN, bucketMs: MIN };
+  return {
+    rows: await ledgerRows(store.sql, q, cutoff),
+    gauges: await ledgerGauges(store.sql, cutoff),
+    unaccounted: await unaccountedPage(store.sql, { limit: 50 }, cutoff),
+  };
+}
+
+describe('delivery-log ledger', () => {
+  const db = storeFixture();
+
+  it('counts each fate per bucket of receive time; unaccounted past window and grace, never a parked one', async () => {
+    await db.store.ingest(fates());
+    const now = T0 + MIN + 4_000 + policy.windowMs + policy.graceMs + 1;
+    const { rows, gauges, unaccounted } = await figuresOf(db.store, now, ['other']);
+    const [hooks, other] = ledgerTotals(rows);
+    assert.deepEqual(
+      { ...hooks, oldestUnsettledAt: hooks!.oldestUnsettledAt },
+      {
+        sourceId: 'src',
+        destinationId: 'hooks',
+        accepted: 6,
+        delivered: 1,
+        filtered: 1,
+        dead: 1,
+        inFlight: 3,
+        parked: 0,
+        unaccounted: 2,
+        oldestUnsettledAt: T0 + MIN + 1_000,
+      },
+    );
+    assert.equal(other!.parked, 1);
+    assert.equal(other!.unaccounted, 0, 'a parked destination waits: its window does not run');
+    assert.deepEqual(
+      rows.filter((r) => r.destinationId === 'hooks').map((r) => [r.bucketStart - T0, r.accepted, r.unaccounted]),
+      [
+        [0, 3, 0],
+        [MIN, 2, 2],
+        [20 * MIN, 1, 0],
+      ],
+    );
+    assert.deepEqual(
+      unaccounted.unaccounted.map((u) => [u.messageId, u.state, u.reason, Date.parse(u.windowFrom) - T0]),
+      [
+        ['untouched', 'delivering', 'never_attempted', MIN + 4_000],
+        ['stopped', 'retrying', 'retry_stopped', MIN + 2_000],
+      ].sort((a, b) => (a[3] as number) - (b[3] as number)),
+    );
+    assert.equal(unaccounted.total, 2);
+    assert.deepEqual(gauges.map((g) => [g.destinationId, g.inFlight, g.parked, g.unaccounted]).sort(), [
+      ['hooks', 3, 0, 2],
+      ['other', 1, 1, 0],
+    ]);
+  });
+
+  it('nothing is unaccounted while its window and grace run, nor at a destination resumed since then', async () => {
+    const early = await figuresOf(db.store, T0 + MIN + 4_000 + policy.windowMs + policy.graceMs - 1);
+    assert.deepEqual(
+      early.unaccounted.unaccounted.map((u) => u.messageId),
+      ['stopped'],
+      'the window runs from the first attempt of the run, not the last',
+    );
+    const late = T0 + 40 * MIN;
+    const resumed = await figuresOf(db.store, late, ['other'], late - MIN);
+    assert.equal(resumed.unaccounted.total, 0);
+  });
+
+  it('a rebuild (the same records in another order and other batches) gives the same figures', async () => {
+    const sql = await testDatabase();
+    try {
+      const rebuilt = new LogStore(sql);
+      for (const entry of fates().reverse()) await rebuilt.ingest([entry]);
+      const now = T0 + 25 * MIN;
+      const a = await figuresOf(db.store, now, ['other']);
+      const b = await figuresOf(rebuilt, now, ['other']);
+      assert.deepEqual(b.rows, a.rows);
+      assert.deepEqual(b.unaccounted, a.unaccounted);
+      assert.deepEqual(b.gauges, a.gauges);
+    } finally {
+      await sql.close();
+    }
+  });
+});
