@@ -1,29 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { AttemptEvent } from '@sluice/envelope';
 import { SafeProducer } from '@sluice/kafka';
 import { testKafka, uniqueName, waitUntil, type ReceivedRequest } from '@sluice/testkit';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, systemChromium } from '../support/chromium.ts';
 import { DELIVERY_LOG_TOKEN, Pipeline } from '../support/pipeline.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots of the run (gitignored). */
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/delivery-log-console/', import.meta.url));
-
-/** Debian's chromium, installed when absent and the machine allows it; undefined (skip) otherwise. */
-function systemChromium(): string | undefined {
-  if (existsSync(CHROMIUM)) return CHROMIUM;
-  if (process.getuid?.() === 0) {
-    spawnSync('sh', ['-c', 'apt-get update -qq && apt-get install -y -qq chromium'], {
-      stdio: 'ignore',
-      timeout: 600_000,
-    });
-  }
-  return existsSync(CHROMIUM) ? CHROMIUM : undefined;
-}
 
 const executablePath = systemChromium();
 

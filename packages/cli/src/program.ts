@@ -7,6 +7,7 @@ import {
   destinationsList,
   type DestinationActionFlags,
 } from './commands/destinations.ts';
+import { type AuditFlags, audit } from './commands/audit.ts';
 import { dlqList, dlqReplay, type DlqListFlags, type DlqReplayFlags } from './commands/dlq.ts';
 import { send } from './commands/send.ts';
 import { topics } from './commands/topics.ts';
@@ -203,6 +204,18 @@ export function buildProgram(io: CliIo): Command {
       .option('--json', 'JSON output')
       .action((id: string, o: DestinationActionFlags) => destinationAction(io, action, id, o));
   }
+
+  program
+    .command('audit')
+    .description(
+      "the delivery log's ledger per source and destination, and what is unaccounted for (SLUICE_API_URL, SLUICE_API_TOKEN)",
+    )
+    .option('--from <time>', 'received at or after: ISO 8601 with offset, or epoch ms (default: an hour before --to)')
+    .option('--to <time>', 'received before (default: now)')
+    .option('--source <id>', 'only this source')
+    .option('--destination <id>', 'only this destination')
+    .option('--json', 'JSON output: the two API answers')
+    .action((o: AuditFlags) => audit(io, o));
 
   return program;
 }

@@ -22,6 +22,7 @@ import {
   TOKEN_KEY,
 } from './ui.js';
 import { destinationControl, endpointControl } from './control.js';
+import { ledgerPage } from './ledger.js';
 
 let timer;
 
@@ -342,6 +343,7 @@ async function route() {
   try {
     if (parts[0] === 'stream') await streamPage(parts[1]);
     else if (parts[0] === 'messages') await messagesPage(query);
+    else if (parts[0] === 'ledger') await ledgerPage(query);
     else if (parts[0] === 'dead') await messagesPage(query, { title: 'Dead letters', bulk: true });
     else if (parts[0] === 'message' && parts.length === 3) await messagePage(parts[1], parts[2]);
     else if (parts[0] === 'batch' && parts.length === 2) await batchPage(parts[1]);

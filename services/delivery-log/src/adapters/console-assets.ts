@@ -11,6 +11,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/console/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/console/ui.js': { file: 'ui.js', type: 'text/javascript; charset=utf-8' },
   '/console/control.js': { file: 'control.js', type: 'text/javascript; charset=utf-8' },
+  '/console/ledger.js': { file: 'ledger.js', type: 'text/javascript; charset=utf-8' },
   '/console/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
 };
 

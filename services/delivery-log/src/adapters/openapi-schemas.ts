@@ -19,7 +19,7 @@ export const time = { type: 'string', format: 'date-time' } as const;
 export const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 /** An object whose every property is required (in the order they are listed). */
-const allRequired = (properties: Record<string, object>) => ({
+export const allRequired = (properties: Record<string, object>) => ({
   type: 'object',
   required: Object.keys(properties),
   properties,

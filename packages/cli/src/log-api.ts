@@ -1,0 +1,35 @@
+import { CliError, type CliIo } from './io.ts';
+
+/** The delivery log's API base URL and bearer token, from the environment. */
+export const API_URL_ENV = 'SLUICE_API_URL';
+export const API_TOKEN_ENV = 'SLUICE_API_TOKEN';
+/** A call to the delivery log's API (`SLUICE_API_URL`, `SLUICE_API_TOKEN`); a non-2xx answer is a `CliError` with its message. */
+export async function logApi(io: CliIo, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  const base = io.env[API_URL_ENV];
+  const token = io.env[API_TOKEN_ENV];
+  if (!base) throw new CliError(`${API_URL_ENV} is not set (the delivery log's URL, e.g. http://localhost:8084)`, 2);
+  if (!token) throw new CliError(`${API_TOKEN_ENV} is not set (deliveryLog.adminToken of the config)`, 2);
+  const url = `${base.replace(/\/+$/, '')}${path}`;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (err) {
+    const cause =
+      (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+    throw new CliError(`cannot reach ${url}: ${cause}`);
+  }
+  const text = await res.text();
+  let parsed: { message?: string } | undefined;
+  try {
+    parsed = JSON.parse(text) as { message?: string } | undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!res.ok) throw new CliError(`${method} ${path}: ${res.status} ${parsed?.message ?? text.trim()}`);
+  return parsed;
+}
