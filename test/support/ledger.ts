@@ -33,6 +33,14 @@ export interface LedgerSummary {
   badBodies: number;
 }
 
+/** What became of the acknowledged events at one destination (`Ledger.accounts`). */
+export interface DestinationAccount {
+  accepted: number;
+  delivered: number;
+  dead: number;
+  inFlight: number;
+}
+
 /** The destination of a pipeline with one (`recording` without a name). */
 export const DEFAULT_DESTINATION = 'ledger-hooks';
 
@@ -138,6 +146,25 @@ export class Ledger {
       badSignatures: this.arrivals.filter((a) => !a.signatureOk).length,
       badBodies: this.arrivals.filter((a) => !a.bodyOk).length,
     };
+  }
+
+  /**
+   * Per destination, what became of the acknowledged events: delivered there (a 2xx at one of its
+   * endpoints), else dead-lettered, else still in flight; accepted = delivered + dead + inFlight.
+   */
+  accounts(): Map<string, DestinationAccount> {
+    const accounts = new Map<string, DestinationAccount>();
+    for (const [destination, ids] of this.#deliveredPerDestination()) {
+      const delivered = [...this.acked].filter((id) => ids.has(id)).length;
+      const dead = [...this.acked].filter((id) => !ids.has(id) && this.deadLettered.has(id)).length;
+      accounts.set(destination, {
+        accepted: this.acked.size,
+        delivered,
+        dead,
+        inFlight: this.acked.size - delivered - dead,
+      });
+    }
+    return accounts;
   }
 
   /** Per destination missing an event, the ids acknowledged but neither delivered there nor dead-lettered. */

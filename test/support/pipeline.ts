@@ -9,7 +9,7 @@ import type { KafkaSecurity } from '@sluice/config';
 import { createLogger } from '@sluice/logging';
 import { type Behaviour, prefixedTopics, readTopic, type Receiver, startReceiver, uniqueName } from '@sluice/testkit';
 import { testKafka } from '@sluice/testkit';
-import { formatSummary, Ledger, type LedgerSummary, ledgerProperties } from './ledger.ts';
+import { type DestinationAccount, formatSummary, Ledger, type LedgerSummary, ledgerProperties } from './ledger.ts';
 import { ServiceProcess, writeConfigFile, type ServiceName } from './service-process.ts';
 
 export const SECRET = 'ledger-secret';
@@ -225,6 +225,26 @@ export class Pipeline {
       ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
     });
     return { status: res.statusCode, body: await res.body.json() };
+  }
+
+  /**
+   * The delivery log's ledger (docs/delivery-log.md, "Ledger") of the events received from `from`
+   * (epoch ms) until now, per destination, in the shape of `Ledger.accounts`.
+   */
+  async deliveryLogAccounts(from: number): Promise<Map<string, DestinationAccount>> {
+    const { status, body } = await this.deliveryLog(`/api/v1/ledger?from=${from}&to=${Date.now() + 60_000}&bucket=24h`);
+    assert.equal(status, 200, JSON.stringify(body));
+    const accounts = new Map<string, DestinationAccount>();
+    for (const t of body.totals as (DestinationAccount & { destinationId: string })[]) {
+      const seen = accounts.get(t.destinationId) ?? { accepted: 0, delivered: 0, dead: 0, inFlight: 0 };
+      accounts.set(t.destinationId, {
+        accepted: seen.accepted + t.accepted,
+        delivered: seen.delivered + t.delivered,
+        dead: seen.dead + t.dead,
+        inFlight: seen.inFlight + t.inFlight,
+      });
+    }
+    return accounts;
   }
 
   /** Reads the dead-letter topic into the ledger; returns messageId → number of dead-letter records. */
