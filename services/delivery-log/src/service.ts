@@ -116,7 +116,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
       now,
     });
     await life.start({ name: 'destination control', stop: () => control.stop() }, () => control.start());
-    const ledger = new LedgerMonitor({ sql, now, config: () => ctx.config.current, control, metrics, logger });
+    const ledger = new LedgerMonitor({ store, now, config: () => ctx.config.current, control, metrics, logger });
     await life.start({ name: 'ledger', stop: () => ledger.stop() }, async () => ledger.start());
     const http = await life.http({
       port: options.port,

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LogStore } from '../src/adapters/store.ts';
-import { ledgerGauges, ledgerRows, unaccountedPage } from '../src/adapters/ledger-store.ts';
 import { ledgerCutoff, ledgerTotals, type LedgerPolicy } from '../src/domain/ledger.ts';
 import type { LogEntry } from '../src/domain/records.ts';
 import { attemptEntry, deadEntry, eventEntry, storeFixture, testDatabase } from './helpers.ts';
@@ -55,9 +54,9 @@ async function figuresOf(store: LogStore, now: number, parked: string[] = [], re
   ]);
   const q = { from: T0 - MIN, to: T0 + 30 * MIN, bucketMs: MIN };
   return {
-    rows: await ledgerRows(store.sql, q, cutoff),
-    gauges: await ledgerGauges(store.sql, cutoff),
-    unaccounted: await unaccountedPage(store.sql, { limit: 50 }, cutoff),
+    rows: await store.ledger(q, cutoff),
+    gauges: await store.ledgerGauges(cutoff),
+    unaccounted: await store.unaccounted({ limit: 50 }, cutoff),
   };
 }
 

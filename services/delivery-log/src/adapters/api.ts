@@ -49,7 +49,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
   const { store } = deps;
   const routes: Route[] = [
     ...controlRoutes({ store, control: deps.control, config: deps.config }),
-    ...ledgerRoutes({ sql: store.sql, now: deps.now, config: deps.config, control: deps.control }),
+    ...ledgerRoutes({ store, now: deps.now, config: deps.config, control: deps.control }),
     {
       method: 'GET',
       pattern: /^\/api\/v1\/messages$/,

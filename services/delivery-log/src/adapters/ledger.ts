@@ -11,10 +11,9 @@ import {
   UNACCOUNTED_PARAMS,
 } from '../domain/ledger.ts';
 import type { DeliveryLogMetrics } from '../metrics.ts';
-import type { Sql } from './database.ts';
 import type { DestinationControl } from './destination-control.ts';
 import { badRequest, type Route } from './http-io.ts';
-import { ledgerGauges, ledgerRows, unaccountedPage } from './ledger-store.ts';
+import type { LogReader } from './read-store.ts';
 import { iso } from './sql-values.ts';
 
 /** The live ledger's wiring (docs/delivery-log.md, "Ledger"): destination states, its gauges, its routes. */
@@ -40,7 +39,7 @@ export function destinationRuns(config: SluiceConfig, control: DestinationContro
 }
 
 export interface LedgerDeps {
-  sql: Sql;
+  store: LogReader;
   now: () => number;
   config: () => SluiceConfig;
   control: DestinationControl;
@@ -90,7 +89,7 @@ export class LedgerMonitor {
   async refresh(): Promise<void> {
     const { metrics } = this.#deps;
     const now = this.#deps.now();
-    const gauges = await ledgerGauges(this.#deps.sql, currentCutoff(this.#deps));
+    const gauges = await this.#deps.store.ledgerGauges(currentCutoff(this.#deps));
     // Reset and set in one synchronous step: a scrape sees the old figures or the new, and a
     // destination with nothing unsettled any more shows 0 rather than its last count.
     for (const g of [metrics.unaccounted, metrics.inFlight, metrics.parked, metrics.oldestUnsettled]) g.reset();
@@ -119,7 +118,7 @@ export function ledgerRoutes(deps: LedgerDeps): Route[] {
         const q = parseLedgerQuery(url.searchParams, now);
         if (!q.ok) throw badRequest(q);
         const cutoff = currentCutoff(deps);
-        const rows = await ledgerRows(deps.sql, q.value, cutoff);
+        const rows = await deps.store.ledger(q.value, cutoff);
         const oldest = (at: number | null) => ({
           oldestUnsettledAt: at === null ? null : iso(at),
           oldestUnsettledAgeSeconds: at === null ? null : Math.max(0, Math.round((now - at) / 1000)),
@@ -147,7 +146,7 @@ export function ledgerRoutes(deps: LedgerDeps): Route[] {
         const q = parseUnaccountedQuery(url.searchParams);
         if (!q.ok) throw badRequest(q);
         const cutoff = currentCutoff(deps);
-        return [200, { unaccountedBefore: iso(cutoff.before), ...(await unaccountedPage(deps.sql, q.value, cutoff)) }];
+        return [200, { unaccountedBefore: iso(cutoff.before), ...(await deps.store.unaccounted(q.value, cutoff)) }];
       },
     },
   ];

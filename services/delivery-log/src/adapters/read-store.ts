@@ -8,7 +8,15 @@ import {
 import type { Cursor } from '../domain/cursor.ts';
 import { type RenderedEvent, renderEvent } from '../domain/event-text.ts';
 import type { DeliveryState } from '../domain/state.ts';
+import type { LedgerCutoff, LedgerQuery, LedgerRow, UnaccountedQuery } from '../domain/ledger.ts';
 import { type AttemptView, attemptView, type BatchView, readBatch } from './batch-view.ts';
+import {
+  type DestinationGauges,
+  ledgerGauges,
+  ledgerRows,
+  type UnaccountedView,
+  unaccountedPage,
+} from './ledger-store.ts';
 import type { Sql } from './database.ts';
 import { iso, ms, NO_DESTINATION, type Row } from './sql-values.ts';
 
@@ -92,6 +100,21 @@ export class LogReader {
   readonly sql: Sql;
   constructor(sql: Sql) {
     this.sql = sql;
+  }
+
+  /** The ledger per source, destination and bucket of receive time (docs/delivery-log.md, "Ledger"). */
+  ledger(q: LedgerQuery, cutoff: LedgerCutoff): Promise<LedgerRow[]> {
+    return ledgerRows(this.sql, q, cutoff);
+  }
+
+  /** The ledger's gauges per destination, from the unsettled deliveries alone. */
+  ledgerGauges(cutoff: LedgerCutoff): Promise<DestinationGauges[]> {
+    return ledgerGauges(this.sql, cutoff);
+  }
+
+  /** The unaccounted deliveries, the longest unaccounted first, and how many there are. */
+  unaccounted(q: UnaccountedQuery, cutoff: LedgerCutoff): Promise<{ total: number; unaccounted: UnaccountedView[] }> {
+    return unaccountedPage(this.sql, q, cutoff);
   }
 
   /**
