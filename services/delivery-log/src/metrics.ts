@@ -96,17 +96,30 @@ export class DeliveryLogMetrics {
       labelNames: ['table'],
       registers,
     });
-    const ledger = (name: string, help: string) =>
-      new Gauge({ name: `sluice_delivery_log_${name}`, help, labelNames: ['destination'], registers });
-    this.unaccounted = ledger(
-      'unaccounted_events',
-      'Deliveries neither settled nor in the retry path past the retry window plus the grace, by destination',
-    );
-    this.inFlight = ledger('in_flight_events', 'Deliveries accepted and not yet settled, by destination');
-    this.parked = ledger('parked_events', 'Unsettled deliveries of a paused or disabled destination');
-    this.oldestUnsettled = ledger(
-      'oldest_unsettled_seconds',
-      'Age of the oldest unsettled delivery by destination (0: none)',
-    );
+    const labelNames = ['destination'] as const;
+    this.unaccounted = new Gauge({
+      name: 'sluice_delivery_log_unaccounted_events',
+      help: 'Deliveries neither settled nor in the retry path past the retry window plus the grace, by destination',
+      labelNames,
+      registers,
+    });
+    this.inFlight = new Gauge({
+      name: 'sluice_delivery_log_in_flight_events',
+      help: 'Deliveries accepted and not yet settled, by destination',
+      labelNames,
+      registers,
+    });
+    this.parked = new Gauge({
+      name: 'sluice_delivery_log_parked_events',
+      help: 'Unsettled deliveries of a paused or disabled destination',
+      labelNames,
+      registers,
+    });
+    this.oldestUnsettled = new Gauge({
+      name: 'sluice_delivery_log_oldest_unsettled_seconds',
+      help: 'Age of the oldest unsettled delivery by destination (0: none)',
+      labelNames,
+      registers,
+    });
   }
 }
