@@ -283,6 +283,17 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
     conforms('Error', missing.body);
   });
 
+  it('answers the ledger and its unaccounted page as the document says', async () => {
+    const ledger = await get(`/api/v1/ledger?from=${Date.now() - DAY}&bucket=1h`);
+    assert.equal(ledger.status, 200);
+    conforms('Ledger', ledger.body);
+    const hooks = ledger.body.totals.find((t: { destinationId: string }) => t.destinationId === 'hooks');
+    assert.equal(hooks.accepted, hooks.delivered + hooks.filtered + hooks.dead + hooks.inFlight);
+    const open = await get('/api/v1/ledger/unaccounted?destinationId=hooks&limit=5');
+    assert.equal(open.status, 200);
+    conforms('Unaccounted', open.body);
+  });
+
   it('answers every bad input with a 400 naming the field, on every route', async () => {
     const forged = Buffer.from(JSON.stringify([1e20, 'web', 'ok-1'])).toString('base64url');
     const cases: [string, string][] = [
@@ -300,6 +311,13 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
       [`/api/v1/batches/${'b'.repeat(201)}`, 'batchId'],
       ['/api/v1/batches/%00', 'batchId'],
       ['/api/v1/batches/batch-1?limit=1', 'limit'],
+      ['/api/v1/ledger?from=yesterday', 'from'],
+      ['/api/v1/ledger?from=2000&to=1000', 'from'],
+      ['/api/v1/ledger?from=0&to=86400001', 'bucket'],
+      ['/api/v1/ledger?bucket=30s', 'bucket'],
+      ['/api/v1/ledger?destinationId=%00', 'destinationId'],
+      ['/api/v1/ledger/unaccounted?limit=0', 'limit'],
+      ['/api/v1/ledger/unaccounted?since=1', 'since'],
     ];
     for (const [path, field] of cases) {
       const r = await get(path);

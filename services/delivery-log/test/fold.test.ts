@@ -83,6 +83,18 @@ describe('delivery-log fold of facts into delivery states (no database)', () => 
     assert.equal(writes[0]!.receivedAt, 900);
   });
 
+  it('the retry window runs from the receive time, then from the first attempt of a run, whatever the order read', () => {
+    const fold = (attempts: ReturnType<typeof attemptEntry>[], deaths: ReturnType<typeof deadEntry>[] = []) =>
+      foldDeliveries({ current: [], events: [eventEntry()], attempts, deaths, receivedAt: received() })[0]!;
+    assert.equal(fold([]).windowFrom, 1_000, 'nothing attempted: from the receive time');
+    const run = [attemptEntry({ at: 2_000 }), attemptEntry({ attempt: 2, at: 3_000 })];
+    assert.equal(fold(run).windowFrom, 2_000);
+    assert.equal(fold([...run].reverse()).windowFrom, 2_000, 'an earlier attempt read late moves it back');
+    // A replay after the death starts a new run, with a window of its own.
+    const replayed = fold([...run, attemptEntry({ attempt: 1, at: 9_000 })], [deadEntry({ at: 4_000 })]);
+    assert.deepEqual([replayed.state, replayed.windowFrom], ['retrying', 9_000]);
+  });
+
   it('nothing new, nothing written', () => {
     assert.deepEqual(
       foldDeliveries({ current: [row()], events: [], attempts: [], deaths: [], receivedAt: received() }),

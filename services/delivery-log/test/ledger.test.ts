@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LogStore } from '../src/adapters/store.ts';
-import { ledgerCutoff, ledgerTotals, type LedgerPolicy } from '../src/domain/ledger.ts';
+import {
+  ledgerCutoff,
+  ledgerTotals,
+  type LedgerPolicy,
+  parseLedgerQuery,
+  parseUnaccountedQuery,
+} from '../src/domain/ledger.ts';
 import type { LogEntry } from '../src/domain/records.ts';
 import { attemptEntry, deadEntry, eventEntry, storeFixture, testDatabase } from './helpers.ts';
 
@@ -133,5 +139,30 @@ describe('delivery-log ledger', () => {
     } finally {
       await sql.close();
     }
+  });
+});
+
+describe('delivery-log ledger queries (no database)', () => {
+  const q = (text: string) => parseLedgerQuery(new URLSearchParams(text), T0);
+  it('default to the last hour by the minute, and name the field of a bad input', () => {
+    assert.deepEqual(q(''), { ok: true, value: { from: T0 - 60 * MIN, to: T0, bucketMs: MIN } });
+    assert.deepEqual(q('bucket=1h&sourceId=web'), {
+      ok: true,
+      value: { from: T0 - 60 * MIN, to: T0, bucketMs: 60 * MIN, sourceId: 'web' },
+    });
+    for (const [text, field] of [
+      ['from=soon', 'from'],
+      ['to=1e3', 'to'],
+      [`from=${T0}&to=${T0}`, 'from'],
+      ['bucket=90s', 'bucket'],
+      ['bucket=25h', 'bucket'],
+      [`from=${T0 - 2 * 1_440 * MIN}&to=${T0}`, 'bucket'],
+      ['limit=5', 'limit'],
+    ])
+      assert.equal((q(text!) as { field?: string }).field, field, text);
+    const page = (text: string) => parseUnaccountedQuery(new URLSearchParams(text));
+    assert.deepEqual(page(''), { ok: true, value: { limit: 50 } });
+    assert.equal((page('limit=201') as { field?: string }).field, 'limit');
+    assert.equal((page('from=1') as { field?: string }).field, 'from');
   });
 });
