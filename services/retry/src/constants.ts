@@ -23,12 +23,3 @@ export const REJECT_ORIGIN = 'retry';
  * reaches its final tier with too little time left to be forwarded on time.
  */
 export const HOP_ALLOWANCE_MS = 500;
-
-/**
- * How long a longer tier's fetch waits for data (kafkajs `maxWaitTimeInMs`). A partition resumed
- * when its head record falls due is fetched only after the fetch in flight returns, so this bounds
- * that hop's delay, well inside `HOP_ALLOWANCE_MS`. With nothing to retry each of the eight
- * default longer tiers fetches this often: 200 ms instead of 50 cuts the idle service's CPU by
- * ~40 % (docs/retry.md, "Idle cost").
- */
-export const TIER_FETCH_WAIT_MS = 200;

@@ -4,12 +4,7 @@ import { createIntakeHandler } from './adapters/intake.ts';
 import { Router } from './adapters/router.ts';
 import { createFinalTierHandler, createTierStep } from './adapters/tier-handlers.ts';
 import { intakeGroupId, retrySettings, tierGroupId } from './config.ts';
-import {
-  FINAL_TIER_MAX_HELD_PER_PARTITION,
-  HOP_ALLOWANCE_MS,
-  INTAKE_IN_FLIGHT_PER_PARTITION,
-  TIER_FETCH_WAIT_MS,
-} from './constants.ts';
+import { FINAL_TIER_MAX_HELD_PER_PARTITION, HOP_ALLOWANCE_MS, INTAKE_IN_FLIGHT_PER_PARTITION } from './constants.ts';
 import { finalHoldMs } from './domain/tiers.ts';
 import { RetryMetrics } from './metrics.ts';
 
@@ -106,7 +101,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
           logger,
           metrics: tierBacklog,
           now,
-          maxWaitTimeInMs: TIER_FETCH_WAIT_MS,
+          maxWaitTimeInMs: 50,
           groupId: tierGroupId(initial, tierMs),
           topics: [tierTopic(tierMs)],
           step: createTierStep({ router, now, tierMs }),
