@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '@sluice/config';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
-import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
+import { createKafka, ensureTopics, PRODUCER_THREAD_NAME, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { startLocalKafka } from '@sluice/local-kafka';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
@@ -178,10 +178,12 @@ async function main() {
 /** µs of CPU per event of ingest's HTTP thread, producer thread, V8 helpers (GC) and the rest. */
 function threadSplit(cpu: Map<string, number>, events: number): string {
   if (cpu.size === 0 || events === 0) return '?';
-  const named = ['MainThread', 'WorkerThread', 'V8Worker'];
+  // The producer thread is named (`PRODUCER_THREAD_NAME`); an unnamed worker (an older checkout) is `WorkerThread`.
+  const named = ['MainThread', PRODUCER_THREAD_NAME, 'WorkerThread', 'V8Worker'];
   const us = (seconds: number) => ((1e6 * seconds) / events).toFixed(1);
   const rest = [...cpu].filter(([name]) => !named.includes(name)).reduce((n, [, s]) => n + s, 0);
-  return `µs per event: HTTP thread ${us(cpu.get('MainThread') ?? 0)}, producer thread ${us(cpu.get('WorkerThread') ?? 0)}, V8 helpers ${us(cpu.get('V8Worker') ?? 0)}, other ${us(rest)}`;
+  const producer = (cpu.get(PRODUCER_THREAD_NAME) ?? 0) + (cpu.get('WorkerThread') ?? 0);
+  return `µs per event: HTTP thread ${us(cpu.get('MainThread') ?? 0)}, producer thread ${us(producer)}, V8 helpers ${us(cpu.get('V8Worker') ?? 0)}, other ${us(rest)}`;
 }
 
 await main();
