@@ -9,6 +9,7 @@
  *   node bench/e2e.bench.ts            # provisions a local broker unless KAFKA_BROKERS is set
  *   BENCH_EVENTS=100000 BENCH_LATENCY_SECONDS=15 BENCH_PHASES=single,batched BENCH_BATCH_EVENTS=100 BENCH_BATCH_WAIT=50ms
  *   BENCH_PER_PARTITION=<delivery.maxInFlightPerPartition> ...
+ *   BENCH_PROFILE_DIR=/tmp/prof   # each service writes V8 CPU profiles (one per thread) to <dir>/<mode>-<service>
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, Pool, request } from 'undici';
 import { startLocalKafka, type LocalKafka } from '@sluice/local-kafka';
 import { startProcessCpuWindow } from './lib/cpu-window.ts';
+import { ingestMeanBatchSize } from './lib/ingest-batch-size.ts';
 import { e2eCall } from './lib/e2e-call.ts';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../test/support/service-process.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
@@ -32,6 +34,7 @@ const PHASES = (process.env.BENCH_PHASES ?? 'single,batched').split(',') as Mode
 const BATCH_EVENTS = Number(process.env.BENCH_BATCH_EVENTS ?? 100);
 const BATCH_WAIT = process.env.BENCH_BATCH_WAIT ?? '50ms';
 const PER_PARTITION = process.env.BENCH_PER_PARTITION ? Number(process.env.BENCH_PER_PARTITION) : undefined;
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const WRITE_KEY = 'bench-key';
 const SECRET = 'bench-secret';
 
@@ -184,8 +187,17 @@ async function phase(mode: Mode, brokers: string, dir: string, receiver: ChildPr
   });
   const services: ServiceProcess[] = [];
   for (const name of ['ingest', 'deliverer', 'retry', 'audience-sync'] as ServiceName[]) {
+    // NODE_OPTIONS reaches the service's own process only (it is spawned with the service's runtime flags).
+    const profile: Record<string, string> = PROFILE_DIR
+      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(PROFILE_DIR, `${mode}-${name}`)}` }
+      : {};
     services.push(
-      await new ServiceProcess(name, { SLUICE_CONFIG: configPath, KAFKA_BROKERS: brokers, LOG_LEVEL: 'error' }).start(),
+      await new ServiceProcess(name, {
+        SLUICE_CONFIG: configPath,
+        KAFKA_BROKERS: brokers,
+        LOG_LEVEL: 'error',
+        ...profile,
+      }).start(),
     );
   }
   const ingest = services[0]!;
@@ -237,6 +249,7 @@ async function phase(mode: Mode, brokers: string, dir: string, receiver: ChildPr
   const ingestDone = performance.timeOrigin + performance.now();
   const delivered = await waitDelivered(EVENTS, 300_000);
   const phaseCpu = cpuWindow();
+  const ingestBatch = await ingestMeanBatchSize(ingest.url);
   const { requests } = await ask<{ requests: number }>(receiver, 'count', 'count');
   const { arrivals } = await ask<{ arrivals: [string, number][] }>(receiver, 'dump', 'arrivals');
   const times = arrivals.map(([, at]) => at).sort((a, b) => a - b);
@@ -282,7 +295,7 @@ async function phase(mode: Mode, brokers: string, dir: string, receiver: ChildPr
     delivered,
     requests,
     p99,
-    cpuLine: `CPU µs per delivered event: ${perEvent.join(', ')} (total ${((busy * 1e6) / delivered).toFixed(0)}; ${(busy / phaseCpu.seconds).toFixed(2)} cores busy; 'other' = broker + rest of the machine)`,
+    cpuLine: `CPU µs per delivered event: ${perEvent.join(', ')} (total ${((busy * 1e6) / delivered).toFixed(0)}; ${(busy / phaseCpu.seconds).toFixed(2)} cores busy; 'other' = broker + rest of the machine); ingest ${ingestBatch === undefined ? '?' : Math.round(ingestBatch)} records per sendBatch`,
     latencyLine: `latency at ${rate.toFixed(0)} events/s (half rate), ack→receipt over ${latencies.length} events: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies[latencies.length - 1]?.toFixed(1)} ms`,
   };
 }

@@ -15,12 +15,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '@sluice/config';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
-import { createKafka, ensureTopics, topicSpecs } from '@sluice/kafka';
+import { createKafka, ensureTopics, PRODUCER_THREAD_NAME, topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { startLocalKafka } from '@sluice/local-kafka';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { INGEST_DEFAULTS } from '@sluice/ingest';
 import { formatCpu, startCpuWindow } from './lib/cpu-window.ts';
+import { ingestMeanBatchSize } from './lib/ingest-batch-size.ts';
 import { percentile, runHttpLoad } from './lib/ingest-load.ts';
 import { benchBatch } from './lib/ingest-payload.ts';
 import { ingestRecords, rawCeiling } from './lib/ingest-raw.ts';
@@ -141,9 +142,7 @@ async function main() {
   const ingestCpuSplit = ingestCpu();
   const ingestThreadCpu = ingestThreads();
   // Records per sendBatch ingest made (its linger gathers concurrent requests), beside the raw's fixed size.
-  const ingestBatch = await fetch(`${origin}/metrics`)
-    .then((r) => r.text())
-    .then(meanBatchSize, () => undefined);
+  const ingestBatch = await ingestMeanBatchSize(origin);
 
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
@@ -179,17 +178,12 @@ async function main() {
 /** µs of CPU per event of ingest's HTTP thread, producer thread, V8 helpers (GC) and the rest. */
 function threadSplit(cpu: Map<string, number>, events: number): string {
   if (cpu.size === 0 || events === 0) return '?';
-  const named = ['MainThread', 'WorkerThread', 'V8Worker'];
+  // The producer thread is named (`PRODUCER_THREAD_NAME`); an unnamed worker (an older checkout) is `WorkerThread`.
+  const named = ['MainThread', PRODUCER_THREAD_NAME, 'WorkerThread', 'V8Worker'];
   const us = (seconds: number) => ((1e6 * seconds) / events).toFixed(1);
   const rest = [...cpu].filter(([name]) => !named.includes(name)).reduce((n, [, s]) => n + s, 0);
-  return `µs per event: HTTP thread ${us(cpu.get('MainThread') ?? 0)}, producer thread ${us(cpu.get('WorkerThread') ?? 0)}, V8 helpers ${us(cpu.get('V8Worker') ?? 0)}, other ${us(rest)}`;
-}
-
-/** Mean of `sluice_ingest_batch_size` over the process's life (warm-up included). */
-function meanBatchSize(metrics: string): number | undefined {
-  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1]);
-  const mean = value('sluice_ingest_batch_size_sum') / value('sluice_ingest_batch_size_count');
-  return Number.isFinite(mean) ? mean : undefined;
+  const producer = (cpu.get(PRODUCER_THREAD_NAME) ?? 0) + (cpu.get('WorkerThread') ?? 0);
+  return `µs per event: HTTP thread ${us(cpu.get('MainThread') ?? 0)}, producer thread ${us(producer)}, V8 helpers ${us(cpu.get('V8Worker') ?? 0)}, other ${us(rest)}`;
 }
 
 await main();

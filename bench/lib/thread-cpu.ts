@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * CPU seconds (user + system) of each thread of a process, summed by thread name (`comm`: Node
- * names its event loop `MainThread`, worker_threads `WorkerThread`, V8's GC and compiler helpers
+ * names its event loop `MainThread`, worker_threads by their `name` (else `WorkerThread`), V8's GC and compiler helpers
  * `V8Worker`), from /proc (Linux); empty elsewhere.
  */
 function threadCpuByName(pid: number): Map<string, number> {

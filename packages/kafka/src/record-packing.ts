@@ -19,36 +19,63 @@ const isPlain = (m: Message) => {
   return m.value !== null && m.value !== undefined;
 };
 
-/** Packs `topicMessages`, or returns undefined when some record has more than a key and a value. */
+/**
+ * Packs `topicMessages`, or returns undefined when some record has more than a key and a value.
+ * One pass: the buffer starts at the batch's length in UTF-16 units (its UTF-8 size when the text
+ * is ASCII, as records nearly always are) and grows when a string needs more; the UTF-8 length of
+ * a string is counted only where its write may have been cut short. `data` may end in unused bytes
+ * (the index says how many records it holds).
+ */
 export function packBatch(topicMessages: TopicMessages[]): PackedBatch | undefined {
-  let size = 0;
+  let estimate = 0;
   for (const { messages } of topicMessages) {
     for (const m of messages) {
       if (!isPlain(m)) return undefined;
-      size +=
-        8 +
-        (m.key === null || m.key === undefined ? 0 : Buffer.byteLength(m.key as string | Buffer)) +
-        Buffer.byteLength(m.value as string | Buffer);
+      estimate += 8 + (m.key === null || m.key === undefined ? 0 : m.key.length) + (m.value as string | Buffer).length;
     }
   }
-  const data = new ArrayBuffer(size);
-  const buf = Buffer.from(data);
+  let buf = Buffer.from(new ArrayBuffer(estimate));
   let at = 0;
+  const grow = (needed: number) => {
+    const bigger = Buffer.from(new ArrayBuffer(Math.max(needed, buf.length * 2)));
+    buf.copy(bigger, 0, 0, at);
+    buf = bigger;
+  };
   const put = (v: string | Buffer) => {
-    const n = typeof v === 'string' ? buf.write(v, at + 4) : v.copy(buf, at + 4);
+    let n: number;
+    if (typeof v === 'string') {
+      // A string's UTF-8 takes at least one byte per UTF-16 unit, and a write stops short only with
+      // fewer than 4 bytes left: with more left after it, the whole string went in.
+      if (at + 4 + v.length > buf.length) grow(at + 4 + Buffer.byteLength(v) + 4);
+      n = buf.write(v, at + 4);
+      if (buf.length - (at + 4 + n) < 4) {
+        const bytes = Buffer.byteLength(v);
+        if (bytes !== n) {
+          grow(at + 4 + bytes + 4);
+          n = buf.write(v, at + 4);
+        }
+      }
+    } else {
+      if (at + 4 + v.length > buf.length) grow(at + 4 + v.length + 4);
+      n = v.copy(buf, at + 4);
+    }
     buf.writeUInt32LE(n, at);
     at += 4 + n;
   };
   for (const { messages } of topicMessages) {
     for (const m of messages) {
       if (m.key === null || m.key === undefined) {
+        if (at + 4 > buf.length) grow(at + 4);
         buf.writeUInt32LE(NO_KEY, at);
         at += 4;
       } else put(m.key as string | Buffer);
       put(m.value as string | Buffer);
     }
   }
-  return { topics: topicMessages.map((t) => ({ topic: t.topic, count: t.messages.length })), data };
+  return {
+    topics: topicMessages.map((t) => ({ topic: t.topic, count: t.messages.length })),
+    data: buf.buffer as ArrayBuffer,
+  };
 }
 
 /** The inverse of `packBatch`: keys and values are views into `data` (kafkajs copies them out). */

@@ -54,3 +54,28 @@ test('records with headers (or no value) do not pack; cloned ones get Buffers ba
   assert.equal(m.headers!.code, 'invalid_call');
   assert.ok(Buffer.isBuffer(m.headers!.raw));
 });
+
+test('packBatch grows its buffer for text longer in UTF-8 than in UTF-16 units, anywhere in the batch', () => {
+  const samples = [
+    'ascii only',
+    'é',
+    '日本語のテキスト',
+    '😀 two units, four bytes',
+    'x'.repeat(1000),
+    `${'é'.repeat(500)}😀`,
+    '',
+  ];
+  const messages = Array.from({ length: 60 }, (_, i) => ({
+    key: i % 5 === 0 ? null : samples[(i + 3) % samples.length]!,
+    value: samples[i % samples.length]! + samples[(i * 7) % samples.length]!,
+  }));
+  const roundTrip = (batch: { key: string | null; value: string }[]) =>
+    unpackBatch(packBatch([{ topic: 't', messages: batch }])!)[0]!.messages.map((m) => ({
+      key: m.key === null ? null : (m.key as Buffer).toString(),
+      value: (m.value as Buffer).toString(),
+    }));
+  assert.deepEqual(roundTrip(messages), messages);
+  // The last string fits in UTF-16 units but not in UTF-8: its write stops short and is redone.
+  for (const last of [[{ key: null, value: 'é' }], [{ key: 'ü', value: '😀' }]])
+    assert.deepEqual(roundTrip(last), last);
+});

@@ -23,6 +23,11 @@ describe('batch body', () => {
     assert.deepEqual(doc.messageIds, ['m1', 'm"2\u00e9']);
     for (const item of items) assert.ok(body.includes(item.body), 'event bytes kept exactly (1.50 stays 1.50)');
     assert.equal(body.indexOf(items[0]!.body) < body.indexOf(items[1]!.body), true);
+    assert.deepEqual(
+      [body.byteOffset, body.buffer.byteLength],
+      [0, body.length],
+      'all of its own memory (can move threads)',
+    );
   });
 
   it('knows its exact length before it is written, for 0, 1 and many events', () => {

@@ -123,6 +123,8 @@ export class BatchDelivery {
         admitted.map((a) => {
           const headers = batchRequestHeaders(a.endpoint, batchId, items.length, signature);
           const request: WebhookRequest = { url: a.endpoint.url, headers, body, timeoutMs, readAnswer: true };
+          // Sent to one endpoint, the batch body is not read again here: it may move to the webhook thread.
+          if (admitted.length === 1) request.bodyHandedOver = true;
           return sendRequest(requests, cap, destination.id, a, request, batchId);
         }),
       );

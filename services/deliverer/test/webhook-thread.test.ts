@@ -43,6 +43,30 @@ describe('WebhookThread: the undici client in a worker thread, against a real se
     bodies.forEach((body, i) => assert.ok(received.get(i)?.equals(body), `body ${i} arrived byte for byte`));
   });
 
+  it('a body handed over moves to the thread when it is all of its memory, and is copied otherwise', async () => {
+    const thread = new WebhookThread(settings(['127.0.0.0/8'], [new URL(http.url).origin]));
+    http.behave(() => ({ status: 200 }));
+    const own = Buffer.allocUnsafeSlow(10_000).fill(0x31);
+    const pooled = Buffer.from('{"small":true}');
+    const sentOwn = Buffer.from(own);
+    const sentPooled = Buffer.from(pooled);
+    const results = await Promise.all(
+      [own, pooled].map((body, i) =>
+        thread.send({ url: http.url, headers: { 'x-n': String(i) }, body, timeoutMs: 5_000, bodyHandedOver: true }),
+      ),
+    );
+    await thread.close();
+    assert.deepEqual(
+      results.map((r) => r.outcome),
+      ['success', 'success'],
+    );
+    const received = new Map(http.requests.slice(-2).map((req) => [Number(req.headers['x-n']), req.body]));
+    assert.ok(received.get(0)?.equals(sentOwn), 'the moved body arrived byte for byte');
+    assert.ok(received.get(1)?.equals(sentPooled), 'the copied body arrived byte for byte');
+    assert.equal(own.length, 0, 'moved, not copied: the caller no longer holds its bytes');
+    assert.ok(pooled.equals(sentPooled), "a body sharing Node's pool is copied");
+  });
+
   it('new settings apply to requests sent after them (the SSRF allow-list of a config reload)', async () => {
     const thread = new WebhookThread(settings([]));
     http.behave(() => ({ status: 200 }));

@@ -20,6 +20,11 @@ export interface WebhookRequest {
   timeoutMs: number;
   /** A batch: a 2xx answer's content type and body (up to `MAX_BATCH_RESULT_BYTES`) come back as `answer`. */
   readAnswer?: boolean;
+  /**
+   * The caller hands the body over and does not read it after `send`: a client in another thread
+   * may move its bytes there instead of copying them (a batch body sent to one endpoint).
+   */
+  bodyHandedOver?: boolean;
 }
 
 /** Sends one webhook request and reports its classified outcome; never throws for network faults. */

@@ -37,7 +37,9 @@ export class WebhookThread implements WebhookClient {
   readonly #worker: Worker;
   readonly #pending = new Map<number, Pending>();
   #nextId = 0;
-  readonly #outbox = new TurnBatch<ThreadRequest>((requests) => this.#post({ kind: 'send', requests }));
+  readonly #outbox = new TurnBatch<ThreadRequest>((requests) =>
+    this.#post({ kind: 'send', requests }, moved(requests)),
+  );
   #dead: Error | undefined;
   #closing = false;
   #closed: (() => void) | undefined;
@@ -73,6 +75,7 @@ export class WebhookThread implements WebhookClient {
         body: request.body,
         timeoutMs: request.timeoutMs,
         ...(request.readAnswer === true && { readAnswer: true }),
+        ...(request.bodyHandedOver === true && { bodyHandedOver: true }),
       });
     });
   }
@@ -89,8 +92,8 @@ export class WebhookThread implements WebhookClient {
     await this.#worker.terminate();
   }
 
-  #post(msg: ToWebhookThread): void {
-    if (!this.#dead) this.#worker.postMessage(msg);
+  #post(msg: ToWebhookThread, transfer: ArrayBuffer[] = []): void {
+    if (!this.#dead) this.#worker.postMessage(msg, transfer);
   }
 
   #onMessage(m: FromWebhookThread): void {
@@ -115,4 +118,18 @@ export class WebhookThread implements WebhookClient {
     this.#closed?.();
     if (!this.#closing) this.#onDeath(err);
   }
+}
+
+/**
+ * The memory of the bodies handed over that can move to the thread (transferred, not copied): a
+ * body that is all of its `ArrayBuffer` (a batch body is; a small Buffer may share Node's pool),
+ * each once. The moved bodies are empty here afterwards.
+ */
+function moved(requests: ThreadRequest[]): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const { body, bodyHandedOver } of requests) {
+    if (bodyHandedOver && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength)
+      buffers.add(body.buffer as ArrayBuffer);
+  }
+  return [...buffers];
 }

@@ -60,7 +60,12 @@ export function spliceEnvelope(
     // CONTEXT_AS_SENT is only used for a call that has a context member (met above).
     parts.push(`"${key}":${fieldText(key, value)}`);
   }
-  return `{${parts.join(',')}}`;
+  // The braces go into the first and last pieces so that `join` makes the one flat string:
+  // `{${joined}}` would be a concatenation that the byte count and the packing flatten again.
+  if (parts.length === 0) return '{}';
+  parts[0] = `{${parts[0]}`;
+  parts[parts.length - 1] += '}';
+  return parts.join(',');
 }
 
 /**
