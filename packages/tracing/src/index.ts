@@ -1,0 +1,21 @@
+export { SpanKind, type Span, type Attributes } from '@opentelemetry/api';
+export {
+  DEFAULT_SCHEDULE_DELAY_MS,
+  OTLP_PROTOCOL,
+  TracingConfigError,
+  tracingSettings,
+  type SamplerName,
+  type TracingSettings,
+} from './settings.ts';
+export {
+  contextOf,
+  headersOf,
+  inSpan,
+  MAX_TRACESTATE_CHARS,
+  TRACEPARENT,
+  traceHeadersOf,
+  traceIdOf,
+  TRACESTATE,
+  type TraceHeaders,
+} from './trace-headers.ts';
+export { endSpan, samplerOf, startTracing, TRACER_NAME, TRACING_OFF, type Tracing } from './tracing.ts';
