@@ -1,4 +1,4 @@
-export { SpanKind, type Span, type Attributes } from '@opentelemetry/api';
+export { SpanKind, type Span, type Attributes, type Link } from '@opentelemetry/api';
 export {
   DEFAULT_SCHEDULE_DELAY_MS,
   OTLP_PROTOCOL,
@@ -11,6 +11,8 @@ export {
   contextOf,
   headersOf,
   inSpan,
+  isSampled,
+  linkTo,
   MAX_TRACESTATE_CHARS,
   TRACEPARENT,
   traceHeadersOf,

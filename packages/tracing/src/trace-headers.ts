@@ -1,4 +1,4 @@
-import { type Context, ROOT_CONTEXT, type Span, trace } from '@opentelemetry/api';
+import { type Attributes, type Context, type Link, ROOT_CONTEXT, type Span, trace } from '@opentelemetry/api';
 import { TRACE_PARENT_HEADER, TRACE_STATE_HEADER, W3CTraceContextPropagator } from '@opentelemetry/core';
 
 /** The W3C Trace Context of one event as it travels in Kafka record headers and HTTP headers. */
@@ -39,6 +39,11 @@ export function traceHeadersOf(headers: Readonly<Record<string, HeaderValue>> | 
     : { traceparent: parent };
 }
 
+/** The sampled flag of a `traceparent` (bit 0 of its trace flags). */
+export function isSampled(headers: TraceHeaders): boolean {
+  return (Number.parseInt(headers.traceparent.slice(53, 55), 16) & 1) === 1;
+}
+
 /** The 32-hex-digit trace id of a `traceparent` (validated by `traceHeadersOf`). */
 export function traceIdOf(headers: TraceHeaders): string {
   return headers.traceparent.slice(3, 35);
@@ -66,6 +71,12 @@ export function headersOf(span: Span): TraceHeaders {
     },
   });
   return carrier as TraceHeaders;
+}
+
+/** A span link to the span `headers` name. */
+export function linkTo(headers: TraceHeaders, attributes: Attributes = {}): Link | undefined {
+  const context = trace.getSpanContext(contextOf(headers));
+  return context && { context, attributes };
 }
 
 /** The context of `span`, to start its children in. */

@@ -13,7 +13,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { type TracingSettings, tracingSettings } from './settings.ts';
-import { contextOf, type TraceHeaders } from './trace-headers.ts';
+import { contextOf, isSampled, type TraceHeaders } from './trace-headers.ts';
 
 /** The instrumentation scope of every Sluice span. */
 export const TRACER_NAME = 'sluice';
@@ -26,6 +26,12 @@ export interface Tracing {
   readonly enabled: boolean;
   /** Starts a span continuing `parent` (headers read from a record or a request, or a context); a new trace without one. */
   start(name: string, parent: TraceHeaders | Context | undefined, options?: SpanOptions): Span;
+  /**
+   * Whether a step continuing `parent` makes spans at all: false when tracing is off, and when the
+   * sampler is parent-based and `parent` says not sampled — then the step carries `parent` on as it
+   * came, and an unsampled event costs no span in any service.
+   */
+  traces(parent: TraceHeaders | undefined): boolean;
   /** Exports what is buffered and stops (the service lifecycle's last step). */
   shutdown(): Promise<void>;
 }
@@ -34,6 +40,7 @@ export interface Tracing {
 export const TRACING_OFF: Tracing = {
   enabled: false,
   start: (name) => trace.getTracer(TRACER_NAME).startSpan(name),
+  traces: () => false,
   shutdown: async () => {},
 };
 
@@ -79,8 +86,10 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
     ],
   });
   const tracer = provider.getTracer(TRACER_NAME);
+  const parentBased = settings.sampler.startsWith('parentbased_');
   return {
     enabled: true,
+    traces: (parent) => !parentBased || parent === undefined || isSampled(parent),
     start: (name, parent, options = {}) =>
       tracer.startSpan(name, options, parent === undefined || 'traceparent' in parent ? contextOf(parent) : parent),
     shutdown: () => provider.shutdown(),

@@ -7,6 +7,7 @@ import { ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import {
   contextOf,
   headersOf,
+  isSampled,
   samplerOf,
   startTracing,
   traceHeadersOf,
@@ -151,4 +152,24 @@ test('the endpoint and headers variables', () => {
   const t = tracingSettings('ingest', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/custom' });
   assert.ok(t.enabled);
   assert.equal(t.url, 'http://c/custom');
+});
+
+test('traces(): off never; parent-based samplers skip an unsampled parent; others always make spans', async () => {
+  assert.equal(TRACING_OFF.traces(undefined), false);
+  assert.equal(isSampled({ traceparent: PARENT }), true);
+  assert.equal(isSampled({ traceparent: UNSAMPLED }), false);
+  assert.equal(isSampled({ traceparent: PARENT.replace(/01$/, '03') }), true);
+  const on = (sampler: string) =>
+    startTracing('deliverer', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_SAMPLER: sampler });
+  const parentBased = on('parentbased_traceidratio');
+  const always = on('always_on');
+  try {
+    assert.equal(parentBased.traces({ traceparent: UNSAMPLED }), false);
+    assert.equal(parentBased.traces({ traceparent: PARENT }), true);
+    assert.equal(parentBased.traces(undefined), true);
+    assert.equal(always.traces({ traceparent: UNSAMPLED }), true);
+  } finally {
+    await parentBased.shutdown();
+    await always.shutdown();
+  }
 });

@@ -1,6 +1,8 @@
 import type { Destination } from '@sluice/config';
 import {
   endSpan,
+  linkTo,
+  type Link,
   headersOf,
   inSpan,
   type Span,
@@ -34,6 +36,34 @@ export function startDelivery(
     },
   });
   return { span, job: { ...job, trace: headersOf(span) } };
+}
+
+/** The span limit on links (the SDK's default): a batch links this many of its events' traces. */
+export const MAX_BATCH_LINKS = 128;
+
+/**
+ * The span of one batch request round (docs/reference/batches.md): its events come from many
+ * traces, so it starts a trace of its own, linked to the first `MAX_BATCH_LINKS` sampled events'
+ * contexts; its attempts are its children and the request carries the attempt's `traceparent`.
+ */
+export function startBatch(
+  tracing: Tracing,
+  jobs: readonly DeliveryJob[],
+  destinationId: string,
+  batchId: string,
+): Span {
+  const links: Link[] = [];
+  for (const job of jobs) {
+    if (links.length === MAX_BATCH_LINKS) break;
+    if (job.trace === undefined || !tracing.traces(job.trace)) continue;
+    const link = linkTo(job.trace, { 'sluice.message_id': job.messageId });
+    if (link) links.push(link);
+  }
+  return tracing.start(`deliver batch ${destinationId}`, undefined, {
+    kind: SpanKind.CONSUMER,
+    links,
+    attributes: { 'sluice.destination': destinationId, 'sluice.batch_id': batchId, 'sluice.batch_size': jobs.length },
+  });
 }
 
 /** Puts the trace context on a webhook request's headers. */

@@ -89,6 +89,7 @@ export class Delivery {
       settler: this.#settler,
       now,
       cap: (destinationId, config) => this.#cap(destinationId, config),
+      tracing: this.#tracing,
     });
   }
 
@@ -108,7 +109,7 @@ export class Delivery {
     const { admitted, deferred } = admitEndpoints(this.deps.gates, destination, endpoints, config, startedAt);
     const attempt = attemptNumber(job);
     let span: Span | undefined;
-    if (this.#tracing.enabled) ({ span, job } = startDelivery(this.#tracing, job, destination, attempt));
+    if (this.#tracing.traces(job.trace)) ({ span, job } = startDelivery(this.#tracing, job, destination, attempt));
     try {
       const decision = await this.#attempt(job, destination, config, startedAt, attempt, admitted, deferred, span);
       if (span) endDelivery(span, decision.kind);
@@ -139,7 +140,7 @@ export class Delivery {
         const request = { url: a.endpoint.url, headers, body: job.body, timeoutMs };
         const sent = () => sendRequest(this.#requests, cap, destination.id, a, request, job.messageId);
         if (span) return tracedRequest(this.#tracing, span, a.endpoint.ref, headers, sent);
-        // Tracing off: the webhook carries the event's trace context as it came.
+        // No span (tracing off, or an unsampled parent): the webhook carries the event's trace context as it came.
         if (job.trace) traceRequest(headers, job.trace);
         return sent();
       };

@@ -193,7 +193,7 @@ export class Settler {
       'event dead-lettered',
     );
     let trace = job.trace;
-    if (this.deps.tracing?.enabled) {
+    if (this.deps.tracing?.traces(trace)) {
       const span = this.deps.tracing.start('dead-letter', trace, {
         kind: SpanKind.PRODUCER,
         attributes: {

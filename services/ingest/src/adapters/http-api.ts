@@ -36,11 +36,12 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       if (route === 'other') throw new NotFoundError();
       if (req.method !== 'POST') throw new MethodNotAllowedError();
       // Tracing off: a received trace context is carried onto the records as it came (docs/operations.md).
+      const trace = routeType && traceHeadersOf(req.headers);
       const result = !routeType
         ? await handleDeletion(full, req)
-        : tracing.enabled
-          ? await tracedTracking(tracing, full, req, routeType, path)
-          : await handleTracking(full, req, routeType, traceHeadersOf(req.headers));
+        : tracing.traces(trace)
+          ? await tracedTracking(tracing, full, req, routeType, path, trace)
+          : await handleTracking(full, req, routeType, trace);
       status = result.status;
       sendJson(res, status, result.body);
     } catch (err) {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { CallType } from '@sluice/envelope';
-import { endSpan, headersOf, inSpan, SpanKind, traceHeadersOf, type Tracing } from '@sluice/tracing';
+import { endSpan, headersOf, inSpan, SpanKind, type TraceHeaders, type Tracing } from '@sluice/tracing';
 import { IngestError } from '../errors.ts';
 import type { ApiDeps } from './api-deps.ts';
 import type { RateLimiter } from '../domain/rate-limiter.ts';
@@ -17,8 +17,9 @@ export async function tracedTracking(
   req: IncomingMessage,
   route: CallType | 'batch',
   path: string,
+  parent: TraceHeaders | undefined,
 ): Promise<{ status: number; body: string }> {
-  const span = tracing.start(`POST ${path}`, traceHeadersOf(req.headers), {
+  const span = tracing.start(`POST ${path}`, parent, {
     kind: SpanKind.SERVER,
     attributes: { 'http.request.method': 'POST', 'http.route': path },
   });

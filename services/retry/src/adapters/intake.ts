@@ -53,8 +53,9 @@ function trace(
   record: ConsumedRecord,
   attributes: Record<string, string | number>,
 ): { parts: RetryRecordParts; span?: Span } {
-  if (!tracing?.enabled) return { parts: record };
-  const span = tracing.start(name, traceHeadersOf(record.headers), { kind: SpanKind.PRODUCER, attributes });
+  const parent = tracing?.enabled ? traceHeadersOf(record.headers) : undefined;
+  if (!tracing?.traces(parent)) return { parts: record };
+  const span = tracing.start(name, parent, { kind: SpanKind.PRODUCER, attributes });
   return { parts: { key: record.key, value: record.value, headers: { ...record.headers, ...headersOf(span) } }, span };
 }
 
