@@ -1,8 +1,8 @@
-// One event followed end to end (docs/operations.md, "Following one event"): ingest, deliverer and
-// retry run as processes on the real broker, exporting spans over OTLP/HTTP to a real receiver in
+// One event followed end to end (docs/operations.md, "Following one event"): ingest, deliverer,
+// retry and the delivery log run as processes on the real broker, exporting spans over OTLP/HTTP to a real receiver in
 // this test; the endpoint answers 503 then 200. The call carries a `traceparent`: both webhooks carry
 // one of the same trace, and the exported spans form one tree — ingest → produce → delivery →
-// attempt (503) → … retry scheduling → delivery → attempt (200).
+// attempt (503) → … retry scheduling → delivery → attempt (200); the delivery log's API shows the trace id.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ import {
 import { ServiceProcess, writeConfigFile } from '../support/service-process.ts';
 
 const WRITE_KEY = 'trace-write-key';
+const ADMIN_TOKEN = 'trace-admin-token';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 
@@ -56,8 +57,9 @@ describe('trace context end to end', { timeout: 180_000 }, () => {
       kafka: { clientId: prefix, partitions: 1, replicationFactor: 1, topics: prefixedTopics(prefix) },
       delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
       retry: { window: '2m', schedule: ['500ms'], tiers: ['1s'] },
+      deliveryLog: { adminToken: ADMIN_TOKEN },
     });
-    for (const name of ['retry', 'deliverer', 'ingest'] as const) {
+    for (const name of ['delivery-log', 'retry', 'deliverer', 'ingest'] as const) {
       const svc = new ServiceProcess(name, {
         SLUICE_CONFIG: configPath,
         KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
@@ -140,6 +142,19 @@ describe('trace context end to end', { timeout: 180_000 }, () => {
     assert.deepEqual(
       parents.map((p) => p.split('-')[2]),
       [attemptOf(first!).spanId, attemptOf(second!).spanId],
+    );
+
+    // The delivery log shows the trace id of the event.
+    const deliveryLog = services[0]!;
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${deliveryLog.url}/api/v1/messages/shop/${messageId}`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        });
+        return res.status === 200 && ((await res.json()) as { traceId: string | null }).traceId === TRACE_ID;
+      },
+      30_000,
+      'the trace id in the delivery log',
     );
   });
 

@@ -140,6 +140,11 @@ const MIGRATIONS: readonly string[] = [
   alter table attempts add column batch_size integer;
   create index attempts_batch on attempts (batch_id, at) where batch_id is not null;
   `,
+  // Tracing (docs/operations.md, "Following one event"): the trace id of the event's record; null
+  // for events written before, or without a traceparent.
+  `
+  alter table messages add column trace_id text;
+  `,
 ];
 
 /** Applies the migrations not yet applied; returns the database's instance id (made on first start). */
