@@ -22,6 +22,7 @@ import { ServiceProcess, writeConfigFile } from '../support/service-process.ts';
 
 const WRITE_KEY = 'trace-write-key';
 const ADMIN_TOKEN = 'trace-admin-token';
+const BULK_WRITE_KEY = 'trace-bulk-write-key';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 
@@ -38,6 +39,7 @@ describe('trace context end to end', { timeout: 180_000 }, () => {
     const seen = new Set<string>();
     receiver = await startReceiver({
       behaviour: (req) => {
+        if (req.headers['x-batch-id'] !== undefined) return { status: 200, body: 'ok' };
         const id = String(req.headers['x-message-id']);
         if (seen.has(id)) return { status: 200, body: 'ok' };
         seen.add(id);
@@ -45,13 +47,23 @@ describe('trace context end to end', { timeout: 180_000 }, () => {
       },
     });
     const configPath = writeConfigFile(join(dir, 'sluice.yaml'), {
-      sources: [{ id: 'shop', writeKeys: [WRITE_KEY] }],
+      sources: [
+        { id: 'shop', writeKeys: [WRITE_KEY] },
+        { id: 'bulk', writeKeys: [BULK_WRITE_KEY] },
+      ],
       destinations: [
         {
           id: 'hooks',
           type: 'webhooks',
           sourceIds: ['shop'],
           settings: { webhooks: [{ url: receiver.url }], sharedSecret: 'trace-signing-secret' },
+        },
+        {
+          id: 'batched',
+          type: 'webhooks',
+          sourceIds: ['bulk'],
+          settings: { webhooks: [{ url: receiver.url }], sharedSecret: 'trace-signing-secret' },
+          batch: { maxEvents: 2, maxWait: '2s' },
         },
       ],
       kafka: { clientId: prefix, partitions: 1, replicationFactor: 1, topics: prefixedTopics(prefix) },
@@ -80,12 +92,12 @@ describe('trace context end to end', { timeout: 180_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const track = (messageId: string, headers: Record<string, string>) =>
+  const track = (messageId: string, headers: Record<string, string>, writeKey = WRITE_KEY) =>
     fetch(`${services.at(-1)!.url}/v1/track`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`,
+        authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`,
         ...headers,
       },
       body: JSON.stringify({ messageId, userId: 'u1', event: 'Order Completed' }),
@@ -169,5 +181,33 @@ describe('trace context end to end', { timeout: 180_000 }, () => {
     // The sampled trace's spans of the first test arrived within 100 ms of their end; give these as long twice over.
     await new Promise((r) => setTimeout(r, 1_000));
     assert.equal(otlp.spans.filter((s) => s.traceId === traceId).length, 0);
+  });
+
+  it('a batch is a trace of its own, linked to its events; its request carries its attempt span', async () => {
+    const traceIds = ['b'.repeat(32), 'c'.repeat(32)];
+    for (const [i, traceId] of traceIds.entries()) {
+      const res = await track(
+        uniqueName(`batched-${i}`),
+        { traceparent: `00-${traceId}-${CALLER_SPAN}-01` },
+        BULK_WRITE_KEY,
+      );
+      assert.equal(res.status, 200);
+    }
+    const batches = () => receiver.requests.filter((r) => r.headers['x-batch-id'] !== undefined);
+    await waitUntil(() => batches().length === 1, 30_000, 'one batch of both events');
+    assert.equal(batches()[0]!.headers['x-batch-size'], '2');
+    const [, batchTrace, attemptSpanId] = String(batches()[0]!.headers.traceparent).split('-');
+    assert.ok(batchTrace && !traceIds.includes(batchTrace), 'the batch starts its own trace');
+    await waitUntil(
+      () => otlp.spans.some((s) => s.name === 'POST' && s.traceId === batchTrace),
+      30_000,
+      'the batch attempt span',
+    );
+    const round = otlp.spans.find((s) => s.name === 'deliver batch batched')!;
+    assert.equal(round.traceId, batchTrace);
+    assert.deepEqual(round.links.map((l) => l.traceId).sort(), traceIds);
+    const attempt = otlp.spans.find((s) => s.name === 'POST' && s.traceId === batchTrace)!;
+    assert.equal(attempt.parentSpanId, round.spanId);
+    assert.equal(attempt.spanId, attemptSpanId);
   });
 });

@@ -1,4 +1,14 @@
-import { type Context, type Span, type SpanOptions, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type SpanKind,
+  type SpanOptions,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+} from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -7,6 +17,8 @@ import {
   BatchSpanProcessor,
   ParentBasedSampler,
   type Sampler,
+  SamplingDecision,
+  type SamplingResult,
   type SpanExporter,
   TraceIdRatioBasedSampler,
   TracerProvider,
@@ -44,6 +56,33 @@ export const TRACING_OFF: Tracing = {
   shutdown: async () => {},
 };
 
+/**
+ * A parent-based sampler's root decision, extended to roots with links (a batch round): sampled when
+ * any linked context is, so a batch of sampled events is exported whatever the ratio; the others as
+ * `root` decides.
+ */
+class LinkedRootSampler implements Sampler {
+  readonly #root: Sampler;
+  constructor(root: Sampler) {
+    this.#root = root;
+  }
+  shouldSample(
+    context: Context,
+    traceId: string,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    links: Link[],
+  ): SamplingResult {
+    if (links.some((l) => (l.context.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED))
+      return { decision: SamplingDecision.RECORD_AND_SAMPLED };
+    return this.#root.shouldSample(context, traceId, name, kind, attributes, links);
+  }
+  toString(): string {
+    return `LinkedRootSampler{${this.#root.toString()}}`;
+  }
+}
+
 /** The sampler `OTEL_TRACES_SAMPLER`/`_ARG` name. */
 export function samplerOf(settings: Extract<TracingSettings, { enabled: true }>): Sampler {
   const ratio = new TraceIdRatioBasedSampler(settings.ratio);
@@ -57,9 +96,9 @@ export function samplerOf(settings: Extract<TracingSettings, { enabled: true }>)
     case 'parentbased_always_on':
       return new ParentBasedSampler({ root: new AlwaysOnSampler() });
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      return new ParentBasedSampler({ root: new LinkedRootSampler(new AlwaysOffSampler()) });
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: ratio });
+      return new ParentBasedSampler({ root: new LinkedRootSampler(ratio) });
   }
 }
 

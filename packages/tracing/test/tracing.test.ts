@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { startOtlpReceiver, waitUntil } from '@sluice/testkit';
 import { ParentBasedSampler, SamplingDecision } from '@opentelemetry/sdk-trace';
-import { ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, type SpanContext, SpanKind, trace } from '@opentelemetry/api';
 import {
   contextOf,
   headersOf,
@@ -113,6 +113,21 @@ describe('settings', () => {
     for (let i = 0; i < 20_000; i++)
       if (decide(ROOT_CONTEXT, randomBytes(16).toString('hex')) === SamplingDecision.RECORD_AND_SAMPLED) sampled += 1;
     assert.ok(sampled > 130 && sampled < 270, `sampled ${sampled} of 20,000`);
+    // A root linked to a sampled context (a batch of sampled events) is sampled; linked to unsampled ones, as any root.
+    const link = (parent: string) => ({ context: trace.getSpanContext(contextOf({ traceparent: parent }))! });
+    const rootWith = (links: { context: SpanContext }[]) =>
+      sampler.shouldSample(ROOT_CONTEXT, 'ffffffffffffffffffffffffffffffff', 'x', SpanKind.CONSUMER, {}, links)
+        .decision;
+    assert.equal(rootWith([link(UNSAMPLED), link(PARENT)]), SamplingDecision.RECORD_AND_SAMPLED);
+    let linkedUnsampled = 0;
+    for (let i = 0; i < 2_000; i++)
+      if (
+        sampler.shouldSample(ROOT_CONTEXT, randomBytes(16).toString('hex'), 'x', SpanKind.CONSUMER, {}, [
+          link(UNSAMPLED),
+        ]).decision === SamplingDecision.RECORD_AND_SAMPLED
+      )
+        linkedUnsampled += 1;
+    assert.ok(linkedUnsampled < 100, `${linkedUnsampled} of 2,000`);
   });
 });
 
