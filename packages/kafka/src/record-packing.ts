@@ -3,19 +3,28 @@ import type { Message, TopicMessages } from 'kafkajs';
 /**
  * A `sendBatch` argument as one transferable buffer plus a small index, so handing a batch to the
  * producer thread costs one memcpy instead of a structured clone of hundreds of small Buffers.
- * Only key + value records pack; anything else (headers, partition, timestamp) travels cloned.
+ * Records of a key, a value and headers with string values (such as the trace context) pack;
+ * anything else (Buffer or repeated header values, partition, timestamp) travels cloned.
  */
 export interface PackedBatch {
   /** Per topic: its name and how many records follow in `data`, in order. */
   topics: { topic: string; count: number }[];
-  /** Per record: u32 key length (0xffffffff = no key), key, u32 value length, value. */
+  /**
+   * Per record: u32 key length (0xffffffff = no key), key, u32 value length, value, u32 header
+   * count, then per header u32 name length, name, u32 value length, value (UTF-8).
+   */
   data: ArrayBuffer;
 }
 
 const NO_KEY = 0xffffffff;
 
+const stringHeaders = (headers: Message['headers']) => {
+  for (const name in headers) if (typeof headers[name] !== 'string') return false;
+  return true;
+};
+
 const isPlain = (m: Message) => {
-  for (const k in m) if (k !== 'key' && k !== 'value') return false;
+  for (const k in m) if (k !== 'key' && k !== 'value' && (k !== 'headers' || !stringHeaders(m.headers))) return false;
   return m.value !== null && m.value !== undefined;
 };
 
@@ -26,9 +35,10 @@ export function packBatch(topicMessages: TopicMessages[]): PackedBatch | undefin
     for (const m of messages) {
       if (!isPlain(m)) return undefined;
       size +=
-        8 +
+        12 +
         (m.key === null || m.key === undefined ? 0 : Buffer.byteLength(m.key as string | Buffer)) +
         Buffer.byteLength(m.value as string | Buffer);
+      for (const name in m.headers) size += 8 + Buffer.byteLength(name) + Buffer.byteLength(m.headers[name] as string);
     }
   }
   const data = new ArrayBuffer(size);
@@ -46,6 +56,13 @@ export function packBatch(topicMessages: TopicMessages[]): PackedBatch | undefin
         at += 4;
       } else put(m.key as string | Buffer);
       put(m.value as string | Buffer);
+      const names = m.headers === undefined ? [] : Object.keys(m.headers);
+      buf.writeUInt32LE(names.length, at);
+      at += 4;
+      for (const name of names) {
+        put(name);
+        put(m.headers![name] as string);
+      }
     }
   }
   return { topics: topicMessages.map((t) => ({ topic: t.topic, count: t.messages.length })), data };
@@ -67,7 +84,19 @@ export function unpackBatch(packed: PackedBatch): TopicMessages[] {
     const messages: Message[] = new Array(count);
     for (let i = 0; i < count; i++) {
       const key = take();
-      messages[i] = { key, value: take() };
+      const value = take();
+      const headerCount = buf.readUInt32LE(at);
+      at += 4;
+      if (headerCount === 0) {
+        messages[i] = { key, value };
+        continue;
+      }
+      const headers: Record<string, string> = {};
+      for (let h = 0; h < headerCount; h++) {
+        const name = take()!.toString();
+        headers[name] = take()!.toString();
+      }
+      messages[i] = { key, value, headers };
     }
     return { topic, messages };
   });
