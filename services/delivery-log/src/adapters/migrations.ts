@@ -5,7 +5,7 @@ import { LOG_TABLES } from './retention.ts';
  * The schema, as ordered migrations (docs/delivery-log.md, "Database"). Each runs once, in a
  * transaction, recorded in `schema_migrations`; start-up applies those not yet applied.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `
   create table log_instance (id text primary key, created_at timestamptz not null default now());
   create table messages (
