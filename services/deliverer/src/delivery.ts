@@ -108,14 +108,25 @@ export class Delivery {
     const startedAt = this.#now();
     const { admitted, deferred } = admitEndpoints(this.deps.gates, destination, endpoints, config, startedAt);
     const attempt = attemptNumber(job);
-    let span: Span | undefined;
-    if (this.#tracing.traces(job.trace)) ({ span, job } = startDelivery(this.#tracing, job, destination, attempt));
+    if (!this.#tracing.traces(job.trace))
+      return this.#attempt(job, destination, config, startedAt, attempt, admitted, deferred, undefined);
+    const started = startDelivery(this.#tracing, job, destination, attempt);
+    const { span } = started;
     try {
-      const decision = await this.#attempt(job, destination, config, startedAt, attempt, admitted, deferred, span);
-      if (span) endDelivery(span, decision.kind);
+      const decision = await this.#attempt(
+        started.job,
+        destination,
+        config,
+        startedAt,
+        attempt,
+        admitted,
+        deferred,
+        span,
+      );
+      endDelivery(span, decision.kind);
       return decision;
     } catch (err) {
-      if (span) endDelivery(span, undefined, (err as Error).message);
+      endDelivery(span, undefined, (err as Error).message);
       throw err;
     }
   }
@@ -138,11 +149,13 @@ export class Delivery {
       const send = (a: (typeof admitted)[number]) => {
         const headers = requestHeaders(a.endpoint, job.messageId, signature);
         const request = { url: a.endpoint.url, headers, body: job.body, timeoutMs };
-        const sent = () => sendRequest(this.#requests, cap, destination.id, a, request, job.messageId);
-        if (span) return tracedRequest(this.#tracing, span, a.endpoint.ref, headers, sent);
+        if (span)
+          return tracedRequest(this.#tracing, span, a.endpoint.ref, headers, () =>
+            sendRequest(this.#requests, cap, destination.id, a, request, job.messageId),
+          );
         // No span (tracing off, or an unsampled parent): the webhook carries the event's trace context as it came.
         if (job.trace) traceRequest(headers, job.trace);
-        return sent();
+        return sendRequest(this.#requests, cap, destination.id, a, request, job.messageId);
       };
       if (admitted.length === 1) {
         const outcome = await send(admitted[0]!);

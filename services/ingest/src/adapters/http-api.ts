@@ -35,7 +35,8 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
     try {
       if (route === 'other') throw new NotFoundError();
       if (req.method !== 'POST') throw new MethodNotAllowedError();
-      // Tracing off: a received trace context is carried onto the records as it came (docs/operations.md).
+      // No span (tracing off, or an unsampled caller under a parent-based sampler): a received trace
+      // context is carried onto the records as it came (docs/reference/observability.md, "Tracing").
       const trace = routeType && traceHeadersOf(req.headers);
       const result = !routeType
         ? await handleDeletion(full, req)
