@@ -10,6 +10,12 @@
  *   BENCH_EVENTS=100000 BENCH_LATENCY_SECONDS=15 BENCH_PHASES=single,batched BENCH_BATCH_EVENTS=100 BENCH_BATCH_WAIT=50ms
  *   BENCH_PER_PARTITION=<delivery.maxInFlightPerPartition> ...
  *   BENCH_PROFILE_DIR=/tmp/prof   # each service writes V8 CPU profiles (one per thread) to <dir>/<mode>-<service>
+ *
+ * Tracing: a phase named `<mode>@<ratio>` (`single@0.01`, `batched@1`) runs every service with
+ * tracing on, sampling `parentbased_traceidratio` at that ratio, exporting over OTLP/HTTP to a span
+ * sink in this process (a real HTTP server that decodes and counts the spans; its CPU counts as the
+ * load generator's); it prints its rate and CPU against the phase of the same mode without `@`:
+ *   BENCH_PHASES=single,single@0.01,single@1,batched,batched@0.01,batched@1 node bench/e2e.bench.ts
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,14 +29,14 @@ import { ingestMeanBatchSize } from './lib/ingest-batch-size.ts';
 import { e2eCall } from './lib/e2e-call.ts';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../test/support/service-process.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
-import { prefixedTopics } from '@sluice/testkit';
+import { type OtlpReceiver, prefixedTopics, startOtlpReceiver } from '@sluice/testkit';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
 const BATCH = 100;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PARTITIONS = Number(process.env.BENCH_PARTITIONS ?? 6);
-const PHASES = (process.env.BENCH_PHASES ?? 'single,batched').split(',') as Mode[];
+const PHASES = (process.env.BENCH_PHASES ?? 'single,batched').split(',').map(parsePhase);
 const BATCH_EVENTS = Number(process.env.BENCH_BATCH_EVENTS ?? 100);
 const BATCH_WAIT = process.env.BENCH_BATCH_WAIT ?? '50ms';
 const PER_PARTITION = process.env.BENCH_PER_PARTITION ? Number(process.env.BENCH_PER_PARTITION) : undefined;
@@ -39,8 +45,27 @@ const WRITE_KEY = 'bench-key';
 const SECRET = 'bench-secret';
 
 type Mode = 'single' | 'batched';
+/** A phase: its delivery mode, and the sampling ratio when tracing is on. */
+interface PhaseSpec {
+  mode: Mode;
+  ratio?: number;
+  label: string;
+}
+function parsePhase(label: string): PhaseSpec {
+  const [mode, ratio] = label.trim().split('@') as [Mode, string | undefined];
+  if (mode !== 'single' && mode !== 'batched') throw new Error(`BENCH_PHASES: unknown mode in ${label}`);
+  if (ratio === undefined) return { mode, label };
+  const r = Number(ratio);
+  if (!(r >= 0 && r <= 1)) throw new Error(`BENCH_PHASES: ${label}: the ratio after @ is from 0 to 1`);
+  return { mode, ratio: r, label };
+}
 interface PhaseResult {
   mode: Mode;
+  spec: PhaseSpec;
+  /** Spans the sink received during the phase. */
+  spans: number;
+  /** Total CPU µs per delivered event, all processes. */
+  cpuPerEvent: number;
   ingestRate: number;
   throughput: number;
   delivered: number;
@@ -89,7 +114,9 @@ async function main() {
   const receiver = fork(join(here, 'lib/e2e-receiver.ts'), [], { execArgv: [] });
   const { port } = await new Promise<{ port: number }>((resolve) => receiver.once('message', resolve as never));
   const results: PhaseResult[] = [];
-  for (const mode of PHASES) results.push(await phase(mode, brokers, dir, receiver, port));
+  const sink = PHASES.some((p) => p.ratio !== undefined) ? await startOtlpReceiver({ keep: false }) : undefined;
+  for (const spec of PHASES) results.push(await phase(spec, brokers, dir, receiver, port, sink));
+  await sink?.close();
 
   // Raw ceiling:  // Raw ceiling: the same webhook body POSTed straight to the same receiver, same connections.
   await ask(receiver, 'reset', 'reset');
@@ -138,7 +165,9 @@ async function main() {
   for (const r of results) {
     const how =
       r.mode === 'single' ? 'one webhook per event' : `batches of up to ${BATCH_EVENTS} events, maxWait ${BATCH_WAIT}`;
-    console.log(`\n-- ${r.mode}: ${how}`);
+    const tracing =
+      r.spec.ratio === undefined ? 'tracing off' : `tracing on at ${r.spec.ratio * 100} %, ${r.spans} spans exported`;
+    console.log(`\n-- ${r.spec.label}: ${how}; ${tracing}`);
     console.log(`ingest accepted:            ${r.ingestRate.toFixed(0)} events/s`);
     console.log(
       `delivered end to end:       ${r.throughput.toFixed(0)} events/s (${r.delivered}/${EVENTS} delivered in ${r.requests} requests)`,
@@ -146,6 +175,11 @@ async function main() {
     console.log(`ratio delivered/raw:        ${((r.throughput / rawRate) * 100).toFixed(1)} %`);
     console.log(r.cpuLine);
     console.log(r.latencyLine);
+    const off = results.find((o) => o.mode === r.mode && o.spec.ratio === undefined);
+    if (r.spec.ratio !== undefined && off)
+      console.log(
+        `against ${off.spec.label} (tracing off): ${((r.throughput / off.throughput) * 100).toFixed(1)} % of its events/s, ${((r.cpuPerEvent / off.cpuPerEvent) * 100).toFixed(1)} % of its CPU per event`,
+      );
   }
   const single = results.find((r) => r.mode === 'single');
   const batched = results.find((r) => r.mode === 'batched');
@@ -159,9 +193,25 @@ async function main() {
 }
 
 /** One pipeline (fresh topics and services) in `mode`: throughput, then latency at half of it. */
-async function phase(mode: Mode, brokers: string, dir: string, receiver: ChildProcess, port: number) {
+async function phase(
+  spec: PhaseSpec,
+  brokers: string,
+  dir: string,
+  receiver: ChildProcess,
+  port: number,
+  sink: OtlpReceiver | undefined,
+): Promise<PhaseResult> {
+  const { mode } = spec;
   const hook = `http://127.0.0.1:${port}/hook`;
   const prefix = `bench-${mode}-${process.pid}-${Date.now()}`;
+  const tracing: Record<string, string> =
+    spec.ratio === undefined || sink === undefined
+      ? {}
+      : {
+          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+          OTEL_TRACES_SAMPLER_ARG: String(spec.ratio),
+        };
   const configPath = writeConfigFile(join(dir, `sluice-${mode}.yaml`), {
     sources: [{ id: 'bench', writeKeys: [WRITE_KEY] }],
     destinations: [
@@ -189,7 +239,7 @@ async function phase(mode: Mode, brokers: string, dir: string, receiver: ChildPr
   for (const name of ['ingest', 'deliverer', 'retry', 'audience-sync'] as ServiceName[]) {
     // NODE_OPTIONS reaches the service's own process only (it is spawned with the service's runtime flags).
     const profile: Record<string, string> = PROFILE_DIR
-      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(PROFILE_DIR, `${mode}-${name}`)}` }
+      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(PROFILE_DIR, `${spec.label}-${name}`)}` }
       : {};
     services.push(
       await new ServiceProcess(name, {
@@ -197,6 +247,7 @@ async function phase(mode: Mode, brokers: string, dir: string, receiver: ChildPr
         KAFKA_BROKERS: brokers,
         LOG_LEVEL: 'error',
         ...profile,
+        ...tracing,
       }).start(),
     );
   }
@@ -240,6 +291,7 @@ async function phase(mode: Mode, brokers: string, dir: string, receiver: ChildPr
     receiver: receiver.pid!,
     'load generator': process.pid,
   });
+  const spansBefore = sink?.count ?? 0;
   const t0 = performance.timeOrigin + performance.now();
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
@@ -290,6 +342,10 @@ async function phase(mode: Mode, brokers: string, dir: string, receiver: ChildPr
   for (const s of services) await s.sigterm();
   return {
     mode,
+    spec,
+    // Spans of the throughput and latency runs, the last exported at each service's shutdown.
+    spans: (sink?.count ?? 0) - spansBefore,
+    cpuPerEvent: (busy * 1e6) / delivered,
     ingestRate,
     throughput,
     delivered,

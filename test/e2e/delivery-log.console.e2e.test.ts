@@ -55,9 +55,12 @@ describe('delivery-log console in a browser', {
 
   it('shows a delivered message with its attempts, Replay records a new attempt; dead letters replay in bulk', async () => {
     const id = `${run}-1`;
-    await pipeline.postBatch([
-      { type: 'track', messageId: id, userId: 'u-1', event: 'Console Test', properties: { plan: 'pro' } },
-    ]);
+    // Tracing is off in this pipeline: ingest carries the caller's trace context onto the record as it came.
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    await pipeline.postBatch(
+      [{ type: 'track', messageId: id, userId: 'u-1', event: 'Console Test', properties: { plan: 'pro' } }],
+      { traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+    );
     await waitUntil(
       async () => {
         const r = await pipeline.deliveryLog(`/api/v1/messages/ledger/${id}`);
@@ -78,6 +81,7 @@ describe('delivery-log console in a browser', {
     assert.match(await attempts.nth(0).innerText(), /HTTP 503/);
     assert.match(await attempts.nth(1).innerText(), /HTTP 200/);
     assert.match(await page.locator('pre').first().innerText(), /Console Test/);
+    assert.equal(await page.locator('[data-trace-id]').innerText(), traceId, 'the trace id of the event');
     await page.screenshot({ path: `${ARTIFACTS}message-delivered.png`, fullPage: true });
     assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|undefined/, 'no absent part is printed');
 

@@ -93,4 +93,24 @@ describe('a bad config field stops a service with a message naming it', () => {
     assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 1);
     assert.match(stderr, /SLUICE_CONFIG: is required/);
   });
+
+  it('a tracing variable it cannot honour is named too', async () => {
+    const child = spawn(process.execPath, serviceNodeArgs('retry'), {
+      cwd: root,
+      env: {
+        ...process.env,
+        SLUICE_CONFIG: goodConfig,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 1);
+    assert.match(
+      stderr,
+      /retry: invalid configuration: OTEL_EXPORTER_OTLP_PROTOCOL=grpc: Sluice exports traces as http\/json only/,
+    );
+  });
 });

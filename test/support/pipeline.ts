@@ -199,12 +199,15 @@ export class Pipeline {
   }
 
   /** Posts raw calls to ingest's /v1/batch (no ledger); returns the HTTP status and the answer. */
-  async postBatch(calls: Record<string, unknown>[]): Promise<{ status: number; body: unknown }> {
+  async postBatch(
+    calls: Record<string, unknown>[],
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: unknown }> {
     const auth = `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`;
     const res = await request(`${this.service('ingest').url}/v1/batch`, {
       method: 'POST',
       dispatcher: this.agent,
-      headers: { 'content-type': 'application/json', authorization: auth },
+      headers: { 'content-type': 'application/json', authorization: auth, ...headers },
       body: JSON.stringify({ batch: calls }),
     });
     return { status: res.statusCode, body: await res.body.json() };

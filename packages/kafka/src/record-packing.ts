@@ -3,24 +3,33 @@ import type { Message, TopicMessages } from 'kafkajs';
 /**
  * A `sendBatch` argument as one transferable buffer plus a small index, so handing a batch to the
  * producer thread costs one memcpy instead of a structured clone of hundreds of small Buffers.
- * Only key + value records pack; anything else (headers, partition, timestamp) travels cloned.
+ * Records of a key, a value and headers with string values (such as the trace context) pack;
+ * anything else (Buffer or repeated header values, partition, timestamp) travels cloned.
  */
 export interface PackedBatch {
   /** Per topic: its name and how many records follow in `data`, in order. */
   topics: { topic: string; count: number }[];
-  /** Per record: u32 key length (0xffffffff = no key), key, u32 value length, value. */
+  /**
+   * Per record: u32 key length (0xffffffff = no key), key, u32 value length, value, u32 header
+   * count, then per header u32 name length, name, u32 value length, value (UTF-8).
+   */
   data: ArrayBuffer;
 }
 
 const NO_KEY = 0xffffffff;
 
+const stringHeaders = (headers: Message['headers']) => {
+  for (const name in headers) if (typeof headers[name] !== 'string') return false;
+  return true;
+};
+
 const isPlain = (m: Message) => {
-  for (const k in m) if (k !== 'key' && k !== 'value') return false;
+  for (const k in m) if (k !== 'key' && k !== 'value' && (k !== 'headers' || !stringHeaders(m.headers))) return false;
   return m.value !== null && m.value !== undefined;
 };
 
 /**
- * Packs `topicMessages`, or returns undefined when some record has more than a key and a value.
+ * Packs `topicMessages`, or returns undefined when some record has more than a key, a value and string headers.
  * One pass: the buffer starts at the batch's length in UTF-16 units (its UTF-8 size when the text
  * is ASCII, as records nearly always are) and grows when a string needs more; the UTF-8 length of
  * a string is counted only where its write may have been cut short. `data` may end in unused bytes
@@ -31,7 +40,8 @@ export function packBatch(topicMessages: TopicMessages[]): PackedBatch | undefin
   for (const { messages } of topicMessages) {
     for (const m of messages) {
       if (!isPlain(m)) return undefined;
-      estimate += 8 + (m.key === null || m.key === undefined ? 0 : m.key.length) + (m.value as string | Buffer).length;
+      estimate += 12 + (m.key === null || m.key === undefined ? 0 : m.key.length) + (m.value as string | Buffer).length;
+      for (const name in m.headers) estimate += 8 + name.length + (m.headers[name] as string).length;
     }
   }
   let buf = Buffer.from(new ArrayBuffer(estimate));
@@ -70,6 +80,14 @@ export function packBatch(topicMessages: TopicMessages[]): PackedBatch | undefin
         at += 4;
       } else put(m.key as string | Buffer);
       put(m.value as string | Buffer);
+      const names = m.headers === undefined ? [] : Object.keys(m.headers);
+      if (at + 4 > buf.length) grow(at + 4);
+      buf.writeUInt32LE(names.length, at);
+      at += 4;
+      for (const name of names) {
+        put(name);
+        put(m.headers![name] as string);
+      }
     }
   }
   return {
@@ -94,7 +112,19 @@ export function unpackBatch(packed: PackedBatch): TopicMessages[] {
     const messages: Message[] = new Array(count);
     for (let i = 0; i < count; i++) {
       const key = take();
-      messages[i] = { key, value: take() };
+      const value = take();
+      const headerCount = buf.readUInt32LE(at);
+      at += 4;
+      if (headerCount === 0) {
+        messages[i] = { key, value };
+        continue;
+      }
+      const headers: Record<string, string> = {};
+      for (let h = 0; h < headerCount; h++) {
+        const name = take()!.toString();
+        headers[name] = take()!.toString();
+      }
+      messages[i] = { key, value, headers };
     }
     return { topic, messages };
   });

@@ -10,6 +10,7 @@ test('packBatch/unpackBatch round-trip keys and values of several topics, byte f
         { key: 'src:ü-user', value: Buffer.from('{"a":"é"}') },
         { key: null, value: Buffer.alloc(0) },
         { key: Buffer.from([0, 255]), value: '{"s":1}' },
+        { key: 'k', value: 'v', headers: { traceparent: '00-ab-cd-01', tracestate: 'é=1' } },
       ],
     },
     { topic: 'other', messages: [{ key: 'k', value: Buffer.from('x'.repeat(70_000)) }] },
@@ -22,7 +23,7 @@ test('packBatch/unpackBatch round-trip keys and values of several topics, byte f
   assert.deepEqual(
     out.map((t) => [t.topic, t.messages.length]),
     [
-      ['events', 3],
+      ['events', 4],
       ['other', 1],
     ],
   );
@@ -33,10 +34,12 @@ test('packBatch/unpackBatch round-trip keys and values of several topics, byte f
   assert.equal((out[0]!.messages[1]!.value as Buffer).length, 0);
   assert.deepEqual([...(out[0]!.messages[2]!.key as Buffer)], [0, 255]);
   assert.equal((out[0]!.messages[2]!.value as Buffer).toString(), '{"s":1}');
+  assert.deepEqual(out[0]!.messages[3]!.headers, { traceparent: '00-ab-cd-01', tracestate: 'é=1' });
+  assert.equal(out[0]!.messages[0]!.headers, undefined);
   assert.equal((out[1]!.messages[0]!.value as Buffer).length, 70_000);
 });
 
-test('records with headers (or no value) do not pack; cloned ones get Buffers back', () => {
+test('records with Buffer header values (or no value) do not pack; cloned ones get Buffers back', () => {
   const withHeaders = [
     {
       topic: 'rejected',

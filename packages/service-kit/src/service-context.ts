@@ -9,6 +9,7 @@ import {
   type SluiceEnv,
 } from '@sluice/config';
 import { createLogger, type Logger } from '@sluice/logging';
+import { startTracing, type Tracing, TracingConfigError } from '@sluice/tracing';
 import { createMetricsRegistry } from './metrics.ts';
 
 /** Everything a service's `main.ts` hands to its factory. */
@@ -19,6 +20,11 @@ export interface ServiceContext {
   config: ConfigStore;
   logger: Logger;
   registry: Registry;
+  /**
+   * The service's tracing, from the `OTEL_*` variables (`startTracing`); absent means off. The
+   * service lifecycle flushes and shuts it down after every other part has ended.
+   */
+  tracing?: Tracing;
 }
 
 /**
@@ -35,9 +41,11 @@ export function loadServiceContext(name: string, rawEnv: NodeJS.ProcessEnv = pro
     );
     config.on('change', () => logger.info('config reloaded'));
     for (const warning of transportWarnings(config.current)) logger.warn(warning);
-    return { name, env, brokers: requireBrokers(env), config, logger, registry: createMetricsRegistry(name) };
+    const tracing = startTracing(name, rawEnv);
+    if (tracing.enabled) logger.info('tracing on: spans exported over OTLP/HTTP');
+    return { name, env, brokers: requireBrokers(env), config, logger, registry: createMetricsRegistry(name), tracing };
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof TracingConfigError) {
       process.stderr.write(`${name}: invalid configuration: ${err.message}\n`);
       process.exit(1);
     }

@@ -176,6 +176,11 @@ export function defineService<S extends object>(
   return {
     async start() {
       const life = new ServiceLifecycle(ctx);
+      // The first part, so the last to end: spans of everything that drains at shutdown are exported.
+      if (ctx.tracing) {
+        const { tracing } = ctx;
+        life.add({ name: 'tracing', stop: () => tracing.shutdown() });
+      }
       try {
         const service = await build(life);
         life.add({ name: 'config watch', stop: () => ctx.config.close() });

@@ -10,6 +10,8 @@ import { attemptNumber, type DeliveryJob } from './domain/delivery-job.ts';
 import type { PartDecision } from './domain/part-decision.ts';
 import { admitEndpoints, isDeferred, sendRequest, type RequestDeps } from './endpoint-request.ts';
 import type { Settler } from './settle.ts';
+import type { Tracing } from '@sluice/tracing';
+import { endDelivery, startBatch, tracedRequest } from './delivery-trace.ts';
 
 /** Bytes of a batch id: `crypto.randomUUID()`, 36 ASCII characters. */
 const BATCH_ID_BYTES = 36;
@@ -20,6 +22,8 @@ export interface BatchDeliveryDeps {
   now: () => number;
   /** The destination's in-flight cap (one slot per request, as for single events). */
   cap: (destinationId: string, config: SluiceConfig) => DestinationCap;
+  /** A batch's span, linked to its events' traces (docs/reference/batches.md); default off. */
+  tracing?: Tracing;
 }
 
 /** A job waiting in an open batch, and how to hand its part's decision back to its `Delivery.run`. */
@@ -113,6 +117,16 @@ export class BatchDelivery {
     const { admitted, deferred } = admitEndpoints(requests.gates, destination, endpoints, config, startedAt);
     /** Per admitted endpoint: each event's result, in the batch's order. */
     const perEndpoint: AttemptResult[][] = [];
+    const { tracing } = this.deps;
+    const span =
+      tracing?.enabled && admitted.length > 0
+        ? startBatch(
+            tracing,
+            items.map((i) => i.job),
+            destination.id,
+            batchId,
+          )
+        : undefined;
     if (admitted.length > 0) {
       const jobs = items.map((i) => i.job);
       const body = renderBatchBody(batchId, jobs);
@@ -125,7 +139,8 @@ export class BatchDelivery {
           const request: WebhookRequest = { url: a.endpoint.url, headers, body, timeoutMs, readAnswer: true };
           // Sent to one endpoint, the batch body is not read again here: it may move to the webhook thread.
           if (admitted.length === 1) request.bodyHandedOver = true;
-          return sendRequest(requests, cap, destination.id, a, request, batchId);
+          const sent = () => sendRequest(requests, cap, destination.id, a, request, batchId);
+          return span ? tracedRequest(tracing!, span, a.endpoint.ref, headers, sent) : sent();
         }),
       );
       const ids = jobs.map((j) => j.messageId);
@@ -135,6 +150,7 @@ export class BatchDelivery {
         else perEndpoint.push(batchEventResults(o, ids, answeredAt));
       }
     }
+    if (span) endDelivery(span, undefined);
     const ref = { batchId, batchSize: items.length };
     const { settler } = this.deps;
     await Promise.all(

@@ -2,7 +2,9 @@ import type { Destination, SluiceConfig } from '@sluice/config';
 import type { DeadReason } from '@sluice/envelope';
 import type { Logger } from '@sluice/logging';
 import type { RecordSink } from '@sluice/kafka';
+import { type Span, TRACING_OFF, type Tracing } from '@sluice/tracing';
 import { requestHeaders, signatureHeaders } from '@sluice/webhook';
+import { endDelivery, startDelivery, tracedRequest, traceRequest } from './delivery-trace.ts';
 import { DestinationCap, type Progress } from './adapters/destination-cap.ts';
 import type { TimedOutRequest } from './adapters/timeout-log.ts';
 import type { WebhookClient } from './adapters/webhook-client.ts';
@@ -41,6 +43,8 @@ export interface DeliveryDeps {
   crowded?: () => boolean;
   /** Told of every attempt result and dead letter (auto-disable, operator events). */
   watch?: DeliveryWatch;
+  /** Spans of deliveries, attempts and dead letters (docs/reference/observability.md, "Tracing"); default off. */
+  tracing?: Tracing;
 }
 
 /**
@@ -69,13 +73,15 @@ export class Delivery {
   readonly #settler: Settler;
   readonly #requests: RequestDeps;
   readonly #batches: BatchDelivery;
+  readonly #tracing: Tracing;
 
   private readonly deps: DeliveryDeps;
   constructor(deps: DeliveryDeps) {
     this.deps = deps;
     const now = deps.now ?? Date.now;
     this.#now = now;
-    this.#settler = new Settler({ ...deps, now, random: deps.random ?? Math.random });
+    this.#tracing = deps.tracing ?? TRACING_OFF;
+    this.#settler = new Settler({ ...deps, now, random: deps.random ?? Math.random, tracing: this.#tracing });
     this.#requests = { client: deps.client, metrics: deps.metrics, gates: deps.gates, now };
     if (deps.onTimeout) this.#requests.onTimeout = deps.onTimeout;
     this.#batches = new BatchDelivery({
@@ -83,6 +89,7 @@ export class Delivery {
       settler: this.#settler,
       now,
       cap: (destinationId, config) => this.#cap(destinationId, config),
+      tracing: this.#tracing,
     });
   }
 
@@ -101,6 +108,39 @@ export class Delivery {
     const startedAt = this.#now();
     const { admitted, deferred } = admitEndpoints(this.deps.gates, destination, endpoints, config, startedAt);
     const attempt = attemptNumber(job);
+    if (!this.#tracing.traces(job.trace))
+      return this.#attempt(job, destination, config, startedAt, attempt, admitted, deferred, undefined);
+    const started = startDelivery(this.#tracing, job, destination, attempt);
+    const { span } = started;
+    try {
+      const decision = await this.#attempt(
+        started.job,
+        destination,
+        config,
+        startedAt,
+        attempt,
+        admitted,
+        deferred,
+        span,
+      );
+      endDelivery(span, decision.kind);
+      return decision;
+    } catch (err) {
+      endDelivery(span, undefined, (err as Error).message);
+      throw err;
+    }
+  }
+
+  async #attempt(
+    job: DeliveryJob,
+    destination: Destination,
+    config: SluiceConfig,
+    startedAt: number,
+    attempt: number,
+    admitted: ReturnType<typeof admitEndpoints>['admitted'],
+    deferred: Deferred[],
+    span: Span | undefined,
+  ): Promise<PartDecision> {
     const results: AttemptResult[] = [];
     if (admitted.length > 0) {
       const signature = signatureHeaders(destination.signing, job.messageId, job.body, this.#now());
@@ -109,6 +149,12 @@ export class Delivery {
       const send = (a: (typeof admitted)[number]) => {
         const headers = requestHeaders(a.endpoint, job.messageId, signature);
         const request = { url: a.endpoint.url, headers, body: job.body, timeoutMs };
+        if (span)
+          return tracedRequest(this.#tracing, span, a.endpoint.ref, headers, () =>
+            sendRequest(this.#requests, cap, destination.id, a, request, job.messageId),
+          );
+        // No span (tracing off, or an unsampled parent): the webhook carries the event's trace context as it came.
+        if (job.trace) traceRequest(headers, job.trace);
         return sendRequest(this.#requests, cap, destination.id, a, request, job.messageId);
       };
       if (admitted.length === 1) {

@@ -9,6 +9,7 @@ import {
 } from '@sluice/envelope';
 import type { ConsumedRecord, RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
+import { traceHeadersOf, type TraceHeaders } from '@sluice/tracing';
 import { encodeBody, renderBody, routeEvent } from '@sluice/webhook';
 import { REJECT_ORIGIN } from './constants.ts';
 import type { Delivery } from './delivery.ts';
@@ -119,11 +120,12 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     const body = encodeBody(rendered.body);
     progress.step = 'deliver';
     const accepted = acceptedAt(record.timestamp, event.receivedAt);
+    const trace = traceHeadersOf(record.headers);
     if (destinations.length === 1)
-      return deliver(newEventJob(event, key, body, destinations[0]!), destinations[0]!, accepted);
+      return deliver(newEventJob(event, key, body, destinations[0]!, trace), destinations[0]!, accepted);
     // Every destination finishes before a failure of one is reported: the record is done only then.
     const settled = await Promise.allSettled(
-      destinations.map((d) => deliver(newEventJob(event, key, body, d), d, accepted)),
+      destinations.map((d) => deliver(newEventJob(event, key, body, d, trace), d, accepted)),
     );
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
   };
@@ -140,7 +142,9 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     if (!record.value || record.value.length === 0)
       return reject(record, 'empty', 'retry record has no body', state.sourceId);
     progress.step = 'route';
-    const job = {
+    const trace = traceHeadersOf(record.headers);
+    const job: DeliveryJob = {
+      ...(trace && { trace }),
       key: record.key?.toString() ?? `${state.sourceId}:`,
       body: record.value,
       messageId: state.messageId,
@@ -176,7 +180,13 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
   };
 }
 
-function newEventJob(event: EventEnvelope, key: string | null, body: Buffer, destination: Destination): DeliveryJob {
+function newEventJob(
+  event: EventEnvelope,
+  key: string | null,
+  body: Buffer,
+  destination: Destination,
+  trace: TraceHeaders | undefined,
+): DeliveryJob {
   const job: DeliveryJob = {
     key,
     body,
@@ -187,6 +197,7 @@ function newEventJob(event: EventEnvelope, key: string | null, body: Buffer, des
     endpoints: destination.endpoints.map((e) => e.ref),
   };
   if (event.receivedAt !== undefined) job.receivedAt = event.receivedAt;
+  if (trace !== undefined) job.trace = trace;
   return job;
 }
 

@@ -159,6 +159,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       onTimeout: (t) => timeouts.timedOut(t),
       crowded: () => consumers.some((c) => c.crowded),
       watch,
+      ...(ctx.tracing && { tracing: ctx.tracing }),
     });
     // Requests still in flight after their destination was done write their attempt records first.
     life.add({ name: 'deliveries', stop: () => delivery.drain() });

@@ -2,6 +2,7 @@ import type { SluiceConfig } from '@sluice/config';
 import { retryStateToHeaders, type AttemptEvent, type DeadReason, type RetryState } from '@sluice/envelope';
 import type { RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
+import { endSpan, headersOf, SpanKind, type Tracing } from '@sluice/tracing';
 import { attemptEvent, attemptRecords, deferralEvent } from './domain/attempt-events.ts';
 import type { AttemptResult } from './domain/attempt-result.ts';
 import { deferralWaitMs, type Deferred } from './domain/deferral.ts';
@@ -21,6 +22,8 @@ export interface SettleDeps {
   random: () => number;
   /** Told of every attempt result and dead letter (auto-disable, operator events). */
   watch?: DeliveryWatch;
+  /** A dead letter's span (docs/reference/observability.md, "Tracing"). */
+  tracing?: Tracing;
 }
 
 /** The batch an event went in (docs/reference/batches.md): carried on its attempt records. */
@@ -82,7 +85,7 @@ export class Settler {
           this.deps.sink.send(config.kafka.topics.retry, {
             key: job.key,
             value: job.body,
-            headers: retryStateToHeaders(state),
+            headers: { ...retryStateToHeaders(state), ...job.trace },
           }),
         );
         metrics.retried.inc({ destination });
@@ -97,7 +100,7 @@ export class Settler {
         // No attempt was made: the count and the history stay where the previous attempt left them.
         state.attempts = job.previous?.attempts ?? 0;
         state.deferrals = (job.previous?.deferrals ?? 0) + 1;
-        const headers = retryStateToHeaders(state);
+        const headers = { ...retryStateToHeaders(state), ...job.trace };
         writes.push(this.deps.sink.send(config.kafka.topics.retry, { key: job.key, value: job.body, headers }));
         break;
       }
@@ -174,7 +177,11 @@ export class Settler {
       event.batchId = batch.batchId;
       event.batchSize = batch.batchSize;
     }
-    return this.deps.sink.send(config.kafka.topics.attempts, { key: job.key, value: JSON.stringify(event) });
+    const value = JSON.stringify(event);
+    return this.deps.sink.send(
+      config.kafka.topics.attempts,
+      job.trace ? { key: job.key, value, headers: job.trace } : { key: job.key, value },
+    );
   }
 
   #writeDead(job: DeliveryJob, state: RetryState, reason: DeadReason, config: SluiceConfig): Promise<void> {
@@ -185,10 +192,23 @@ export class Settler {
       { messageId: job.messageId, destinationId: job.destinationId, reason },
       'event dead-lettered',
     );
+    let trace = job.trace;
+    if (this.deps.tracing?.traces(trace)) {
+      const span = this.deps.tracing.start('dead-letter', trace, {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'sluice.message_id': job.messageId,
+          'sluice.destination': job.destinationId,
+          'sluice.reason': reason,
+        },
+      });
+      trace = headersOf(span);
+      endSpan(span);
+    }
     return this.deps.sink.send(config.kafka.topics.deadLetter, {
       key: job.key,
       value: job.body,
-      headers: retryStateToHeaders(dead),
+      headers: { ...retryStateToHeaders(dead), ...trace },
     });
   }
 }

@@ -222,6 +222,7 @@ async function messagePage(sourceId, messageId) {
   show(
     `Message ${messageId}`,
     el('p', {}, `Source ${sourceId} · ${m.eventType} · received `, time(m.receivedAt)),
+    m.traceId ? el('p', {}, 'Trace ', el('code', { 'data-trace-id': '' }, m.traceId)) : null,
     canReplay ? replay : el('p', { class: 'muted' }, 'Replay is possible once a delivery is dead or delivered.'),
     el('h3', {}, 'Deliveries'),
     table(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { migrate } from '../src/adapters/migrations.ts';
+import { MIGRATIONS, migrate } from '../src/adapters/migrations.ts';
 import { MAX_ID_LENGTH, MAX_VIEW_BATCH_EVENTS } from '../src/constants.ts';
 import { readRecord } from '../src/domain/records.ts';
 import { attemptEntry, eventEntry, storeFixture, TEST_TOPICS, topicRecord } from './helpers.ts';
@@ -135,8 +135,10 @@ describe('delivery-log store: batched attempts', () => {
     await db.sql.query('drop index attempts_batch');
     await db.sql.query('alter table attempts drop column batch_id');
     await db.sql.query('alter table attempts drop column batch_size');
-    // The batch migration is the fifth (adapters/migrations.ts); later ones stay applied.
-    await db.sql.query('delete from schema_migrations where version = 5');
+    // Only the batch migration is undone (later ones stay applied).
+    const version = MIGRATIONS.findIndex((m) => m.includes('add column batch_id')) + 1;
+    assert.ok(version > 0);
+    await db.sql.query('delete from schema_migrations where version = $1', [version]);
     await db.sql.query(
       `insert into attempts (topic, partition, record_offset, source_id, message_id, destination_id, endpoint, attempt,
          at, outcome, latency_ms) values ('attempts', 9, 1, 'src', 'before-batches', 'hooks', 'e', 1, now(), 'success', 1)`,

@@ -79,6 +79,7 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
         logger: ctx.logger,
         now: Date.now,
         newId: randomUUID,
+        ...(ctx.tracing && { tracing: ctx.tracing }),
       }),
       requestTimeoutMs: config.ingest.requestTimeoutMs,
       headersTimeoutMs: config.ingest.headersTimeoutMs,

@@ -70,7 +70,13 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       groupId: intakeGroupId(initial),
       topics: [initial.kafka.topics.retry],
       maxInFlightPerPartition: INTAKE_IN_FLIGHT_PER_PARTITION,
-      handle: createIntakeHandler({ router, now, random, backoff: () => retrySettings(ctx.config.current) }),
+      handle: createIntakeHandler({
+        router,
+        now,
+        random,
+        backoff: () => retrySettings(ctx.config.current),
+        ...(ctx.tracing && { tracing: ctx.tracing }),
+      }),
     });
 
     const [finalTierMs, ...longerTiers] = tiersMs as [number, ...number[]];

@@ -1,4 +1,5 @@
 import type { AttemptRecord, RetryState } from '@sluice/envelope';
+import type { TraceHeaders } from '@sluice/tracing';
 
 /**
  * One event to deliver to one destination: a fresh event from `sluice.events`, or a due retry
@@ -17,6 +18,8 @@ export interface DeliveryJob {
   endpoints: string[];
   /** The state of an earlier attempt, when this is a redelivery. */
   previous?: RetryState;
+  /** The trace context of the record it came from; the records it leads to carry it on. */
+  trace?: TraceHeaders;
 }
 
 /** 1-based number of the attempt this job makes. */

@@ -1,3 +1,4 @@
+import { traceHeadersOf } from '@sluice/tracing';
 import type { RetryState } from '@sluice/envelope';
 import type { DeliveryJob } from './delivery-job.ts';
 
@@ -37,7 +38,7 @@ export function parkedHeaders(
   if (job.receivedAt !== undefined) doc.receivedAt = job.receivedAt;
   if (acceptedAt !== undefined) doc.acceptedAt = acceptedAt;
   if (job.previous !== undefined) doc.previous = job.previous;
-  return { [PARKED_HEADER]: JSON.stringify(doc) };
+  return { [PARKED_HEADER]: JSON.stringify(doc), ...job.trace };
 }
 
 export type Unparked =
@@ -79,6 +80,8 @@ export function unparkJob(
     endpoints: doc.endpoints,
   };
   if (doc.receivedAt !== undefined) job.receivedAt = doc.receivedAt;
+  const trace = traceHeadersOf(headers);
+  if (trace !== undefined) job.trace = trace;
   if (doc.previous !== undefined)
     job.previous = { ...doc.previous, firstAttemptAt: doc.previous.firstAttemptAt + parkedMs };
   const acceptedAt = doc.acceptedAt === undefined ? undefined : doc.acceptedAt + parkedMs;

@@ -5,7 +5,7 @@ import { LOG_TABLES } from './retention.ts';
  * The schema, as ordered migrations (docs/delivery-log.md, "Database"). Each runs once, in a
  * transaction, recorded in `schema_migrations`; start-up applies those not yet applied.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `
   create table log_instance (id text primary key, created_at timestamptz not null default now());
   create table messages (
@@ -149,6 +149,11 @@ const MIGRATIONS: readonly string[] = [
     where state in ('delivering', 'retrying');
   create index deliveries_unsettled on deliveries (window_from, destination_id)
     where state in ('delivering', 'retrying');
+  `,
+  // Tracing (docs/operations.md, "Following one event"): the trace id of the event's record; null
+  // for events written before, or without a traceparent.
+  `
+  alter table messages add column trace_id text;
   `,
 ];
 

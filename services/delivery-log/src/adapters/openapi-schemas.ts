@@ -142,6 +142,7 @@ export const schemas = {
       'messageId',
       'eventType',
       'receivedAt',
+      'traceId',
       'event',
       'deliveries',
       'attempts',
@@ -154,6 +155,12 @@ export const schemas = {
       messageId: id,
       eventType: { type: 'string' },
       receivedAt: time,
+      traceId: {
+        type: ['string', 'null'],
+        pattern: '^[0-9a-f]{32}$',
+        description:
+          'The W3C trace id of the event\'s record (its traceparent header; docs/operations.md, "Following one event"); null when it had none',
+      },
       event: { description: 'The event as it was on the events topic; null when only its attempts were read' },
       ...eventAsText,
       deliveries: { type: 'array', items: ref('Delivery') },

@@ -79,6 +79,8 @@ export interface MessageView extends MessageSummary, RenderedEvent {
   totals: { attempts: number; replays: number; rejectedValues: number };
   /** Records about the message the database refused (docs/delivery-log.md, "No record stops the log"). */
   unstored: { kind: string; reason: string; at: string }[];
+  /** The trace id the event's record carried (`traceparent`), or null. */
+  traceId: string | null;
 }
 
 export interface EndpointHealth {
@@ -124,7 +126,7 @@ export class LogReader {
   async message(sourceId: string, messageId: string): Promise<MessageView | undefined> {
     const key = [sourceId, messageId];
     const [m] = await this.sql.query<Row>(
-      `select m.event_type, m.received_at, ${EVENT_COLUMNS},
+      `select m.event_type, m.received_at, m.trace_id, ${EVENT_COLUMNS},
          (select count(*) from attempts a where a.source_id = $1 and a.message_id = $2)::int as attempt_total,
          (select count(*) from replays r where r.source_id = $1 and r.message_id = $2)::int as replay_total,
          (select count(*) from rejections j where j.source_id = $1 and j.message_id = $2)::int as rejected_total
@@ -159,6 +161,7 @@ export class LogReader {
       messageId,
       eventType: String(m.event_type),
       receivedAt: iso(ms(m.received_at)),
+      traceId: (m.trace_id as string | null) ?? null,
       ...rendered(m),
       deliveries: deliveries.map(deliveryView),
       attempts: attempts.map(attemptView),

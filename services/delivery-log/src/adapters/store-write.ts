@@ -157,21 +157,23 @@ async function writeEvents(
       body: 'text' in how ? how.text : null,
       note: 'note' in how ? how.note : null,
       userId: e.userId ?? null,
+      traceId: e.traceId ?? null,
     };
   });
   const written = await rowsAsJson<{ source_id: string; message_id: string; inserted: boolean }>(
     tx,
-    `insert into messages (source_id, message_id, event_type, received_at, event, event_text, event_note, user_id)
+    `insert into messages (source_id, message_id, event_type, received_at, event, event_text, event_note, user_id,
+       trace_id)
      select x."sourceId", x."messageId", x."eventType", to_timestamp(x."receivedAt" / 1000.0), x.json::jsonb, x.body,
-       x.note, x."userId"
+       x.note, x."userId", x."traceId"
      from jsonb_to_recordset($1::text::jsonb) as x("sourceId" text, "messageId" text, "eventType" text,
-       "receivedAt" double precision, json text, body text, note text, "userId" text)
+       "receivedAt" double precision, json text, body text, note text, "userId" text, "traceId" text)
      where x."userId" is null or x."eventType" = 'delete' or not exists (select 1 from deletions d
        where d.source_id = x."sourceId" and d.user_id = x."userId"
          and d.requested_at >= to_timestamp(x."receivedAt" / 1000.0))
      on conflict (source_id, message_id) do update set event = excluded.event, event_text = excluded.event_text,
        event_note = excluded.event_note, user_id = excluded.user_id, event_type = excluded.event_type,
-       received_at = excluded.received_at
+       received_at = excluded.received_at, trace_id = excluded.trace_id
      where messages.event is null and messages.event_note is null
      returning source_id, message_id, (xmax = 0) as inserted`,
     [recordset(rows)],

@@ -2,6 +2,7 @@ import { REJECT_HEADERS, RETRY_HEADERS, isJsonObject, retryStateFromHeaders } fr
 import type { AttemptEvent } from '@sluice/envelope';
 import { REPLAY_HEADERS } from '@sluice/dead-letters';
 import type { ConsumedRecord } from '@sluice/kafka';
+import { traceHeadersOf, traceIdOf } from '@sluice/tracing';
 import { MAX_ID_LENGTH, MAX_TEXT_LENGTH } from '../constants.ts';
 import { storableJson, storableText } from './storable-text.ts';
 
@@ -27,6 +28,8 @@ export interface EventEntry {
   destinationIds: string[];
   /** The event's `userId`: what a deletion request (`type: 'delete'`) names. */
   userId?: string;
+  /** The trace id of the record's `traceparent` header (docs/operations.md, "Following one event"). */
+  traceId?: string;
 }
 
 export interface AttemptEntry {
@@ -158,6 +161,8 @@ function readEvent(record: ConsumedRecord): Read {
     destinationIds: [],
   };
   if (str(event.userId)) entry.userId = event.userId;
+  const trace = traceHeadersOf(record.headers);
+  if (trace !== undefined) entry.traceId = traceIdOf(trace);
   return { ok: true, entry };
 }
 

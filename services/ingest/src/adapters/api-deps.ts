@@ -1,6 +1,7 @@
 import type { ConfigStore } from '@sluice/config';
 import type { EnvelopeCodec } from '@sluice/codec';
 import type { Logger } from '@sluice/logging';
+import type { Tracing } from '@sluice/tracing';
 import type { RateLimiter } from '../domain/rate-limiter.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { LingeringSender } from './lingering-sender.ts';
@@ -15,4 +16,6 @@ export interface ApiDeps {
   now: () => number;
   newId: () => string;
   rateLimiter?: RateLimiter;
+  /** Spans of each tracking request and its produce (docs/reference/observability.md, "Tracing"); default off. */
+  tracing?: Tracing;
 }

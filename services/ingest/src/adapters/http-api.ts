@@ -6,6 +6,8 @@ import { handleDeletion } from './deletions-route.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { handleTracking } from './tracking-route.ts';
 import { RateLimiter } from '../domain/rate-limiter.ts';
+import { traceHeadersOf, TRACING_OFF } from '@sluice/tracing';
+import { tracedTracking } from './traced-tracking.ts';
 
 export function sendJson(
   res: ServerResponse,
@@ -23,6 +25,7 @@ export function sendJson(
  */
 export function createApiHandler(deps: ApiDeps): RequestHandler {
   const full = { ...deps, rateLimiter: deps.rateLimiter ?? new RateLimiter() };
+  const tracing = deps.tracing ?? TRACING_OFF;
   return async (req: IncomingMessage, res: ServerResponse) => {
     const started = process.hrtime.bigint();
     const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
@@ -32,7 +35,14 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
     try {
       if (route === 'other') throw new NotFoundError();
       if (req.method !== 'POST') throw new MethodNotAllowedError();
-      const result = routeType ? await handleTracking(full, req, routeType) : await handleDeletion(full, req);
+      // No span (tracing off, or an unsampled caller under a parent-based sampler): a received trace
+      // context is carried onto the records as it came (docs/reference/observability.md, "Tracing").
+      const trace = routeType && traceHeadersOf(req.headers);
+      const result = !routeType
+        ? await handleDeletion(full, req)
+        : tracing.traces(trace)
+          ? await tracedTracking(tracing, full, req, routeType, path, trace)
+          : await handleTracking(full, req, routeType, trace);
       status = result.status;
       sendJson(res, status, result.body);
     } catch (err) {

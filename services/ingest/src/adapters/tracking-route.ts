@@ -16,6 +16,17 @@ import { parseJsonWithText } from './json.ts';
 import type { OutgoingRecord } from './lingering-sender.ts';
 import { checkContentType, readBody } from './read-body.ts';
 import type { RateLimiter } from '../domain/rate-limiter.ts';
+import type { TraceHeaders } from '@sluice/tracing';
+
+/**
+ * The trace context the accepted records carry (their `traceparent`/`tracestate` headers), and,
+ * when tracing is on, the produce span to end once Kafka answered.
+ */
+export interface ProduceTrace {
+  headers: TraceHeaders | undefined;
+  /** Called once the records were acknowledged, or with why not. */
+  end?(error?: string): void;
+}
 
 const keyIndexes = new WeakMap<SluiceConfig, WriteKeyIndex>();
 function keyIndex(config: SluiceConfig): WriteKeyIndex {
@@ -32,15 +43,18 @@ export async function handleTracking(
   deps: ApiDeps & { rateLimiter: RateLimiter },
   req: IncomingMessage,
   route: CallType | 'batch',
+  trace?: TraceHeaders | ((sourceId: string) => ProduceTrace),
 ): Promise<{ status: number; body: string }> {
   // Two frames: nothing of the body is held while the request waits for the ack.
-  const { sourceId, queued } = await acceptRequest(deps, req, route);
+  const { sourceId, queued, produce } = await acceptRequest(deps, req, route, trace);
   try {
     await queued.acked;
   } catch (err) {
     deps.metrics.produceFailures.inc();
+    produce?.end?.((err as Error).message);
     throw new KafkaUnavailableError(err);
   }
+  produce?.end?.();
   const { outcome } = queued;
   for (const [type, n] of outcome.acceptedByType)
     deps.metrics.events.inc({ source: sourceId, type, outcome: 'accepted' }, n);
@@ -59,6 +73,7 @@ async function acceptRequest(
   deps: ApiDeps & { rateLimiter: RateLimiter },
   req: IncomingMessage,
   route: CallType | 'batch',
+  trace: TraceHeaders | ((sourceId: string) => ProduceTrace) | undefined,
 ) {
   const config = deps.config.current;
   const settings = ingestSettings(config);
@@ -87,8 +102,9 @@ async function acceptRequest(
     deps.codec.format === 'json' && parsed.text !== undefined
       ? callLayout(parsed.text, parsed.value as JsonObject, body.calls)
       : undefined;
-  const queued = await queueRecords(deps, settings, facts, body.calls, route, layout);
-  return { sourceId, queued };
+  const produce = typeof trace === 'function' ? trace(sourceId) : trace && { headers: trace };
+  const queued = await queueRecords(deps, settings, facts, body.calls, route, layout, produce?.headers);
+  return { sourceId, queued, produce };
 }
 
 /** What the response and the metrics need once Kafka acknowledged a request's records. */
@@ -136,6 +152,7 @@ async function queueRecords(
   calls: unknown[],
   route: CallType | 'batch',
   layout: CallLayout | undefined,
+  headers: TraceHeaders | undefined,
 ): Promise<{ acked: Promise<void>; outcome: RequestOutcome }> {
   const records: OutgoingRecord[] = [];
   const outcome: RequestOutcome = { accepted: 0, rejections: [], acceptedByType: new Map(), rejectedTypes: [] };
@@ -162,7 +179,7 @@ async function queueRecords(
           userId: checked.userId ?? null,
           anonymousId: checked.anonymousId,
         });
-        records.push({ topic: settings.topics.events, message: { key, value } });
+        records.push({ topic: settings.topics.events, message: headers ? { key, value, headers } : { key, value } });
         outcome.accepted += 1;
         outcome.acceptedByType.set(checked.type, (outcome.acceptedByType.get(checked.type) ?? 0) + 1);
         continue;

@@ -1,0 +1,23 @@
+export { SpanKind, type Span, type Attributes, type Link } from '@opentelemetry/api';
+export {
+  DEFAULT_SCHEDULE_DELAY_MS,
+  OTLP_PROTOCOL,
+  TracingConfigError,
+  tracingSettings,
+  type SamplerName,
+  type TracingSettings,
+} from './settings.ts';
+export {
+  contextOf,
+  headersOf,
+  inSpan,
+  isSampled,
+  linkTo,
+  MAX_TRACESTATE_CHARS,
+  TRACEPARENT,
+  traceHeadersOf,
+  traceIdOf,
+  TRACESTATE,
+  type TraceHeaders,
+} from './trace-headers.ts';
+export { endSpan, samplerOf, startTracing, TRACER_NAME, TRACING_OFF, type Tracing } from './tracing.ts';

@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { startOtlpReceiver, waitUntil } from '@sluice/testkit';
+import { ParentBasedSampler, SamplingDecision } from '@opentelemetry/sdk-trace';
+import { ROOT_CONTEXT, type SpanContext, SpanKind, trace } from '@opentelemetry/api';
+import {
+  contextOf,
+  headersOf,
+  isSampled,
+  samplerOf,
+  startTracing,
+  traceHeadersOf,
+  traceIdOf,
+  TRACING_OFF,
+  TracingConfigError,
+  tracingSettings,
+} from '../src/index.ts';
+
+const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+const UNSAMPLED = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+
+describe('trace headers', () => {
+  test('a valid traceparent is read from a string or a Buffer, lower-cased, with its tracestate', () => {
+    assert.deepEqual(traceHeadersOf({ traceparent: Buffer.from(PARENT.toUpperCase()), tracestate: 'a=1' }), {
+      traceparent: PARENT,
+      tracestate: 'a=1',
+    });
+    assert.equal(traceIdOf(traceHeadersOf({ traceparent: PARENT })!), '0af7651916cd43dd8448eb211c80319c');
+  });
+
+  test('a malformed traceparent is dropped, an oversized tracestate too', () => {
+    for (const bad of [
+      '',
+      'garbage',
+      `${PARENT}-extra`,
+      '00-00000000000000000000000000000000-b7ad6b7169203331-01',
+      '00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01',
+      'ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      '00-0af7651916cd43dd8448eb211c80319g-b7ad6b7169203331-01',
+    ])
+      assert.equal(traceHeadersOf({ traceparent: bad }), undefined, bad);
+    assert.deepEqual(traceHeadersOf({ traceparent: PARENT, tracestate: 'x'.repeat(513) }), { traceparent: PARENT });
+    assert.equal(traceHeadersOf(undefined), undefined);
+  });
+
+  test('extract then inject keeps the trace id and the sampled flag', () => {
+    for (const parent of [PARENT, UNSAMPLED]) {
+      const span = trace.wrapSpanContext(trace.getSpanContext(contextOf({ traceparent: parent }))!);
+      assert.equal(headersOf(span).traceparent, parent);
+    }
+    assert.equal(trace.getSpanContext(contextOf(undefined)), undefined);
+  });
+});
+
+describe('settings', () => {
+  test('off unless an OTLP endpoint is set; OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none win', () => {
+    assert.deepEqual(tracingSettings('ingest', {}), { enabled: false, reason: 'no_endpoint' });
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    assert.equal(tracingSettings('ingest', endpoint).enabled, true);
+    assert.equal(tracingSettings('ingest', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://x/v1/traces' }).enabled, true);
+    assert.equal(tracingSettings('ingest', { ...endpoint, OTEL_SDK_DISABLED: 'true' }).enabled, false);
+    assert.equal(tracingSettings('ingest', { ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).enabled, false);
+    assert.equal(startTracing('ingest', {}), TRACING_OFF);
+  });
+
+  test('defaults: sluice-<service>, parent-based always on, 5 s export delay', () => {
+    assert.deepEqual(tracingSettings('retry', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h' }), {
+      enabled: true,
+      serviceName: 'sluice-retry',
+      url: 'http://h/v1/traces',
+      headers: {},
+      sampler: 'parentbased_always_on',
+      ratio: 1,
+      scheduleDelayMs: 5_000,
+    });
+  });
+
+  test('values it cannot honour are refused, naming the variable', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h' };
+    for (const [name, v] of [
+      ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+      ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http/protobuf'],
+      ['OTEL_TRACES_SAMPLER', 'sometimes'],
+      ['OTEL_TRACES_SAMPLER_ARG', '1.5'],
+      ['OTEL_TRACES_EXPORTER', 'zipkin'],
+      ['OTEL_BSP_SCHEDULE_DELAY', 'soon'],
+      ['OTEL_EXPORTER_OTLP_HEADERS', 'no-equals-sign'],
+    ] as const)
+      assert.throws(
+        () => tracingSettings('ingest', { ...endpoint, [name]: v }),
+        (err: Error) => {
+          return err instanceof TracingConfigError && err.message.startsWith(name);
+        },
+      );
+  });
+
+  test('parentbased_traceidratio: the parent decides; a root is sampled by its trace id at the ratio', () => {
+    const settings = tracingSettings('ingest', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.01',
+    });
+    assert.ok(settings.enabled);
+    const sampler = samplerOf(settings);
+    assert.ok(sampler instanceof ParentBasedSampler);
+    const decide = (ctx = ROOT_CONTEXT, traceId = '0af7651916cd43dd8448eb211c80319c') =>
+      sampler.shouldSample(ctx, traceId, 'x', SpanKind.INTERNAL, {}, []).decision;
+    assert.equal(decide(contextOf({ traceparent: PARENT })), SamplingDecision.RECORD_AND_SAMPLED);
+    assert.equal(decide(contextOf({ traceparent: UNSAMPLED })), SamplingDecision.NOT_RECORD);
+    // Roots: about 1 % of random trace ids (binomial, 20,000 draws: 200 ± 5 σ).
+    let sampled = 0;
+    for (let i = 0; i < 20_000; i++)
+      if (decide(ROOT_CONTEXT, randomBytes(16).toString('hex')) === SamplingDecision.RECORD_AND_SAMPLED) sampled += 1;
+    assert.ok(sampled > 130 && sampled < 270, `sampled ${sampled} of 20,000`);
+    // A root linked to a sampled context (a batch of sampled events) is sampled; linked to unsampled ones, as any root.
+    const link = (parent: string) => ({ context: trace.getSpanContext(contextOf({ traceparent: parent }))! });
+    const rootWith = (links: { context: SpanContext }[]) =>
+      sampler.shouldSample(ROOT_CONTEXT, 'ffffffffffffffffffffffffffffffff', 'x', SpanKind.CONSUMER, {}, links)
+        .decision;
+    assert.equal(rootWith([link(UNSAMPLED), link(PARENT)]), SamplingDecision.RECORD_AND_SAMPLED);
+    let linkedUnsampled = 0;
+    for (let i = 0; i < 2_000; i++)
+      if (
+        sampler.shouldSample(ROOT_CONTEXT, randomBytes(16).toString('hex'), 'x', SpanKind.CONSUMER, {}, [
+          link(UNSAMPLED),
+        ]).decision === SamplingDecision.RECORD_AND_SAMPLED
+      )
+        linkedUnsampled += 1;
+    assert.ok(linkedUnsampled < 100, `${linkedUnsampled} of 2,000`);
+  });
+});
+
+test('spans are exported over OTLP/HTTP JSON with the service name and the parent of the headers', async () => {
+  const receiver = await startOtlpReceiver();
+  try {
+    const tracing = startTracing('ingest', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
+    });
+    const span = tracing.start('ingest request', { traceparent: PARENT }, { kind: SpanKind.SERVER });
+    const child = tracing.start('produce', trace.setSpan(ROOT_CONTEXT, span));
+    child.end();
+    span.end();
+    await tracing.shutdown();
+    await waitUntil(() => receiver.count === 2);
+    const [produce, request] = receiver.spans;
+    assert.equal(request!.service, 'sluice-ingest');
+    assert.equal(request!.traceId, '0af7651916cd43dd8448eb211c80319c');
+    assert.equal(request!.parentSpanId, 'b7ad6b7169203331');
+    assert.equal(request!.kind, 2);
+    assert.equal(produce!.parentSpanId, request!.spanId);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('the endpoint and headers variables', () => {
+  const s = tracingSettings('ingest', {
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector:4318/',
+    OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20abc, x-a=1',
+    OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-a=2',
+  });
+  assert.ok(s.enabled);
+  assert.equal(s.url, 'https://collector:4318/v1/traces');
+  assert.deepEqual(s.headers, { authorization: 'Bearer abc', 'x-a': '2' });
+  const t = tracingSettings('ingest', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/custom' });
+  assert.ok(t.enabled);
+  assert.equal(t.url, 'http://c/custom');
+});
+
+test('traces(): off never; parent-based samplers skip an unsampled parent; others always make spans', async () => {
+  assert.equal(TRACING_OFF.traces(undefined), false);
+  assert.equal(isSampled({ traceparent: PARENT }), true);
+  assert.equal(isSampled({ traceparent: UNSAMPLED }), false);
+  assert.equal(isSampled({ traceparent: PARENT.replace(/01$/, '03') }), true);
+  const on = (sampler: string) =>
+    startTracing('deliverer', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_SAMPLER: sampler });
+  const parentBased = on('parentbased_traceidratio');
+  const always = on('always_on');
+  try {
+    assert.equal(parentBased.traces({ traceparent: UNSAMPLED }), false);
+    assert.equal(parentBased.traces({ traceparent: PARENT }), true);
+    assert.equal(parentBased.traces(undefined), true);
+    assert.equal(always.traces({ traceparent: UNSAMPLED }), true);
+  } finally {
+    await parentBased.shutdown();
+    await always.shutdown();
+  }
+});

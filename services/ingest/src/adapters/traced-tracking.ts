@@ -1,0 +1,48 @@
+import type { IncomingMessage } from 'node:http';
+import type { CallType } from '@sluice/envelope';
+import { endSpan, headersOf, inSpan, SpanKind, type TraceHeaders, type Tracing } from '@sluice/tracing';
+import { IngestError } from '../errors.ts';
+import type { ApiDeps } from './api-deps.ts';
+import type { RateLimiter } from '../domain/rate-limiter.ts';
+import { handleTracking } from './tracking-route.ts';
+
+/**
+ * A tracking request with tracing on: a server span continuing the request's `traceparent` (or
+ * starting a trace), and in it a producer span from the records' hand-over to Kafka's ack, whose
+ * context the records carry (docs/reference/observability.md, "Tracing").
+ */
+export async function tracedTracking(
+  tracing: Tracing,
+  deps: ApiDeps & { rateLimiter: RateLimiter },
+  req: IncomingMessage,
+  route: CallType | 'batch',
+  path: string,
+  parent: TraceHeaders | undefined,
+): Promise<{ status: number; body: string }> {
+  const span = tracing.start(`POST ${path}`, parent, {
+    kind: SpanKind.SERVER,
+    attributes: { 'http.request.method': 'POST', 'http.route': path },
+  });
+  try {
+    const result = await handleTracking(deps, req, route, (sourceId) => {
+      span.setAttribute('sluice.source', sourceId);
+      const produce = tracing.start(`${deps.config.current.kafka.topics.events} publish`, inSpan(span), {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'kafka',
+          'messaging.operation.type': 'send',
+          'messaging.destination.name': deps.config.current.kafka.topics.events,
+        },
+      });
+      return { headers: headersOf(produce), end: (error) => endSpan(produce, error) };
+    });
+    span.setAttribute('http.response.status_code', result.status);
+    endSpan(span);
+    return result;
+  } catch (err) {
+    const status = err instanceof IngestError ? err.status : 500;
+    span.setAttribute('http.response.status_code', status);
+    endSpan(span, status >= 500 ? (err as Error).message : undefined);
+    throw err;
+  }
+}
