@@ -84,7 +84,11 @@ describe('per-user order on the real broker', () => {
   let allowF = false;
   let allowG = false;
   const startDeliverer = () =>
-    createDeliverer(testServiceContext('deliverer', config), { port: 0, drainTimeoutMs: 5_000 }).start();
+    createDeliverer(testServiceContext('deliverer', config), {
+      port: 0,
+      drainTimeoutMs: 5_000,
+      waitingTrimIntervalMs: 500,
+    }).start();
   const events = (sourceId: string, userId: string, prefix: string, n: number): EventEnvelope[] =>
     ids(prefix, n).map((messageId) => receivedEnvelope({ sourceId, messageId, userId, event: 'e' }));
   const sentAt = new Map<string, number>();
@@ -210,5 +214,20 @@ describe('per-user order on the real broker', () => {
     allowG = true;
     await waitUntil(() => appliedOf(release.applied, 'g-').length === 4, 20_000, "user g's four events");
     assert.deepEqual(appliedOf(release.applied, 'g-'), ids('g-', 4));
+    // Consumed waiting records are deleted (the topic keeps records until then).
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await waitUntil(
+        async () => {
+          const offsets = await admin.fetchTopicOffsets(waitingTopicName(config, 'ord'));
+          return offsets.some((p) => Number(p.low) > 0) && offsets.every((p) => p.low === p.high);
+        },
+        10_000,
+        'the consumed waiting records deleted',
+      );
+    } finally {
+      await admin.disconnect();
+    }
   });
 });
