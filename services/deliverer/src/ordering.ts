@@ -136,10 +136,13 @@ export class Ordering {
     const { job, acceptedAt } = unparked;
     const key = job.key!;
     const destination = this.deps.config().destinations.find((d) => d.id === job.destinationId);
-    if (destination === undefined || destination.ordering === undefined) {
-      // No longer ordered (or gone: the attempt step dead-letters it): delivered as any event.
-      if (destination) await attempt(job, destination, acceptedAt, true);
-      else await this.deps.deadLetter(job, `destination ${job.destinationId} is gone`);
+    if (!destination?.enabled) {
+      await this.deps.deadLetter(job, `destination ${job.destinationId} is ${destination ? 'disabled' : 'gone'}`);
+      return undefined;
+    }
+    if (destination.ordering === undefined) {
+      // No longer ordered: delivered as any event.
+      await attempt(job, destination, acceptedAt, true);
       return undefined;
     }
     await this.deps.store.ready(record.partition);
@@ -189,7 +192,7 @@ export class Ordering {
           return 'done';
         }
         case 'dead-letter': {
-          const head = q!.head ?? 'an earlier event';
+          const head = q!.deadHead ?? 'an earlier event';
           await this.deps.deadLetter(job, `dead-lettered with the event it waited for, ${head}`);
           await this.#moved(id, key, record.partition, q, afterDeadLettered(q!, job.messageId));
           return 'done';

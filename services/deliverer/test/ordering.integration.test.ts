@@ -176,6 +176,10 @@ describe('per-user order on the real broker', () => {
       "user e's three dead letters",
     );
     assert.ok(deadIds().includes('c-0'));
+    const waitingDead = seen
+      .records(config.kafka.topics.deadLetter)
+      .find((r) => r.headers[RETRY_HEADERS.messageId] === 'e-1')!;
+    assert.match(String(waitingDead.headers[RETRY_HEADERS.lastError]), /waited for, e-0/);
     assert.equal(deadWaiting.tries.get('e-1'), undefined, 'the waiting events were never attempted');
     assert.equal(deadWaiting.tries.get('e-2'), undefined);
     const cDeadAt = seen
