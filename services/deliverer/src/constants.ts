@@ -26,3 +26,9 @@ export const ORDERING_HEADER = 'sluice-ordering';
 
 /** Longest a waiting record that went round once with no progress waits in its slot before going round again. */
 export const ORDERING_IDLE_WAIT_MS = 30_000;
+/**
+ * The most events of one user that wait behind its head for one ordered destination; a later one is
+ * dead-lettered (`permanent_failure`, replayable) instead. Each costs ~40 bytes of the user's
+ * `sluice.ordering` record, which must stay under Kafka's 1 MB default record limit.
+ */
+export const ORDERING_MAX_WAITING = 10_000;

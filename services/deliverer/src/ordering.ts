@@ -3,7 +3,7 @@ import type { Destination, SluiceConfig } from '@sluice/config';
 import type { AttemptEvent, OrderingRelease } from '@sluice/envelope';
 import { waitingTopicName, type ConsumedRecord, type RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import { ORDERING_HEADER, ORDERING_IDLE_WAIT_MS } from './constants.ts';
+import { ORDERING_HEADER, ORDERING_IDLE_WAIT_MS, ORDERING_MAX_WAITING } from './constants.ts';
 import type { OrderingStore } from './adapters/ordering-store.ts';
 import type { DeliveryJob } from './domain/delivery-job.ts';
 import {
@@ -31,11 +31,13 @@ export interface OrderingDeps {
   config: () => SluiceConfig;
   sink: RecordSink;
   store: OrderingStore;
-  /** Dead-letters a waiting event behind a dead head (`dead-letter-waiting`). */
+  /** Dead-letters a waiting event behind a dead head (`dead-letter-waiting`), or one its user's full queue refuses. */
   deadLetter: (job: DeliveryJob, lastError: string) => Promise<void>;
   metrics: DelivererMetrics;
   logger: Logger;
   now: () => number;
+  /** The most events of one user waiting for one destination (`ORDERING_MAX_WAITING`); a later one is dead-lettered. */
+  maxWaiting?: number;
   /** How long a waiting record that went round once with no progress waits for one; default 30 s. */
   idleWaitMs?: number;
 }
@@ -95,7 +97,13 @@ export class Ordering {
       if (job.previous === undefined) {
         // Already the head (read again after a crash): its retry is in the retry path.
         if (q?.head === job.messageId) return;
-        if (freshDecision(q) === 'wait') return this.#park(job, accepted, q);
+        const decision = freshDecision(q, this.deps.maxWaiting ?? ORDERING_MAX_WAITING);
+        if (decision === 'wait') return this.#park(job, accepted, q);
+        if (decision === 'full')
+          return this.deps.deadLetter(
+            job,
+            `${q!.queue.length} events of this user already wait behind ${q!.head ?? q!.queue[0]} (the most per user and destination)`,
+          );
         const outcome = await attempt(job, destination, accepted, fromParked);
         if (outcome === 'retrying')
           await this.deps.store.put(destination.id, key, afterStep(q, job.messageId, outcome, onDeadLetter));

@@ -17,10 +17,13 @@ import { attemptWindow, checkWindow } from '../src/domain/window.ts';
 
 describe('per-user queue rules', () => {
   it('a fresh event is attempted while nothing is held or waiting, and waits otherwise', () => {
-    assert.equal(freshDecision(undefined), 'attempt');
-    assert.equal(freshDecision({ queue: [] }), 'attempt');
-    assert.equal(freshDecision({ head: 'h', queue: [] }), 'wait');
-    assert.equal(freshDecision({ queue: ['a'] }), 'wait');
+    assert.equal(freshDecision(undefined, 2), 'attempt');
+    assert.equal(freshDecision({ queue: [] }, 2), 'attempt');
+    assert.equal(freshDecision({ head: 'h', queue: [] }, 2), 'wait');
+    assert.equal(freshDecision({ queue: ['a'] }, 2), 'wait');
+    // A full queue dead-letters the newcomer instead of growing the user's state past what Kafka takes.
+    assert.equal(freshDecision({ head: 'h', queue: ['a', 'b'] }, 2), 'full');
+    assert.equal(freshDecision({ queue: ['a', 'b', 'c'] }, 2), 'full');
   });
 
   it('a retrying event becomes the head; its delivery releases the queue, whose events then go in order', () => {

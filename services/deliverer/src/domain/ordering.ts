@@ -20,9 +20,14 @@ export type StepOutcome = 'delivered' | 'retrying' | 'dead' | 'parked';
 
 export type OnDeadLetter = 'release' | 'dead-letter-waiting';
 
-/** A new event (live, or back from a pause): attempted now, or waits behind its user's queue. */
-export function freshDecision(q: KeyQueue | undefined): 'attempt' | 'wait' {
-  return q !== undefined && (q.head !== undefined || q.queue.length > 0) ? 'wait' : 'attempt';
+/**
+ * A new event (live, or back from a pause): attempted now, or waits behind its user's queue — or,
+ * with `maxWaiting` events already waiting, is dead-lettered (`full`) so that the user's state
+ * record stays writable and its partition keeps moving.
+ */
+export function freshDecision(q: KeyQueue | undefined, maxWaiting: number): 'attempt' | 'wait' | 'full' {
+  if (q === undefined || (q.head === undefined && q.queue.length === 0)) return 'attempt';
+  return q.queue.length >= maxWaiting ? 'full' : 'wait';
 }
 
 /** A retry of `messageId`: the user's head (its outcome moves the queue), or a stray copy (attempted, no effect). */
