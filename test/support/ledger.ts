@@ -38,7 +38,7 @@ export const DEFAULT_DESTINATION = 'ledger-hooks';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** The payload a ledger event carries: the receiver checks `hash` against `payload`. */
+/** The payload a ledger event carries (an identify in its traits): the receiver checks `hash` against `payload`. */
 export function ledgerProperties(seq: number): { seq: number; payload: string; hash: string } {
   const payload = `${seq}:${Math.random().toString(36).slice(2)}:${'x'.repeat(64)}`;
   return { seq, payload, hash: sha256(payload) };
@@ -94,7 +94,10 @@ export class Ledger {
         ? signature === undefined
         : typeof signature === 'string' && verifySignature(this.secret, req.body, signature);
     const arrive = (messageId: string, event: unknown) => {
-      const props = (event as { properties?: { payload?: string; hash?: string } } | undefined)?.properties;
+      // An identify carries the ledger payload in its traits, the other calls in their properties.
+      type Payload = { payload?: string; hash?: string };
+      const e = event as { properties?: Payload; traits?: Payload } | undefined;
+      const props = e?.properties ?? e?.traits;
       const bodyOk = !!props && typeof props.payload === 'string' && sha256(props.payload) === props.hash;
       this.arrivals.push({ messageId, destination, endpoint, at: req.at, status, bodyOk, signatureOk });
     };
