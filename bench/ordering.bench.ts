@@ -12,16 +12,15 @@
  *   node bench/ordering.bench.ts      # provisions a local broker unless KAFKA_BROKERS is set
  *   BENCH_EVENTS=50000 BENCH_FAIL_RATES=0,0.1 BENCH_CONNECTIONS=16 node bench/ordering.bench.ts
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
-import { prefixedTopics } from '@sluice/testkit';
+import { Pool } from 'undici';
 import { ServiceProcess, writeConfigFile } from '../test/support/service-process.ts';
 import { benchBroker } from './lib/bench-broker.ts';
 import { e2eCall } from './lib/e2e-call.ts';
-import { benchKafkaSecurity } from './lib/kafka-security.ts';
+import { startE2eReceiver } from './lib/e2e-receiver-client.ts';
+import { benchKafkaSection } from './lib/kafka-security.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const FAIL_RATES = (process.env.BENCH_FAIL_RATES ?? '0,0.1').split(',').map(Number);
@@ -31,24 +30,12 @@ const BATCH = 100;
 const WRITE_KEY = 'bench-key';
 const ORDERINGS = ['none', 'per-user'] as const;
 type Ordering = (typeof ORDERINGS)[number];
+type E2eReceiver = Awaited<ReturnType<typeof startE2eReceiver>>;
 
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-
-/** Sends `msg` to the receiver child and resolves with its first answer holding `key`. */
-function call<T>(receiver: ChildProcess, msg: Record<string, unknown>, key: string): Promise<T> {
-  return new Promise((resolve) => {
-    const listener = (answer: Record<string, unknown>) => {
-      if (!(key in answer)) return;
-      receiver.off('message', listener);
-      resolve(answer as T);
-    };
-    receiver.on('message', listener);
-    receiver.send(msg);
-  });
-}
 
 let seq = 0;
 function body(): { ids: string[]; text: string } {
@@ -57,14 +44,7 @@ function body(): { ids: string[]; text: string } {
 }
 
 /** One pipeline (fresh topics and services), its destination ordered or not: delivered events/s. */
-async function phase(
-  ordering: Ordering,
-  failRate: number,
-  brokers: string,
-  dir: string,
-  receiver: { child: ChildProcess; port: number },
-) {
-  const { child, port } = receiver;
+async function phase(ordering: Ordering, failRate: number, brokers: string, dir: string, receiver: E2eReceiver) {
   const prefix = `bench-ordering-${ordering}-${failRate}-${Date.now()}`;
   const configPath = writeConfigFile(join(dir, `${prefix}.yaml`), {
     sources: [{ id: 'bench', writeKeys: [WRITE_KEY] }],
@@ -73,17 +53,11 @@ async function phase(
         id: 'bench-hooks',
         type: 'webhooks',
         sourceIds: ['bench'],
-        settings: { webhooks: [{ url: `http://127.0.0.1:${port}/hook` }], sharedSecret: 'bench-secret' },
+        settings: { webhooks: [{ url: `http://127.0.0.1:${receiver.port}/hook` }], sharedSecret: 'bench-secret' },
         ...(ordering !== 'none' && { ordering }),
       },
     ],
-    kafka: {
-      ...benchKafkaSecurity().raw,
-      clientId: prefix,
-      partitions: PARTITIONS,
-      replicationFactor: 1,
-      topics: prefixedTopics(prefix),
-    },
+    kafka: benchKafkaSection(prefix, PARTITIONS),
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
     retry: { window: '10m', schedule: ['1s', '2s'], tiers: ['1s', '2s'] },
   });
@@ -92,32 +66,27 @@ async function phase(
     services.push(
       await new ServiceProcess(name, { SLUICE_CONFIG: configPath, KAFKA_BROKERS: brokers, LOG_LEVEL: 'error' }).start(),
     );
-  const agent = new Agent({ connections: CONNECTIONS });
-  const auth = `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`;
+  const ingest = new Pool(services[0]!.url, { connections: CONNECTIONS });
+  const headers = {
+    'content-type': 'application/json',
+    authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`,
+  };
   const post = async (b: { text: string }) => {
-    const res = await request(`${services[0]!.url}/v1/batch`, {
+    const { statusCode, body: answer } = await ingest.request({
+      path: '/v1/batch',
       method: 'POST',
-      dispatcher: agent,
-      headers: { 'content-type': 'application/json', authorization: auth },
+      headers,
       body: b.text,
     });
-    await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`ingest answered ${res.statusCode}`);
-  };
-  const delivered = async (n: number, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { count } = await call<{ count: number }>(child, { cmd: 'count' }, 'count');
-      if (count >= n || Date.now() > deadline) return count;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await answer.dump();
+    if (statusCode !== 200) throw new Error(`ingest answered ${statusCode}`);
   };
   // Warm-up (JIT, connections, group joins), answered in full.
-  await call(child, { cmd: 'fail', rate: 0 }, 'fail');
+  await receiver.failShare(0);
   await Promise.all(Array.from({ length: 20 }, () => post(body())));
-  await delivered(2_000, 60_000);
-  await call(child, { cmd: 'reset' }, 'reset');
-  await call(child, { cmd: 'fail', rate: failRate }, 'fail');
+  await receiver.delivered(2_000, 60_000);
+  await receiver.reset();
+  await receiver.failShare(failRate);
 
   const bodies = Array.from({ length: Math.ceil(EVENTS / BATCH) }, body);
   let next = 0;
@@ -127,12 +96,11 @@ async function phase(
       while (next < bodies.length) await post(bodies[next++]!);
     }),
   );
-  const count = await delivered(EVENTS, 300_000);
-  const { requests } = await call<{ requests: number }>(child, { cmd: 'count' }, 'count');
-  const { arrivals } = await call<{ arrivals: [string, number][] }>(child, { cmd: 'dump' }, 'arrivals');
-  const lastAt = Math.max(...arrivals.map(([, at]) => at));
-  await call(child, { cmd: 'reset' }, 'reset');
-  await agent.close();
+  const count = await receiver.delivered(EVENTS, 300_000);
+  const { requests } = await receiver.counts();
+  const lastAt = Math.max(...(await receiver.arrivals()).map(([, at]) => at));
+  await receiver.reset();
+  await ingest.close();
   for (const s of services.reverse()) await s.sigterm();
   return { ordering, failRate, delivered: count, requests, perSecond: count / ((lastAt - t0) / 1000) };
 }
@@ -140,8 +108,7 @@ async function phase(
 async function main() {
   const broker = await benchBroker();
   const dir = mkdtempSync(join(tmpdir(), 'sluice-ordering-bench-'));
-  const child = fork(new URL('./lib/e2e-receiver.ts', import.meta.url), [], { execArgv: [] });
-  const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', resolve as never));
+  const receiver = await startE2eReceiver();
   console.log(
     `== Sluice ordering benchmark: ${EVENTS} events per phase, 1,000 users, ${CONNECTIONS} connections to ingest, ${PARTITIONS} partitions`,
   );
@@ -149,7 +116,7 @@ async function main() {
   const results: Awaited<ReturnType<typeof phase>>[] = [];
   for (const failRate of FAIL_RATES)
     for (const ordering of ORDERINGS) {
-      const r = await phase(ordering, failRate, broker.list.join(','), dir, { child, port });
+      const r = await phase(ordering, failRate, broker.list.join(','), dir, receiver);
       console.log(
         `${String(failRate * 100).padStart(3)} % failures, ordering ${ordering.padEnd(8)}: ${r.perSecond.toFixed(0)} delivered events/s (${r.delivered}/${EVENTS} in ${r.requests} requests; load ${load()})`,
       );
@@ -161,7 +128,7 @@ async function main() {
       `ratio ordered / unordered at ${failRate * 100} % failures: ${((of('per-user') / of('none')) * 100).toFixed(1)} %`,
     );
   }
-  child.kill();
+  receiver.stop();
   rmSync(dir, { recursive: true, force: true });
   await broker.stop();
 }
