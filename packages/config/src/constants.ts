@@ -12,6 +12,8 @@ export const DEFAULT_TOPICS = {
   destinationActions: 'sluice.destination-actions',
   delayPrefix: 'sluice.delay.',
   parkedPrefix: 'sluice.parked.',
+  ordering: 'sluice.ordering',
+  waitingPrefix: 'sluice.waiting.',
 } as const;
 
 /** Backoff schedule (docs/reference/retries.md). */

@@ -95,6 +95,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
         batch: { maxEvents: d.batch.maxEvents, maxBytes: d.batch.maxBytes, maxWaitMs: parseDuration(d.batch.maxWait) },
       }),
       ...(d.filter !== undefined && { filter: resolveFilter(d.filter, `destinations[${i}].filter`) }),
+      ...(d.ordering === 'per-user' && { ordering: { onDeadLetter: d.orderingOnDeadLetter } }),
     })),
     kafka: resolveKafkaSection(raw.kafka, secret),
     ingest: {

@@ -93,6 +93,15 @@ export const FilterSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * `destinations[].ordering` and `orderingOnDeadLetter` (docs/reference/ordering.md): a user's events
+ * attempted in acceptance order, and what a dead-lettered head does to the events waiting behind it.
+ */
+export const OrderingSchema = Type.Union([Type.Literal('per-user'), Type.Literal('none')], { default: 'none' });
+export const OrderingOnDeadLetterSchema = Type.Union([Type.Literal('release'), Type.Literal('dead-letter-waiting')], {
+  default: 'release',
+});
+
 export const DestinationSchema = Type.Object(
   {
     id: Id,
@@ -111,6 +120,8 @@ export const DestinationSchema = Type.Object(
     ),
     batch: Type.Optional(BatchSchema),
     filter: Type.Optional(FilterSchema),
+    ordering: OrderingSchema,
+    orderingOnDeadLetter: OrderingOnDeadLetterSchema,
   },
   { additionalProperties: false },
 );

@@ -38,6 +38,11 @@ export interface Destination {
   batch?: BatchSettings;
   /** Which routed events the destination gets (`filter`, docs/reference/filters.md); absent = all of them. */
   filter?: EventFilter;
+  /**
+   * Per-user order (`ordering: "per-user"`, docs/reference/ordering.md); absent = `"none"`. What a
+   * dead-lettered head does to the events waiting behind it (`orderingOnDeadLetter`, default `release`).
+   */
+  ordering?: { onDeadLetter: 'release' | 'dead-letter-waiting' };
 }
 
 /** `destinations[].batch`: a batch leaves when it holds `maxEvents`, when one more event would pass `maxBytes`, or `maxWaitMs` after its first event. */

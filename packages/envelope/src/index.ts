@@ -13,6 +13,12 @@ export { envelopeJsonSchema } from './envelope-schema.ts';
 export { parseCanonicalTimestamp } from './canonical-timestamp.ts';
 export { recordKey } from './record-key.ts';
 export {
+  ORDERING_RELEASE_HEADER,
+  orderingReleaseRecord,
+  readOrderingRelease,
+  type OrderingRelease,
+} from './ordering-release.ts';
+export {
   RETRY_HEADERS,
   RetryHeadersError,
   retryStateFromHeaders,

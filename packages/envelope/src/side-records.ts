@@ -57,11 +57,13 @@ export interface AttemptEvent {
    * `success`, `retryable`, `permanent` for a request made; for an endpoint the deliverer held
    * back without a request, why: `circuit_open`, `retry_after`, `rate_limited`, `destination_stalled`;
    * `filtered` when the destination's filter refused the event (one record for the destination,
-   * `attempt: 0`, `endpoint: ""`, no request, never retried: docs/reference/filters.md).
+   * `attempt: 0`, `endpoint: ""`, no request, never retried: docs/reference/filters.md); `waiting`
+   * when the event waits behind an earlier event of its user (`waitingFor`, docs/reference/ordering.md).
    */
   outcome:
     | 'success'
     | 'filtered'
+    | 'waiting'
     | 'retryable'
     | 'permanent'
     | 'circuit_open'
@@ -79,4 +81,6 @@ export interface AttemptEvent {
   batchId?: string;
   /** How many events that batch held. */
   batchSize?: number;
+  /** With `waiting`: the message id of the event it waits for (its user's head). */
+  waitingFor?: string;
 }

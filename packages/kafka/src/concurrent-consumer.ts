@@ -1,4 +1,4 @@
-import type { EachBatchPayload } from 'kafkajs';
+import type { EachBatchPayload, PartitionAssigner } from 'kafkajs';
 import { toConsumedRecord, type ConsumedRecord } from './consumed-record.ts';
 import { ManagedConsumer, type ManagedConsumerBase } from './managed-consumer.ts';
 import { OffsetTracker } from './offset-tracker.ts';
@@ -20,6 +20,10 @@ export interface ConcurrentConsumerOptions extends ManagedConsumerBase {
   fromBeginning?: boolean;
   /** Called when a partition comes to have half its slots taken (see `crowded`). */
   onCrowded?: () => void;
+  /** kafkajs partition assigners of the group; default kafkajs's round robin. */
+  partitionAssigners?: PartitionAssigner[];
+  /** Told of each assignment (topic → partitions) when the group is joined, before its records are handed out. */
+  onAssigned?: (assignment: Record<string, number[]>) => void;
 }
 
 type Slot = () => void;
@@ -46,7 +50,10 @@ export class ConcurrentConsumer extends ManagedConsumer {
 
   private readonly options: ConcurrentConsumerOptions;
   constructor(options: ConcurrentConsumerOptions) {
-    super(options, { maxWaitTimeInMs: 100 });
+    super(options, {
+      maxWaitTimeInMs: 100,
+      ...(options.partitionAssigners && { partitionAssigners: options.partitionAssigners }),
+    });
     this.options = options;
     // Only a commit Kafka confirmed moves the committed position: kafkajs's commitOffsets returns
     // without committing while the consumer is not running (e.g. waiting to run again after a crash).
@@ -62,6 +69,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
       }
       // A re-join (after a crash, a rebalance) may forget kafkajs's pauses; the holds stand.
       this.#pauseHeld();
+      options.onAssigned?.(assigned);
     });
   }
 

@@ -1,6 +1,13 @@
 export type { Admin, Kafka, Message, IHeaders, PartitionAssigner } from 'kafkajs';
 export { createKafka, type KafkaClientOptions } from './kafka-client.ts';
-export { delayTopicName, ensureTopics, parkedTopicName, topicSpecs, type TopicSpec } from './topics.ts';
+export {
+  delayTopicName,
+  ensureTopics,
+  parkedTopicName,
+  topicSpecs,
+  waitingTopicName,
+  type TopicSpec,
+} from './topics.ts';
 export { trackedAdmin } from './tracked-admin.ts';
 export { SafeProducer } from './producer.ts';
 export type { BatchProducer } from './batch-producer.ts';
@@ -42,4 +49,5 @@ export { awaitKafka, checkKafkaConnection, type AwaitKafkaOptions } from './awai
 export { describeKafkaFailure, type KafkaFailure, type KafkaFailureCause } from './connection-failure.ts';
 export { kafkaJsSecurity } from './kafka-security.ts';
 export { OAuthTokenError, oidcTokenProvider, tokenFileProvider } from './oauth-token.ts';
+export { COPARTITIONED_PROTOCOL, copartitionedAssigner, copartitionedOwner } from './copartitioned-assigner.ts';
 export { chooseOwner, SINGLE_OWNER_PROTOCOL, singleOwnerAssigner, type OwnerClaim } from './single-owner-assigner.ts';

@@ -19,6 +19,14 @@ export function parkedTopicName(config: SluiceConfig, destinationId: string): st
   return `${config.kafka.topics.parkedPrefix}${destinationId}`;
 }
 
+/**
+ * The waiting topic of an ordered destination (docs/reference/ordering.md):
+ * `sluice.waiting.<destinationId>`, where a user's events wait behind a retrying head.
+ */
+export function waitingTopicName(config: SluiceConfig, destinationId: string): string {
+  return `${config.kafka.topics.waitingPrefix}${destinationId}`;
+}
+
 const RETAIN_14_DAYS = String(14 * 24 * 3_600_000);
 
 /** Every topic the services use, with partitions, replication and topic configs from the config. */
@@ -49,6 +57,9 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
     // however long the pause: the deliverer deletes what it delivered once the topic is drained.
     ...config.destinations.map((d) => spec(parkedTopicName(config, d.id), [{ name: 'retention.ms', value: '-1' }])),
     spec(topics.destinationActions, longRetention),
+    // Ordered destinations (docs/reference/ordering.md): the users' queue state, compacted, and one
+    // waiting topic each, partitioned like the events so a user's queue lives in one partition index.
+    ...orderingSpecs(config, spec),
     ...config.retry.tiersMs.map((ms) => spec(delayTopicName(config, ms), delayRetention(ms))),
   ];
 }
@@ -115,4 +126,16 @@ export async function ensureTopics(admin: Admin, specs: TopicSpec[], timeoutMs =
   // Metadata can name a leader before that broker serves the partition: ask it once for offsets.
   await Promise.all(specs.map((s) => retryTransient(() => admin.fetchTopicOffsets(s.topic))));
   return missing.map((s) => s.topic);
+}
+
+function orderingSpecs(
+  config: SluiceConfig,
+  spec: (topic: string, configEntries?: TopicSpec['configEntries']) => TopicSpec,
+): TopicSpec[] {
+  const ordered = config.destinations.filter((d) => d.ordering !== undefined);
+  if (ordered.length === 0) return [];
+  return [
+    spec(config.kafka.topics.ordering, [{ name: 'cleanup.policy', value: 'compact' }]),
+    ...ordered.map((d) => spec(waitingTopicName(config, d.id), [{ name: 'retention.ms', value: '-1' }])),
+  ];
 }

@@ -20,3 +20,9 @@ export const SECRET_CHECK_INTERVAL_MS = 15 * 60_000;
 export const AUTO_ACTOR = 'sluice';
 /** The operator-event consumer's group: `<clientId>.deliverer.operator-events`, one replica sends each action's event. */
 export const OPERATOR_GROUP_SUFFIX = 'operator-events';
+
+/** The header of a waiting record (docs/reference/ordering.md): the round it was written in. */
+export const ORDERING_HEADER = 'sluice-ordering';
+
+/** Longest a waiting record that went round once with no progress waits in its slot before going round again. */
+export const ORDERING_IDLE_WAIT_MS = 30_000;

@@ -28,7 +28,7 @@ export function createParkedHandler(deps: RecordHandlerDeps): (record: ConsumedR
         const why = `destination ${job.destinationId} is ${destination ? 'disabled' : 'gone'}`;
         return deps.delivery.deadLetter(job, 'no_endpoints', why);
       }
-      await deliver(job, destination, acceptedAt, true);
+      await deliver(job, destination, acceptedAt, true, record.partition);
     } catch (err) {
       const verdict = classifyFailure(err, 'deliver', isInfrastructureFailure);
       if (verdict.kind === 'fatal') throw err;

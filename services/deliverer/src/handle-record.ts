@@ -1,6 +1,7 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
 import type { EnvelopeCodec } from '@sluice/codec';
 import {
+  readOrderingRelease,
   rejectedRecord,
   retryStateFromHeaders,
   RetryHeadersError,
@@ -14,16 +15,18 @@ import { REJECT_ORIGIN } from './constants.ts';
 import type { Delivery } from './delivery.ts';
 import { type FilterDeps, filterRouted } from './filter-routed.ts';
 import type { DeliveryJob } from './domain/delivery-job.ts';
+import type { StepOutcome } from './domain/ordering.ts';
 import { classifyFailure, type RecordStep, type RejectReason } from './domain/poison.ts';
 import { acceptedAt, attemptWindow, checkWindow } from './domain/window.ts';
 import { isInfrastructureFailure } from './infrastructure-errors.ts';
 import type { DelivererMetrics } from './metrics.ts';
+import type { AttemptStep, Ordering } from './ordering.ts';
 import type { Parking } from './parking.ts';
 
 export interface RecordHandlerDeps {
   config: () => SluiceConfig;
-  /** The topics the consumer was subscribed to at start. */
-  topics: { events: string; redeliver: string };
+  /** The topics the consumer was subscribed to at start (the waiting topics of the ordered destinations). */
+  topics: { events: string; redeliver: string; waiting?: readonly string[] };
   codec: EnvelopeCodec;
   delivery: Delivery;
   sink: RecordSink;
@@ -35,14 +38,20 @@ export interface RecordHandlerDeps {
   now?: () => number;
   /** Told of each filter verdict (operator events). */
   watch?: FilterDeps['watch'];
+  /** Per-user order (docs/reference/ordering.md); without it no destination is ordered. */
+  ordering?: Ordering;
 }
 
-/** Delivers a job to its destination: attempted, parked, or dead-lettered when its window is closed. */
+/**
+ * Delivers a job to its destination: attempted, parked, or dead-lettered when its window is closed;
+ * for an ordered destination in its user's turn (`partition`: the record's, which is its user's).
+ */
 export type DeliverStep = (
   job: DeliveryJob,
   destination: Destination,
   accepted: number | undefined,
   fromParked?: boolean,
+  partition?: number,
 ) => Promise<void>;
 
 /**
@@ -50,24 +59,44 @@ export type DeliverStep = (
  * event's window is closed (`domain/window.ts`): the job is dead-lettered as `window_exhausted`.
  * A stopped destination's job is parked; so is a live job while its destination's parked topic
  * drains (a parked job is then attempted: it is the drain). Endpoints paused on their own are
- * left out of the attempt (`Parking.activeEndpoints`).
+ * left out of the attempt (`Parking.activeEndpoints`). A destination with per-user order runs it
+ * through `Ordering.step`.
  */
 export function createDeliverStep(
-  deps: Pick<RecordHandlerDeps, 'config' | 'delivery' | 'parking' | 'now'>,
+  deps: Pick<RecordHandlerDeps, 'config' | 'delivery' | 'parking' | 'now' | 'ordering'>,
 ): DeliverStep {
+  const attempt = createAttemptStep(deps);
+  return async (job, destination, accepted, fromParked = false, partition) => {
+    if (deps.ordering && destination.ordering && partition !== undefined)
+      return deps.ordering.step(job, destination, accepted, partition, fromParked, attempt);
+    await attempt(job, destination, accepted, fromParked);
+  };
+}
+
+const OUTCOMES = { delivered: 'delivered', retry: 'retrying', defer: 'retrying', dead: 'dead' } as const;
+
+/** One attempt step (window check, pause, attempt) and what became of the job. */
+export function createAttemptStep(
+  deps: Pick<RecordHandlerDeps, 'config' | 'delivery' | 'parking' | 'now'>,
+): AttemptStep {
   const now = deps.now ?? Date.now;
-  return async (job, destination, accepted, fromParked = false) => {
+  return async (job, destination, accepted, fromParked): Promise<StepOutcome> => {
     const window = attemptWindow(job, accepted, deps.config().retry.windowMs);
     const verdict = window === undefined ? undefined : checkWindow(window, now());
-    if (verdict?.open === false)
-      return deps.delivery.deadLetter(job, 'window_exhausted', verdict.message, window!.opensAt);
+    if (verdict?.open === false) {
+      await deps.delivery.deadLetter(job, 'window_exhausted', verdict.message, window!.opensAt);
+      return 'dead';
+    }
     const { parking } = deps;
     if (parking) {
-      if (fromParked ? parking.stopped(destination) : parking.mustPark(destination)) return parking.park(job, accepted);
+      if (fromParked ? parking.stopped(destination) : parking.mustPark(destination)) {
+        await parking.park(job, accepted);
+        return 'parked';
+      }
       const endpoints = parking.activeEndpoints(destination, job.endpoints);
       if (endpoints !== job.endpoints) job = { ...job, endpoints };
     }
-    await deps.delivery.run(job, destination);
+    return OUTCOMES[(await deps.delivery.run(job, destination)).kind];
   };
 }
 
@@ -119,16 +148,19 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     const body = encodeBody(rendered.body);
     progress.step = 'deliver';
     const accepted = acceptedAt(record.timestamp, event.receivedAt);
+    const { partition } = record;
     if (destinations.length === 1)
-      return deliver(newEventJob(event, key, body, destinations[0]!), destinations[0]!, accepted);
+      return deliver(newEventJob(event, key, body, destinations[0]!), destinations[0]!, accepted, false, partition);
     // Every destination finishes before a failure of one is reported: the record is done only then.
     const settled = await Promise.allSettled(
-      destinations.map((d) => deliver(newEventJob(event, key, body, d), d, accepted)),
+      destinations.map((d) => deliver(newEventJob(event, key, body, d), d, accepted, false, partition)),
     );
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
   };
 
   const onRedeliver = async (record: ConsumedRecord, progress: Progress) => {
+    const release = deps.ordering && readOrderingRelease(record.headers);
+    if (release) return deps.ordering!.release(release, record.key?.toString() ?? null, record.partition);
     let state: RetryState;
     try {
       state = retryStateFromHeaders(record.headers);
@@ -159,7 +191,15 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
       );
     }
     progress.step = 'deliver';
-    await deliver(job, destination, undefined);
+    await deliver(job, destination, undefined, false, record.partition);
+  };
+
+  const waitingTopics = new Set(deps.topics.waiting);
+  const attempt = createAttemptStep(deps);
+  const onWaiting = async (record: ConsumedRecord, progress: Progress) => {
+    progress.step = 'deliver';
+    if ((await deps.ordering!.onWaiting(record, attempt)) === 'rejected')
+      return reject(record, 'invalid_parked_headers', 'waiting record without a readable sluice-parked header or key');
   };
 
   return async (record) => {
@@ -167,6 +207,7 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     try {
       if (record.topic === deps.topics.redeliver) return await onRedeliver(record, progress);
       if (record.topic === deps.topics.events) return await onEvent(record, progress);
+      if (deps.ordering && waitingTopics.has(record.topic)) return await onWaiting(record, progress);
     } catch (err) {
       const verdict = classifyFailure(err, progress.step, isInfrastructureFailure);
       if (verdict.kind === 'fatal') throw err;

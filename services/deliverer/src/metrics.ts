@@ -18,6 +18,8 @@ export class DelivererMetrics {
   readonly operatorEvents: Counter<'type' | 'outcome'>;
   readonly filtered: Counter<'destination'>;
   readonly parked: Counter<'destination'>;
+  readonly orderingWaiting: Counter<'destination'>;
+  readonly orderingCycled: Counter<'destination'>;
   readonly parkedLag: Gauge<'destination'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
 
@@ -100,6 +102,18 @@ export class DelivererMetrics {
     this.parked = new Counter({
       name: 'sluice_deliverer_parked_total',
       help: 'Events written to their destination parked topic (destination paused or disabled, or its parked topic still draining)',
+      labelNames: ['destination'],
+      registers,
+    });
+    this.orderingWaiting = new Counter({
+      name: 'sluice_deliverer_ordering_waiting_total',
+      help: "Events of an ordered destination written to its waiting topic behind their user's head",
+      labelNames: ['destination'],
+      registers,
+    });
+    this.orderingCycled = new Counter({
+      name: 'sluice_deliverer_ordering_cycled_total',
+      help: 'Waiting records written again at the tail of their waiting topic (their turn had not come)',
       labelNames: ['destination'],
       registers,
     });

@@ -1,8 +1,9 @@
 import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
 import type { SluiceConfig } from '@sluice/config';
 import { startDestinationStateReader } from '@sluice/destination-state';
-import { ConcurrentConsumer, ConsumerMetrics, RecordBatcher } from '@sluice/kafka';
-import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
+import { randomUUID } from 'node:crypto';
+import { ConcurrentConsumer, ConsumerMetrics, copartitionedAssigner, RecordBatcher } from '@sluice/kafka';
+import { defineService, type RunningService, type ServiceContext, type ServiceLifecycle } from '@sluice/service-kit';
 import { OPERATOR_GROUP_SUFFIX, PRODUCE_INTERVAL_MS, PRODUCE_LINGER_MS } from './constants.ts';
 import type { LookupFunction } from './adapters/guarded-connector.ts';
 import { TimeoutLog } from './adapters/timeout-log.ts';
@@ -23,6 +24,8 @@ import { createRecordHandler, type RecordHandlerDeps } from './handle-record.ts'
 import { IsolationMetrics } from './isolation-metrics.ts';
 import { DelivererMetrics } from './metrics.ts';
 import { OperatorWatch } from './operator-watch.ts';
+import { OrderingStore, type OrderingStoreDeps } from './adapters/ordering-store.ts';
+import { Ordering } from './ordering.ts';
 import { Parking } from './parking.ts';
 
 export interface DelivererOptions {
@@ -163,7 +166,12 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
     // Requests still in flight after their destination was done write their attempt records first.
     life.add({ name: 'deliveries', stop: () => delivery.drain() });
     metrics.readInFlightFrom(() => delivery.inFlight());
-    const topics = { events: initial.kafka.topics.events, redeliver: initial.kafka.topics.redeliver };
+    const ordering = await startOrdering(ctx, life, { kafka, admin, sink, metrics, delivery });
+    const topics = {
+      events: initial.kafka.topics.events,
+      redeliver: initial.kafka.topics.redeliver,
+      waiting: ordering ? Ordering.topics(initial) : [],
+    };
     const lag = new ConsumerMetrics(ctx.registry, {
       admin,
       logger: ctx.logger,
@@ -186,20 +194,27 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       logger: ctx.logger,
       parking,
       watch,
+      ...(ordering && { ordering: ordering.ordering }),
     };
+    // Partition p of every topic this process reads goes to one process (per-user order's owner).
+    const processId = randomUUID();
     const consumerBase = {
       kafka,
       maxInFlightPerPartition: initial.delivery.maxInFlightPerPartition,
       onCrowded: () => delivery.judgeSoon(),
       logger: ctx.logger,
       metrics: lag,
+      partitionAssigners: [copartitionedAssigner(processId)],
     };
     consumers.push(
       new ConcurrentConsumer({
         ...consumerBase,
         groupId: delivererGroupId(initial),
-        topics: [topics.events, topics.redeliver],
+        topics: [topics.events, topics.redeliver, ...topics.waiting],
         handle: createRecordHandler(handlerDeps),
+        ...(ordering && {
+          onAssigned: (a: Record<string, number[]>) => ordering.store.assigned(a[topics.events] ?? []),
+        }),
       }),
     );
     if (parking.topics().length > 0) {
@@ -221,4 +236,40 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
     const http = await life.http({ port: options.port });
     return { port: http.port };
   });
+}
+
+/**
+ * Per-user order (docs/reference/ordering.md), when a destination asks for it at start: the users'
+ * queues read whole from `sluice.ordering` before any event is handled.
+ */
+async function startOrdering(
+  ctx: ServiceContext,
+  life: ServiceLifecycle,
+  parts: Pick<OrderingStoreDeps, 'kafka' | 'admin' | 'sink'> & {
+    metrics: DelivererMetrics;
+    delivery: Delivery;
+  },
+): Promise<{ store: OrderingStore; ordering: Ordering } | undefined> {
+  const initial = ctx.config.current;
+  if (Ordering.topics(initial).length === 0) return undefined;
+  const store = new OrderingStore({
+    ...parts,
+    topic: () => ctx.config.current.kafka.topics.ordering,
+    logger: ctx.logger,
+    groupPrefix: `${delivererGroupId(initial)}.ordering`,
+  });
+  await life.start({ name: 'ordering state', stop: () => store.close(), ready: { kafka: () => store.connected } }, () =>
+    store.start(),
+  );
+  const ordering = new Ordering({
+    config: () => ctx.config.current,
+    sink: parts.sink,
+    store,
+    deadLetter: (job, lastError) => parts.delivery.deadLetter(job, 'permanent_failure', lastError),
+    metrics: parts.metrics,
+    logger: ctx.logger,
+    now: Date.now,
+  });
+  life.add({ name: 'ordering', stopIntake: () => ordering.close(), stop: () => ordering.close() });
+  return { store, ordering };
 }

@@ -61,6 +61,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       tierTopic,
       now,
       topics: () => ctx.config.current.kafka.topics,
+      ordered: (id) => ctx.config.current.destinations.some((d) => d.id === id && d.ordering !== undefined),
     });
 
     const intake = new ConcurrentConsumer({

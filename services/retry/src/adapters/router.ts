@@ -1,5 +1,6 @@
 import { formatDuration } from '@sluice/config';
 import {
+  orderingReleaseRecord,
   rejectedRecord,
   RetryHeadersError,
   retryStateFromHeaders,
@@ -24,6 +25,8 @@ export interface RouterDeps {
   tierTopic: (tierMs: number) => string;
   topics: () => { redeliver: string; deadLetter: string; rejected: string };
   now: () => number;
+  /** Whether a destination delivers per user in order (docs/reference/ordering.md); default none does. */
+  ordered?: (destinationId: string) => boolean;
 }
 
 /**
@@ -65,6 +68,16 @@ export class Router {
   async deadLetter(record: RetryRecordParts, state: RetryState, reason: DeadReason): Promise<void> {
     const { deps } = this;
     await deps.sink.send(deps.topics().deadLetter, deadLetterMessage(record, state, reason, deps.now()));
+    // The deliverer owning the user's queue reads the marker in the user's partition of the redeliver
+    // topic and releases the queue if this event is its head. Written after the dead letter, before
+    // the retry record's offset is committed: a crash in between writes both again.
+    if (deps.ordered?.(state.destinationId)) {
+      const release = orderingReleaseRecord(record.key?.toString() ?? null, {
+        destinationId: state.destinationId,
+        messageId: state.messageId,
+      });
+      await deps.sink.send(deps.topics().redeliver, release);
+    }
     deps.metrics.deadLetters.inc({ reason });
     deps.logger.info(
       { messageId: state.messageId, destinationId: state.destinationId, attempts: state.attempts, reason },
