@@ -159,8 +159,9 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
   };
 
   const onRedeliver = async (record: ConsumedRecord, progress: Progress) => {
-    const release = deps.ordering && readOrderingRelease(record.headers);
-    if (release) return deps.ordering!.release(release, record.key?.toString() ?? null, record.partition);
+    // A release marker of the retry service (docs/reference/ordering.md); without per-user order here, nothing to release.
+    const release = readOrderingRelease(record.headers);
+    if (release) return deps.ordering?.release(release, record.key?.toString() ?? null, record.partition);
     let state: RetryState;
     try {
       state = retryStateFromHeaders(record.headers);

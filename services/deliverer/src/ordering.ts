@@ -57,9 +57,13 @@ export class Ordering {
   /** This process's rounds: a waiting record written by another process always goes round once more. */
   readonly #token = randomUUID();
   #closed = false;
+  /** The destinations ordered at start: their waiting topics exist and are read (a reload's change applies at the next start). */
+  readonly #ordered: Set<string>;
   private readonly deps: OrderingDeps;
   constructor(deps: OrderingDeps) {
     this.deps = deps;
+    const config = deps.config();
+    this.#ordered = new Set(config.destinations.filter((d) => d.ordering !== undefined).map((d) => d.id));
   }
 
   /** The waiting topics to read: those of the ordered destinations at start. */
@@ -80,7 +84,7 @@ export class Ordering {
     attempt: AttemptStep,
   ): Promise<void> {
     const key = job.key;
-    if (key === null || destination.ordering === undefined) {
+    if (key === null || destination.ordering === undefined || !this.#ordered.has(destination.id)) {
       await attempt(job, destination, accepted, fromParked);
       return;
     }
@@ -109,7 +113,7 @@ export class Ordering {
   /** A release marker (the retry service dead-lettered `messageId`): releases the queue if it is still its head. */
   async release(marker: OrderingRelease, key: string | null, partition: number): Promise<void> {
     const destination = this.deps.config().destinations.find((d) => d.id === marker.destinationId);
-    if (key === null || destination?.ordering === undefined) return;
+    if (key === null || destination?.ordering === undefined || !this.#ordered.has(destination.id)) return;
     const { onDeadLetter } = destination.ordering;
     await this.deps.store.ready(partition);
     await this.#serial(destination.id, key, async () => {

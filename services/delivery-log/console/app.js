@@ -98,7 +98,7 @@ async function streamPage(sourceId) {
   timer = setInterval(() => refresh().catch(report), 2000);
 }
 
-const STATES = ['delivering', 'retrying', 'delivered', 'filtered', 'dead', 'rejected'];
+const STATES = ['delivering', 'waiting', 'retrying', 'delivered', 'filtered', 'dead', 'rejected'];
 
 async function messagesPage(params, { title = 'Messages', bulk = false } = {}) {
   const q = new URLSearchParams(params);

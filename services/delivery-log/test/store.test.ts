@@ -121,6 +121,49 @@ describe('delivery-log store', () => {
     );
   });
 
+  it('a waiting record (per-user order) makes the state waiting, naming the event waited for; its attempt moves it on', async () => {
+    const record = (outcome: string, at: number, extra: Record<string, unknown> = {}) =>
+      topicRecord(
+        TEST_TOPICS.attempts,
+        JSON.stringify({
+          messageId: 'behind',
+          sourceId: 'src',
+          destinationId: 'hooks',
+          eventType: 'track',
+          endpoint: extra.endpoint ?? '',
+          attempt: extra.attempt ?? 0,
+          outcome,
+          latencyMs: 0,
+          at: new Date(at).toISOString(),
+          ...extra,
+        }),
+      );
+    const waiting = readRecord(record('waiting', 2_000, { waitingFor: 'head-1' }), TEST_TOPICS);
+    assert.ok(waiting.ok && waiting.entry.kind === 'waiting');
+    await db.store.ingest([eventEntry({ messageId: 'behind', destinationIds: ['hooks'] }), waiting.entry as LogEntry]);
+    await db.store.ingest([waiting.entry as LogEntry]);
+    let m = await db.store.message('src', 'behind');
+    assert.deepEqual(
+      m!.deliveries.map((d) => [d.state, d.attempts, d.lastError]),
+      [['waiting', 0, 'waiting for head-1']],
+    );
+    assert.deepEqual(
+      (await db.store.listMessages({ state: 'waiting' }, 10)).map((s) => s.messageId),
+      ['behind'],
+    );
+    const delivered = readRecord(
+      { ...record('success', 3_000, { endpoint: 'https://h.example/x', attempt: 1, status: 200 }), partition: 7 },
+      TEST_TOPICS,
+    );
+    assert.ok(delivered.ok);
+    await db.store.ingest([delivered.entry as LogEntry, waiting.entry as LogEntry]);
+    m = await db.store.message('src', 'behind');
+    assert.deepEqual(
+      m!.deliveries.map((d) => [d.state, d.attempts]),
+      [['delivered', 1]],
+    );
+  });
+
   it('lists by state and destination with a stable keyset cursor over every page', async () => {
     const entries = [];
     for (let i = 0; i < 25; i++)

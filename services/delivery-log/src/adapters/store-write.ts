@@ -2,7 +2,15 @@ import { MAX_TEXT_LENGTH } from '../constants.ts';
 import { type EventNote, type StoredEvent, storedEvent } from '../domain/event-text.ts';
 import { foldDeliveries } from '../domain/fold.ts';
 import { messageKey, positionKey } from '../domain/keys.ts';
-import type { AttemptEntry, DeadEntry, EventEntry, FilteredEntry, LogEntry, RejectedEntry } from '../domain/records.ts';
+import type {
+  AttemptEntry,
+  DeadEntry,
+  EventEntry,
+  FilteredEntry,
+  LogEntry,
+  RejectedEntry,
+  WaitingEntry,
+} from '../domain/records.ts';
 import { storableText } from '../domain/storable-text.ts';
 import { applyDeletions } from './deletions.ts';
 import { emptyReport, type IngestReport } from '../domain/ingest-report.ts';
@@ -91,11 +99,13 @@ async function writeBatch(
   const rejections = new Map<string, RejectedEntry>();
   const deaths: DeadEntry[] = [];
   const filtered: FilteredEntry[] = [];
+  const waiting: WaitingEntry[] = [];
   for (const e of entries) {
     if (e.kind === 'event') events.set(messageKey(e), events.get(messageKey(e)) ?? e);
     else if (e.kind === 'attempt') attempts.set(positionKey(e.position), e);
     else if (e.kind === 'rejected') rejections.set(positionKey(e.position), e);
     else if (e.kind === 'filtered') filtered.push(e);
+    else if (e.kind === 'waiting') waiting.push(e);
     else deaths.push(e);
   }
   const deletions = [...events.values()].filter((e) => e.eventType === 'delete' && e.userId !== undefined);
@@ -108,9 +118,13 @@ async function writeBatch(
   const stored = await writeEvents(tx, [...events.values()], report, forced);
   const newAttempts = await writeAttempts(tx, [...attempts.values()]);
   const newRejections = await writeRejections(tx, [...rejections.values()]);
-  const messages = await ensureMessages(tx, [...newAttempts, ...deaths, ...filtered, ...newRejections], stored);
+  const messages = await ensureMessages(
+    tx,
+    [...newAttempts, ...deaths, ...filtered, ...waiting, ...newRejections],
+    stored,
+  );
   const touched = new Set<string>(stored.completed.keys());
-  for (const f of [...newAttempts, ...deaths, ...filtered])
+  for (const f of [...newAttempts, ...deaths, ...filtered, ...waiting])
     if (messages.existed.has(messageKey(f))) touched.add(messageKey(f));
   const writes = foldDeliveries({
     current: await readDeliveries(tx, touched),
@@ -118,6 +132,7 @@ async function writeBatch(
     attempts: newAttempts,
     deaths,
     filtered,
+    waiting,
     receivedAt: messages.receivedAt,
   });
   await writeDeliveries(tx, writes);
@@ -274,7 +289,7 @@ interface FactMessages {
  */
 async function ensureMessages(
   tx: Sql,
-  facts: (AttemptEntry | DeadEntry | FilteredEntry | RejectedEntry)[],
+  facts: (AttemptEntry | DeadEntry | FilteredEntry | WaitingEntry | RejectedEntry)[],
   stored: StoredEvents,
 ): Promise<FactMessages> {
   const receivedAt = new Map<string, number>();

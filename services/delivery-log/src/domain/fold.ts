@@ -1,5 +1,5 @@
 import { deliveryKey, messageKey } from './keys.ts';
-import type { AttemptEntry, DeadEntry, EventEntry, FilteredEntry } from './records.ts';
+import type { AttemptEntry, DeadEntry, EventEntry, FilteredEntry, WaitingEntry } from './records.ts';
 import { advance, type DeliveryState, type Fact, type StateAt } from './state.ts';
 
 /** One row of `deliveries`: a message at a destination, as stored and as written back. */
@@ -28,6 +28,8 @@ export interface FoldInput {
   deaths: readonly DeadEntry[];
   /** Destinations whose filter refused the event (each read again folds to the same state). */
   filtered?: readonly Pick<FilteredEntry, 'sourceId' | 'messageId' | 'destinationId' | 'at'>[];
+  /** Events of an ordered destination waiting behind an earlier event of their user. */
+  waiting?: readonly Pick<WaitingEntry, 'sourceId' | 'messageId' | 'destinationId' | 'at' | 'waitingFor'>[];
   /** Receive time of each message of the batch (by `messageKey`). */
   receivedAt: ReadonlyMap<string, number>;
 }
@@ -129,6 +131,13 @@ export function foldDeliveries(input: FoldInput): DeliveryRow[] {
       fact: { kind: 'filtered', at: f.at },
       attempt: false,
       error: null,
+    });
+  }
+  for (const w of input.waiting ?? []) {
+    row(w.sourceId, w.messageId, w.destinationId).steps.push({
+      fact: { kind: 'waiting', at: w.at },
+      attempt: false,
+      error: `waiting for ${w.waitingFor}`,
     });
   }
   const writes: DeliveryRow[] = [];

@@ -61,6 +61,19 @@ export interface FilteredEntry {
   at: number;
 }
 
+/** The event waits behind an earlier event of its user (docs/reference/ordering.md): no attempt yet. */
+export interface WaitingEntry {
+  kind: 'waiting';
+  position: RecordPosition;
+  sourceId: string;
+  messageId: string;
+  destinationId: string;
+  eventType: string;
+  at: number;
+  /** The message id of the event it waits for. */
+  waitingFor: string;
+}
+
 export interface DeadEntry {
   kind: 'dead';
   /** Where the dead letter is on the dead-letter topic: a replay reads just that record. */
@@ -97,7 +110,7 @@ export interface ReplayMarkerEntry {
   at: number;
 }
 
-export type LogEntry = EventEntry | AttemptEntry | FilteredEntry | DeadEntry | RejectedEntry;
+export type LogEntry = EventEntry | AttemptEntry | FilteredEntry | WaitingEntry | DeadEntry | RejectedEntry;
 /** What a record says: a fact about a message, or a replay marker (kept in the dead-letter index only). */
 export type ReadEntry = LogEntry | ReplayMarkerEntry;
 export type Read = { ok: true; entry: ReadEntry } | { ok: false; reason: string };
@@ -166,6 +179,7 @@ function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
   if (!isJsonObject(a)) return { ok: false, reason: 'attempt record is not JSON' };
   const at = time(a.at);
   if (a.outcome === 'filtered') return readFiltered(a, at, position);
+  if (a.outcome === 'waiting') return readWaiting(a, at, position);
   const outcomes = ['success', 'retryable', 'permanent'];
   if (
     !str(a.messageId) ||
@@ -216,6 +230,23 @@ function readFiltered(a: Partial<AttemptEvent>, at: number | undefined, position
     destinationId: a.destinationId,
     eventType: str(a.eventType, 32) ? a.eventType : 'unknown',
     at,
+  };
+  return { ok: true, entry };
+}
+
+/** The `waiting` record of an ordered destination: no endpoint, no attempt, the event it waits for. */
+function readWaiting(a: Partial<AttemptEvent>, at: number | undefined, position: RecordPosition): Read {
+  if (!str(a.messageId) || !str(a.sourceId) || !str(a.destinationId) || at === undefined)
+    return { ok: false, reason: 'waiting record misses a field' };
+  const entry: WaitingEntry = {
+    kind: 'waiting',
+    position,
+    sourceId: a.sourceId,
+    messageId: a.messageId,
+    destinationId: a.destinationId,
+    eventType: str(a.eventType, 32) ? a.eventType : 'unknown',
+    at,
+    waitingFor: typeof a.waitingFor === 'string' ? clip(a.waitingFor, MAX_ID_LENGTH) : '',
   };
   return { ok: true, entry };
 }

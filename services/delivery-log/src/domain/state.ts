@@ -3,6 +3,8 @@
  * the records of the pipeline in whatever order they are read:
  *
  * - `delivering`: the event was read, no attempt yet;
+ * - `waiting`: the destination delivers per user in order, and the event waits behind an earlier
+ *   event of its user (docs/reference/ordering.md); the row's last error names that event;
  * - `retrying`: the last attempt failed and a retry is due;
  * - `delivered`: an attempt succeeded (final);
  * - `filtered`: the destination's filter refused the event, so nothing was attempted (final, unless
@@ -10,7 +12,15 @@
  * - `dead`: the event was dead-lettered; only an attempt made after that (a replay) moves it on;
  * - `rejected`: the event was rejected (bad input), kept per message.
  */
-export const DELIVERY_STATES = ['delivering', 'retrying', 'delivered', 'filtered', 'dead', 'rejected'] as const;
+export const DELIVERY_STATES = [
+  'delivering',
+  'waiting',
+  'retrying',
+  'delivered',
+  'filtered',
+  'dead',
+  'rejected',
+] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 export interface StateAt {
@@ -23,11 +33,13 @@ export interface StateAt {
 export type Fact =
   | { kind: 'attempt'; outcome: 'success' | 'retryable' | 'permanent'; at: number }
   | { kind: 'dead'; at: number }
-  | { kind: 'filtered'; at: number };
+  | { kind: 'filtered'; at: number }
+  | { kind: 'waiting'; at: number };
 
 function factState(fact: Fact): DeliveryState {
   if (fact.kind === 'dead') return 'dead';
   if (fact.kind === 'filtered') return 'filtered';
+  if (fact.kind === 'waiting') return 'waiting';
   return fact.outcome === 'success' ? 'delivered' : 'retrying';
 }
 
@@ -43,7 +55,10 @@ export function advance(current: StateAt | undefined, fact: Fact): StateAt {
   // A filter decides before any attempt: once something was attempted, a filtered record (the event
   // read again under a changed filter) says less than the attempts did.
   if (fact.kind === 'filtered') return current === undefined || current.state === 'delivering' ? next : current;
-  if (current === undefined || current.state === 'delivering' || current.state === 'filtered') return next;
+  // Waiting comes before the event's own attempts: it only moves a row nothing was attempted for.
+  if (fact.kind === 'waiting') return current === undefined || current.state === 'delivering' ? next : current;
+  const notStarted = current === undefined || current.state === 'delivering' || current.state === 'waiting';
+  if (notStarted || current.state === 'filtered') return next;
   if (current.state === 'delivered' || current.state === 'rejected') return current;
   if (next.state === 'delivered') return next;
   if (current.state === 'dead') return next.state === 'retrying' && fact.at > current.at ? next : current;
