@@ -44,6 +44,24 @@ describe('the order checker', () => {
     assert.equal(r.attemptsAhead, 0);
     assert.equal(r.duplicates, 0);
     assert.deepEqual(r.latencyByUser.get('u1'), [10, 12, 22]);
+    assert.deepEqual(
+      r.freeLatencies,
+      [10, 20],
+      'all acknowledged at 0: only the first event of each user had nothing to wait for',
+    );
+    const later = checkOrder({
+      ...trail([
+        ['a0', 10, 200],
+        ['a1', 20, 200],
+        ['a2', 30, 200],
+      ]),
+      ackedAt: new Map([
+        ['a0', 0],
+        ['a1', 15],
+        ['a2', 15],
+      ]),
+    });
+    assert.deepEqual(later.freeLatencies, [10, 5], 'a1 was acknowledged after a0 was applied; a2 before a1 was');
     assert.deepEqual(latencyFigures(r, new Set(['u2'])), { events: 3, p50: 12, p99: 22, max: 22, p99UserMax: 22 });
   });
 
@@ -59,6 +77,7 @@ describe('the order checker', () => {
       ]),
     );
     assert.deepEqual(r.reordered, [{ user: 'u1', appliedPositions: [0, 2, 1] }]);
+
     assert.equal(r.attemptsAhead, 1, 'a2 was attempted while a1 waited for its retry');
   });
 

@@ -39,6 +39,11 @@ export interface OrderReport {
   attemptsAhead: number;
   /** Per user, ingest's acknowledgement → the receiver applying it, per applied event (ms). */
   latencyByUser: Map<string, number[]>;
+  /**
+   * The same for the events with nothing to wait for: every earlier event of their user applied
+   * when ingest acknowledged them (what ordering should not slow down).
+   */
+  freeLatencies: number[];
 }
 
 /** Per user, the applied sequence against the acceptance order; duplicates, attempts ahead, latencies. */
@@ -80,6 +85,15 @@ export function checkOrder(trail: OrderTrail): OrderReport {
       .some((id) => !dead.has(id) && (appliedAt.get(id) ?? Number.POSITIVE_INFINITY) > a.at);
     if (earlierPending) attemptsAhead++;
   }
+  const freeLatencies: number[] = [];
+  for (const ids of trail.accepted.values())
+    ids.forEach((id, index) => {
+      const acked = trail.ackedAt.get(id);
+      const applied = appliedAt.get(id);
+      if (acked === undefined || applied === undefined) return;
+      if (ids.slice(0, index).every((earlier) => (appliedAt.get(earlier) ?? Number.POSITIVE_INFINITY) <= acked))
+        freeLatencies.push(applied - acked);
+    });
   const missing = [...trail.accepted.values()].flat().filter((id) => !appliedAt.has(id) && !dead.has(id));
   return {
     users: trail.accepted.size,
@@ -91,6 +105,7 @@ export function checkOrder(trail: OrderTrail): OrderReport {
     duplicatesAfterLater,
     attemptsAhead,
     latencyByUser,
+    freeLatencies,
   };
 }
 
@@ -124,6 +139,7 @@ export function formatOrderReport(name: string, r: OrderReport, except: Readonly
     `reorderedUsers=${r.reordered.length}${examples ? ` (${examples})` : ''} duplicates=${r.duplicates} ` +
     `(after a later event ${r.duplicatesAfterLater}) attemptsAhead=${r.attemptsAhead} | ack→applied over ` +
     `${l.events} events${except.size ? ` (without ${[...except].join(',')})` : ''}: p50 ${l.p50} ms, p99 ${l.p99} ms, ` +
-    `max ${l.max} ms; p99 of each user's worst ${l.p99UserMax} ms`
+    `max ${l.max} ms; p99 of each user's worst ${l.p99UserMax} ms; events with nothing earlier pending at ack: ` +
+    `${r.freeLatencies.length}, p50 ${percentile(r.freeLatencies, 50)} ms, p99 ${percentile(r.freeLatencies, 99)} ms`
   );
 }
