@@ -118,17 +118,8 @@ export class Ledger {
 
   summary(slackMs = 10_000): LedgerSummary {
     const delivered = this.#deliveredPerDestination();
-    const okAt = new Map<string, number>();
-    let duplicates = 0;
-    let explained = 0;
-    for (const a of [...this.arrivals].sort((x, y) => x.at - y.at)) {
-      const key = `${a.messageId}\u0000${a.endpoint}`;
-      if (okAt.has(key)) {
-        duplicates++;
-        if (this.disruptions.some((d) => a.at >= d.from - slackMs && a.at <= d.to + slackMs)) explained++;
-      }
-      if (a.status >= 200 && a.status < 300 && !okAt.has(key)) okAt.set(key, a.at);
-    }
+    const { duplicates, unexplained } = this.duplicates(slackMs);
+    const explained = duplicates - unexplained.length;
     const everywhere = (id: string) => [...delivered.values()].every((ids) => ids.has(id));
     return {
       sent: this.sent.size,
@@ -141,6 +132,27 @@ export class Ledger {
       badSignatures: this.arrivals.filter((a) => !a.signatureOk).length,
       badBodies: this.arrivals.filter((a) => !a.bodyOk).length,
     };
+  }
+
+  /**
+   * Arrivals at an endpoint after it had answered 2xx for the same event: how many, and those not
+   * within `slackMs` of a disruption, each with when that endpoint first answered 2xx for it.
+   */
+  duplicates(slackMs = 10_000): { duplicates: number; unexplained: (Arrival & { firstOkAt: number })[] } {
+    const okAt = new Map<string, number>();
+    let duplicates = 0;
+    const unexplained: (Arrival & { firstOkAt: number })[] = [];
+    for (const a of [...this.arrivals].sort((x, y) => x.at - y.at)) {
+      const key = `${a.messageId}\u0000${a.endpoint}`;
+      const firstOkAt = okAt.get(key);
+      if (firstOkAt !== undefined) {
+        duplicates++;
+        if (!this.disruptions.some((d) => a.at >= d.from - slackMs && a.at <= d.to + slackMs))
+          unexplained.push({ ...a, firstOkAt });
+      }
+      if (a.status >= 200 && a.status < 300 && firstOkAt === undefined) okAt.set(key, a.at);
+    }
+    return { duplicates, unexplained };
   }
 
   /** Per destination missing an event, the ids acknowledged but neither delivered there nor dead-lettered. */

@@ -99,6 +99,11 @@ export async function orderingDrill(t: TestContext, o: OrderingDrillOptions): Pr
   t.diagnostic(`sent in ${sentMs} ms, settled ${Date.now() - t0} ms after the first send; load ${load()}`);
 
   const summary = pipeline.report(t, o.name, o.slackMs);
+  const lastDisruption = Math.max(t0, ...pipeline.ledger.disruptions.map((d) => d.to));
+  for (const d of pipeline.ledger.duplicates(o.slackMs).unexplained.slice(0, 10))
+    t.diagnostic(
+      `unexplained duplicate at ${d.destination}: ${d.messageId} (${d.status}) ${d.at - lastDisruption} ms after the last disruption ended, first 2xx ${d.firstOkAt - lastDisruption} ms after it`,
+    );
   const trail = (destination: string, receiver: StatefulReceiver) =>
     checkOrder({
       accepted,
