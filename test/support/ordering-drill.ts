@@ -100,7 +100,11 @@ export async function orderingDrill(t: TestContext, o: OrderingDrillOptions): Pr
 
   const summary = pipeline.report(t, o.name, o.slackMs);
   const lastDisruption = Math.max(t0, ...pipeline.ledger.disruptions.map((d) => d.to));
-  for (const d of pipeline.ledger.duplicates(o.slackMs).unexplained.slice(0, 10))
+  const { unexplained } = pipeline.ledger.duplicates(o.slackMs);
+  // What the services logged (warnings and errors) says what re-sent them: a rebalance, a restart.
+  if (unexplained.length > 0)
+    for (const svc of pipeline.services.values()) t.diagnostic(`${svc.name} logged:\n${svc.output.slice(-3_000)}`);
+  for (const d of unexplained.slice(0, 10))
     t.diagnostic(
       `unexplained duplicate at ${d.destination}: ${d.messageId} (${d.status}) ${d.at - lastDisruption} ms after the last disruption ended, first 2xx ${d.firstOkAt - lastDisruption} ms after it`,
     );
