@@ -136,10 +136,13 @@ export class Ordering {
     const { job, acceptedAt } = unparked;
     const key = job.key!;
     const destination = this.deps.config().destinations.find((d) => d.id === job.destinationId);
-    if (destination === undefined || destination.ordering === undefined) {
-      // No longer ordered (or gone: the attempt step dead-letters it): delivered as any event.
-      if (destination) await attempt(job, destination, acceptedAt, true);
-      else await this.deps.deadLetter(job, `destination ${job.destinationId} is gone`);
+    if (!destination?.enabled) {
+      await this.deps.deadLetter(job, `destination ${job.destinationId} is ${destination ? 'disabled' : 'gone'}`);
+      return undefined;
+    }
+    if (destination.ordering === undefined) {
+      // No longer ordered: delivered as any event.
+      await attempt(job, destination, acceptedAt, true);
       return undefined;
     }
     await this.deps.store.ready(record.partition);
@@ -150,7 +153,7 @@ export class Ordering {
       (await this.#waitingStep(record, job, acceptedAt, destination, key, force ? undefined : round, attempt)) ===
       'idle'
     )
-      force = !(await this.#idleUntilProgress(destination.id, record.partition));
+      force = !(await this.#idleUntilProgress(destination.id, record.partition, round));
     return undefined;
   }
 
@@ -189,13 +192,15 @@ export class Ordering {
           return 'done';
         }
         case 'dead-letter': {
-          const head = q!.head ?? 'an earlier event';
+          const head = q!.deadHead ?? 'an earlier event';
           await this.deps.deadLetter(job, `dead-lettered with the event it waited for, ${head}`);
           await this.#moved(id, key, record.partition, q, afterDeadLettered(q!, job.messageId));
           return 'done';
         }
         case 'deliver': {
-          const outcome = await attempt(job, destination, acceptedAt, true);
+          // Taken out now: the window moves by the whole time waited, idle waits included.
+          const now = unparkJob(key, record.value ?? Buffer.alloc(0), record.headers, this.deps.now());
+          const outcome = await attempt(job, destination, now.ok ? now.acceptedAt : acceptedAt, true);
           await this.#moved(id, key, record.partition, q, afterStep(q, job.messageId, outcome, onDeadLetter, true));
           return 'done';
         }
@@ -243,8 +248,12 @@ export class Ordering {
     return `${this.#token}:${this.#progress.get(`${id}/${partition}`) ?? 0}`;
   }
 
-  /** Resolves true at the next progress in the partition, false after `idleWaitMs` or at shutdown. */
-  #idleUntilProgress(id: string, partition: number): Promise<boolean> {
+  /**
+   * Resolves true at the next progress in the partition after `round` (at once if some came between
+   * the decision and this call), false after `idleWaitMs` or at shutdown.
+   */
+  #idleUntilProgress(id: string, partition: number, round: string | undefined): Promise<boolean> {
+    if (this.#round(id, partition) !== round) return Promise.resolve(!this.#closed);
     const at = `${id}/${partition}`;
     let waiters = this.#idle.get(at);
     if (!waiters) this.#idle.set(at, (waiters = new Set()));

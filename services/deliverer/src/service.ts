@@ -26,6 +26,7 @@ import { DelivererMetrics } from './metrics.ts';
 import { OperatorWatch } from './operator-watch.ts';
 import { OrderingStore, type OrderingStoreDeps } from './adapters/ordering-store.ts';
 import { Ordering } from './ordering.ts';
+import { startWaitingTrim } from './adapters/waiting-trim.ts';
 import { Parking } from './parking.ts';
 
 export interface DelivererOptions {
@@ -55,6 +56,8 @@ export interface DelivererOptions {
   operatorBackoffMs?: readonly number[];
   /** How often a resumed destination's parked topic is checked for being drained; default 250 ms. */
   parkCheckIntervalMs?: number;
+  /** How often consumed records of the waiting topics are deleted (docs/reference/ordering.md); default a minute. */
+  waitingTrimIntervalMs?: number;
 }
 
 export interface DelivererService extends RunningService {
@@ -166,7 +169,14 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
     // Requests still in flight after their destination was done write their attempt records first.
     life.add({ name: 'deliveries', stop: () => delivery.drain() });
     metrics.readInFlightFrom(() => delivery.inFlight());
-    const ordering = await startOrdering(ctx, life, { kafka, admin, sink, metrics, delivery });
+    const ordering = await startOrdering(ctx, life, {
+      kafka,
+      admin,
+      sink,
+      metrics,
+      delivery,
+      ...(options.waitingTrimIntervalMs !== undefined && { trimEveryMs: options.waitingTrimIntervalMs }),
+    });
     const topics = {
       events: initial.kafka.topics.events,
       redeliver: initial.kafka.topics.redeliver,
@@ -248,6 +258,7 @@ async function startOrdering(
   parts: Pick<OrderingStoreDeps, 'kafka' | 'admin' | 'sink'> & {
     metrics: DelivererMetrics;
     delivery: Delivery;
+    trimEveryMs?: number;
   },
 ): Promise<{ store: OrderingStore; ordering: Ordering } | undefined> {
   const initial = ctx.config.current;
@@ -271,5 +282,13 @@ async function startOrdering(
     now: Date.now,
   });
   life.add({ name: 'ordering', stopIntake: () => ordering.close(), stop: () => ordering.close() });
+  const stopTrim = startWaitingTrim({
+    admin: parts.admin,
+    groupId: delivererGroupId(initial),
+    topics: Ordering.topics(initial),
+    logger: ctx.logger,
+    ...(parts.trimEveryMs !== undefined && { everyMs: parts.trimEveryMs }),
+  });
+  life.add({ name: 'waiting trim', stop: stopTrim });
   return { store, ordering };
 }

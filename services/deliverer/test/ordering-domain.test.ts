@@ -60,7 +60,7 @@ describe('per-user queue rules', () => {
     assert.deepEqual(released, { queue: ['a', 'b'] });
     assert.equal(waitingDecision(released, 'a'), 'deliver');
     let q = afterStep(held, 'h', 'dead', 'dead-letter-waiting');
-    assert.deepEqual(q, { queue: ['a', 'b'], dead: 2 });
+    assert.deepEqual(q, { queue: ['a', 'b'], dead: 2, deadHead: 'h' });
     assert.equal(waitingDecision(q, 'b'), 'cycle');
     assert.equal(waitingDecision(q, 'a'), 'dead-letter');
     q = afterDeadLettered(q, 'a');
@@ -68,6 +68,7 @@ describe('per-user queue rules', () => {
     q = afterDeadLettered(q, 'b');
     assert.ok(isEmpty(q));
     assert.equal(q.dead, undefined);
+    assert.equal(q.deadHead, undefined);
   });
 
   it('an event dead-lettered without a head, or parked by a pause, leaves the queue as it is', () => {

@@ -82,14 +82,21 @@ describe('per-user order on the real broker', () => {
   let release: Awaited<ReturnType<typeof orderedReceiver>>;
   let deadWaiting: Awaited<ReturnType<typeof orderedReceiver>>;
   let allowF = false;
+  let allowG = false;
   const startDeliverer = () =>
-    createDeliverer(testServiceContext('deliverer', config), { port: 0, drainTimeoutMs: 5_000 }).start();
+    createDeliverer(testServiceContext('deliverer', config), {
+      port: 0,
+      drainTimeoutMs: 5_000,
+      waitingTrimIntervalMs: 500,
+    }).start();
   const events = (sourceId: string, userId: string, prefix: string, n: number): EventEnvelope[] =>
     ids(prefix, n).map((messageId) => receivedEnvelope({ sourceId, messageId, userId, event: 'e' }));
   const sentAt = new Map<string, number>();
 
   before(async () => {
-    release = await orderedReceiver((id, n) => (id === 'a-0' && n === 1) || id === 'c-0' || (id === 'f-0' && !allowF));
+    release = await orderedReceiver(
+      (id, n) => (id === 'a-0' && n === 1) || id === 'c-0' || (id === 'f-0' && !allowF) || (id === 'g-0' && !allowG),
+    );
     deadWaiting = await orderedReceiver((id) => id === 'e-0');
     config = testConfig({
       sources: [
@@ -169,6 +176,10 @@ describe('per-user order on the real broker', () => {
       "user e's three dead letters",
     );
     assert.ok(deadIds().includes('c-0'));
+    const waitingDead = seen
+      .records(config.kafka.topics.deadLetter)
+      .find((r) => r.headers[RETRY_HEADERS.messageId] === 'e-1')!;
+    assert.match(String(waitingDead.headers[RETRY_HEADERS.lastError]), /waited for, e-0/);
     assert.equal(deadWaiting.tries.get('e-1'), undefined, 'the waiting events were never attempted');
     assert.equal(deadWaiting.tries.get('e-2'), undefined);
     const cDeadAt = seen
@@ -188,5 +199,39 @@ describe('per-user order on the real broker', () => {
     allowF = true;
     await waitUntil(() => appliedOf(release.applied, 'f-').length === 4, 20_000, "user f's four events");
     assert.deepEqual(appliedOf(release.applied, 'f-'), ids('f-', 4));
+  });
+
+  it('two deliverers sharing the group: one owns each partition of every topic; the queue survives the hand-over when one leaves', async () => {
+    const second = await startDeliverer();
+    try {
+      const gs = events('s1', 'g', 'g-', 4);
+      const hs = events('s1', 'h', 'h-', 4);
+      await produceEvents(kafka, config.kafka.topics.events, [...gs, ...hs]);
+      const waiting = () =>
+        seen.records(waitingTopicName(config, 'ord')).filter((r) => r.key === recordKey(gs[0]!)).length;
+      await waitUntil(() => waiting() >= 3, 20_000, "user g's three events waiting");
+      await waitUntil(() => appliedOf(release.applied, 'h-').length === 4, 10_000, "user h's events");
+      assert.deepEqual(appliedOf(release.applied, 'h-'), ids('h-', 4));
+    } finally {
+      await second.close();
+    }
+    allowG = true;
+    await waitUntil(() => appliedOf(release.applied, 'g-').length === 4, 20_000, "user g's four events");
+    assert.deepEqual(appliedOf(release.applied, 'g-'), ids('g-', 4));
+    // Consumed waiting records are deleted (the topic keeps records until then).
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await waitUntil(
+        async () => {
+          const offsets = await admin.fetchTopicOffsets(waitingTopicName(config, 'ord'));
+          return offsets.some((p) => Number(p.low) > 0) && offsets.every((p) => p.low === p.high);
+        },
+        10_000,
+        'the consumed waiting records deleted',
+      );
+    } finally {
+      await admin.disconnect();
+    }
   });
 });

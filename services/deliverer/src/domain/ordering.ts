@@ -11,6 +11,8 @@ export interface KeyQueue {
   queue: string[];
   /** How many of the queue's first events are to be dead-lettered with a dead head (`dead-letter-waiting`). */
   dead?: number;
+  /** The dead head they are dead-lettered with (named in their last error). */
+  deadHead?: string;
 }
 
 /** What became of one attempt step of a job: the outcomes the queue cares about. */
@@ -54,7 +56,10 @@ function shifted(q: KeyQueue, messageId: string): KeyQueue {
   if (q.queue[0] !== messageId) return q;
   const next: KeyQueue = { ...q, queue: q.queue.slice(1) };
   if (next.dead !== undefined) next.dead = Math.max(0, next.dead - 1) || undefined;
-  if (next.dead === undefined) delete next.dead;
+  if (next.dead === undefined) {
+    delete next.dead;
+    delete next.deadHead;
+  }
   return next;
 }
 
@@ -79,7 +84,7 @@ export function afterStep(
   if (!wasHead) return next;
   const { head: _released, ...rest } = next;
   if (outcome === 'dead' && onDeadLetter === 'dead-letter-waiting' && rest.queue.length > 0)
-    return { ...rest, dead: rest.queue.length };
+    return { ...rest, dead: rest.queue.length, deadHead: messageId };
   return rest;
 }
 
