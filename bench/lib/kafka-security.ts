@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { parseConfig, type KafkaSecurity } from '@sluice/config';
+import { prefixedTopics } from '@sluice/testkit';
 
 export interface BenchKafkaSecurity {
   /** `kafka.ssl` / `kafka.sasl` as written (`{ env }` secrets kept), for the config files a benchmark writes. */
@@ -23,4 +24,15 @@ export function benchKafkaSecurity(env: NodeJS.ProcessEnv = process.env): BenchK
   };
   const { ssl, sasl } = parseConfig({ kafka: raw }, env).kafka;
   return { raw, security: { ...(ssl && { ssl }), ...(sasl && { sasl }) } };
+}
+
+/** The `kafka` section of a config file a benchmark writes: its own topics and client id, one replica, TLS/SASL as above. */
+export function benchKafkaSection(prefix: string, partitions: number): Record<string, unknown> {
+  return {
+    ...benchKafkaSecurity().raw,
+    clientId: prefix,
+    partitions,
+    replicationFactor: 1,
+    topics: prefixedTopics(prefix),
+  };
 }

@@ -46,7 +46,7 @@ export const DEFAULT_DESTINATION = 'ledger-hooks';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** The payload a ledger event carries: the receiver checks `hash` against `payload`. */
+/** The payload a ledger event carries (an identify in its traits): the receiver checks `hash` against `payload`. */
 export function ledgerProperties(seq: number): { seq: number; payload: string; hash: string } {
   const payload = `${seq}:${Math.random().toString(36).slice(2)}:${'x'.repeat(64)}`;
   return { seq, payload, hash: sha256(payload) };
@@ -102,7 +102,10 @@ export class Ledger {
         ? signature === undefined
         : typeof signature === 'string' && verifySignature(this.secret, req.body, signature);
     const arrive = (messageId: string, event: unknown) => {
-      const props = (event as { properties?: { payload?: string; hash?: string } } | undefined)?.properties;
+      // An identify carries the ledger payload in its traits, the other calls in their properties.
+      type Payload = { payload?: string; hash?: string };
+      const e = event as { properties?: Payload; traits?: Payload } | undefined;
+      const props = e?.properties ?? e?.traits;
       const bodyOk = !!props && typeof props.payload === 'string' && sha256(props.payload) === props.hash;
       this.arrivals.push({ messageId, destination, endpoint, at: req.at, status, bodyOk, signatureOk });
     };
@@ -123,17 +126,8 @@ export class Ledger {
 
   summary(slackMs = 10_000): LedgerSummary {
     const delivered = this.#deliveredPerDestination();
-    const okAt = new Map<string, number>();
-    let duplicates = 0;
-    let explained = 0;
-    for (const a of [...this.arrivals].sort((x, y) => x.at - y.at)) {
-      const key = `${a.messageId}\u0000${a.endpoint}`;
-      if (okAt.has(key)) {
-        duplicates++;
-        if (this.disruptions.some((d) => a.at >= d.from - slackMs && a.at <= d.to + slackMs)) explained++;
-      }
-      if (a.status >= 200 && a.status < 300 && !okAt.has(key)) okAt.set(key, a.at);
-    }
+    const { duplicates, unexplained } = this.duplicates(slackMs);
+    const explained = duplicates - unexplained.length;
     const everywhere = (id: string) => [...delivered.values()].every((ids) => ids.has(id));
     return {
       sent: this.sent.size,
@@ -165,6 +159,27 @@ export class Ledger {
       });
     }
     return accounts;
+  }
+
+  /**
+   * Arrivals at an endpoint after it had answered 2xx for the same event: how many, and those not
+   * within `slackMs` of a disruption, each with when that endpoint first answered 2xx for it.
+   */
+  duplicates(slackMs = 10_000): { duplicates: number; unexplained: (Arrival & { firstOkAt: number })[] } {
+    const okAt = new Map<string, number>();
+    let duplicates = 0;
+    const unexplained: (Arrival & { firstOkAt: number })[] = [];
+    for (const a of [...this.arrivals].sort((x, y) => x.at - y.at)) {
+      const key = `${a.messageId}\u0000${a.endpoint}`;
+      const firstOkAt = okAt.get(key);
+      if (firstOkAt !== undefined) {
+        duplicates++;
+        if (!this.disruptions.some((d) => a.at >= d.from - slackMs && a.at <= d.to + slackMs))
+          unexplained.push({ ...a, firstOkAt });
+      }
+      if (a.status >= 200 && a.status < 300 && firstOkAt === undefined) okAt.set(key, a.at);
+    }
+    return { duplicates, unexplained };
   }
 
   /** Per destination missing an event, the ids acknowledged but neither delivered there nor dead-lettered. */

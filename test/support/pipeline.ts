@@ -40,8 +40,22 @@ export interface PipelineOptions {
    * then counts every event once per destination.
    */
   batchedBeside?: Record<string, unknown>;
+  /**
+   * A destination beside the first, with its own receiver answering as `endpoint` and `destination`'s
+   * keys (e.g. `ordering`); the ledger then counts every event once per destination.
+   */
+  beside?: { id: string; endpoint: Behaviour; destination?: Record<string, unknown> };
   /** The first destination's `filter` (docs/reference/filters.md); absent = every event. */
   filter?: Record<string, unknown>;
+  /** More keys of the first destination (e.g. `ordering`). */
+  destination?: Record<string, unknown>;
+}
+
+/** A destination of the pipeline's config with one endpoint, its receiver and what that receiver answers. */
+interface SideDestination {
+  id: string;
+  endpoint: Behaviour;
+  destination: Record<string, unknown>;
 }
 
 /**
@@ -74,7 +88,13 @@ export class Pipeline {
   static async start(options: PipelineOptions): Promise<Pipeline> {
     const prefix = uniqueName('pipe');
     const receivers = await Promise.all(options.endpoints.map(() => startReceiver()));
-    const batchedReceiver = options.batchedBeside ? await startReceiver() : undefined;
+    const sides: SideDestination[] = [
+      ...(options.batchedBeside
+        ? [{ id: BATCHED_DESTINATION, endpoint: options.endpoints[0]!, destination: { batch: options.batchedBeside } }]
+        : []),
+      ...(options.beside ? [{ destination: {}, ...options.beside }] : []),
+    ];
+    const sideReceivers = await Promise.all(sides.map(() => startReceiver()));
     const topics: Record<string, string> = prefixedTopics(prefix);
     const extra = options.config ?? {};
     const raw: Record<string, unknown> = {
@@ -90,18 +110,15 @@ export class Pipeline {
             sharedSecret: SECRET,
           },
           ...(options.filter && { filter: options.filter }),
+          ...options.destination,
         },
-        ...(batchedReceiver
-          ? [
-              {
-                id: BATCHED_DESTINATION,
-                type: 'webhooks',
-                sourceIds: ['ledger'],
-                settings: { webhooks: [{ url: batchedReceiver.url }], sharedSecret: SECRET },
-                batch: options.batchedBeside,
-              },
-            ]
-          : []),
+        ...sides.map((side, i) => ({
+          id: side.id,
+          type: 'webhooks',
+          sourceIds: ['ledger'],
+          settings: { webhooks: [{ url: sideReceivers[i]!.url }], sharedSecret: SECRET },
+          ...side.destination,
+        })),
       ],
       kafka: {
         ...((extra.kafka as object) ?? {}),
@@ -116,10 +133,11 @@ export class Pipeline {
     const pipeline = new Pipeline(options, raw);
     pipeline.receivers.push(...receivers);
     receivers.forEach((r, i) => r.behave(pipeline.ledger.recording(r.url, options.endpoints[i])));
-    if (batchedReceiver) {
-      pipeline.receivers.push(batchedReceiver);
-      batchedReceiver.behave(pipeline.ledger.recording(batchedReceiver.url, options.endpoints[0], BATCHED_DESTINATION));
-    }
+    sides.forEach((side, i) => {
+      const receiver = sideReceivers[i]!;
+      pipeline.receivers.push(receiver);
+      receiver.behave(pipeline.ledger.recording(receiver.url, side.endpoint, side.id));
+    });
     writeConfigFile(pipeline.configPath, raw);
     for (const name of options.services ?? ['ingest', 'deliverer', 'retry']) {
       const svc = new ServiceProcess(name, {
@@ -149,13 +167,43 @@ export class Pipeline {
     count: number,
     options: { batchSize?: number; concurrency?: number; call?: Record<string, unknown>; record?: boolean } = {},
   ): Promise<{ acked: number; failed: number; ids: string[] }> {
+    const batchSize = options.batchSize ?? 50;
+    const batches: Record<string, unknown>[][] = [];
+    for (let i = 0; i < count; i += batchSize) {
+      batches.push(
+        Array.from({ length: Math.min(batchSize, count - i) }, () => {
+          const seq = this.seq++;
+          return {
+            ...options.call,
+            type: 'track',
+            messageId: `${this.runId}-${seq}`,
+            userId: `user-${seq % 97}`,
+            event: 'Ledger Event',
+            properties: ledgerProperties(seq),
+          };
+        }),
+      );
+    }
+    return this.postCalls(batches, options);
+  }
+
+  /** A message id of this run, unique in the ledger (for calls built by the caller, `postCalls`). */
+  nextMessageId(): string {
+    return `${this.runId}-${this.seq++}`;
+  }
+
+  /**
+   * Posts calls the caller built (each with its `messageId`) through ingest's /v1/batch, one request
+   * per batch, `concurrency` requests at a time; records them in the ledger as `send` does. Resolves
+   * with the acknowledged ids and when ingest acknowledged each.
+   */
+  async postCalls(
+    batches: Record<string, unknown>[][],
+    options: { concurrency?: number; record?: boolean } = {},
+  ): Promise<{ acked: number; failed: number; ids: string[]; ackedAt: Map<string, number> }> {
     const record = options.record ?? true;
     const ackedIds: string[] = [];
-    const batchSize = options.batchSize ?? 50;
-    const batches: string[][] = [];
-    for (let i = 0; i < count; i += batchSize) {
-      batches.push(Array.from({ length: Math.min(batchSize, count - i) }, () => `${this.runId}-${this.seq++}`));
-    }
+    const ackedAt = new Map<string, number>();
     let acked = 0;
     let failed = 0;
     let next = 0;
@@ -163,19 +211,10 @@ export class Pipeline {
     const auth = `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`;
     const worker = async () => {
       while (next < batches.length) {
-        const ids = batches[next++]!;
+        const calls = batches[next++]!;
+        const ids = calls.map((call) => String(call.messageId));
         if (record) ids.forEach((id) => this.ledger.sent.add(id));
-        const body = JSON.stringify({
-          batch: ids.map((messageId) => ({
-            ...options.call,
-            type: 'track',
-            messageId,
-            userId: `user-${Number(messageId.split('-').pop()) % 97}`,
-            event: 'Ledger Event',
-            properties: ledgerProperties(Number(messageId.split('-').pop())),
-          })),
-          sentAt: new Date().toISOString(),
-        });
+        const body = JSON.stringify({ batch: calls, sentAt: new Date().toISOString() });
         try {
           const res = await request(`${ingest.url}/v1/batch`, {
             method: 'POST',
@@ -185,6 +224,8 @@ export class Pipeline {
           });
           const text = await res.body.text();
           if (res.statusCode === 200 && (JSON.parse(text) as { accepted?: number }).accepted === ids.length) {
+            const at = Date.now();
+            ids.forEach((id) => ackedAt.set(id, at));
             if (record) ids.forEach((id) => this.ledger.acked.add(id));
             ackedIds.push(...ids);
             acked += ids.length;
@@ -195,7 +236,7 @@ export class Pipeline {
       }
     };
     await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
-    return { acked, failed, ids: ackedIds };
+    return { acked, failed, ids: ackedIds, ackedAt };
   }
 
   /** Posts raw calls to ingest's /v1/batch (no ledger); returns the HTTP status and the answer. */
@@ -282,11 +323,11 @@ export class Pipeline {
   }
 
   /**
-   * The ledger's summary, printed as a test diagnostic and on stdout (the drills' ledger lines),
-   * once it is checked that no service exited by itself.
+   * The ledger's summary (duplicates explained within `slackMs` of a disruption), printed as a test
+   * diagnostic and on stdout (the drills' ledger lines), once it is checked that no service exited by itself.
    */
-  report(t: TestContext, name: string): LedgerSummary {
-    const summary = this.ledger.summary();
+  report(t: TestContext, name: string, slackMs?: number): LedgerSummary {
+    const summary = this.ledger.summary(slackMs);
     t.diagnostic(formatSummary(name, summary));
     console.log(formatSummary(name, summary));
     assert.deepEqual(this.unexpectedExits(), [], 'no service exited by itself');
