@@ -183,8 +183,7 @@ function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
   const a = json(record.value) as Partial<AttemptEvent> | undefined;
   if (!isJsonObject(a)) return { ok: false, reason: 'attempt record is not JSON' };
   const at = time(a.at);
-  if (a.outcome === 'filtered') return readFiltered(a, at, position);
-  if (a.outcome === 'waiting') return readWaiting(a, at, position);
+  if (a.outcome === 'filtered' || a.outcome === 'waiting') return readNoRequest(a.outcome, a, at, position);
   const outcomes = ['success', 'retryable', 'permanent'];
   if (
     !str(a.messageId) ||
@@ -223,12 +222,19 @@ function readAttempt(record: ConsumedRecord, position: RecordPosition): Read {
   return { ok: true, entry };
 }
 
-/** The `filtered` record of a destination: no endpoint, no attempt number, no request. */
-function readFiltered(a: Partial<AttemptEvent>, at: number | undefined, position: RecordPosition): Read {
+/**
+ * A record of a destination that made no request (`filtered`, or `waiting` behind its user's head
+ * on an ordered destination): no endpoint, no attempt number.
+ */
+function readNoRequest(
+  kind: 'filtered' | 'waiting',
+  a: Partial<AttemptEvent>,
+  at: number | undefined,
+  position: RecordPosition,
+): Read {
   if (!str(a.messageId) || !str(a.sourceId) || !str(a.destinationId) || at === undefined)
-    return { ok: false, reason: 'filtered record misses a field' };
-  const entry: FilteredEntry = {
-    kind: 'filtered',
+    return { ok: false, reason: `${kind} record misses a field` };
+  const common = {
     position,
     sourceId: a.sourceId,
     messageId: a.messageId,
@@ -236,24 +242,9 @@ function readFiltered(a: Partial<AttemptEvent>, at: number | undefined, position
     eventType: str(a.eventType, 32) ? a.eventType : 'unknown',
     at,
   };
-  return { ok: true, entry };
-}
-
-/** The `waiting` record of an ordered destination: no endpoint, no attempt, the event it waits for. */
-function readWaiting(a: Partial<AttemptEvent>, at: number | undefined, position: RecordPosition): Read {
-  if (!str(a.messageId) || !str(a.sourceId) || !str(a.destinationId) || at === undefined)
-    return { ok: false, reason: 'waiting record misses a field' };
-  const entry: WaitingEntry = {
-    kind: 'waiting',
-    position,
-    sourceId: a.sourceId,
-    messageId: a.messageId,
-    destinationId: a.destinationId,
-    eventType: str(a.eventType, 32) ? a.eventType : 'unknown',
-    at,
-    waitingFor: typeof a.waitingFor === 'string' ? clip(a.waitingFor, MAX_ID_LENGTH) : '',
-  };
-  return { ok: true, entry };
+  if (kind === 'filtered') return { ok: true, entry: { kind, ...common } };
+  const waitingFor = typeof a.waitingFor === 'string' ? clip(a.waitingFor, MAX_ID_LENGTH) : '';
+  return { ok: true, entry: { kind, ...common, waitingFor } };
 }
 
 /** `<partition>:<offset>` of a replay marker's `sluice-replay-of` header. */
