@@ -152,7 +152,13 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     const trace = traceHeadersOf(record.headers);
     const { partition } = record;
     if (destinations.length === 1)
-      return deliver(newEventJob(event, key, body, destinations[0]!, trace), destinations[0]!, accepted, false, partition);
+      return deliver(
+        newEventJob(event, key, body, destinations[0]!, trace),
+        destinations[0]!,
+        accepted,
+        false,
+        partition,
+      );
     // Every destination finishes before a failure of one is reported: the record is done only then.
     const settled = await Promise.allSettled(
       destinations.map((d) => deliver(newEventJob(event, key, body, d, trace), d, accepted, false, partition)),
