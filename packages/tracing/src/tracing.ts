@@ -39,9 +39,10 @@ export interface Tracing {
   /** Starts a span continuing `parent` (headers read from a record or a request, or a context); a new trace without one. */
   start(name: string, parent: TraceHeaders | Context | undefined, options?: SpanOptions): Span;
   /**
-   * Whether a step continuing `parent` makes spans at all: false when tracing is off, and when the
-   * sampler is parent-based and `parent` says not sampled — then the step carries `parent` on as it
-   * came, and an unsampled event costs no span in any service.
+   * Whether a step continuing `parent` makes spans at all: false when tracing is off, and, under a
+   * parent-based sampler, when `parent` says not sampled or there is none — the decision is made once,
+   * where the trace starts (ingest, or the producer that wrote the record), so an unsampled event
+   * costs no span in any service. A step that makes none carries `parent` on as it came.
    */
   traces(parent: TraceHeaders | undefined): boolean;
   /** Exports what is buffered and stops (the service lifecycle's last step). */
@@ -128,7 +129,7 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   const parentBased = settings.sampler.startsWith('parentbased_');
   return {
     enabled: true,
-    traces: (parent) => !parentBased || parent === undefined || isSampled(parent),
+    traces: (parent) => !parentBased || (parent !== undefined && isSampled(parent)),
     start: (name, parent, options = {}) =>
       tracer.startSpan(name, options, parent === undefined || 'traceparent' in parent ? contextOf(parent) : parent),
     shutdown: () => provider.shutdown(),

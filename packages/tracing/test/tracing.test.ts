@@ -181,7 +181,8 @@ test('traces(): off never; parent-based samplers skip an unsampled parent; other
   try {
     assert.equal(parentBased.traces({ traceparent: UNSAMPLED }), false);
     assert.equal(parentBased.traces({ traceparent: PARENT }), true);
-    assert.equal(parentBased.traces(undefined), true);
+    // Under a parent-based sampler the decision is made where the trace starts: no context, no spans.
+    assert.equal(parentBased.traces(undefined), false);
     assert.equal(always.traces({ traceparent: UNSAMPLED }), true);
   } finally {
     await parentBased.shutdown();

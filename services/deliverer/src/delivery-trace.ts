@@ -45,13 +45,14 @@ export const MAX_BATCH_LINKS = 128;
  * The span of one batch request round (docs/reference/batches.md): its events come from many
  * traces, so it starts a trace of its own, linked to the first `MAX_BATCH_LINKS` sampled events'
  * contexts; its attempts are its children and the request carries the attempt's `traceparent`.
+ * Under a parent-based sampler a batch none of whose events is sampled makes no span.
  */
 export function startBatch(
   tracing: Tracing,
   jobs: readonly DeliveryJob[],
   destinationId: string,
   batchId: string,
-): Span {
+): Span | undefined {
   const links: Link[] = [];
   for (const job of jobs) {
     if (links.length === MAX_BATCH_LINKS) break;
@@ -59,6 +60,8 @@ export function startBatch(
     const link = linkTo(job.trace, { 'sluice.message_id': job.messageId });
     if (link) links.push(link);
   }
+  // None of its events sampled, under a parent-based sampler: no span, as for each of them alone.
+  if (links.length === 0 && !tracing.traces(undefined)) return undefined;
   return tracing.start(`deliver batch ${destinationId}`, undefined, {
     kind: SpanKind.CONSUMER,
     links,

@@ -35,12 +35,13 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
     try {
       if (route === 'other') throw new NotFoundError();
       if (req.method !== 'POST') throw new MethodNotAllowedError();
-      // No span (tracing off, or an unsampled caller under a parent-based sampler): a received trace
-      // context is carried onto the records as it came (docs/reference/observability.md, "Tracing").
+      // Ingest starts a trace when the request carries none. No span (tracing off, or an unsampled
+      // caller under a parent-based sampler): a received trace context is carried onto the records as
+      // it came (docs/reference/observability.md, "Tracing").
       const trace = routeType && traceHeadersOf(req.headers);
       const result = !routeType
         ? await handleDeletion(full, req)
-        : tracing.traces(trace)
+        : (trace === undefined ? tracing.enabled : tracing.traces(trace))
           ? await tracedTracking(tracing, full, req, routeType, path, trace)
           : await handleTracking(full, req, routeType, trace);
       status = result.status;

@@ -34,7 +34,11 @@ export async function tracedTracking(
           'messaging.destination.name': deps.config.current.kafka.topics.events,
         },
       });
-      return { headers: headersOf(produce), end: (error) => endSpan(produce, error) };
+      // A trace started here and not sampled, under a parent-based sampler, ends here: no service
+      // after would make a span of it, so its records carry no context (and cost no headers).
+      const headers = headersOf(produce);
+      const carried = parent !== undefined || tracing.traces(headers) ? headers : undefined;
+      return { headers: carried, end: (error) => endSpan(produce, error) };
     });
     span.setAttribute('http.response.status_code', result.status);
     endSpan(span);
