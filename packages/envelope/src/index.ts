@@ -28,7 +28,14 @@ export {
   type RecordHeaders,
   type RetryState,
 } from './retry-state.ts';
-export { REJECT_HEADERS, rejectedRecord, type AttemptEvent, type RejectedRecordInput } from './side-records.ts';
+export {
+  noRequestRecord,
+  REJECT_HEADERS,
+  rejectedRecord,
+  type AttemptEvent,
+  type RejectedRecordInput,
+} from './side-records.ts';
+export { headerText, headersText, type RawHeaders } from './header-text.ts';
 export {
   snapshotJsonSchema,
   type AudienceSnapshot,

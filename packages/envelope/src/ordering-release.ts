@@ -1,3 +1,5 @@
+import { headerText, type RawHeaders } from './header-text.ts';
+
 /**
  * The release marker (docs/reference/ordering.md): written by the retry service to
  * `sluice.redeliver`, with the event's own key, when it dead-letters an event of a destination with
@@ -10,8 +12,6 @@ export interface OrderingRelease {
   messageId: string;
 }
 
-type RawHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>;
-
 /** The record of a release marker (no body). */
 export function orderingReleaseRecord(
   key: string | null,
@@ -22,8 +22,7 @@ export function orderingReleaseRecord(
 
 /** The release a record carries, or undefined for any other record (a marker that cannot be read counts as none). */
 export function readOrderingRelease(headers: RawHeaders | undefined): OrderingRelease | undefined {
-  const raw = headers?.[ORDERING_RELEASE_HEADER];
-  const text = (Array.isArray(raw) ? raw[0] : raw)?.toString();
+  const text = headerText(headers, ORDERING_RELEASE_HEADER);
   if (text === undefined) return undefined;
   try {
     const doc = JSON.parse(text) as Partial<OrderingRelease>;

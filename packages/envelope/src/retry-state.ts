@@ -1,3 +1,5 @@
+import { headerText, type RawHeaders } from './header-text.ts';
+
 /**
  * Retry state that travels in Kafka record headers between the deliverer, the retry service and
  * the dead-letter topic (docs/reference/retries.md). The record value is always the exact webhook body bytes, so a
@@ -70,13 +72,8 @@ export interface RetryState {
 }
 
 export type RecordHeaders = Record<string, string>;
-type RawHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>;
 
-function text(headers: RawHeaders, name: string): string | undefined {
-  const raw = headers[name];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  return value === undefined ? undefined : value.toString();
-}
+const text = headerText;
 
 function int(headers: RawHeaders, name: string): number | undefined {
   const value = text(headers, name);

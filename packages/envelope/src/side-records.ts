@@ -84,3 +84,28 @@ export interface AttemptEvent {
   /** With `waiting`: the message id of the event it waits for (its user's head). */
   waitingFor?: string;
 }
+
+/**
+ * The attempt record of a destination that made no request for an event (`attempt: 0`, no
+ * endpoint): `filtered` by its filter, or `waiting` behind `waitingFor`, an earlier event of its user.
+ */
+export function noRequestRecord(
+  event: Pick<AttemptEvent, 'messageId' | 'sourceId' | 'destinationId' | 'eventType'>,
+  outcome: 'filtered' | 'waiting',
+  at: number,
+  waitingFor?: string,
+): string {
+  const record: AttemptEvent = {
+    messageId: event.messageId,
+    sourceId: event.sourceId,
+    destinationId: event.destinationId,
+    eventType: event.eventType,
+    endpoint: '',
+    attempt: 0,
+    outcome,
+    latencyMs: 0,
+    at: new Date(at).toISOString(),
+    ...(waitingFor !== undefined && { waitingFor }),
+  };
+  return JSON.stringify(record);
+}

@@ -1,5 +1,5 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
-import type { AttemptEvent, EventEnvelope } from '@sluice/envelope';
+import { type EventEnvelope, noRequestRecord } from '@sluice/envelope';
 import { filterAccepts } from '@sluice/event-filter';
 import type { RecordSink } from '@sluice/kafka';
 import type { DelivererMetrics } from './metrics.ts';
@@ -46,25 +46,17 @@ export function filterRouted(
       deps.watch?.filtered(d.id, true);
       deps.metrics.filtered.inc({ destination: d.id });
       writes.push(
-        deps.sink.send(deps.config().kafka.topics.attempts, { key, value: filteredRecord(event, d, deps.now()) }),
+        deps.sink.send(deps.config().kafka.topics.attempts, {
+          key,
+          value: noRequestRecord(
+            { messageId: event.messageId, sourceId: event.sourceId, destinationId: d.id, eventType: event.type },
+            'filtered',
+            deps.now(),
+          ),
+        }),
       );
     }
   }
   if (writes.length === 0) return { accepted };
   return { accepted, written: writes.length === 1 ? writes[0] : Promise.all(writes).then(() => undefined) };
-}
-
-function filteredRecord(event: EventEnvelope, destination: Destination, at: number): string {
-  const record: AttemptEvent = {
-    messageId: event.messageId,
-    sourceId: event.sourceId,
-    destinationId: destination.id,
-    eventType: event.type,
-    endpoint: '',
-    attempt: 0,
-    outcome: 'filtered',
-    latencyMs: 0,
-    at: new Date(at).toISOString(),
-  };
-  return JSON.stringify(record);
 }

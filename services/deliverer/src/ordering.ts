@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Destination, SluiceConfig } from '@sluice/config';
-import type { AttemptEvent, OrderingRelease } from '@sluice/envelope';
+import { headersText, headerText, noRequestRecord, type OrderingRelease } from '@sluice/envelope';
 import { waitingTopicName, type ConsumedRecord, type RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { ORDERING_HEADER, ORDERING_IDLE_WAIT_MS, ORDERING_MAX_WAITING } from './constants.ts';
@@ -194,7 +194,7 @@ export class Ordering {
           await this.deps.sink.send(record.topic, {
             key,
             value: record.value,
-            headers: { ...stringHeaders(record), [ORDERING_HEADER]: JSON.stringify({ round: current }) },
+            headers: { ...headersText(record.headers), [ORDERING_HEADER]: JSON.stringify({ round: current }) },
           });
           this.deps.metrics.orderingCycled.inc({ destination: id });
           return 'done';
@@ -225,7 +225,10 @@ export class Ordering {
     const headers = { ...parkedHeaders(job, accepted, now), [ORDERING_HEADER]: JSON.stringify({ round: '' }) };
     await Promise.all([
       this.deps.sink.send(waitingTopicName(config, job.destinationId), { key, value: job.body, headers }),
-      this.deps.sink.send(config.kafka.topics.attempts, { key, value: waitingRecord(job, waitingFor, now) }),
+      this.deps.sink.send(config.kafka.topics.attempts, {
+        key,
+        value: noRequestRecord(job, 'waiting', now, waitingFor),
+      }),
     ]);
     this.deps.metrics.orderingWaiting.inc({ destination: job.destinationId });
     await this.deps.store.put(job.destinationId, key, parked(q, job.messageId));
@@ -296,8 +299,7 @@ export class Ordering {
 }
 
 function roundOf(record: ConsumedRecord): string | undefined {
-  const raw = record.headers?.[ORDERING_HEADER];
-  const text = (Array.isArray(raw) ? raw[0] : raw)?.toString();
+  const text = headerText(record.headers, ORDERING_HEADER);
   if (text === undefined) return undefined;
   try {
     const round = (JSON.parse(text) as { round?: unknown }).round;
@@ -305,30 +307,4 @@ function roundOf(record: ConsumedRecord): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function stringHeaders(record: ConsumedRecord): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(record.headers ?? {})) {
-    const value = Array.isArray(raw) ? raw[0] : raw;
-    if (value !== undefined) out[name] = value.toString();
-  }
-  return out;
-}
-
-/** The `waiting` record on `sluice.attempts`: the delivery log shows the event waiting for its user's head. */
-function waitingRecord(job: DeliveryJob, waitingFor: string, at: number): string {
-  const record: AttemptEvent = {
-    messageId: job.messageId,
-    sourceId: job.sourceId,
-    destinationId: job.destinationId,
-    eventType: job.eventType,
-    endpoint: '',
-    attempt: 0,
-    outcome: 'waiting',
-    latencyMs: 0,
-    at: new Date(at).toISOString(),
-    waitingFor,
-  };
-  return JSON.stringify(record);
 }

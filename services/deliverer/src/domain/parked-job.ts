@@ -1,5 +1,5 @@
 import { traceHeadersOf } from '@sluice/tracing';
-import type { RetryState } from '@sluice/envelope';
+import { headerText, type RetryState } from '@sluice/envelope';
 import type { DeliveryJob } from './delivery-job.ts';
 
 /** The header of a parked record holding what its later delivery needs (docs/reference/destination-states.md). */
@@ -57,8 +57,7 @@ export function unparkJob(
   headers: Record<string, Buffer | string | (Buffer | string)[] | undefined>,
   now: number,
 ): Unparked {
-  const raw = headers[PARKED_HEADER];
-  const text = (Array.isArray(raw) ? raw[0] : raw)?.toString();
+  const text = headerText(headers, PARKED_HEADER);
   if (text === undefined) return { ok: false, message: `parked record without its ${PARKED_HEADER} header` };
   let doc: ParkedDocument;
   try {

@@ -1,4 +1,4 @@
-import { REJECT_HEADERS, RETRY_HEADERS, isJsonObject, retryStateFromHeaders } from '@sluice/envelope';
+import { headerText, REJECT_HEADERS, RETRY_HEADERS, isJsonObject, retryStateFromHeaders } from '@sluice/envelope';
 import type { AttemptEvent } from '@sluice/envelope';
 import { REPLAY_HEADERS } from '@sluice/dead-letters';
 import type { ConsumedRecord } from '@sluice/kafka';
@@ -131,12 +131,6 @@ const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinit
 const int = (v: unknown): v is number => Number.isSafeInteger(v) && Math.abs(v as number) < 2 ** 31;
 const clip = (s: string, max = MAX_TEXT_LENGTH) => (s.length > max ? s.slice(0, max) : s);
 
-function header(record: ConsumedRecord, name: string): string | undefined {
-  const raw = record.headers[name];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  return value === undefined ? undefined : value.toString();
-}
-
 function json(value: Buffer | null): unknown {
   if (value === null || value.length === 0) return undefined;
   try {
@@ -251,10 +245,10 @@ function readNoRequest(
 const MARKER_OF = /^(\d{1,9}):(\d{1,19})$/;
 
 function readDead(record: ConsumedRecord, position: RecordPosition): Read {
-  const of = header(record, REPLAY_HEADERS.replayOf);
+  const of = headerText(record.headers, REPLAY_HEADERS.replayOf);
   if (of !== undefined) {
     const m = MARKER_OF.exec(of);
-    const at = Number(header(record, REPLAY_HEADERS.replayedAt));
+    const at = Number(headerText(record.headers, REPLAY_HEADERS.replayedAt));
     if (!m) return { ok: false, reason: 'replay marker names no dead letter' };
     return {
       ok: true,
@@ -265,7 +259,7 @@ function readDead(record: ConsumedRecord, position: RecordPosition): Read {
       },
     };
   }
-  if (record.value === null || header(record, RETRY_HEADERS.messageId) === undefined)
+  if (record.value === null || headerText(record.headers, RETRY_HEADERS.messageId) === undefined)
     return { ok: false, reason: 'not a dead letter' };
   try {
     const s = retryStateFromHeaders(record.headers);
@@ -295,14 +289,15 @@ function readRejected(record: ConsumedRecord, position: RecordPosition): Read {
     kind: 'rejected',
     position,
     sourceId: clip(
-      header(record, REJECT_HEADERS.sourceId) ?? (isJsonObject(body) && str(body.sourceId) ? body.sourceId : ''),
+      headerText(record.headers, REJECT_HEADERS.sourceId) ??
+        (isJsonObject(body) && str(body.sourceId) ? body.sourceId : ''),
       MAX_ID_LENGTH,
     ),
     // A rejected call without a usable messageId is still kept, under its place in the topic.
     messageId: fromBody ?? `rejected:${position.topic}/${position.partition}/${position.offset}`,
-    code: clip(header(record, REJECT_HEADERS.code) ?? 'unknown', MAX_ID_LENGTH),
-    message: clip(header(record, REJECT_HEADERS.message) ?? ''),
-    origin: clip(header(record, REJECT_HEADERS.origin) ?? 'unknown', MAX_ID_LENGTH),
+    code: clip(headerText(record.headers, REJECT_HEADERS.code) ?? 'unknown', MAX_ID_LENGTH),
+    message: clip(headerText(record.headers, REJECT_HEADERS.message) ?? ''),
+    origin: clip(headerText(record.headers, REJECT_HEADERS.origin) ?? 'unknown', MAX_ID_LENGTH),
     at: recordTime(record),
   };
   if (record.value !== null) entry.value = clip(record.value.toString('utf8'));
