@@ -1,33 +1,16 @@
-import { PARENT_WATCH_PRELOAD } from '@sluice/service-kit';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, it } from 'node:test';
 import { createKafka, ensureTopics } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { startReceiver, testBrokers, testConfig, waitUntil } from '@sluice/testkit';
+import { startDelivererProcess } from './deliverer-process.ts';
 import { produceEvents } from './kafka-helpers.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = 'services/deliverer/src/main.ts';
 const TOTAL = 20_000;
-
-function startDeliverer(configPath: string): ChildProcess {
-  return spawn(process.execPath, ['--import', PARENT_WATCH_PRELOAD, MAIN], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      SLUICE_CONFIG: configPath,
-      KAFKA_BROKERS: testBrokers().join(','),
-      DELIVERER_PORT: '0',
-      LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'deliverer-kill9-'));
 const children: ChildProcess[] = [];
@@ -104,7 +87,7 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
   }));
   await produceEvents(kafka, config.kafka.topics.events, events);
 
-  const first = startDeliverer(configPath);
+  const first = startDelivererProcess(configPath);
   children.push(first);
   await waitUntil(() => receiver.requests.length >= 3_000, 60_000, 'the first run to be mid-way');
   first.kill('SIGKILL');
@@ -112,7 +95,7 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
   const atKill = seen.size;
   assert.ok(atKill < TOTAL, `killed mid-run (${atKill} of ${TOTAL} seen)`);
 
-  const second = startDeliverer(configPath);
+  const second = startDelivererProcess(configPath);
   children.push(second);
   await waitUntil(() => seen.size >= TOTAL, 120_000, `all ${TOTAL} events (seen ${seen.size})`);
   await waitUntil(() => seenBatched.size >= TOTAL, 60_000, `all ${TOTAL} events in batches (${seenBatched.size})`);

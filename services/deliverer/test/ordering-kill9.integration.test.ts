@@ -1,22 +1,20 @@
-import { PARENT_WATCH_PRELOAD } from '@sluice/service-kit';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, it } from 'node:test';
 import { createRetry, type RetryService } from '@sluice/retry';
 import {
   createTestTopics,
   receivedEnvelope,
   startReceiver,
-  testBrokers,
   testConfig,
   testKafka,
   testServiceContext,
   waitUntil,
 } from '@sluice/testkit';
+import { startDelivererProcess } from './deliverer-process.ts';
 import { produceEvents } from './kafka-helpers.ts';
 
 // kill -9 of the deliverer in the middle of users' queues (docs/reference/ordering.md): each of 40
@@ -24,24 +22,8 @@ import { produceEvents } from './kafka-helpers.ts';
 // path and events waiting behind it). After the kill and a restart, every event reached the
 // receiver, and per user the order in which the receiver first answered 2xx is acceptance order.
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = 'services/deliverer/src/main.ts';
 const USERS = 40;
 const PER_USER = 10;
-
-function startDeliverer(configPath: string): ChildProcess {
-  return spawn(process.execPath, ['--import', PARENT_WATCH_PRELOAD, MAIN], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      SLUICE_CONFIG: configPath,
-      KAFKA_BROKERS: testBrokers().join(','),
-      DELIVERER_PORT: '0',
-      LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'deliverer-ordering-kill9-'));
 const children: ChildProcess[] = [];
@@ -101,7 +83,7 @@ it('kill -9 of the deliverer mid-queue, then restart: every event delivered, eac
       events.push(receivedEnvelope({ sourceId: 's-ok9', userId: `u${u}`, messageId: `u${u}-${i}` }));
   await produceEvents(kafka, config.kafka.topics.events, events);
 
-  const first = startDeliverer(configPath);
+  const first = startDelivererProcess(configPath);
   children.push(first);
   // Mid-queue: every user's event 3 has failed once (its later events wait), few are done.
   await waitUntil(
@@ -114,7 +96,7 @@ it('kill -9 of the deliverer mid-queue, then restart: every event delivered, eac
   const atKill = [...applied.values()].reduce((n, l) => n + l.length, 0);
   assert.ok(atKill < USERS * PER_USER, `killed mid-run (${atKill} applied)`);
 
-  const second = startDeliverer(configPath);
+  const second = startDelivererProcess(configPath);
   children.push(second);
   const total = () => [...applied.values()].reduce((n, l) => n + l.length, 0);
   await waitUntil(() => total() >= USERS * PER_USER, 120_000, `every event applied (${total()})`);
