@@ -2,6 +2,7 @@ import kafkajs, { type Kafka, type logCreator } from 'kafkajs';
 import type { KafkaSecurity } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
 import { kafkaJsSecurity } from './kafka-security.ts';
+import { fixRequestQueueTimer } from './request-queue-timer.ts';
 
 const { Kafka: KafkaClass, logLevel } = kafkajs;
 
@@ -38,9 +39,11 @@ export interface KafkaClientOptions {
 
 /**
  * The one place a kafkajs client is built: brokers from `KAFKA_BROKERS`, TLS and SASL from the
- * config file's `kafka` section (both via `@sluice/config`).
+ * config file's `kafka` section (both via `@sluice/config`). It also stops kafkajs's idle
+ * connections from waking the process every millisecond (`fixRequestQueueTimer`).
  */
 export function createKafka(options: KafkaClientOptions): Kafka {
+  fixRequestQueueTimer();
   return new KafkaClass({
     clientId: options.clientId,
     brokers: options.brokers,
