@@ -26,6 +26,9 @@ const ALL_OPTIONS = [
   'kafka.sasl.mechanism=scram-sha-512',
   'kafka.sasl.username=sluice',
   'kafka.saslSecret.name=kafka-user-sluice',
+  'tracing.endpoint=http://otel-collector.observability.svc:4318',
+  'tracing.resourceAttributes=deployment.environment=production',
+  'tracing.headersSecret.name=otel-export',
 ];
 
 type Resource = {
@@ -247,6 +250,24 @@ test('Kafka security settings reach the config file; the SASL secret and the TLS
       c.volumeMounts.some((m: { mountPath: string }) => m.mountPath === '/etc/sluice/kafka-tls'),
       name,
     );
+  }
+});
+
+test('tracing: no OTEL_ variable by default; with an endpoint every service gets them, the headers from their Secret', () => {
+  type Env = { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } };
+  const otel = (resources: Resource[], name: string) =>
+    (container(resources, name).env as Env[]).filter((e) => e.name.startsWith('OTEL_'));
+  const defaults = render().resources;
+  for (const name of SERVICES) assert.deepEqual(otel(defaults, name), [], `${name}: tracing off by default`);
+  const traced = render(ALL_OPTIONS).resources;
+  for (const name of SERVICES) {
+    assert.deepEqual(otel(traced, name), [
+      { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: 'http://otel-collector.observability.svc:4318' },
+      { name: 'OTEL_TRACES_SAMPLER', value: 'parentbased_traceidratio' },
+      { name: 'OTEL_TRACES_SAMPLER_ARG', value: '0.01' },
+      { name: 'OTEL_RESOURCE_ATTRIBUTES', value: 'deployment.environment=production' },
+      { name: 'OTEL_EXPORTER_OTLP_HEADERS', valueFrom: { secretKeyRef: { name: 'otel-export', key: 'headers' } } },
+    ]);
   }
 });
 
