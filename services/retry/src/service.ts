@@ -5,7 +5,7 @@ import { Router } from './adapters/router.ts';
 import { createFinalTierHandler, createTierStep } from './adapters/tier-handlers.ts';
 import { intakeGroupId, retrySettings, tierGroupId } from './config.ts';
 import { FINAL_TIER_MAX_HELD_PER_PARTITION, HOP_ALLOWANCE_MS, INTAKE_IN_FLIGHT_PER_PARTITION } from './constants.ts';
-import { finalHoldMs } from './domain/tiers.ts';
+import { finalHoldMs, tierFetchWaitMs } from './domain/tiers.ts';
 import { RetryMetrics } from './metrics.ts';
 
 export interface RetryOptions {
@@ -108,7 +108,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
           logger,
           metrics: tierBacklog,
           now,
-          maxWaitTimeInMs: 50,
+          maxWaitTimeInMs: tierFetchWaitMs(tierMs),
           groupId: tierGroupId(initial, tierMs),
           topics: [tierTopic(tierMs)],
           step: createTierStep({ router, now, tierMs }),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chooseTier, eligibleAt, finalHoldMs, normaliseTiers, place } from '../src/domain/tiers.ts';
+import { HOP_ALLOWANCE_MS } from '../src/constants.ts';
+import { chooseTier, eligibleAt, finalHoldMs, normaliseTiers, place, tierFetchWaitMs } from '../src/domain/tiers.ts';
 
 const tiers = [10_000, 30_000, 60_000, 3_600_000];
 const A = 500; // hop allowance
@@ -48,6 +49,20 @@ describe('delay tiers (docs/reference/retries.md)', () => {
     assert.deepEqual(place(tiers, 5_000, 5_001, A), { kind: 'forward' });
     assert.deepEqual(place(tiers, 5_000, 4_999, A), { kind: 'tier', tierMs: 10_000 });
     assert.deepEqual(place(tiers, 100_000, 0, A), { kind: 'tier', tierMs: 60_000 });
+  });
+
+  it("a delay tier's fetch wait: 1/80 of its span, 50–250 ms, at most half the hop allowance", () => {
+    const rows: [tierMs: number, waitMs: number][] = [
+      [100, 50],
+      [2_000, 50],
+      [4_000, 50],
+      [8_000, 100],
+      [16_000, 200],
+      [30_000, 250],
+      [3_600_000, 250],
+    ];
+    for (const [tierMs, waitMs] of rows) assert.equal(tierFetchWaitMs(tierMs), waitMs, `tier ${tierMs} ms`);
+    assert.ok(tierFetchWaitMs(Number.MAX_SAFE_INTEGER) <= HOP_ALLOWANCE_MS / 2);
   });
 
   it('sorts and de-duplicates the configured tiers', () =>

@@ -23,6 +23,18 @@ export function finalHoldMs(tiersMs: readonly number[], allowanceMs: number): nu
   return (tiersMs[1] ?? tiersMs[0]!) + allowanceMs;
 }
 
+/**
+ * How long a delay tier's consumer lets the broker hold a fetch that finds nothing (kafkajs
+ * `maxWaitTimeInMs`). kafkajs fetches a partition resumed when its head falls due only after the
+ * fetch in flight returns, so this is the most the resume adds to a hop through the tier; it must
+ * stay well inside the hop allowance. 1/80 of the tier's span, 50 ms to 250 ms: tiers of a few
+ * seconds keep 50–100 ms, the default tiers (30 s to 60 min) wait 250 ms — half the allowance,
+ * and a fifth of the idle fetches 50 ms would make.
+ */
+export function tierFetchWaitMs(tierMs: number): number {
+  return Math.min(250, Math.max(50, Math.round(tierMs / 80)));
+}
+
 /** When a record that entered a tier at `enteredAt`, to stay at most `holdMs`, may leave it. */
 export function eligibleAt(enteredAt: number, holdMs: number, dueAt: number): number {
   return Math.min(dueAt, enteredAt + holdMs);
