@@ -1,7 +1,9 @@
+import { fixRequestQueueTimer } from '@sluice/kafka/request-queue-timer';
 import { Kafka, logLevel } from 'kafkajs';
 
 /** A start-up probe: true once a kafkajs admin can connect to `brokers` and list topics. */
 export function kafkaAnswers(brokers: string): () => Promise<boolean> {
+  fixRequestQueueTimer(); // no 1 ms wake-up per idle connection (docs/decisions.md, "Kafka usage")
   const kafka = new Kafka({
     clientId: 'local-kafka-probe',
     brokers: [brokers],
