@@ -3,35 +3,23 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
 import { retryStateFromHeaders, type AttemptEvent, type RetryState } from '@sluice/envelope';
-import type { RecordSink } from '@sluice/kafka';
-import { createLogger } from '@sluice/logging';
 import { freePort, startReceiver, testConfig, type ReceivedRequest, type Receiver } from '@sluice/testkit';
 import { MAX_BATCH_RESULT_BYTES } from '@sluice/webhook';
 import { verifySignature } from '@sluice/webhook-signature';
-import type { Message } from 'kafkajs';
-import { Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { UndiciWebhookClient } from '../src/adapters/webhook-client.ts';
-import { Delivery } from '../src/delivery.ts';
-import { AddressPolicy } from '../src/domain/address-policy.ts';
 import type { DeliveryJob } from '../src/domain/delivery-job.ts';
 import type { PartDecision } from '../src/domain/part-decision.ts';
-import { EndpointGates } from '../src/endpoint-gates.ts';
-import { IsolationMetrics } from '../src/isolation-metrics.ts';
-import { DelivererMetrics } from '../src/metrics.ts';
+import { deliveryRig, LOOPBACK_POLICY, type DeliveryRig } from './delivery-rig.ts';
 
 // Batched delivery through the real Delivery, a real undici client and real receivers on
 // 127.0.0.1; only the Kafka side is a recording sink (the broker test is batch.integration.test.ts).
 
 const WHSEC = `whsec_${randomBytes(32).toString('base64')}`;
 const HEX = 'batch-hex-secret';
-const policy = new AddressPolicy(true, ['127.0.0.0/8']);
 
-interface Rig {
+interface Rig extends DeliveryRig {
   config: SluiceConfig;
-  delivery: Delivery;
-  sent: { topic: string; message: Message }[];
-  close(): Promise<void>;
 }
 
 function rig(url: string, batch: Record<string, unknown>, delivery: Record<string, unknown> = {}): Rig {
@@ -55,22 +43,7 @@ function rig(url: string, batch: Record<string, unknown>, delivery: Record<strin
     ],
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] }, ...delivery },
   });
-  const sent: Rig['sent'] = [];
-  const sink: RecordSink = { send: async (topic, message) => void sent.push({ topic, message }) };
-  const logger = createLogger({ name: 'test', level: 'silent' });
-  const registry = new Registry();
-  const gates = new EndpointGates(logger);
-  const client = new UndiciWebhookClient({ settings: () => ({ connections: 4 }), policy: () => policy });
-  const d = new Delivery({
-    config: () => config,
-    client,
-    sink,
-    metrics: new DelivererMetrics(registry),
-    logger,
-    gates,
-    isolation: new IsolationMetrics(registry, gates),
-  });
-  return { config, delivery: d, sent, close: async () => (await d.drain(), await client.close()) };
+  return { config, ...deliveryRig(config, { connections: 4 }) };
 }
 
 const job = (config: SluiceConfig, n: number, text = 'ünïcode ✓'): DeliveryJob => ({
@@ -309,7 +282,7 @@ describe('batched delivery (real Delivery, undici and receivers on 127.0.0.1)', 
   });
 
   it('the client reads a batch answer up to MAX_BATCH_RESULT_BYTES and says when it was cut', async () => {
-    const client = new UndiciWebhookClient({ settings: () => ({ connections: 1 }), policy: () => policy });
+    const client = new UndiciWebhookClient({ settings: () => ({ connections: 1 }), policy: () => LOOPBACK_POLICY });
     const send = (body: string) => {
       receiver.behave(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body }));
       return client.send({

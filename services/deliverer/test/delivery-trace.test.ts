@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
-import type { RecordSink } from '@sluice/kafka';
-import { createLogger } from '@sluice/logging';
 import { startReceiver, testConfig, type Receiver } from '@sluice/testkit';
 import { startTracing, TRACING_OFF, type Tracing } from '@sluice/tracing';
-import type { Message } from 'kafkajs';
-import { Registry } from 'prom-client';
-import { UndiciWebhookClient } from '../src/adapters/webhook-client.ts';
-import { Delivery } from '../src/delivery.ts';
-import { AddressPolicy } from '../src/domain/address-policy.ts';
-import { EndpointGates } from '../src/endpoint-gates.ts';
-import { IsolationMetrics } from '../src/isolation-metrics.ts';
-import { DelivererMetrics } from '../src/metrics.ts';
+import { deliveryRig } from './delivery-rig.ts';
 
 // The trace context through one attempt round of the real Delivery, a real undici client and a real
 // receiver on 127.0.0.1 answering 503; the Kafka side is a recording sink. Spans go to the SDK's
@@ -44,23 +35,7 @@ describe('trace context through a delivery', () => {
       destinations: [{ id: 'd', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: receiver.url }] } }],
       delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
     });
-    const sent: { topic: string; message: Message }[] = [];
-    const sink: RecordSink = { send: async (topic, message) => void sent.push({ topic, message }) };
-    const logger = createLogger({ name: 'test', level: 'silent' });
-    const registry = new Registry();
-    const gates = new EndpointGates(logger);
-    const policy = new AddressPolicy(true, ['127.0.0.0/8']);
-    const client = new UndiciWebhookClient({ settings: () => ({ connections: 1 }), policy: () => policy });
-    const delivery = new Delivery({
-      config: () => config,
-      client,
-      sink,
-      metrics: new DelivererMetrics(registry),
-      logger,
-      gates,
-      isolation: new IsolationMetrics(registry, gates),
-      tracing,
-    });
+    const { delivery, sent, close } = deliveryRig(config, { connections: 1, tracing });
     const before = receiver.requests.length;
     const messageId = `m-${before}`;
     const job = {
@@ -74,8 +49,7 @@ describe('trace context through a delivery', () => {
       trace: { traceparent },
     };
     const decision = await delivery.run(job, config.destinations[0]!);
-    await delivery.drain();
-    await client.close();
+    await close();
     const header = (topic: string) => {
       const record = sent.find((s) => s.topic === topic);
       return String(record?.message.headers?.traceparent);
