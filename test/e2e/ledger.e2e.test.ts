@@ -4,11 +4,12 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '@sluice/cli';
 import { createDeliveryLog, type DeliveryLogService, openDatabase } from '@sluice/delivery-log';
-import { type AttemptEvent, retryStateToHeaders } from '@sluice/envelope';
+import { retryStateToHeaders } from '@sluice/envelope';
 import { SafeProducer } from '@sluice/kafka';
 import {
   metricSum,
   scrapeMetrics,
+  testAttempt,
   testConfig,
   testKafka,
   testServiceContext,
@@ -65,21 +66,12 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
       receivedAt: new Date(at).toISOString(),
     }),
   });
-  const attempt = (messageId: string, n: number, status: number, at: number) => {
-    const a: AttemptEvent = {
-      messageId,
-      sourceId: 'web',
-      destinationId: 'hooks',
-      eventType: 'track',
-      endpoint: 'http://127.0.0.1:9/a',
-      attempt: n,
-      outcome: status < 300 ? 'success' : status === 404 ? 'permanent' : 'retryable',
-      status,
-      latencyMs: 5,
-      at: new Date(at).toISOString(),
-    };
-    return { key: messageId, value: JSON.stringify(a) };
-  };
+  const attempt = (messageId: string, n: number, status: number, at: number) => ({
+    key: messageId,
+    value: JSON.stringify(
+      testAttempt({ messageId, sourceId: 'web', attempt: n, status, at: new Date(at).toISOString() }),
+    ),
+  });
 
   before(async () => {
     await producer.connect();

@@ -2,10 +2,18 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { retryStateFromHeaders, retryStateToHeaders, type AttemptEvent } from '@sluice/envelope';
+import { retryStateFromHeaders, retryStateToHeaders } from '@sluice/envelope';
 import { createKafka, SafeProducer } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { readTopic, testBrokers, testConfig, testServiceContext, uniqueName, waitUntil } from '@sluice/testkit';
+import {
+  readTopic,
+  testAttempt,
+  testBrokers,
+  testConfig,
+  testServiceContext,
+  uniqueName,
+  waitUntil,
+} from '@sluice/testkit';
 import { openDatabase, type Sql } from '../src/adapters/database.ts';
 import { openApiDocument } from '../src/adapters/openapi.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
@@ -74,21 +82,12 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
       receivedAt: new Date(receivedAt).toISOString(),
     }),
   });
-  const attempt = (messageId: string, n: number, status: number, at: number): { key: string; value: string } => {
-    const a: AttemptEvent = {
-      messageId,
-      sourceId: 'web',
-      destinationId: 'hooks',
-      eventType: 'track',
-      endpoint: 'http://127.0.0.1:9/a',
-      attempt: n,
-      outcome: status < 300 ? 'success' : status === 404 ? 'permanent' : 'retryable',
-      status,
-      latencyMs: 5 * n,
-      at: new Date(at).toISOString(),
-    };
-    return { key: 'web:u1', value: JSON.stringify(a) };
-  };
+  const attempt = (messageId: string, n: number, status: number, at: number): { key: string; value: string } => ({
+    key: 'web:u1',
+    value: JSON.stringify(
+      testAttempt({ messageId, sourceId: 'web', attempt: n, status, latencyMs: 5 * n, at: new Date(at).toISOString() }),
+    ),
+  });
 
   before(async () => {
     await producer.connect();

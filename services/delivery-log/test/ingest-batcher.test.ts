@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { AttemptEvent } from '@sluice/envelope';
 import type { ConsumedRecord } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
+import { testAttempt } from '@sluice/testkit';
 import { Registry } from 'prom-client';
 import type { Sql } from '../src/adapters/database.ts';
 import { IngestBatcher } from '../src/adapters/ingest-batcher.ts';
@@ -54,21 +54,17 @@ describe('delivery-log ingest batcher', () => {
         event: 'Bought',
         receivedAt: new Date(base).toISOString(),
       });
-    const attempt = (i: number, n: number, status: number) => {
-      const a: AttemptEvent = {
-        messageId: `m-${i}`,
-        sourceId: 'lanes',
-        destinationId: 'hooks',
-        eventType: 'track',
-        endpoint: 'http://127.0.0.1:9/a',
-        attempt: n,
-        outcome: status === 200 ? 'success' : 'retryable',
-        status,
-        latencyMs: 5,
-        at: new Date(base + n * 1_000).toISOString(),
-      };
-      return record(topics.attempts, a);
-    };
+    const attempt = (i: number, n: number, status: number) =>
+      record(
+        topics.attempts,
+        testAttempt({
+          messageId: `m-${i}`,
+          sourceId: 'lanes',
+          attempt: n,
+          status,
+          at: new Date(base + n * 1_000).toISOString(),
+        }),
+      );
     // Each round of records about every message reaches the batcher while the rounds before it
     // are still being written, so each message is in several transactions that overlap in time.
     const rounds = [
