@@ -11,6 +11,7 @@ import {
   scrapeMetrics,
   testAttempt,
   testConfig,
+  testEnvelope,
   testKafka,
   testServiceContext,
   uniqueName,
@@ -54,18 +55,11 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
   };
   const range = `from=${start - 60_000}&to=${start + 60_000}`;
 
-  const event = (messageId: string, at: number) => ({
-    key: messageId,
-    value: JSON.stringify({
-      sourceId: 'web',
-      type: 'track',
-      event: 'Bought',
-      messageId,
-      userId: 'u1',
-      timestamp: new Date(at).toISOString(),
-      receivedAt: new Date(at).toISOString(),
-    }),
-  });
+  const event = (messageId: string, at: number) => {
+    const iso = new Date(at).toISOString();
+    const call = { sourceId: 'web', messageId, userId: 'u1', event: 'Bought', timestamp: iso, receivedAt: iso };
+    return { key: messageId, value: JSON.stringify(testEnvelope(call)) };
+  };
   const attempt = (messageId: string, n: number, status: number, at: number) => ({
     key: messageId,
     value: JSON.stringify(

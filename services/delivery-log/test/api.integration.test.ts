@@ -10,6 +10,7 @@ import {
   testAttempt,
   testBrokers,
   testConfig,
+  testEnvelope,
   testServiceContext,
   uniqueName,
   waitUntil,
@@ -70,18 +71,11 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
     const validate = ajv.getSchema(`openapi#/components/schemas/${schema}`)!;
     assert.ok(validate(value), `${schema}: ${ajv.errorsText(validate.errors)}`);
   };
-  const event = (messageId: string, receivedAt: number) => ({
-    key: 'web:u1',
-    value: JSON.stringify({
-      sourceId: 'web',
-      type: 'track',
-      event: 'Bought',
-      messageId,
-      userId: 'u1',
-      timestamp: new Date(receivedAt).toISOString(),
-      receivedAt: new Date(receivedAt).toISOString(),
-    }),
-  });
+  const event = (messageId: string, receivedAt: number) => {
+    const iso = new Date(receivedAt).toISOString();
+    const call = { sourceId: 'web', messageId, userId: 'u1', event: 'Bought', timestamp: iso, receivedAt: iso };
+    return { key: 'web:u1', value: JSON.stringify(testEnvelope(call)) };
+  };
   const attempt = (messageId: string, n: number, status: number, at: number): { key: string; value: string } => ({
     key: 'web:u1',
     value: JSON.stringify(
