@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,8 @@ import ts from 'typescript';
  * The layering of docs/CONVENTIONS.md, checked on every import of the tree (static, type-only,
  * re-exports and dynamic `import()`): packages never import a service, a service's source never
  * imports another service, tests and benchmarks reach another service only through its package
- * name (its `src/index.ts`), and source files import each other without circles.
+ * name (its `src/index.ts`), source files import each other without circles, and every package a
+ * file imports is declared in the `package.json` of the workspace that holds it.
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -76,6 +78,57 @@ function violationsOf(file: string, specifiers: string[]): string[] {
   }
   return broken;
 }
+
+/** The `name`, `dependencies` and `devDependencies` of a `package.json`. */
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+/** The package a bare specifier names (`@sluice/kafka`, `kafkajs`), or undefined for a relative path or a Node built-in. */
+function packageOf(specifier: string): string | undefined {
+  if (specifier.startsWith('.') || specifier.startsWith('/') || isBuiltin(specifier)) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/**
+ * The packages `file` (relative to the root) imports that the `package.json` of its workspace does
+ * not declare, one line each: a workspace's `src/` only from its `dependencies`, its tests (and
+ * anything else of it) from its `dependencies` or `devDependencies`; files outside `packages/` and
+ * `services/` (the root's tests and benchmarks) from the root's. `manifestOf` reads the
+ * `package.json` of a workspace folder (`''` for the root).
+ */
+function undeclaredImports(
+  file: string,
+  specifiers: readonly string[],
+  manifestOf: (dir: string) => Manifest,
+): string[] {
+  const [top, name, sub] = file.split('/');
+  const dir = (top === 'packages' || top === 'services') && sub !== undefined ? `${top}/${name}` : '';
+  const manifest = manifestOf(dir);
+  const source = dir !== '' && sub === 'src';
+  const declared = new Set([
+    manifest.name,
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...(source ? [] : Object.keys(manifest.devDependencies ?? {})),
+  ]);
+  const where = `${dir === '' ? '' : `${dir}/`}package.json ${source ? 'dependencies' : 'dependencies or devDependencies'}`;
+  return [...new Set(specifiers.map(packageOf))]
+    .filter((pkg): pkg is string => pkg !== undefined && !declared.has(pkg))
+    .map((pkg) => `${file} imports '${pkg}': not in ${where}`);
+}
+
+const manifests = new Map<string, Manifest>();
+const manifestOf = (dir: string): Manifest => {
+  let manifest = manifests.get(dir);
+  if (manifest === undefined) {
+    manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as Manifest;
+    manifests.set(dir, manifest);
+  }
+  return manifest;
+};
 
 /** Circles of relative imports among `files` (each reported once, as the files in order). */
 function importCircles(files: string[]): string[][] {
@@ -164,6 +217,40 @@ describe('layering (docs/CONVENTIONS.md)', () => {
     );
     assert.equal(violationsOf(at('bench/x.ts'), ['@sluice/ingest/src/constants.ts']).length, 1);
     assert.deepEqual(violationsOf(at('services/retry/test/x.ts'), ['@sluice/deliverer', '../src/service.ts']), []);
+  });
+
+  it("every package a file imports is declared in its workspace's package.json", () => {
+    assert.deepEqual(
+      everyFile.flatMap((file) =>
+        undeclaredImports(relative(root, file).split(sep).join('/'), importsOf(file), manifestOf),
+      ),
+      [],
+    );
+  });
+
+  it('the declaration check tells source from tests, and the root from a workspace', () => {
+    const fixture: Record<string, Manifest> = {
+      '': { name: 'root', devDependencies: { typescript: '~5.9.3', '@sluice/analytics': '0.1.0' } },
+      'services/demo': {
+        name: '@sluice/demo',
+        dependencies: { '@sluice/kafka': '0.1.0' },
+        devDependencies: { '@sluice/testkit': '0.1.0' },
+      },
+    };
+    const of = (dir: string) => fixture[dir]!;
+    const imports = ['@sluice/kafka/src/x.ts', '@sluice/testkit', 'kafkajs', 'node:fs', 'fs', './y.ts', '@sluice/demo'];
+    assert.deepEqual(undeclaredImports('services/demo/src/a.ts', imports, of), [
+      "services/demo/src/a.ts imports '@sluice/testkit': not in services/demo/package.json dependencies",
+      "services/demo/src/a.ts imports 'kafkajs': not in services/demo/package.json dependencies",
+    ]);
+    assert.deepEqual(undeclaredImports('services/demo/test/a.test.ts', imports, of), [
+      "services/demo/test/a.test.ts imports 'kafkajs': not in services/demo/package.json dependencies or devDependencies",
+    ]);
+    assert.deepEqual(undeclaredImports('services/demo/test/a.test.ts', ['@sluice/kafka', '@sluice/testkit'], of), []);
+    assert.deepEqual(undeclaredImports('test/e2e/a.test.ts', ['typescript', '@sluice/analytics', 'node:test'], of), []);
+    assert.deepEqual(undeclaredImports('bench/a.bench.ts', ['@sluice/kafka'], of), [
+      "bench/a.bench.ts imports '@sluice/kafka': not in package.json dependencies or devDependencies",
+    ]);
   });
 
   it('source files under packages/*/src and services/*/src import each other without circles', () => {
