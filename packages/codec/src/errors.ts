@@ -1,18 +1,11 @@
+import { CodedError } from '@sluice/errors';
+
 /**
  * Typed failures of the codecs that are NOT a verdict on one record (those are `DecodeResult`s with
  * `ok: false`, which go to `sluice.rejected`). Each has a stable `code` and says whether trying
  * again later can help.
  */
-export class CodecError extends Error {
-  readonly code: string;
-  readonly retryable: boolean;
-  constructor(code: string, message: string, retryable: boolean, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-    this.retryable = retryable;
-    this.name = new.target.name;
-  }
-}
+export class CodecError extends CodedError {}
 
 /**
  * The schema registry could not be reached (refused, timed out, 5xx) for longer than the codec's

@@ -1,14 +1,7 @@
+import { CodedError } from '@sluice/errors';
+
 /** Typed errors of the dead-letter tools, each with a stable `code` and whether trying again can help. */
-export class DeadLetterError extends Error {
-  readonly code: string;
-  readonly retryable: boolean;
-  constructor(code: string, message: string, retryable: boolean, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-    this.retryable = retryable;
-    this.name = new.target.name;
-  }
-}
+export class DeadLetterError extends CodedError {}
 
 /** The read of the dead-letter topic got no record for too long (broker slow or unreachable). */
 export class ReadTimeoutError extends DeadLetterError {

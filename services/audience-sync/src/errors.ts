@@ -1,4 +1,4 @@
-import { CodedError } from '@sluice/service-kit';
+import { CodedError } from '@sluice/errors';
 
 /** Base of every audience-sync error: a stable `code` and whether retrying may help (docs/CONVENTIONS.md). */
 export class AudienceSyncError extends CodedError {

@@ -1,5 +1,5 @@
 import { redactUrl } from '@sluice/logging';
-import { CodedError } from '@sluice/service-kit';
+import { CodedError } from '@sluice/errors';
 
 /** Base of every deliverer error: a stable `code` and whether retrying may help (docs/CONVENTIONS.md). */
 export class DelivererError extends CodedError {}

@@ -1,4 +1,4 @@
-import { CodedError } from '@sluice/service-kit';
+import { CodedError } from '@sluice/errors';
 
 /** Typed errors of the delivery log, each with a stable `code` (docs/CONVENTIONS.md). */
 export class DeliveryLogError extends CodedError {}

@@ -1,4 +1,4 @@
-import { CodedError } from '@sluice/service-kit';
+import { CodedError } from '@sluice/errors';
 
 /**
  * Whole-request failures of ingest (docs/reference/tracking-api.md). Each has a stable `code` (the `code` of the error

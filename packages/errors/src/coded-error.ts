@@ -1,6 +1,7 @@
 /**
- * What every service's base error carries (docs/CONVENTIONS.md): a stable `code` that code and
- * operators branch on, and whether retrying may help. Each service derives its own base from it.
+ * What every base error of a package or service carries (docs/CONVENTIONS.md): a stable `code`
+ * that code and operators branch on, and whether retrying may help. Each package or service derives
+ * its own base from it; the `name` is the class's own.
  */
 export class CodedError extends Error {
   readonly code: string;
