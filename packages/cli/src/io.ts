@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createInterface } from 'node:readline/promises';
+import { CodedError } from '@sluice/errors';
 
 /** Everything a command touches outside itself, so tests run the CLI in-process. */
 export interface CliIo {
@@ -18,13 +19,11 @@ export interface CliIo {
 }
 
 /** A failure that ends the command with a message on stderr and a non-zero exit code. */
-export class CliError extends Error {
-  readonly code = 'cli_failed';
+export class CliError extends CodedError {
   readonly exitCode: number;
   constructor(message: string, exitCode = 1) {
-    super(message);
-    this.exitCode = exitCode;
-    this.name = 'CliError';
+    // Not retryable: the command ended; whether to run it again is the user's call.
+    super('cli_failed', message, false);
     this.exitCode = exitCode;
   }
 }

@@ -1,10 +1,9 @@
+import { CodedError } from '@sluice/errors';
+
 /** A tracing environment variable Sluice cannot honour: the service refuses to start, naming it. */
-export class TracingConfigError extends Error {
-  readonly code = 'invalid_tracing_config';
-  readonly retryable = false;
+export class TracingConfigError extends CodedError {
   constructor(message: string) {
-    super(message);
-    this.name = 'TracingConfigError';
+    super('invalid_tracing_config', message, false);
   }
 }
 
