@@ -1,3 +1,4 @@
+import type { AnswerGuard } from '@sluice/log-api';
 import { CliError, type CliIo } from './io.ts';
 
 /** The delivery log's API base URL and bearer token, from the environment. */
@@ -32,4 +33,17 @@ export async function logApi(io: CliIo, method: 'GET' | 'POST', path: string, bo
   }
   if (!res.ok) throw new CliError(`${method} ${path}: ${res.status} ${parsed?.message ?? text.trim()}`);
   return parsed;
+}
+
+/**
+ * A GET of the delivery log's API whose answer is checked against its type (`@sluice/log-api`)
+ * before it is read: an answer of another shape (another service at `SLUICE_API_URL`, or a delivery
+ * log of another version) is a `CliError` naming the field, rather than a crash or a wrong figure.
+ */
+export async function logApiAnswer<T>(io: CliIo, path: string, guard: AnswerGuard<T>): Promise<T> {
+  const answer = await logApi(io, 'GET', path);
+  if (guard.is(answer)) return answer;
+  throw new CliError(
+    `GET ${path}: the answer is not what the delivery log's API describes (at ${guard.mismatch(answer)}): is ${API_URL_ENV} the delivery log's URL, and of this version?`,
+  );
 }

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { retryStateFromHeaders, retryStateToHeaders } from '@sluice/envelope';
 import { createKafka, SafeProducer } from '@sluice/kafka';
+import { ledgerAnswer, unaccountedAnswer } from '@sluice/log-api';
 import { createLogger } from '@sluice/logging';
 import {
   readTopic,
@@ -276,15 +277,17 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
     conforms('Error', missing.body);
   });
 
-  it('answers the ledger and its unaccounted page as the document says', async () => {
+  it('answers the ledger and its unaccounted page as the document and @sluice/log-api say', async () => {
     const ledger = await get(`/api/v1/ledger?from=${Date.now() - DAY}&to=${Date.now() + DAY}&bucket=1h`);
     assert.equal(ledger.status, 200);
     conforms('Ledger', ledger.body);
+    assert.equal(ledgerAnswer.mismatch(ledger.body), undefined, 'the answer has the type @sluice/log-api gives it');
     const hooks = ledger.body.totals.find((t: { destinationId: string }) => t.destinationId === 'hooks');
     assert.equal(hooks.accepted, hooks.delivered + hooks.filtered + hooks.dead + hooks.inFlight);
     const open = await get('/api/v1/ledger/unaccounted?destinationId=hooks&limit=5');
     assert.equal(open.status, 200);
     conforms('Unaccounted', open.body);
+    assert.equal(unaccountedAnswer.mismatch(open.body), undefined);
   });
 
   it('answers every bad input with a 400 naming the field, on every route', async () => {

@@ -1,5 +1,6 @@
+import { ledgerAnswer, unaccountedAnswer } from '@sluice/log-api';
 import type { CliIo } from '../io.ts';
-import { logApi } from '../log-api.ts';
+import { logApiAnswer } from '../log-api.ts';
 
 export interface AuditFlags {
   from?: string;
@@ -7,30 +8,6 @@ export interface AuditFlags {
   source?: string;
   destination?: string;
   json?: boolean;
-}
-
-interface Totals {
-  sourceId: string;
-  destinationId: string;
-  accepted: number;
-  delivered: number;
-  filtered: number;
-  dead: number;
-  inFlight: number;
-  parked: number;
-  unaccounted: number;
-  oldestUnsettledAgeSeconds: number | null;
-}
-
-interface Unaccounted {
-  sourceId: string;
-  messageId: string;
-  destinationId: string;
-  state: string;
-  stateAt: string;
-  attempts: number;
-  lastError: string | null;
-  reason: string;
 }
 
 const COLUMNS = ['source', 'destination', 'accepted', 'delivered', 'filtered', 'dead', 'in-flight', 'parked'];
@@ -67,19 +44,11 @@ export async function audit(io: CliIo, flags: AuditFlags): Promise<void> {
     ['destinationId', flags.destination],
   ] as const)
     if (value !== undefined) query.set(name, value);
-  const ledger = (await logApi(io, 'GET', `/api/v1/ledger?${query}`)) as {
-    from: string;
-    to: string;
-    unaccountedBefore: string;
-    totals: Totals[];
-  };
+  const ledger = await logApiAnswer(io, `/api/v1/ledger?${query}`, ledgerAnswer);
   const only = new URLSearchParams();
   if (flags.source !== undefined) only.set('sourceId', flags.source);
   if (flags.destination !== undefined) only.set('destinationId', flags.destination);
-  const open = (await logApi(io, 'GET', `/api/v1/ledger/unaccounted?${only}`)) as {
-    total: number;
-    unaccounted: Unaccounted[];
-  };
+  const open = await logApiAnswer(io, `/api/v1/ledger/unaccounted?${only}`, unaccountedAnswer);
   if (flags.json) {
     io.stdout(`${JSON.stringify({ ledger, unaccounted: open })}\n`);
     return;

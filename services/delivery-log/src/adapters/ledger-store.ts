@@ -1,11 +1,10 @@
+import type { UnaccountedReason, UnsettledState } from '@sluice/log-api';
 import {
   type LedgerCutoff,
   type LedgerFigures,
   type LedgerQuery,
   type LedgerRow,
   type UnaccountedQuery,
-  type UnaccountedReason,
-  type UnsettledState,
   unaccountedReason,
 } from '../domain/ledger.ts';
 import type { Sql } from './database.ts';

@@ -1,4 +1,5 @@
 import type { SluiceConfig } from '@sluice/config';
+import type { Ledger, Unaccounted } from '@sluice/log-api';
 import type { Logger } from '@sluice/logging';
 import {
   type DestinationRun,
@@ -133,7 +134,7 @@ export function ledgerRoutes(deps: LedgerDeps): Route[] {
             parkedDestinations: cutoff.parked,
             totals: ledgerTotals(rows).map((t) => ({ ...t, ...oldest(t.oldestUnsettledAt) })),
             buckets: rows.map((r) => ({ ...r, bucketStart: iso(r.bucketStart), ...oldest(r.oldestUnsettledAt) })),
-          },
+          } satisfies Ledger,
         ];
       },
     },
@@ -146,7 +147,8 @@ export function ledgerRoutes(deps: LedgerDeps): Route[] {
         const q = parseUnaccountedQuery(url.searchParams);
         if (!q.ok) throw badRequest(q);
         const cutoff = currentCutoff(deps);
-        return [200, { unaccountedBefore: iso(cutoff.before), ...(await deps.store.unaccounted(q.value, cutoff)) }];
+        const page = await deps.store.unaccounted(q.value, cutoff);
+        return [200, { unaccountedBefore: iso(cutoff.before), ...page } satisfies Unaccounted];
       },
     },
   ];

@@ -1,5 +1,5 @@
 import { DEFAULT_PAGE_SIZE, MAX_LEDGER_BUCKETS, MAX_PAGE_SIZE } from '../constants.ts';
-import { UNSETTLED_STATES } from '../domain/ledger.ts';
+import { UNACCOUNTED_REASONS, UNSETTLED_STATES } from '@sluice/log-api';
 import { allRequired, errors, id, json, nullable, queryId, queryTime, ref, time } from './openapi-schemas.ts';
 
 const count = { type: 'integer', minimum: 0 } as const;
@@ -41,7 +41,7 @@ export const ledgerSchemas = {
     windowFrom: { ...time, description: 'Where its retry window runs from: received, or first attempt of its run' },
     attempts: count,
     lastError: nullable({ type: 'string' }),
-    reason: { type: 'string', enum: ['never_attempted', 'retry_stopped'] },
+    reason: { type: 'string', enum: [...UNACCOUNTED_REASONS] },
     message: { type: 'string' },
   }),
   Unaccounted: allRequired({

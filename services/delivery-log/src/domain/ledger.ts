@@ -1,3 +1,4 @@
+import type { UnaccountedReason, UnsettledState } from '@sluice/log-api';
 import { DEFAULT_PAGE_SIZE, MAX_LEDGER_BUCKETS, MAX_PAGE_SIZE } from '../constants.ts';
 import { type Checked, checkId, checkInt, checkParams, checkTime, type Invalid } from './query.ts';
 
@@ -14,11 +15,8 @@ import { type Checked, checkId, checkInt, checkParams, checkTime, type Invalid }
  * window does not run while they wait.
  */
 
-/** The states that end a delivery's part of the ledger. */
+/** The states that end a delivery's part of the ledger (the others: `UNSETTLED_STATES` of `@sluice/log-api`). */
 export const SETTLED_STATES = ['delivered', 'filtered', 'dead'] as const;
-/** The states of a delivery still in flight. */
-export const UNSETTLED_STATES = ['delivering', 'retrying'] as const;
-export type UnsettledState = (typeof UNSETTLED_STATES)[number];
 
 export interface LedgerPolicy {
   /** `retry.window`: how long after its first attempt a delivery is retried (ms). */
@@ -60,9 +58,6 @@ export function ledgerCutoff(now: number, policy: LedgerPolicy, destinations: re
       .map((d) => d.destinationId),
   };
 }
-
-/** Why an unaccounted delivery counts: nothing attempted, or a retry path that stopped. */
-export type UnaccountedReason = 'never_attempted' | 'retry_stopped';
 
 export function unaccountedReason(state: UnsettledState): { reason: UnaccountedReason; message: string } {
   return state === 'delivering'

@@ -1,0 +1,14 @@
+export type { AnswerGuard } from './answer-guard.ts';
+export {
+  type Ledger,
+  type LedgerBucket,
+  type LedgerTotals,
+  ledgerAnswer,
+  type Unaccounted,
+  UNACCOUNTED_REASONS,
+  type UnaccountedDelivery,
+  type UnaccountedReason,
+  unaccountedAnswer,
+  UNSETTLED_STATES,
+  type UnsettledState,
+} from './ledger.ts';
