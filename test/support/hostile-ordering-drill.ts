@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TestContext } from 'node:test';
 import { ENVELOPE_LIMITS, RETRY_HEADERS } from '@sluice/envelope';
 import { createLogger } from '@sluice/logging';
@@ -138,6 +139,8 @@ interface Figures {
   reorderedUsers?: number;
   attemptsAhead?: number;
   duplicates?: number;
+  /** This process's worst event-loop delay: how late its receivers could answer. */
+  loopDelayMaxMs?: number;
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -158,7 +161,7 @@ function summaryLine(o: HostileOrderingOptions, f: Figures): string {
     `deliverer RSS ${f.rss ? `${mb(f.rss.now)}, peak ${mb(f.rss.peak)}` : '?'} (bound ${mb(MAX_DELIVERER_RSS_BYTES)}) | ` +
     `held ${f.heldMs ?? '?'} ms, drained ${f.drainMs ?? '?'} ms after release | lost ${f.lost ?? '?'}, ` +
     `dead-lettered ${f.deadLettered ?? '?'}, reordered users ${f.reorderedUsers ?? '?'}, attempts ahead ` +
-    `${f.attemptsAhead ?? '?'}, duplicates ${f.duplicates ?? '?'}`
+    `${f.attemptsAhead ?? '?'}, duplicates ${f.duplicates ?? '?'} | receivers' event-loop delay max ${f.loopDelayMaxMs ?? '?'} ms`
   );
 }
 
@@ -240,8 +243,20 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
   const accepted = new Map<string, string[]>([...users, HOSTILE_USER].map((u) => [u, []]));
   const ackedAt = new Map<string, number>();
   const f: Figures = {};
+  // The receivers run in this process: its event-loop delay says how late they could answer.
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  loopDelay.enable();
+  let phaseFrom = Date.now();
+  const phase = (name: string) => {
+    t.diagnostic(
+      `${name} done in ${Date.now() - phaseFrom} ms; load ${load()}; this process's event-loop delay max ${Math.round(loopDelay.max / 1e6)} ms`,
+    );
+    phaseFrom = Date.now();
+  };
   let printed = false;
   const print = () => {
+    f.loopDelayMaxMs = Math.round(loopDelay.max / 1e6);
+    loopDelay.disable();
     const line = summaryLine(o, f);
     if (!printed) {
       t.diagnostic(line);
@@ -250,24 +265,40 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
     printed = true;
     return line;
   };
-  /** Waits for an observable effect; a service that exited by itself ends the wait with its output. */
-  const until = <T>(what: string, timeoutMs: number, check: () => T | Promise<T>) =>
-    waitUntil(
-      () => {
-        const exits = p.unexpectedExits();
-        if (exits.length > 0) throw new Error(`waiting for ${what}: ${exits.join('\n')}`);
-        return check();
-      },
-      timeoutMs,
-      what,
-    );
+  /** Which user sent each event. */
+  const userOf = new Map<string, string>();
   /** (event, destination) pairs neither received nor dead-lettered there. */
-  const pending = (ids: Iterable<string>, destinations: readonly string[] = DESTINATIONS) => {
+  const pendingPairs = (ids: Iterable<string>, destinations: readonly string[] = DESTINATIONS) => {
     const dead = deadLetters.read();
-    let n = 0;
+    const pairs: { id: string; destination: string }[] = [];
     for (const id of ids)
-      for (const d of destinations) if (receipts.at(d, id) === undefined && !dead.get(d)!.has(id)) n++;
-    return n;
+      for (const d of destinations)
+        if (receipts.at(d, id) === undefined && !dead.get(d)!.has(id)) pairs.push({ id, destination: d });
+    return pairs;
+  };
+  const pending = (ids: Iterable<string>, destinations?: readonly string[]) => pendingPairs(ids, destinations).length;
+  /** What is still pending, per destination and how many users it is from (a held partition shows as a share of them). */
+  const pendingText = (ids: Iterable<string>, destinations?: readonly string[]) => {
+    const pairs = pendingPairs(ids, destinations);
+    const per = DESTINATIONS.map((d) => `${d} ${pairs.filter((x) => x.destination === d).length}`).join(', ');
+    const from = new Set(pairs.map((x) => userOf.get(x.id)));
+    return `still pending: ${per} (from ${from.size} user(s))`;
+  };
+  /** Waits for an observable effect; a service that exited by itself ends the wait with its output. */
+  const until = async <T>(what: string, timeoutMs: number, check: () => T | Promise<T>, detail?: () => string) => {
+    try {
+      return await waitUntil(
+        () => {
+          const exits = p.unexpectedExits();
+          if (exits.length > 0) throw new Error(`waiting for ${what}: ${exits.join('\n')}`);
+          return check();
+        },
+        timeoutMs,
+        what,
+      );
+    } catch (err) {
+      throw detail ? new Error(`${(err as Error).message}; ${detail()}`, { cause: err }) : err;
+    }
   };
   /** Ingest's acknowledgement → the first 2xx, per event and destination. */
   const latencies = (ids: readonly string[]) =>
@@ -275,7 +306,6 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
 
   /** One round: every other user's next event, acknowledged before the next round. */
   const sendRound = async (round: number): Promise<string[]> => {
-    const userOf = new Map<string, string>();
     const calls = users.map((userId) => {
       const messageId = p.nextMessageId();
       userOf.set(messageId, userId);
@@ -307,6 +337,7 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
         event: 'Hostile Step',
         properties: ledgerProperties(i + j),
       }));
+      for (const call of calls) userOf.set(call.messageId, HOSTILE_USER);
       const sent = await p.postCalls([calls], { concurrency: 1 });
       accepted.get(HOSTILE_USER)!.push(...sent.ids);
       for (const [id, at] of sent.ackedAt) ackedAt.set(id, at);
@@ -314,11 +345,27 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
   };
 
   try {
+    // Warm-up (not measured): every consumer assigned, every endpoint's connections open.
+    const warm = await sendRound(-1);
+    await until(
+      'the warm-up round delivered at every destination',
+      PHASE_DEADLINE_MS,
+      () => pending(warm) === 0,
+      () => pendingText(warm),
+    );
+    phase('warm-up');
+
     // Phase A: the other users alone.
     const idsA: string[] = [];
     await paced(async (k) => void idsA.push(...(await sendRound(k))));
-    await until('phase A delivered at every destination', PHASE_DEADLINE_MS, () => pending(idsA) === 0);
+    await until(
+      'phase A delivered at every destination',
+      PHASE_DEADLINE_MS,
+      () => pending(idsA) === 0,
+      () => pendingText(idsA),
+    );
     f.p99A = percentile(latencies(idsA), 99);
+    phase('phase A');
 
     // The hostile user's head: answered 503 by the three ordered endpoints (delivered at the unordered one).
     await sendHostile(0, 1);
@@ -338,22 +385,38 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
       paced((k) => sendHostile(1 + k * share, Math.min(o.hostileEvents, 1 + (k + 1) * share))),
     ]);
     const hostileIds = accepted.get(HOSTILE_USER)!;
-    await until('phase B delivered at every destination', PHASE_DEADLINE_MS, () => pending(idsB) === 0);
+    await until(
+      "phase B's other users delivered at every destination (the hostile user held)",
+      PHASE_DEADLINE_MS,
+      () => pending(idsB) === 0,
+      () => pendingText(idsB),
+    );
+    phase('phase B');
     const others = latencies(idsB);
     f.p99B = percentile(others, 99);
     f.othersB = { events: others.length, p50: percentile(others, 50), max: Math.max(...others) };
-    await until("the hostile user's events delivered at the unordered destination", PHASE_DEADLINE_MS, () =>
-      pending(hostileIds, [UNORDERED]) === 0 ? true : undefined,
+    await until(
+      "the hostile user's events delivered at the unordered destination",
+      PHASE_DEADLINE_MS,
+      () => pending(hostileIds, [UNORDERED]) === 0,
+      () => pendingText(hostileIds, [UNORDERED]),
     );
     // Every later event of the hostile user waits at each ordered destination (or the documented cap dead-lettered it).
     const waitingExpected = () => {
       const dead = deadLetters.read();
       return ORDERED.reduce((n, d) => n + hostileIds.slice(1).filter((id) => !dead.get(d)!.has(id)).length, 0);
     };
-    await until('every later hostile event waiting behind its head', PHASE_DEADLINE_MS, async () => {
-      const waiting = await metric(p.service('deliverer').url, 'sluice_deliverer_ordering_waiting_total');
-      return waiting >= waitingExpected();
-    });
+    let waiting = 0;
+    await until(
+      'every later hostile event waiting behind its head (sluice_deliverer_ordering_waiting_total)',
+      PHASE_DEADLINE_MS,
+      async () => {
+        waiting = await metric(p.service('deliverer').url, 'sluice_deliverer_ordering_waiting_total');
+        return waiting >= waitingExpected();
+      },
+      () => `${waiting} of ${waitingExpected()} waiting`,
+    );
+    phase('hostile events waiting');
     f.stateWhileStuck = await meter.caughtUp(PHASE_DEADLINE_MS);
     f.rss = await delivererMemory(p);
     const stillHeld = ORDERED.every((d) => receivers.get(d)!.applied.every((a) => a.user !== HOSTILE_USER));
@@ -367,8 +430,10 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
       "every event delivered at every destination (or dead-lettered there) after the hostile user's release",
       PHASE_DEADLINE_MS + o.hostileEvents * DRAIN_MS_PER_EVENT,
       () => pending(all) === 0,
+      () => pendingText(all),
     );
     f.drainMs = Date.now() - releasedAt;
+    phase('drained');
     f.state = await meter.caughtUp(PHASE_DEADLINE_MS);
     f.rss = await delivererMemory(p);
 
@@ -440,6 +505,7 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
     if (printed) throw err;
     // A wait timed out or a service exited: print what was measured so far with it.
     f.state ??= meter.counted;
+    f.rss ??= await delivererMemory(p).catch(() => undefined);
     const line = print();
     for (const svc of p.services.values()) t.diagnostic(`${svc.name} logged:\n${svc.output.slice(-2_000)}`);
     throw new Error(`${(err as Error).message}\n${line}`, { cause: err });
