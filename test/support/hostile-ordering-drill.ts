@@ -33,8 +33,14 @@ export const MAX_STATE_RECORD_BYTES = 4 * 1024;
  * record that lists the queue makes the total grow with the square of it.
  */
 export const MAX_STATE_BYTES_PER_EVENT = 1024;
-/** The deliverer's peak resident memory (VmHWM, else `process_resident_memory_bytes`), whatever one user sends. */
-export const MAX_DELIVERER_RSS_BYTES = 600 * 1024 * 1024;
+/**
+ * The deliverer's peak resident memory (VmHWM, else `process_resident_memory_bytes`), whatever one
+ * user sends. It is 430–560 MB under this drill's load without a hostile user, ~600–620 MB under
+ * the end-to-end benchmark (docs/operations.md, "Threads and memory": two isolates with 64 MB
+ * semi-spaces); the bound stays under the 1 GiB Kubernetes limit and leaves room for garbage, not
+ * for state per waiting event.
+ */
+export const MAX_DELIVERER_RSS_BYTES = 768 * 1024 * 1024;
 /** Other users' p99 (ingest's acknowledgement → receipt) beside the hostile user: at most this × their p99 without it. */
 export const MAX_P99_RATIO = 2;
 /**
@@ -43,7 +49,7 @@ export const MAX_P99_RATIO = 2;
  */
 export const P99_FLOOR_MS = 100;
 /** How long the pipeline has per phase beyond the sending (each wait names what it waited for). */
-const PHASE_DEADLINE_MS = 60_000;
+const PHASE_DEADLINE_MS = 120_000;
 /** Once released, how long each hostile event may take on top of `PHASE_DEADLINE_MS` (it leaves one at a time). */
 const DRAIN_MS_PER_EVENT = 30;
 /** Calls per /v1/batch request. */
@@ -132,6 +138,8 @@ interface Figures {
   state?: KeyBytes;
   stateWhileStuck?: KeyBytes;
   rss?: { now: number; peak: number };
+  /** The same after phase A (the hostile user not yet there). */
+  rssA?: { now: number; peak: number };
   heldMs?: number;
   drainMs?: number;
   lost?: number;
@@ -158,11 +166,30 @@ function summaryLine(o: HostileOrderingOptions, f: Figures): string {
     `${f.othersB ? `, p50 ${f.othersB.p50} ms, max ${f.othersB.max} ms over ${f.othersB.events}` : ''} | ` +
     `sluice.ordering for the hostile key: while held ${stateText(f.stateWhileStuck)}; whole run ${stateText(f.state)} ` +
     `(bounds: each ≤ ${MAX_STATE_RECORD_BYTES} B, total ≤ ${o.hostileEvents * ORDERED.length * MAX_STATE_BYTES_PER_EVENT} B) | ` +
-    `deliverer RSS ${f.rss ? `${mb(f.rss.now)}, peak ${mb(f.rss.peak)}` : '?'} (bound ${mb(MAX_DELIVERER_RSS_BYTES)}) | ` +
+    `deliverer RSS after phase A ${f.rssA ? mb(f.rssA.now) : '?'}, at the end ${f.rss ? `${mb(f.rss.now)}, peak ${mb(f.rss.peak)}` : '?'} ` +
+    `(bound ${mb(MAX_DELIVERER_RSS_BYTES)}) | ` +
     `held ${f.heldMs ?? '?'} ms, drained ${f.drainMs ?? '?'} ms after release | lost ${f.lost ?? '?'}, ` +
     `dead-lettered ${f.deadLettered ?? '?'}, reordered users ${f.reorderedUsers ?? '?'}, attempts ahead ` +
     `${f.attemptsAhead ?? '?'}, duplicates ${f.duplicates ?? '?'} | receivers' event-loop delay max ${f.loopDelayMaxMs ?? '?'} ms`
   );
+}
+
+/** The bounds on the hostile user's state and the deliverer's memory that the figures measured so far break. */
+function memoryBounds(o: HostileOrderingOptions, f: Figures): string[] {
+  const broken: string[] = [];
+  const stateBound = o.hostileEvents * ORDERED.length * MAX_STATE_BYTES_PER_EVENT;
+  if (f.state && f.state.largest > MAX_STATE_RECORD_BYTES)
+    broken.push(
+      `a sluice.ordering record of the hostile user is ${f.state.largest} B (bound ${MAX_STATE_RECORD_BYTES} B each)`,
+    );
+  if (f.state && (f.state.overflowed || f.state.bytes > stateBound))
+    broken.push(
+      `${f.state.overflowed ? 'over ' : ''}${f.state.bytes} B written to sluice.ordering for the hostile user ` +
+        `(bound ${stateBound} B: ${o.hostileEvents} events × ${ORDERED.length} destinations × ${MAX_STATE_BYTES_PER_EVENT} B)`,
+    );
+  if (f.rss && f.rss.peak > MAX_DELIVERER_RSS_BYTES)
+    broken.push(`the deliverer's peak RSS is ${mb(f.rss.peak)} (bound ${mb(MAX_DELIVERER_RSS_BYTES)})`);
+  return broken;
 }
 
 /** The deliverer's resident memory now (its /metrics) and at its peak (the kernel's high-water mark). */
@@ -365,6 +392,7 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
       () => pendingText(idsA),
     );
     f.p99A = percentile(latencies(idsA), 99);
+    f.rssA = await delivererMemory(p);
     phase('phase A');
 
     // The hostile user's head: answered 503 by the three ordered endpoints (delivered at the unordered one).
@@ -472,18 +500,7 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
       f.p99B <= MAX_P99_RATIO * Math.max(f.p99A, P99_FLOOR_MS),
       `the other users' p99 beside the hostile user, ${f.p99B} ms, is over ${MAX_P99_RATIO} × max(their p99 alone, ${P99_FLOOR_MS} ms) = ${MAX_P99_RATIO * Math.max(f.p99A, P99_FLOOR_MS)} ms`,
     );
-    bound(
-      !f.state.overflowed && f.state.largest <= MAX_STATE_RECORD_BYTES,
-      `a sluice.ordering record of the hostile user is ${f.state.largest} B (bound ${MAX_STATE_RECORD_BYTES} B each)`,
-    );
-    bound(
-      !f.state.overflowed && f.state.bytes <= stateBound,
-      `${f.state.overflowed ? 'over ' : ''}${f.state.bytes} B written to sluice.ordering for the hostile user (bound ${stateBound} B: ${o.hostileEvents} events × ${ORDERED.length} destinations × ${MAX_STATE_BYTES_PER_EVENT} B)`,
-    );
-    bound(
-      f.rss.peak <= MAX_DELIVERER_RSS_BYTES,
-      `the deliverer's peak RSS is ${mb(f.rss.peak)} (bound ${mb(MAX_DELIVERER_RSS_BYTES)})`,
-    );
+    broken.push(...memoryBounds(o, f));
     bound(f.lost === 0, `${f.lost} (event, destination) pairs neither delivered nor dead-lettered`);
     bound(
       [...dead.values()].every((ids) => [...ids.keys()].every((id) => hostileIds.includes(id))),
@@ -508,6 +525,8 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
     f.rss ??= await delivererMemory(p).catch(() => undefined);
     const line = print();
     for (const svc of p.services.values()) t.diagnostic(`${svc.name} logged:\n${svc.output.slice(-2_000)}`);
-    throw new Error(`${(err as Error).message}\n${line}`, { cause: err });
+    const also = memoryBounds(o, f);
+    const alsoText = also.length > 0 ? `\nbroken too, by what was measured up to then:\n- ${also.join('\n- ')}` : '';
+    throw new Error(`${(err as Error).message}${alsoText}\n${line}`, { cause: err });
   }
 }
