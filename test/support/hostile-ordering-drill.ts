@@ -3,11 +3,12 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TestContext } from 'node:test';
-import { ENVELOPE_LIMITS, RETRY_HEADERS } from '@sluice/envelope';
+import { ENVELOPE_LIMITS } from '@sluice/envelope';
 import { createLogger } from '@sluice/logging';
 import { metric, sleep, testKafka, type TopicWatcher, waitUntil, watchTopics } from '@sluice/testkit';
 import { percentile } from '../../bench/lib/ingest-load.ts';
-import { type Ledger, ledgerProperties } from './ledger.ts';
+import { DeadLetters, Receipts } from './drill-receipts.ts';
+import { ledgerProperties } from './ledger.ts';
 import { checkOrder } from './order-check.ts';
 import { StatefulReceiver } from './order-receiver.ts';
 import { Pipeline } from './pipeline.ts';
@@ -86,50 +87,6 @@ export function hostileMessageId(n: number): string {
   let id = `h${n}:`;
   while (id.length < ENVELOPE_LIMITS.messageIdMaxChars) id += id.length % 2 === 0 ? '"' : '\\';
   return id;
-}
-
-/** Per destination, when each event first got a 2xx there: read from the ledger's arrivals as they come. */
-class Receipts {
-  readonly #at = new Map<string, Map<string, number>>(DESTINATIONS.map((d) => [d, new Map()]));
-  #read = 0;
-  readonly #ledger: Ledger;
-  constructor(ledger: Ledger) {
-    this.#ledger = ledger;
-  }
-
-  at(destination: string, messageId: string): number | undefined {
-    const arrivals = this.#ledger.arrivals;
-    for (; this.#read < arrivals.length; this.#read++) {
-      const a = arrivals[this.#read]!;
-      const seen = this.#at.get(a.destination);
-      if (seen && a.status >= 200 && a.status < 300 && !seen.has(a.messageId)) seen.set(a.messageId, a.at);
-    }
-    return this.#at.get(destination)!.get(messageId);
-  }
-}
-
-/** The dead-letter topic as read so far: per destination, the ids dead-lettered there and why. */
-class DeadLetters {
-  readonly #watcher: TopicWatcher;
-  readonly #topic: string;
-  readonly #ledger: Ledger;
-  constructor(watcher: TopicWatcher, topic: string, ledger: Ledger) {
-    this.#watcher = watcher;
-    this.#topic = topic;
-    this.#ledger = ledger;
-  }
-
-  /** Per destination, messageId → last error; also marks them dead-lettered in the ledger. */
-  read(): Map<string, Map<string, string>> {
-    const byDestination = new Map<string, Map<string, string>>(DESTINATIONS.map((d) => [d, new Map()]));
-    for (const r of this.#watcher.records(this.#topic)) {
-      const id = r.headers[RETRY_HEADERS.messageId] ?? '';
-      const destination = r.headers[RETRY_HEADERS.destinationId] ?? '';
-      byDestination.get(destination)?.set(id, r.headers[RETRY_HEADERS.lastError] ?? '');
-      this.#ledger.deadLettered.add(id);
-    }
-    return byDestination;
-  }
 }
 
 /** The figures of one run, filled as the phases pass: the summary line prints what is known. */
@@ -262,8 +219,13 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
   running.meter = meter;
   const deadLetterWatcher = await watchTopics(kafka, [p.topics.deadLetter!]);
   running.deadLetters = deadLetterWatcher;
-  const deadLetters = new DeadLetters(deadLetterWatcher, p.topics.deadLetter!, p.ledger);
-  const receipts = new Receipts(p.ledger);
+  const deadLetters = new DeadLetters({
+    watcher: deadLetterWatcher,
+    topic: p.topics.deadLetter!,
+    ledger: p.ledger,
+    destinations: DESTINATIONS,
+  });
+  const receipts = new Receipts(p.ledger, DESTINATIONS);
   const load = () =>
     loadavg()
       .map((l) => l.toFixed(2))
@@ -508,7 +470,7 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
     bound(f.lost === 0, `${f.lost} (event, destination) pairs neither delivered nor dead-lettered`);
     bound(
       [...dead.values()].every((ids) => [...ids.keys()].every((id) => hostileIds.includes(id))),
-      'only hostile events may be dead-lettered (by the documented cap), no other user answered 2xx',
+      "another user's event was dead-lettered (their endpoints answer 2xx: only the held user's cap may dead-letter)",
     );
     reports.forEach((r, i) => {
       const examples = r.reordered.slice(0, 2).map((x) => `${x.user} at positions ${x.appliedPositions.slice(-3)}`);
