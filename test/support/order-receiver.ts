@@ -25,7 +25,10 @@ export interface StatefulReceiverOptions {
   seed: number;
   /** Share of requests answered 503 at random (0.1 = 10 %). */
   failRate: number;
-  /** One user whose events are all answered 503 for `stuckMs` from the first of them to arrive. */
+  /**
+   * One user whose events are all answered 503 for `stuckMs` from the first of them to arrive (or,
+   * with `stuckMs` infinite, until `release()`).
+   */
   stuckUser?: string;
   stuckMs?: number;
 }
@@ -43,6 +46,7 @@ export class StatefulReceiver {
   readonly #random: () => number;
   readonly #options: StatefulReceiverOptions;
   #stuckSince: number | undefined;
+  #released = false;
 
   constructor(options: StatefulReceiverOptions) {
     this.#options = options;
@@ -54,13 +58,18 @@ export class StatefulReceiver {
     return this.#stuckSince;
   }
 
+  /** From now on the stuck user's events are answered as any other user's. */
+  release(): void {
+    this.#released = true;
+  }
+
   readonly behaviour: Behaviour = (req: ReceivedRequest): Reply => {
     const messageId = String(req.headers['x-message-id'] ?? '');
     if (this.#appliedIds.has(messageId)) return { status: 200, body: 'duplicate' };
     const body = JSON.parse(req.body.toString('utf8')) as { userId?: string | null; anonymousId?: string };
     const user = String(body.userId ?? body.anonymousId ?? '');
     const { stuckUser, stuckMs = 0 } = this.#options;
-    if (user === stuckUser) {
+    if (user === stuckUser && !this.#released) {
       this.#stuckSince ??= req.at;
       if (req.at - this.#stuckSince < stuckMs) return { status: 503, body: 'stuck' };
     }

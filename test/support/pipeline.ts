@@ -41,13 +41,21 @@ export interface PipelineOptions {
    */
   batchedBeside?: Record<string, unknown>;
   /**
-   * A destination beside the first, with its own receiver answering as `endpoint` and `destination`'s
-   * keys (e.g. `ordering`); the ledger then counts every event once per destination.
+   * Destinations beside the first (one or several), each with its own receiver answering as
+   * `endpoint` and `destination`'s keys (e.g. `ordering`); the ledger then counts every event once
+   * per destination.
    */
-  beside?: { id: string; endpoint: Behaviour; destination?: Record<string, unknown> };
+  beside?: BesideDestination | BesideDestination[];
   /** The first destination's `filter` (docs/reference/filters.md); absent = every event. */
   filter?: Record<string, unknown>;
   /** More keys of the first destination (e.g. `ordering`). */
+  destination?: Record<string, unknown>;
+}
+
+/** A destination `beside` adds: its id, what its receiver answers, and its keys besides its one endpoint. */
+export interface BesideDestination {
+  id: string;
+  endpoint: Behaviour;
   destination?: Record<string, unknown>;
 }
 
@@ -92,7 +100,7 @@ export class Pipeline {
       ...(options.batchedBeside
         ? [{ id: BATCHED_DESTINATION, endpoint: options.endpoints[0]!, destination: { batch: options.batchedBeside } }]
         : []),
-      ...(options.beside ? [{ destination: {}, ...options.beside }] : []),
+      ...[options.beside ?? []].flat().map((side) => ({ destination: {}, ...side })),
     ];
     const sideReceivers = await Promise.all(sides.map(() => startReceiver()));
     const topics: Record<string, string> = prefixedTopics(prefix);
