@@ -9,6 +9,7 @@ export {
 } from './settings.ts';
 export {
   contextOf,
+  droppedTraceHeaders,
   headersOf,
   inSpan,
   isSampled,

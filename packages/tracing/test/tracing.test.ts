@@ -6,6 +6,7 @@ import { ParentBasedSampler, SamplingDecision } from '@opentelemetry/sdk-trace';
 import { ROOT_CONTEXT, type SpanContext, SpanKind, trace } from '@opentelemetry/api';
 import {
   contextOf,
+  droppedTraceHeaders,
   headersOf,
   isSampled,
   samplerOf,
@@ -16,32 +17,82 @@ import {
   TracingConfigError,
   tracingSettings,
 } from '../src/index.ts';
+import { isValidTracestate } from '../src/trace-headers.ts';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const UNSAMPLED = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
 
 describe('trace headers', () => {
-  test('a valid traceparent is read from a string or a Buffer, lower-cased, with its tracestate', () => {
-    assert.deepEqual(traceHeadersOf({ traceparent: Buffer.from(PARENT.toUpperCase()), tracestate: 'a=1' }), {
+  test('a valid traceparent is read from a string or a Buffer, with its tracestate', () => {
+    assert.deepEqual(traceHeadersOf({ traceparent: Buffer.from(PARENT), tracestate: 'a=1' }), {
       traceparent: PARENT,
       tracestate: 'a=1',
     });
     assert.equal(traceIdOf(traceHeadersOf({ traceparent: PARENT })!), '0af7651916cd43dd8448eb211c80319c');
   });
 
-  test('a malformed traceparent is dropped, an oversized tracestate too', () => {
-    for (const bad of [
+  test('a traceparent off the W3C grammar is dropped, and counted', () => {
+    const before = droppedTraceHeaders().traceparent;
+    const bad = [
       '',
       'garbage',
       `${PARENT}-extra`,
+      PARENT.toUpperCase(),
+      `${PARENT}\r\nx: 1`,
       '00-00000000000000000000000000000000-b7ad6b7169203331-01',
       '00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01',
       'ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
       '00-0af7651916cd43dd8448eb211c80319g-b7ad6b7169203331-01',
-    ])
-      assert.equal(traceHeadersOf({ traceparent: bad }), undefined, bad);
-    assert.deepEqual(traceHeadersOf({ traceparent: PARENT, tracestate: 'x'.repeat(513) }), { traceparent: PARENT });
+      '00_0af7651916cd43dd8448eb211c80319c_b7ad6b7169203331_01',
+    ];
+    for (const traceparent of bad) assert.equal(traceHeadersOf({ traceparent }), undefined, traceparent);
+    assert.equal(droppedTraceHeaders().traceparent - before, bad.length);
     assert.equal(traceHeadersOf(undefined), undefined);
+    assert.equal(traceHeadersOf({}), undefined);
+    assert.equal(droppedTraceHeaders().traceparent - before, bad.length, 'no header is not a drop');
+  });
+
+  test('tracestate: list-members per the W3C grammar are kept; anything else drops it, the traceparent kept', () => {
+    const members = (n: number) => Array.from({ length: n }, (_, i) => `k${i}=v`).join(',');
+    for (const good of [
+      'a=1',
+      'vendor=abc, other@sys=x y',
+      ' a=1 ,\tb=2 ',
+      'a=1,,b=2',
+      'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7',
+      '0tenant@sys-1=v',
+      `k=${'v'.repeat(256)}`,
+      members(32),
+    ])
+      assert.equal(isValidTracestate(good), true, good);
+    const before = droppedTraceHeaders().tracestate;
+    const bad = [
+      'a=b\r\nx: 1',
+      'a=b\nx',
+      'a=b\u0000',
+      'a=b\u00e9',
+      'A=1',
+      'a',
+      'a=',
+      'a=b ,=c',
+      'a=x=y',
+      'a=b\u007f',
+      'a=1,a=2',
+      '1a=1',
+      'tenant@Sys=1',
+      `k=${'v'.repeat(257)}`,
+      members(33),
+      `a=${'v'.repeat(200)},b=${'v'.repeat(200)},c=${'v'.repeat(200)}`,
+    ];
+    for (const tracestate of bad) {
+      assert.equal(isValidTracestate(tracestate), false, JSON.stringify(tracestate));
+      assert.deepEqual(traceHeadersOf({ traceparent: PARENT, tracestate }), { traceparent: PARENT });
+    }
+    assert.equal(droppedTraceHeaders().tracestate - before, bad.length);
+    assert.deepEqual(traceHeadersOf({ traceparent: PARENT, tracestate: ' vendor=abc ' }), {
+      traceparent: PARENT,
+      tracestate: 'vendor=abc',
+    });
   });
 
   test('extract then inject keeps the trace id and the sampled flag', () => {
