@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { startOtlpReceiver, waitUntil } from '@sluice/testkit';
+import { startOtlpGrpcReceiver, startOtlpReceiver, waitUntil } from '@sluice/testkit';
 import { ParentBasedSampler, SamplingDecision } from '@opentelemetry/sdk-trace';
 import { ROOT_CONTEXT, type SpanContext, SpanKind, trace } from '@opentelemetry/api';
 import {
   contextOf,
   droppedTraceHeaders,
+  endSpan,
+  type OtlpProtocol,
   headersOf,
   isSampled,
   samplerOf,
@@ -119,6 +121,7 @@ describe('settings', () => {
     assert.deepEqual(tracingSettings('retry', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h' }), {
       enabled: true,
       serviceName: 'sluice-retry',
+      protocol: 'http/json',
       url: 'http://h/v1/traces',
       headers: {},
       sampler: 'parentbased_always_on',
@@ -130,8 +133,8 @@ describe('settings', () => {
   test('values it cannot honour are refused, naming the variable', () => {
     const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h' };
     for (const [name, v] of [
-      ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
-      ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http/protobuf'],
+      ['OTEL_EXPORTER_OTLP_PROTOCOL', 'http/xml'],
+      ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'json'],
       ['OTEL_TRACES_SAMPLER', 'sometimes'],
       ['OTEL_TRACES_SAMPLER_ARG', '1.5'],
       ['OTEL_TRACES_EXPORTER', 'zipkin'],
@@ -182,28 +185,71 @@ describe('settings', () => {
   });
 });
 
-test('spans are exported over OTLP/HTTP JSON with the service name and the parent of the headers', async () => {
-  const receiver = await startOtlpReceiver();
-  try {
-    const tracing = startTracing('ingest', {
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
-    });
-    const span = tracing.start('ingest request', { traceparent: PARENT }, { kind: SpanKind.SERVER });
-    const child = tracing.start('produce', trace.setSpan(ROOT_CONTEXT, span));
-    child.end();
-    span.end();
-    await tracing.shutdown();
-    await waitUntil(() => receiver.count === 2);
-    const [produce, request] = receiver.spans;
-    assert.equal(request!.service, 'sluice-ingest');
-    assert.equal(request!.traceId, '0af7651916cd43dd8448eb211c80319c');
-    assert.equal(request!.parentSpanId, 'b7ad6b7169203331');
-    assert.equal(request!.kind, 2);
-    assert.equal(produce!.parentSpanId, request!.spanId);
-  } finally {
-    await receiver.close();
-  }
+const RECEIVERS = {
+  'http/json': startOtlpReceiver,
+  'http/protobuf': startOtlpReceiver,
+  grpc: startOtlpGrpcReceiver,
+} as const;
+const CONTENT_TYPES = {
+  'http/json': 'application/json',
+  'http/protobuf': 'application/x-protobuf',
+  grpc: 'application/grpc',
+};
+
+for (const [protocol, start] of Object.entries(RECEIVERS) as [OtlpProtocol, typeof startOtlpReceiver][]) {
+  test(`${protocol}: spans reach a real OTLP receiver with the service name and the parent of the headers`, async () => {
+    const receiver = await start();
+    try {
+      const tracing = startTracing('ingest', {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
+      });
+      const span = tracing.start('ingest request', { traceparent: PARENT }, { kind: SpanKind.SERVER });
+      span.setAttribute('sluice.attempt', 3);
+      const child = tracing.start('produce', trace.setSpan(ROOT_CONTEXT, span));
+      child.end();
+      endSpan(span, 'failed');
+      await tracing.shutdown();
+      await waitUntil(() => receiver.count === 2);
+      assert.ok(receiver.contentTypes.length > 0);
+      for (const type of receiver.contentTypes) assert.ok(type.startsWith(CONTENT_TYPES[protocol]), type);
+      const [produce, request] = receiver.spans;
+      assert.equal(request!.service, 'sluice-ingest');
+      assert.equal(request!.name, 'ingest request');
+      assert.equal(request!.traceId, '0af7651916cd43dd8448eb211c80319c');
+      assert.equal(request!.parentSpanId, 'b7ad6b7169203331');
+      assert.equal(request!.kind, 2);
+      assert.equal(request!.status, 2);
+      assert.equal(request!.attributes['sluice.attempt'], 3);
+      assert.equal(produce!.parentSpanId, request!.spanId);
+    } finally {
+      await receiver.close();
+    }
+  });
+}
+
+test('the protocol variables: the traces one wins; gRPC takes the endpoint as is', () => {
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317' };
+  const of = (env: Record<string, string>) => {
+    const s = tracingSettings('ingest', { ...endpoint, ...env });
+    assert.ok(s.enabled);
+    return [s.protocol, s.url];
+  };
+  assert.deepEqual(of({}), ['http/json', 'http://collector:4317/v1/traces']);
+  assert.deepEqual(of({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }), [
+    'http/protobuf',
+    'http://collector:4317/v1/traces',
+  ]);
+  assert.deepEqual(of({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), ['grpc', 'http://collector:4317']);
+  assert.deepEqual(of({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' }), [
+    'http/json',
+    'http://collector:4317/v1/traces',
+  ]);
+  assert.throws(
+    () => of({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grcp' }),
+    /^TracingConfigError: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grcp: expected one of http\/json, http\/protobuf, grpc$/,
+  );
 });
 
 test('the endpoint and headers variables', () => {
