@@ -41,7 +41,12 @@ describe('delivery-log console in a browser', {
       endpoints: [behaviour],
       services: ['delivery-log', 'deliverer', 'retry', 'ingest'],
       partitions: 2,
-      config: { retry: { window: '60s', schedule: ['200ms'], tiers: ['1s'] }, delivery: { timeout: '2s' } },
+      config: {
+        retry: { window: '60s', schedule: ['200ms'], tiers: ['1s'] },
+        delivery: { timeout: '2s' },
+        // The message page shows the caller's trace id: ingest continues the caller's context.
+        ingest: { trustTraceContext: true },
+      },
       // Lets every call through but one marked hidden (the filtered message's test).
       filter: { where: { not: { field: 'properties.hidden', equals: true } } },
     });
@@ -55,7 +60,7 @@ describe('delivery-log console in a browser', {
 
   it('shows a delivered message with its attempts, Replay records a new attempt; dead letters replay in bulk', async () => {
     const id = `${run}-1`;
-    // Tracing is off in this pipeline: ingest carries the caller's trace context onto the record as it came.
+    // Tracing is off in this pipeline: ingest, trusting it, carries the caller's trace context onto the record as it came.
     const traceId = '0af7651916cd43dd8448eb211c80319c';
     await pipeline.postBatch(
       [{ type: 'track', messageId: id, userId: 'u-1', event: 'Console Test', properties: { plan: 'pro' } }],

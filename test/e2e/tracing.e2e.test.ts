@@ -1,7 +1,8 @@
 // One event followed end to end (docs/operations.md, "Following one event"): ingest, deliverer,
-// retry and the delivery log run as processes on the real broker, exporting spans over OTLP/HTTP to a real receiver in
-// this test; the endpoint answers 503 then 200. The call carries a `traceparent`: both webhooks carry
-// one of the same trace, and the exported spans form one tree — ingest → produce → delivery →
+// retry and the delivery log run as processes on the real broker (ingest trusting its callers' trace
+// context, `ingest.trustTraceContext`), exporting spans over OTLP/HTTP to a real receiver in this
+// test; the endpoint answers 503 then 200. The call carries a `traceparent`: both webhooks carry one
+// of the same trace, and the exported spans form one tree — ingest → produce → delivery →
 // attempt (503) → … retry scheduling → delivery → attempt (200); the delivery log's API shows the trace id.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -70,6 +71,8 @@ describe('trace context end to end', { timeout: 180_000 }, () => {
       delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
       retry: { window: '2m', schedule: ['500ms'], tiers: ['1s'] },
       deliveryLog: { adminToken: ADMIN_TOKEN },
+      // These callers are trusted: their traces are continued (the default starts a linked trace).
+      ingest: { trustTraceContext: true },
     });
     for (const name of ['delivery-log', 'retry', 'deliverer', 'ingest'] as const) {
       const svc = new ServiceProcess(name, {

@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { serviceNodeArgs } from '@sluice/service-kit';
-import { prefixedTopics, uniqueName, scrapeMetrics } from '@sluice/testkit';
+import {
+  prefixedTopics,
+  uniqueName,
+  scrapeMetrics,
+  startOtlpGrpcReceiver,
+  startOtlpReceiver,
+  waitUntil,
+} from '@sluice/testkit';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../support/service-process.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -64,6 +71,41 @@ describe('every service: ops routes, readiness, SIGTERM', () => {
   }
 });
 
+describe('every OTLP protocol: a service starts and exports its spans', () => {
+  for (const [protocol, start] of [
+    ['http/protobuf', startOtlpReceiver],
+    ['grpc', startOtlpGrpcReceiver],
+  ] as const) {
+    it(`ingest with OTEL_EXPORTER_OTLP_PROTOCOL=${protocol}`, async () => {
+      const otlp = await start();
+      const svc = new ServiceProcess('ingest', {
+        SLUICE_CONFIG: goodConfig,
+        KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      });
+      try {
+        await svc.start();
+        const res = await fetch(`${svc.url}/v1/track`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Basic ${Buffer.from('wk:').toString('base64')}`,
+          },
+          body: JSON.stringify({ userId: 'u1', event: 'Exported' }),
+        });
+        assert.equal(res.status, 200);
+        await waitUntil(() => otlp.spans.some((s) => s.name === 'POST /v1/track'), 15_000, 'the request span');
+        assert.equal(otlp.spans.find((s) => s.name === 'POST /v1/track')!.service, 'sluice-ingest');
+      } finally {
+        assert.equal((await svc.sigterm()).code, 0, svc.output);
+        await otlp.close();
+      }
+    });
+  }
+});
+
 describe('a bad config field stops a service with a message naming it', () => {
   for (const name of services) {
     it(`${name} exits 1 naming destinations[0].settings.webhooks[0].headers.User-Agent`, async () => {
@@ -101,7 +143,7 @@ describe('a bad config field stops a service with a message naming it', () => {
         ...process.env,
         SLUICE_CONFIG: goodConfig,
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/xml',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -110,7 +152,7 @@ describe('a bad config field stops a service with a message naming it', () => {
     assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 1);
     assert.match(
       stderr,
-      /retry: invalid configuration: OTEL_EXPORTER_OTLP_PROTOCOL=grpc: Sluice exports traces as http\/json only/,
+      /retry: invalid configuration: OTEL_EXPORTER_OTLP_PROTOCOL=http\/xml: expected one of http\/json, http\/protobuf, grpc/,
     );
   });
 });

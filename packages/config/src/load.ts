@@ -100,6 +100,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     kafka: resolveKafkaSection(raw.kafka, secret),
     ingest: {
       trustProxy: raw.ingest.trustProxy,
+      trustTraceContext: raw.ingest.trustTraceContext,
       ...(raw.ingest.adminToken !== undefined && { adminToken: secret('ingest.adminToken', raw.ingest.adminToken) }),
       lingerMs: parseDuration(raw.ingest.linger),
       requestTimeoutMs: parseDuration(raw.ingest.requestTimeout),

@@ -202,6 +202,12 @@ export const ConfigSchema = Type.Object(
       {
         /** Take `context.ip` from the first `X-Forwarded-For` hop. */
         trustProxy: Type.Boolean({ default: false }),
+        /**
+         * Continue a caller's W3C trace context (`traceparent`, `tracestate`). Off: each call starts a
+         * trace of its own, linked to the caller's, so a caller with a write key decides neither
+         * sampling nor the trace Sluice's spans join (docs/reference/observability.md, "Tracing").
+         */
+        trustTraceContext: Type.Boolean({ default: false }),
         /** Token for the admin API (`POST /v1/deletions`). Without it the admin API answers 404. */
         adminToken: Type.Optional(SecretSchema),
         /** How long calls from concurrent requests are gathered before one `sendBatch`. */

@@ -104,6 +104,8 @@ export interface SluiceConfig {
   kafka: { clientId: string; topics: TopicNames; partitions: number; replicationFactor: number } & KafkaSecurity;
   ingest: {
     trustProxy: boolean;
+    /** Continue the trace context a tracking request carries (default false: a new, linked trace). */
+    trustTraceContext: boolean;
     adminToken?: string;
     lingerMs: number;
     requestTimeoutMs: number;

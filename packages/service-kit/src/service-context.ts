@@ -42,7 +42,7 @@ export function loadServiceContext(name: string, rawEnv: NodeJS.ProcessEnv = pro
     config.on('change', () => logger.info('config reloaded'));
     for (const warning of transportWarnings(config.current)) logger.warn(warning);
     const tracing = startTracing(name, rawEnv);
-    if (tracing.enabled) logger.info('tracing on: spans exported over OTLP/HTTP');
+    if (tracing.enabled) logger.info({ protocol: tracing.protocol }, 'tracing on: spans exported over OTLP');
     return { name, env, brokers: requireBrokers(env), config, logger, registry: createMetricsRegistry(name), tracing };
   } catch (err) {
     if (err instanceof ConfigError || err instanceof TracingConfigError) {

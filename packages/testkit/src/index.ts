@@ -11,7 +11,7 @@ export { testServiceContext } from './service-context.ts';
 export { freePort } from '@sluice/local-runtime';
 export { brokerSockets, workerThreads } from './open-handles.ts';
 export { startBlackHole, type BlackHole } from './black-hole.ts';
-export { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from './otlp-receiver.ts';
+export { startOtlpGrpcReceiver, startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from './otlp-receiver.ts';
 export { receivedEnvelope, testAttempt, testEnvelope } from './envelope.ts';
 export { createTestTopics, testKafka, type TestKafkaOptions } from './kafka.ts';
 export { metric, metricSum, scrapeMetrics } from './metrics.ts';

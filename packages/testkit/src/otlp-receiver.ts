@@ -1,112 +1,123 @@
 import { createServer } from 'node:http';
+import { Server, ServerCredentials, type ServiceDefinition } from '@grpc/grpc-js';
+import { decodeExportRequest, type ExportedSpan, type ExportRequest, spansOf } from './otlp-request.ts';
 
-/** One span as an OTLP/HTTP JSON export carries it, with the `service.name` of its resource. */
-export interface ExportedSpan {
-  service: string;
-  traceId: string;
-  spanId: string;
-  /** Empty or absent for a root span. */
-  parentSpanId?: string;
-  name: string;
-  /** OTLP's SpanKind number: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
-  kind: number;
-  attributes: Record<string, string | number | boolean>;
-  /** OTLP's status code: 0 unset, 1 ok, 2 error. */
-  status: number;
-  links: { traceId: string; spanId: string }[];
-}
+export type { ExportedSpan } from './otlp-request.ts';
 
 export interface OtlpReceiver {
-  /** The base URL, for `OTEL_EXPORTER_OTLP_ENDPOINT` (the exporter posts to `<url>/v1/traces`). */
+  /**
+   * The base URL, for `OTEL_EXPORTER_OTLP_ENDPOINT` (an HTTP exporter posts to `<url>/v1/traces`;
+   * a gRPC exporter calls the trace service there).
+   */
   url: string;
   /** Every span received so far (empty when started with `keep: false`). */
   spans: ExportedSpan[];
+  /** The content type of each export request received (`application/grpc` for every gRPC call). */
+  contentTypes: string[];
   /** Spans received so far. */
   readonly count: number;
   close(): Promise<void>;
 }
 
-interface AnyValue {
-  stringValue?: string;
-  intValue?: string | number;
-  doubleValue?: number;
-  boolValue?: boolean;
-}
-interface KeyValue {
-  key: string;
-  value: AnyValue;
-}
-interface JsonSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: KeyValue[];
-  status?: { code?: number };
-  links?: { traceId: string; spanId: string }[];
-}
-interface ExportRequest {
-  resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: JsonSpan[] }[] }[];
-}
+const PROTOBUF = 'application/x-protobuf';
 
-const plain = (v: AnyValue) =>
-  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.doubleValue ?? v.boolValue ?? ''));
-const attributesOf = (kvs: KeyValue[] = []) => Object.fromEntries(kvs.map((kv) => [kv.key, plain(kv.value)]));
+/** Keeps (or only counts, without `keep`) the spans of each export request. */
+class Collector {
+  readonly spans: ExportedSpan[] = [];
+  readonly contentTypes: string[] = [];
+  count = 0;
+  readonly #keep: boolean;
+  constructor(keep: boolean) {
+    this.#keep = keep;
+  }
+  add(contentType: string, request: ExportRequest): void {
+    this.contentTypes.push(contentType);
+    const spans = spansOf(request);
+    this.count += spans.length;
+    if (this.#keep) this.spans.push(...spans);
+  }
+  receiver(url: string, close: () => Promise<void>): OtlpReceiver {
+    const collector = this;
+    return {
+      url,
+      spans: this.spans,
+      contentTypes: this.contentTypes,
+      get count() {
+        return collector.count;
+      },
+      close,
+    };
+  }
+}
 
 /**
- * A real OTLP/HTTP endpoint on 127.0.0.1 that decodes JSON exports (`POST /v1/traces`) and keeps
- * their spans; with `keep: false` it only counts them (benchmarks).
+ * A real OTLP/HTTP endpoint on 127.0.0.1 that decodes exports (`POST /v1/traces`) in JSON
+ * (`http/json`) or protobuf (`http/protobuf`) and keeps their spans; with `keep: false` it only
+ * counts them (benchmarks).
  */
 export async function startOtlpReceiver(options: { keep?: boolean } = {}): Promise<OtlpReceiver> {
-  const keep = options.keep ?? true;
-  const spans: ExportedSpan[] = [];
-  const state = { count: 0 };
+  const collector = new Collector(options.keep ?? true);
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
+      const contentType = String(req.headers['content-type']);
+      const body = Buffer.concat(chunks);
+      if (req.url !== '/v1/traces') {
+        res.writeHead(404).end();
+      } else if (contentType.startsWith('application/json')) {
+        collector.add(contentType, JSON.parse(body.toString('utf8')) as ExportRequest);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      } else if (contentType.startsWith(PROTOBUF)) {
+        collector.add(contentType, decodeExportRequest(body));
+        // An empty ExportTraceServiceResponse.
+        res.writeHead(200, { 'content-type': PROTOBUF }).end();
+      } else {
         res.writeHead(415).end();
-        return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest;
-      for (const rs of body.resourceSpans ?? []) {
-        const service = String(attributesOf(rs.resource?.attributes)['service.name'] ?? '');
-        for (const ss of rs.scopeSpans ?? []) {
-          for (const s of ss.spans ?? []) {
-            state.count += 1;
-            if (!keep) continue;
-            spans.push({
-              service,
-              traceId: s.traceId,
-              spanId: s.spanId,
-              ...(s.parentSpanId && { parentSpanId: s.parentSpanId }),
-              name: s.name,
-              kind: s.kind,
-              attributes: attributesOf(s.attributes),
-              status: s.status?.code ?? 0,
-              links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
-            });
-          }
-        }
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
   server.keepAliveTimeout = 1_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    spans,
-    get count() {
-      return state.count;
-    },
-    close: () =>
+  return collector.receiver(
+    `http://127.0.0.1:${port}`,
+    () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
+  );
+}
+
+/** OTLP's trace service with one unary method; messages stay bytes and are decoded here. */
+const TRACE_SERVICE: ServiceDefinition = {
+  Export: {
+    path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (b: Buffer) => b,
+    requestDeserialize: (b: Buffer) => b,
+    responseSerialize: (b: Buffer) => b,
+    responseDeserialize: (b: Buffer) => b,
+  },
+};
+
+/**
+ * A real OTLP/gRPC endpoint on 127.0.0.1 (plaintext HTTP/2): a gRPC server implementing the trace
+ * service's `Export`, decoding each request's spans.
+ */
+export async function startOtlpGrpcReceiver(options: { keep?: boolean } = {}): Promise<OtlpReceiver> {
+  const collector = new Collector(options.keep ?? true);
+  const server = new Server();
+  server.addService(TRACE_SERVICE, {
+    Export: (call: { request: Buffer }, done: (err: Error | null, response: Buffer) => void) => {
+      collector.add('application/grpc', decodeExportRequest(call.request));
+      done(null, Buffer.alloc(0));
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  return collector.receiver(`http://127.0.0.1:${port}`, async () => server.forceShutdown());
 }

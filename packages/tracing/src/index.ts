@@ -1,14 +1,16 @@
 export { SpanKind, type Span, type Attributes, type Link } from '@opentelemetry/api';
 export {
+  DEFAULT_OTLP_PROTOCOL,
   DEFAULT_SCHEDULE_DELAY_MS,
-  OTLP_PROTOCOL,
   TracingConfigError,
   tracingSettings,
+  type OtlpProtocol,
   type SamplerName,
   type TracingSettings,
 } from './settings.ts';
 export {
   contextOf,
+  droppedTraceHeaders,
   headersOf,
   inSpan,
   isSampled,

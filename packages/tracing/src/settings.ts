@@ -25,13 +25,23 @@ const SAMPLERS: readonly SamplerName[] = [
   'parentbased_traceidratio',
 ];
 
+/** The OTLP transports of `OTEL_EXPORTER_OTLP_PROTOCOL` (the OpenTelemetry specification's three). */
+export type OtlpProtocol = 'http/json' | 'http/protobuf' | 'grpc';
+
+const PROTOCOLS: readonly OtlpProtocol[] = ['http/json', 'http/protobuf', 'grpc'];
+
 /** What `startTracing` builds, read from the standard `OTEL_*` variables (docs/reference/observability.md, "Tracing"). */
 export type TracingSettings =
   | { enabled: false; reason: 'sdk_disabled' | 'no_endpoint' | 'exporter_none' }
   | {
       enabled: true;
       serviceName: string;
-      /** Where spans are posted: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. */
+      /** `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL` (default `http/json`). */
+      protocol: OtlpProtocol;
+      /**
+       * Where spans are sent: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is, or `OTEL_EXPORTER_OTLP_ENDPOINT`
+       * + `/v1/traces` over HTTP (as is over gRPC, whose path is the service's).
+       */
       url: string;
       /** `OTEL_EXPORTER_OTLP_HEADERS` then `OTEL_EXPORTER_OTLP_TRACES_HEADERS` (`k=v,k2=v2`, values URL-encoded). */
       headers: Record<string, string>;
@@ -44,8 +54,11 @@ export type TracingSettings =
 
 /** Default `OTEL_BSP_SCHEDULE_DELAY`, the specification's. */
 export const DEFAULT_SCHEDULE_DELAY_MS = 5_000;
-/** The one OTLP encoding Sluice exports (`OTEL_EXPORTER_OTLP_PROTOCOL`). */
-export const OTLP_PROTOCOL = 'http/json';
+/**
+ * Default `OTEL_EXPORTER_OTLP_PROTOCOL`. The specification's default is `http/protobuf`; Sluice keeps
+ * JSON, which every collector takes on the same port, so a deployment that set none sends what it sent.
+ */
+export const DEFAULT_OTLP_PROTOCOL: OtlpProtocol = 'http/json';
 
 const value = (env: NodeJS.ProcessEnv, name: string) => {
   const v = env[name]?.trim();
@@ -66,12 +79,15 @@ export function tracingSettings(service: string, env: NodeJS.ProcessEnv): Tracin
   const tracesEndpoint = value(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   const endpoint = value(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   if (tracesEndpoint === undefined && endpoint === undefined) return { enabled: false, reason: 'no_endpoint' };
-  const url = tracesEndpoint ?? `${endpoint!.replace(/\/+$/, '')}/v1/traces`;
+  let protocol: OtlpProtocol | undefined;
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
-    const protocol = value(env, name);
-    if (protocol !== undefined && protocol !== OTLP_PROTOCOL)
-      throw new TracingConfigError(`${name}=${protocol}: Sluice exports traces as ${OTLP_PROTOCOL} only`);
+    const set = value(env, name);
+    if (set !== undefined && !PROTOCOLS.includes(set as OtlpProtocol))
+      throw new TracingConfigError(`${name}=${set}: expected one of ${PROTOCOLS.join(', ')}`);
+    protocol ??= set as OtlpProtocol | undefined;
   }
+  protocol ??= DEFAULT_OTLP_PROTOCOL;
+  const url = tracesEndpoint ?? (protocol === 'grpc' ? endpoint! : `${endpoint!.replace(/\/+$/, '')}/v1/traces`);
   const sampler = (value(env, 'OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on') as SamplerName;
   if (!SAMPLERS.includes(sampler))
     throw new TracingConfigError(`OTEL_TRACES_SAMPLER=${sampler}: expected one of ${SAMPLERS.join(', ')}`);
@@ -86,6 +102,7 @@ export function tracingSettings(service: string, env: NodeJS.ProcessEnv): Tracin
   return {
     enabled: true,
     serviceName: value(env, 'OTEL_SERVICE_NAME') ?? `sluice-${service}`,
+    protocol,
     url,
     headers: {
       ...headerList(env, 'OTEL_EXPORTER_OTLP_HEADERS'),

@@ -9,7 +9,10 @@ import {
   TraceFlags,
   trace,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { Metadata } from '@grpc/grpc-js';
+import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -24,7 +27,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import { type TracingSettings, tracingSettings } from './settings.ts';
+import { type OtlpProtocol, type TracingSettings, tracingSettings } from './settings.ts';
 import { contextOf, isSampled, type TraceHeaders } from './trace-headers.ts';
 
 /** The instrumentation scope of every Sluice span. */
@@ -36,6 +39,8 @@ export const TRACER_NAME = 'sluice';
  */
 export interface Tracing {
   readonly enabled: boolean;
+  /** The OTLP protocol spans are exported with (none when off). */
+  readonly protocol?: OtlpProtocol;
   /** Starts a span continuing `parent` (headers read from a record or a request, or a context); a new trace without one. */
   start(name: string, parent: TraceHeaders | Context | undefined, options?: SpanOptions): Span;
   /**
@@ -103,9 +108,26 @@ export function samplerOf(settings: Extract<TracingSettings, { enabled: true }>)
   }
 }
 
+/** The OpenTelemetry project's OTLP exporter of the settings' protocol. */
+export function exporterOf(settings: Extract<TracingSettings, { enabled: true }>): SpanExporter {
+  const { url, headers } = settings;
+  switch (settings.protocol) {
+    case 'http/json':
+      return new JsonExporter({ url, headers });
+    case 'http/protobuf':
+      return new ProtobufExporter({ url, headers });
+    case 'grpc': {
+      const metadata = new Metadata();
+      for (const [key, v] of Object.entries(headers)) metadata.set(key, v);
+      return new GrpcExporter({ url, metadata });
+    }
+  }
+}
+
 /**
  * Tracing for service `service` from the standard `OTEL_*` environment variables: off (`TRACING_OFF`)
- * unless an OTLP endpoint is set; otherwise an OTLP/HTTP (JSON) exporter behind a batch span
+ * unless an OTLP endpoint is set; otherwise an OTLP exporter (`exporterOf`: HTTP with JSON or
+ * protobuf, or gRPC) behind a batch span
  * processor, the sampler of `OTEL_TRACES_SAMPLER`, and a resource with `service.name` plus
  * `OTEL_RESOURCE_ATTRIBUTES`. `exporter` replaces the OTLP exporter (tests).
  */
@@ -120,7 +142,7 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
     sampler: samplerOf(settings),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: exporter ?? new OTLPTraceExporter({ url: settings.url, headers: settings.headers }),
+        exporter: exporter ?? exporterOf(settings),
         scheduledDelayMillis: settings.scheduleDelayMs,
       }),
     ],
@@ -129,6 +151,7 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   const parentBased = settings.sampler.startsWith('parentbased_');
   return {
     enabled: true,
+    protocol: settings.protocol,
     traces: (parent) => !parentBased || (parent !== undefined && isSampled(parent)),
     start: (name, parent, options = {}) =>
       tracer.startSpan(name, options, parent === undefined || 'traceparent' in parent ? contextOf(parent) : parent),

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { startOtlpReceiver, waitUntil } from '@sluice/testkit';
+import { startOtlpGrpcReceiver, startOtlpReceiver, waitUntil } from '@sluice/testkit';
 import { ParentBasedSampler, SamplingDecision } from '@opentelemetry/sdk-trace';
 import { ROOT_CONTEXT, type SpanContext, SpanKind, trace } from '@opentelemetry/api';
 import {
   contextOf,
+  droppedTraceHeaders,
+  endSpan,
+  type OtlpProtocol,
   headersOf,
   isSampled,
   samplerOf,
@@ -16,32 +19,82 @@ import {
   TracingConfigError,
   tracingSettings,
 } from '../src/index.ts';
+import { isValidTracestate } from '../src/trace-headers.ts';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const UNSAMPLED = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
 
 describe('trace headers', () => {
-  test('a valid traceparent is read from a string or a Buffer, lower-cased, with its tracestate', () => {
-    assert.deepEqual(traceHeadersOf({ traceparent: Buffer.from(PARENT.toUpperCase()), tracestate: 'a=1' }), {
+  test('a valid traceparent is read from a string or a Buffer, with its tracestate', () => {
+    assert.deepEqual(traceHeadersOf({ traceparent: Buffer.from(PARENT), tracestate: 'a=1' }), {
       traceparent: PARENT,
       tracestate: 'a=1',
     });
     assert.equal(traceIdOf(traceHeadersOf({ traceparent: PARENT })!), '0af7651916cd43dd8448eb211c80319c');
   });
 
-  test('a malformed traceparent is dropped, an oversized tracestate too', () => {
-    for (const bad of [
+  test('a traceparent off the W3C grammar is dropped, and counted', () => {
+    const before = droppedTraceHeaders().traceparent;
+    const bad = [
       '',
       'garbage',
       `${PARENT}-extra`,
+      PARENT.toUpperCase(),
+      `${PARENT}\r\nx: 1`,
       '00-00000000000000000000000000000000-b7ad6b7169203331-01',
       '00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01',
       'ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
       '00-0af7651916cd43dd8448eb211c80319g-b7ad6b7169203331-01',
-    ])
-      assert.equal(traceHeadersOf({ traceparent: bad }), undefined, bad);
-    assert.deepEqual(traceHeadersOf({ traceparent: PARENT, tracestate: 'x'.repeat(513) }), { traceparent: PARENT });
+      '00_0af7651916cd43dd8448eb211c80319c_b7ad6b7169203331_01',
+    ];
+    for (const traceparent of bad) assert.equal(traceHeadersOf({ traceparent }), undefined, traceparent);
+    assert.equal(droppedTraceHeaders().traceparent - before, bad.length);
     assert.equal(traceHeadersOf(undefined), undefined);
+    assert.equal(traceHeadersOf({}), undefined);
+    assert.equal(droppedTraceHeaders().traceparent - before, bad.length, 'no header is not a drop');
+  });
+
+  test('tracestate: list-members per the W3C grammar are kept; anything else drops it, the traceparent kept', () => {
+    const members = (n: number) => Array.from({ length: n }, (_, i) => `k${i}=v`).join(',');
+    for (const good of [
+      'a=1',
+      'vendor=abc, other@sys=x y',
+      ' a=1 ,\tb=2 ',
+      'a=1,,b=2',
+      'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7',
+      '0tenant@sys-1=v',
+      `k=${'v'.repeat(256)}`,
+      members(32),
+    ])
+      assert.equal(isValidTracestate(good), true, good);
+    const before = droppedTraceHeaders().tracestate;
+    const bad = [
+      'a=b\r\nx: 1',
+      'a=b\nx',
+      'a=b\u0000',
+      'a=b\u00e9',
+      'A=1',
+      'a',
+      'a=',
+      'a=b ,=c',
+      'a=x=y',
+      'a=b\u007f',
+      'a=1,a=2',
+      '1a=1',
+      'tenant@Sys=1',
+      `k=${'v'.repeat(257)}`,
+      members(33),
+      `a=${'v'.repeat(200)},b=${'v'.repeat(200)},c=${'v'.repeat(200)}`,
+    ];
+    for (const tracestate of bad) {
+      assert.equal(isValidTracestate(tracestate), false, JSON.stringify(tracestate));
+      assert.deepEqual(traceHeadersOf({ traceparent: PARENT, tracestate }), { traceparent: PARENT });
+    }
+    assert.equal(droppedTraceHeaders().tracestate - before, bad.length);
+    assert.deepEqual(traceHeadersOf({ traceparent: PARENT, tracestate: ' vendor=abc ' }), {
+      traceparent: PARENT,
+      tracestate: 'vendor=abc',
+    });
   });
 
   test('extract then inject keeps the trace id and the sampled flag', () => {
@@ -68,6 +121,7 @@ describe('settings', () => {
     assert.deepEqual(tracingSettings('retry', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h' }), {
       enabled: true,
       serviceName: 'sluice-retry',
+      protocol: 'http/json',
       url: 'http://h/v1/traces',
       headers: {},
       sampler: 'parentbased_always_on',
@@ -79,8 +133,8 @@ describe('settings', () => {
   test('values it cannot honour are refused, naming the variable', () => {
     const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h' };
     for (const [name, v] of [
-      ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
-      ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http/protobuf'],
+      ['OTEL_EXPORTER_OTLP_PROTOCOL', 'http/xml'],
+      ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'json'],
       ['OTEL_TRACES_SAMPLER', 'sometimes'],
       ['OTEL_TRACES_SAMPLER_ARG', '1.5'],
       ['OTEL_TRACES_EXPORTER', 'zipkin'],
@@ -131,28 +185,71 @@ describe('settings', () => {
   });
 });
 
-test('spans are exported over OTLP/HTTP JSON with the service name and the parent of the headers', async () => {
-  const receiver = await startOtlpReceiver();
-  try {
-    const tracing = startTracing('ingest', {
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
-    });
-    const span = tracing.start('ingest request', { traceparent: PARENT }, { kind: SpanKind.SERVER });
-    const child = tracing.start('produce', trace.setSpan(ROOT_CONTEXT, span));
-    child.end();
-    span.end();
-    await tracing.shutdown();
-    await waitUntil(() => receiver.count === 2);
-    const [produce, request] = receiver.spans;
-    assert.equal(request!.service, 'sluice-ingest');
-    assert.equal(request!.traceId, '0af7651916cd43dd8448eb211c80319c');
-    assert.equal(request!.parentSpanId, 'b7ad6b7169203331');
-    assert.equal(request!.kind, 2);
-    assert.equal(produce!.parentSpanId, request!.spanId);
-  } finally {
-    await receiver.close();
-  }
+const RECEIVERS = {
+  'http/json': startOtlpReceiver,
+  'http/protobuf': startOtlpReceiver,
+  grpc: startOtlpGrpcReceiver,
+} as const;
+const CONTENT_TYPES = {
+  'http/json': 'application/json',
+  'http/protobuf': 'application/x-protobuf',
+  grpc: 'application/grpc',
+};
+
+for (const [protocol, start] of Object.entries(RECEIVERS) as [OtlpProtocol, typeof startOtlpReceiver][]) {
+  test(`${protocol}: spans reach a real OTLP receiver with the service name and the parent of the headers`, async () => {
+    const receiver = await start();
+    try {
+      const tracing = startTracing('ingest', {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
+      });
+      const span = tracing.start('ingest request', { traceparent: PARENT }, { kind: SpanKind.SERVER });
+      span.setAttribute('sluice.attempt', 3);
+      const child = tracing.start('produce', trace.setSpan(ROOT_CONTEXT, span));
+      child.end();
+      endSpan(span, 'failed');
+      await tracing.shutdown();
+      await waitUntil(() => receiver.count === 2);
+      assert.ok(receiver.contentTypes.length > 0);
+      for (const type of receiver.contentTypes) assert.ok(type.startsWith(CONTENT_TYPES[protocol]), type);
+      const [produce, request] = receiver.spans;
+      assert.equal(request!.service, 'sluice-ingest');
+      assert.equal(request!.name, 'ingest request');
+      assert.equal(request!.traceId, '0af7651916cd43dd8448eb211c80319c');
+      assert.equal(request!.parentSpanId, 'b7ad6b7169203331');
+      assert.equal(request!.kind, 2);
+      assert.equal(request!.status, 2);
+      assert.equal(request!.attributes['sluice.attempt'], 3);
+      assert.equal(produce!.parentSpanId, request!.spanId);
+    } finally {
+      await receiver.close();
+    }
+  });
+}
+
+test('the protocol variables: the traces one wins; gRPC takes the endpoint as is', () => {
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317' };
+  const of = (env: Record<string, string>) => {
+    const s = tracingSettings('ingest', { ...endpoint, ...env });
+    assert.ok(s.enabled);
+    return [s.protocol, s.url];
+  };
+  assert.deepEqual(of({}), ['http/json', 'http://collector:4317/v1/traces']);
+  assert.deepEqual(of({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }), [
+    'http/protobuf',
+    'http://collector:4317/v1/traces',
+  ]);
+  assert.deepEqual(of({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), ['grpc', 'http://collector:4317']);
+  assert.deepEqual(of({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' }), [
+    'http/json',
+    'http://collector:4317/v1/traces',
+  ]);
+  assert.throws(
+    () => of({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grcp' }),
+    /^TracingConfigError: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grcp: expected one of http\/json, http\/protobuf, grpc$/,
+  );
 });
 
 test('the endpoint and headers variables', () => {

@@ -45,6 +45,13 @@ export class InvalidEndpointUrlError extends DeliveryError {
   }
 }
 
+/**
+ * The `code` of a request that could not be built and was never sent (an argument error of the HTTP
+ * client: a header value with a control character, an invalid header name; `classifyError`). The
+ * deliverer's fault, never the endpoint's: permanent, and not counted by the endpoint's breaker.
+ */
+export const INVALID_REQUEST_CODE = 'invalid_request';
+
 /** The configured CA bundle (`delivery.caFile`) cannot be read. */
 export class CaFileError extends DelivererError {
   constructor(path: string, cause: Error) {

@@ -14,6 +14,7 @@ import type { AttemptResult } from './domain/attempt-result.ts';
 import { AutoDisableTracker } from './domain/auto-disable.ts';
 import { DeadLetterBursts, expiringKeys, type OperatorEvent, RefusalStreaks } from './domain/operator-signals.ts';
 import type { DelivererMetrics } from './metrics.ts';
+import { INVALID_REQUEST_CODE } from './errors.ts';
 
 export interface OperatorWatchDeps {
   config: () => SluiceConfig;
@@ -90,6 +91,8 @@ export class OperatorWatch implements DeliveryWatch {
   }
 
   attempted(destinationId: string, result: AttemptResult): void {
+    // A request that could not be built never reached the endpoint: no evidence against it.
+    if (result.error === INVALID_REQUEST_CODE) return;
     const config = this.#deps.config();
     const disabling = this.#tracker.observe(
       destinationId,

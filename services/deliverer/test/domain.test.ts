@@ -63,6 +63,9 @@ describe('classifyError', () => {
     ['self-signed', err('DEPTH_ZERO_SELF_SIGNED_CERT'), 'permanent', 'DEPTH_ZERO_SELF_SIGNED_CERT'],
     ['bad altname', err('ERR_TLS_CERT_ALTNAME_INVALID'), 'permanent', 'ERR_TLS_CERT_ALTNAME_INVALID'],
     ['ssl handshake', err('ERR_SSL_WRONG_VERSION_NUMBER'), 'permanent', 'ERR_SSL_WRONG_VERSION_NUMBER'],
+    ['undici invalid argument', err('UND_ERR_INVALID_ARG'), 'permanent', 'invalid_request'],
+    ['node invalid header char', err('ERR_INVALID_CHAR'), 'permanent', 'invalid_request'],
+    ['node invalid header value', err('ERR_HTTP_INVALID_HEADER_VALUE'), 'permanent', 'invalid_request'],
     ['unknown', new Error('???'), 'retryable', 'network_error'],
   ];
   for (const [name, error, outcome, code] of table) {

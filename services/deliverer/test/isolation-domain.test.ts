@@ -77,6 +77,22 @@ describe('circuit breaker (pure, clock passed in)', () => {
     assert.equal(breakerResult({ outcome: 'permanent', status: 404 }), 'answered');
     assert.equal(breakerResult(ok), 'answered');
   });
+
+  it('a request that could not be built (invalid_request) neither counts nor resets, and gives its probe back', () => {
+    const unsent = { outcome: 'permanent', error: 'invalid_request' } as const;
+    assert.equal(breakerResult(unsent), 'unsent');
+    assert.equal(breakerResult({ outcome: 'permanent', error: 'invalid_url' }), 'answered');
+    const b = new CircuitBreaker(settings);
+    b.record('failed', false, 0);
+    b.record('failed', false, 1);
+    for (let i = 0; i < 10; i += 1) assert.equal(b.record(breakerResult(unsent), false, 2), undefined);
+    assert.deepEqual(b.state, { kind: 'closed', failures: 2 }, 'no count and no reset');
+    assert.equal(b.record('failed', false, 3), 'opened');
+    assert.equal(b.admit(1_003).kind, 'probe');
+    assert.equal(b.record(breakerResult(unsent), true, 1_004), undefined, 'an unsent probe does not close it');
+    assert.equal(b.state.kind, 'half-open');
+    assert.equal(b.admit(1_005).kind, 'probe', 'the next request probes');
+  });
 });
 
 describe('endpoint gate', () => {

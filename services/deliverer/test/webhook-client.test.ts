@@ -52,6 +52,19 @@ describe('UndiciWebhookClient against real servers on 127.0.0.1', () => {
     assert.ok(got.body.equals(body));
   });
 
+  it('a header value undici refuses (a line break) is invalid_request: permanent, nothing sent', async () => {
+    const c = client(loopbackOpen);
+    http.behave(() => ({ status: 200 }));
+    const before = http.requests.length;
+    const bad = await c.send({ url: http.url, headers: { tracestate: 'a=b\r\nx: 1' }, body, timeoutMs: 5_000 });
+    const good = await c.send({ url: http.url, headers: { tracestate: 'a=b' }, body, timeoutMs: 5_000 });
+    await c.close();
+    assert.deepEqual([bad.outcome, bad.error, bad.status], ['permanent', 'invalid_request', undefined]);
+    assert.deepEqual([good.outcome, good.status], ['success', 200]);
+    assert.equal(http.requests.length, before + 1, 'only the valid request reached the receiver');
+    assert.equal(http.requests.at(-1)!.headers.tracestate, 'a=b');
+  });
+
   it('never follows a redirect: 302 is permanent', async () => {
     const c = client(loopbackOpen);
     const before = http.requests.length;

@@ -28,8 +28,11 @@ export type BreakerAdmission =
   /** No request now; `until` is the earliest time the breaker may let one through. */
   | { kind: 'open'; until: number };
 
-/** What happened to a request, as the breaker sees it. */
-export type BreakerResult = 'answered' | 'failed';
+/**
+ * What happened to a request, as the breaker sees it; `unsent` for one that failed before it was
+ * sent (it could not be built), which says nothing of the endpoint.
+ */
+export type BreakerResult = 'answered' | 'failed' | 'unsent';
 
 /** A state change worth telling the operator about. */
 export type BreakerTransition = 'opened' | 'closed' | undefined;
@@ -70,6 +73,11 @@ export class CircuitBreaker {
    * requests sent before it opened may still be finishing, and say nothing about the endpoint now.
    */
   record(result: BreakerResult, probe: boolean, now: number): BreakerTransition {
+    if (result === 'unsent') {
+      // Nothing learnt: the failure count stays, and a probe that was never sent is given back.
+      if (probe) this.cancelProbe();
+      return undefined;
+    }
     const state = this.#state;
     if (state.kind === 'closed') {
       if (probe) return undefined;

@@ -1,4 +1,4 @@
-import { DeliveryError } from '../errors.ts';
+import { DeliveryError, INVALID_REQUEST_CODE } from '../errors.ts';
 import type { AttemptOutcome } from './attempt-result.ts';
 import { parseRetryAfter } from './retry-after.ts';
 
@@ -50,13 +50,28 @@ export function isTlsErrorCode(code: string): boolean {
 }
 
 /**
+ * Codes of errors thrown while a request is being built, before anything is sent: undici's
+ * `InvalidArgumentError` (`UND_ERR_INVALID_ARG`, e.g. a header value with a line break) and Node's
+ * own header checks. The request itself is wrong, not the endpoint: sending it again fails the same way.
+ */
+const REQUEST_CONSTRUCTION_CODES = new Set([
+  'UND_ERR_INVALID_ARG',
+  'ERR_INVALID_CHAR',
+  'ERR_HTTP_INVALID_HEADER_VALUE',
+  'ERR_INVALID_HTTP_TOKEN',
+]);
+
+/**
  * A request that got no HTTP answer. Sluice's own errors carry their class; TLS failures are
- * permanent; everything else from the network (refused, reset, DNS, socket closed, undici
- * timeouts, unknown) is retryable, so a transient fault never loses an event.
+ * permanent; a request that could not be built is permanent as `invalid_request` (a local fault:
+ * the endpoint's breaker does not count it, `endpoint-gate.ts`); everything else from the network
+ * (refused, reset, DNS, socket closed, undici timeouts, unknown) is retryable, so a transient fault
+ * never loses an event.
  */
 export function classifyError(err: unknown): Classification {
   if (err instanceof DeliveryError) return { outcome: err.retryable ? 'retryable' : 'permanent', error: err.code };
   const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : 'network_error';
   if (isTlsErrorCode(code)) return { outcome: 'permanent', error: code };
+  if (REQUEST_CONSTRUCTION_CODES.has(code)) return { outcome: 'permanent', error: INVALID_REQUEST_CODE };
   return { outcome: 'retryable', error: code };
 }

@@ -1,4 +1,5 @@
 import { TokenBucket } from '@sluice/service-kit';
+import { INVALID_REQUEST_CODE } from '../errors.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import {
   CircuitBreaker,
@@ -22,8 +23,12 @@ export interface EndpointGateSettings extends CircuitBreakerSettings {
   maxHoldMs: number;
 }
 
-/** How the breaker counts a result: only timeouts and connection failures are failures. */
-export function breakerResult(result: Pick<AttemptResult, 'outcome' | 'status'>): BreakerResult {
+/**
+ * How the breaker counts a result: only timeouts and connection failures are failures; a request
+ * that could not be built (`invalid_request`) was never sent and does not count at all.
+ */
+export function breakerResult(result: Pick<AttemptResult, 'outcome' | 'status' | 'error'>): BreakerResult {
+  if (result.error === INVALID_REQUEST_CODE) return 'unsent';
   return result.outcome === 'retryable' && result.status === undefined ? 'failed' : 'answered';
 }
 
@@ -83,7 +88,7 @@ export class EndpointGate {
 
   /** The result of a request this gate admitted. */
   record(
-    result: Pick<AttemptResult, 'outcome' | 'status' | 'retryAfterMs'>,
+    result: Pick<AttemptResult, 'outcome' | 'status' | 'retryAfterMs' | 'error'>,
     probe: boolean,
     now: number,
   ): BreakerTransition {

@@ -35,15 +35,18 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
     try {
       if (route === 'other') throw new NotFoundError();
       if (req.method !== 'POST') throw new MethodNotAllowedError();
-      // Ingest starts a trace when the request carries none. No span (tracing off, or an unsampled
-      // caller under a parent-based sampler): a received trace context is carried onto the records as
-      // it came (docs/reference/observability.md, "Tracing").
-      const trace = routeType && traceHeadersOf(req.headers);
+      // Ingest continues the caller's trace context only under `ingest.trustTraceContext`; otherwise
+      // (the default) it starts a trace, linked to the caller's, and carries nothing of the caller's
+      // on. It starts a trace too when the request carries none. No span (tracing off, or an
+      // unsampled trusted caller under a parent-based sampler): a trusted context is carried onto the
+      // records as it came (docs/reference/observability.md, "Tracing").
+      const caller = routeType && traceHeadersOf(req.headers);
+      const parent = full.config.current.ingest.trustTraceContext ? caller : undefined;
       const result = !routeType
         ? await handleDeletion(full, req)
-        : (trace === undefined ? tracing.enabled : tracing.traces(trace))
-          ? await tracedTracking(tracing, full, req, routeType, path, trace)
-          : await handleTracking(full, req, routeType, trace);
+        : (parent === undefined ? tracing.enabled : tracing.traces(parent))
+          ? await tracedTracking(tracing, full, req, { route: routeType, path, parent, caller })
+          : await handleTracking(full, req, routeType, parent);
       status = result.status;
       sendJson(res, status, result.body);
     } catch (err) {
