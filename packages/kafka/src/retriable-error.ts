@@ -108,3 +108,11 @@ export function describeKafkaAnswer(err: unknown): string {
   const inner = errors.findLast((e) => typeof (e as Error).message === 'string' && (e as Error).message !== '');
   return inner ? `${inner.name ?? 'Error'}: ${(inner as Error).message}` : String(err);
 }
+
+/**
+ * True when `err` carries a broker's own retriable answer (`NOT_LEADER_FOR_PARTITION`, ...): the
+ * broker took the connection and the credentials, and said "not yet" about partitions.
+ */
+export function isRetriableBrokerAnswer(err: unknown): boolean {
+  return isRetriableKafkaError(err) && chain(err).some((e) => e.type !== undefined && RETRIABLE_TYPES.has(e.type));
+}
