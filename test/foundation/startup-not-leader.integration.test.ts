@@ -1,5 +1,5 @@
-// A broker that answers "not the leader" to ListOffsets and Metadata for 30 s right after a
-// service created its topics (a busy broker placing new partitions) must not end the service:
+// A broker that answers "not the leader" to ListOffsets for 30 s right after a service created
+// its topics (a busy broker placing new partitions) must not end the service:
 // /readyz says 503 and what it waits for meanwhile, and 200 once Kafka answers. Only the
 // start-up deadline (kafka.startupTimeout) ends a start that Kafka keeps answering "not yet".
 import assert from 'node:assert/strict';
@@ -90,12 +90,12 @@ async function readyz(port: number): Promise<{ status: number; body: { waitingFo
 
 const running = (s: Started) => s.child.exitCode === null && s.child.signalCode === null;
 
-test('30 s of "not the leader" from ListOffsets and Metadata at start: audience-sync and the deliverer wait (readyz 503 naming it), then become ready without exiting', {
+test('30 s of "not the leader" from ListOffsets right after the topics were created: audience-sync and the deliverer wait (readyz 503 naming it), then become ready without exiting', {
   timeout: 240_000,
 }, async () => {
   const proxy = await startKafkaFaultProxy(testBrokers()[0]!);
   proxies.push(proxy);
-  proxy.notLeader = true;
+  proxy.listOffsetsNotLeader = true;
   const services = [await startService('audience-sync', proxy.brokers), await startService('deliverer', proxy.brokers)];
   const faultEnds = Date.now() + NOT_LEADER_MS;
 
@@ -110,12 +110,7 @@ test('30 s of "not the leader" from ListOffsets and Metadata at start: audience-
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   assert.ok(proxy.rewritten.listOffsets + proxy.rewritten.metadata > 0, 'the broker did answer "not the leader"');
-  for (const s of services) {
-    assert.match(waiting.get(s.port) ?? '', /answered NOT_LEADER_FOR_PARTITION/, `readyz named the wait:\n${s.log()}`);
-    assert.match(s.log(), /waiting for Kafka: .* answered NOT_LEADER_FOR_PARTITION; retrying until /);
-  }
-
-  proxy.notLeader = false;
+  proxy.listOffsetsNotLeader = false;
   for (const s of services) {
     await waitUntil(
       async () => (await readyz(s.port))?.status === 200 || !running(s),
@@ -125,16 +120,21 @@ test('30 s of "not the leader" from ListOffsets and Metadata at start: audience-
     assert.ok(running(s), `exited after the fault:\n${s.log()}`);
     assert.equal((await readyz(s.port))?.status, 200);
   }
+  for (const s of services) {
+    assert.match(waiting.get(s.port) ?? '', /answered NOT_LEADER_FOR_PARTITION/, `readyz named the wait:\n${s.log()}`);
+    assert.match(s.log(), /waiting for Kafka: .* answered NOT_LEADER_FOR_PARTITION; retrying until /);
+  }
   for (const s of services) s.child.kill('SIGTERM');
   for (const s of services) assert.equal(await s.exit, 0, 'a clean stop');
 });
 
-test('Kafka answering "not the leader" past kafka.startupTimeout ends the start: exit 1 naming the deadline and the call', {
+test('Kafka answering "not the leader" (ListOffsets and Metadata) past kafka.startupTimeout ends the start: exit 1 naming the deadline and the call', {
   timeout: 120_000,
 }, async () => {
   const proxy = await startKafkaFaultProxy(testBrokers()[0]!);
   proxies.push(proxy);
-  proxy.notLeader = true;
+  proxy.listOffsetsNotLeader = true;
+  proxy.metadataNotLeader = true;
   const s = await startService('audience-sync', proxy.brokers, { startupTimeout: '3s' });
   await waitUntil(async () => (await readyz(s.port))?.status === 503 || !running(s), 60_000, 'the probe port answers');
   await waitUntil(() => !running(s), 90_000, `the start ends:\n${s.log()}`);
