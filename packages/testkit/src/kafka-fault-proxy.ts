@@ -11,10 +11,12 @@ export interface KafkaFaultProxy {
   /** `host:port` to give clients instead of the broker's address. */
   brokers: string;
   /**
-   * While true, every partition in ListOffsets and Metadata answers carries NOT_LEADER_OR_FOLLOWER:
-   * what a broker answers while a just-created topic's leadership is still being placed.
+   * While true, every partition in ListOffsets answers carries NOT_LEADER_OR_FOLLOWER: what a busy
+   * broker answers while a just-created topic's leadership is still being placed.
    */
-  notLeader: boolean;
+  listOffsetsNotLeader: boolean;
+  /** Likewise for every partition in Metadata answers. */
+  metadataNotLeader: boolean;
   /** ListOffsets and Metadata answers rewritten so far. */
   readonly rewritten: { listOffsets: number; metadata: number };
   close(): Promise<void>;
@@ -132,7 +134,7 @@ function rewriteMetadata(frame: Buffer, version: number, proxy: { host: string; 
 /**
  * A TCP proxy in front of one real Kafka broker that forwards every request and can make the
  * broker's ListOffsets and Metadata answers say NOT_LEADER_OR_FOLLOWER for every partition
- * (`notLeader`), as a busy broker does right after topics are created. Metadata answers always
+ * (`listOffsetsNotLeader`, `metadataNotLeader`), as a busy broker does right after topics are created. Metadata answers always
  * name the proxy as the broker, so clients keep going through it.
  */
 export async function startKafkaFaultProxy(broker: string): Promise<KafkaFaultProxy> {
@@ -140,7 +142,7 @@ export async function startKafkaFaultProxy(broker: string): Promise<KafkaFaultPr
   const sockets = new Set<Socket>();
   const rewritten = { listOffsets: 0, metadata: 0 };
   let address = { host: '127.0.0.1', port: 0 };
-  const state = { notLeader: false };
+  const state = { listOffsets: false, metadata: false };
   const server: Server = createServer((client) => {
     const upstream = createConnection({ host: brokerHost, port: Number(brokerPort) });
     sockets.add(client).add(upstream);
@@ -159,14 +161,9 @@ export async function startKafkaFaultProxy(broker: string): Promise<KafkaFaultPr
         const request = asked.get(correlationId);
         asked.delete(correlationId);
         if (request?.key === METADATA) {
-          frame = rewriteMetadata(
-            frame,
-            request.version,
-            address,
-            state.notLeader ? NOT_LEADER_OR_FOLLOWER : undefined,
-          );
-          if (state.notLeader) rewritten.metadata++;
-        } else if (request?.key === LIST_OFFSETS && state.notLeader && request.version >= 1) {
+          frame = rewriteMetadata(frame, request.version, address, state.metadata ? NOT_LEADER_OR_FOLLOWER : undefined);
+          if (state.metadata) rewritten.metadata++;
+        } else if (request?.key === LIST_OFFSETS && state.listOffsets && request.version >= 1) {
           if (failListOffsets(frame, request.version, NOT_LEADER_OR_FOLLOWER) > 0) rewritten.listOffsets++;
         }
         client.write(frame);
@@ -187,11 +184,17 @@ export async function startKafkaFaultProxy(broker: string): Promise<KafkaFaultPr
   address = { host: '127.0.0.1', port: (server.address() as AddressInfo).port };
   return {
     brokers: `${address.host}:${address.port}`,
-    get notLeader() {
-      return state.notLeader;
+    get listOffsetsNotLeader() {
+      return state.listOffsets;
     },
-    set notLeader(on: boolean) {
-      state.notLeader = on;
+    set listOffsetsNotLeader(on: boolean) {
+      state.listOffsets = on;
+    },
+    get metadataNotLeader() {
+      return state.metadata;
+    },
+    set metadataNotLeader(on: boolean) {
+      state.metadata = on;
     },
     rewritten,
     close: async () => {
