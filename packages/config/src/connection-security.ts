@@ -1,4 +1,5 @@
 import { ConfigError } from './errors.ts';
+import { parseDuration } from './duration.ts';
 import type { RawConfig } from './schema.ts';
 import type { ResolveSecret } from './secrets.ts';
 import type { KafkaSasl, KafkaSecurity, KafkaSsl, SchemaRegistryAccess, SluiceConfig } from './types.ts';
@@ -121,12 +122,16 @@ export function resolveSchemaRegistry(
 
 /** The `kafka` section with its security settings checked and their secrets resolved. */
 export function resolveKafkaSection(kafka: RawKafka, secret: ResolveSecret): SluiceConfig['kafka'] {
-  const { ssl, sasl, ...rest } = kafka;
+  const { ssl, sasl, startupTimeout, ...rest } = kafka;
   const security: KafkaSecurity = {
     ...(ssl !== undefined && { ssl: resolveSsl(ssl, secret) }),
     ...(sasl !== undefined && { sasl: resolveSasl(sasl, ssl !== undefined, secret) }),
   };
-  return { ...(rest as Omit<SluiceConfig['kafka'], keyof KafkaSecurity>), ...security };
+  return {
+    ...(rest as Omit<SluiceConfig['kafka'], keyof KafkaSecurity | 'startupTimeoutMs'>),
+    startupTimeoutMs: parseDuration(startupTimeout),
+    ...security,
+  };
 }
 
 /**

@@ -191,6 +191,11 @@ export const ConfigSchema = Type.Object(
         partitions: Type.Integer({ minimum: 1, default: 6 }),
         /** Replication factor of created topics; -1 means the broker's default. */
         replicationFactor: Type.Integer({ minimum: -1, default: -1 }),
+        /**
+         * How long a service's start-up waits out retriable Kafka answers (a partition without a
+         * leader, a coordinator loading, a timeout) before it gives up and exits 1 (docs/operations.md).
+         */
+        startupTimeout: Duration('5m'),
         /** TLS to the brokers; absent means plaintext. */
         ssl: Type.Optional(KafkaSslSchema),
         /** SASL authentication; absent means none. */

@@ -101,7 +101,14 @@ export interface KafkaSecurity {
 export interface SluiceConfig {
   sources: Source[];
   destinations: Destination[];
-  kafka: { clientId: string; topics: TopicNames; partitions: number; replicationFactor: number } & KafkaSecurity;
+  kafka: {
+    clientId: string;
+    topics: TopicNames;
+    partitions: number;
+    replicationFactor: number;
+    /** `kafka.startupTimeout`: how long start-up waits out retriable Kafka answers. */
+    startupTimeoutMs: number;
+  } & KafkaSecurity;
   ingest: {
     trustProxy: boolean;
     /** Continue the trace context a tracking request carries (default false: a new, linked trace). */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createGroupConsumer, retryTransient, type Kafka } from '@sluice/kafka';
+import { createGroupConsumer, type Kafka, type RetryKafka, retryTransient } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { parseStateValue } from './state.ts';
 import { DestinationStateView } from './view.ts';
@@ -16,6 +16,8 @@ export interface DestinationStateReader {
 export interface DestinationStateReaderOptions {
   /** Prefix of the reader's throwaway consumer group; default `sluice.destination-state`. */
   groupPrefix?: string;
+  /** How the start's offset read waits out Kafka's "not yet" answers (the service's start-up retry); default 5 s. */
+  retry?: RetryKafka;
 }
 
 /**
@@ -35,10 +37,11 @@ export async function startDestinationStateReader(
 ): Promise<DestinationStateReader> {
   const view = new DestinationStateView();
   const admin = kafka.admin();
-  await admin.connect();
+  const retry = options.retry ?? ((_operation, call) => retryTransient(call));
   let ends: Awaited<ReturnType<typeof admin.fetchTopicOffsets>>;
   try {
-    ends = await retryTransient(() => admin.fetchTopicOffsets(topic));
+    await retry('connect the destination-state reader', () => admin.connect());
+    ends = await retry(`list offsets of ${topic}`, () => admin.fetchTopicOffsets(topic));
   } finally {
     await admin.disconnect();
   }

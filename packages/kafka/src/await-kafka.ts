@@ -3,6 +3,7 @@ import type { KafkaSecurity } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
 import { describeKafkaFailure, type KafkaFailureCause } from './connection-failure.ts';
 import { createKafka } from './kafka-client.ts';
+import { isRetriableBrokerAnswer } from './retriable-error.ts';
 
 export interface AwaitKafkaOptions {
   brokers: string[];
@@ -63,6 +64,12 @@ export async function awaitKafka(options: AwaitKafkaOptions): Promise<void> {
       if (lastCause) logger.info({ attempt }, 'Kafka: connected; starting');
       return;
     } catch (err) {
+      // The broker answered "not yet" about partitions: it accepts the connection, which is all
+      // this waits for; the start-up retry waits out such answers within its deadline.
+      if (isRetriableBrokerAnswer(err)) {
+        if (lastCause) logger.info({ attempt }, 'Kafka: connected; starting');
+        return;
+      }
       const failure = describeKafkaFailure(err);
       if (failure.cause !== lastCause) logger.error({ cause: failure.cause, brokers }, failure.line);
       else logger.debug({ cause: failure.cause, attempt, retryInMs: delayMs }, failure.line);

@@ -1,5 +1,6 @@
 import type { Consumer, ConsumerRunConfig, Kafka, PartitionAssigner } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
+import { isRetriableKafkaError } from './retriable-error.ts';
 import { crashVerdict, DEFAULT_RERUN_BACKOFF, rerunDelayMs, type RerunBackoff } from './crash-watch.ts';
 
 export interface GroupConsumerSettings {
@@ -32,7 +33,10 @@ export interface GroupConsumer {
   reportFatal(err: Error): void;
   /** Joined to its group and consuming, for `/readyz` (false while waiting to run again). */
   readonly connected: boolean;
-  /** Connects, subscribes and runs; after a crash caused by Kafka, does the same again. */
+  /**
+   * Connects, subscribes and runs; after a crash caused by Kafka, or a first start that met a
+   * retriable answer, does the same again (`connected` stays false meanwhile).
+   */
   run(subscription: Subscription, config: ConsumerRunConfig): Promise<void>;
   /** Called for every offset Kafka confirmed (a commit call can return without committing). */
   onCommitted(listener: CommittedListener): void;
@@ -125,7 +129,14 @@ export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSetting
     },
     run: async (subscription, config) => {
       runArgs = [subscription, config];
-      await start(subscription, config);
+      try {
+        await start(subscription, config);
+      } catch (err) {
+        // Kafka not ready yet (a topic without a leader, a coordinator loading): joins later, as after a crash.
+        if (!isRetriableKafkaError(err)) throw err;
+        await consumer.disconnect().catch(() => undefined);
+        scheduleRerun(err as Error);
+      }
     },
     onCommitted: (listener) => void committedListeners.push(listener),
     disconnect: async () => {

@@ -5,7 +5,9 @@ export {
   ensureTopics,
   parkedTopicName,
   topicSpecs,
+  TopicsNotReadyError,
   waitingTopicName,
+  type EnsureTopicsOptions,
   type TopicSpec,
 } from './topics.ts';
 export { trackedAdmin } from './tracked-admin.ts';
@@ -44,7 +46,14 @@ export {
   type Subscription,
 } from './group-consumer.ts';
 export { ManagedConsumer, type ManagedConsumerBase } from './managed-consumer.ts';
-export { retryTransient } from './retry-transient.ts';
+export {
+  retryTransient,
+  StartupDeadlineError,
+  StartupRetry,
+  type RetryKafka,
+  type StartupRetryOptions,
+} from './startup-retry.ts';
+export { describeKafkaAnswer, isRetriableKafkaError } from './retriable-error.ts';
 export { awaitKafka, checkKafkaConnection, type AwaitKafkaOptions } from './await-kafka.ts';
 export { describeKafkaFailure, type KafkaFailure, type KafkaFailureCause } from './connection-failure.ts';
 export { kafkaJsSecurity } from './kafka-security.ts';

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createKafka } from './kafka-client.ts';
 import { SafeProducer } from './producer.ts';
+import { isRetriableKafkaError } from './retriable-error.ts';
 import { createLogger, logProcessWarnings } from '@sluice/logging';
 import type { TopicMessages } from 'kafkajs';
 import type { KafkaSecurity } from '@sluice/config';
@@ -27,7 +28,7 @@ export type ToProducerThread =
   | { kind: 'close' };
 export type FromProducerThread =
   | { kind: 'ready' }
-  | { kind: 'start-failed'; message: string }
+  | { kind: 'start-failed'; message: string; retriable: boolean }
   | { kind: 'connected'; connected: boolean }
   | { kind: 'sent'; id: number }
   | { kind: 'failed'; id: number; message: string; name: string }
@@ -75,5 +76,5 @@ try {
   post({ kind: 'ready' });
   reportConnected();
 } catch (err) {
-  post({ kind: 'start-failed', message: (err as Error).message });
+  post({ kind: 'start-failed', message: (err as Error).message, retriable: isRetriableKafkaError(err) });
 }

@@ -12,6 +12,17 @@ export class ProducerThreadError extends Error {
   }
 }
 
+/** The thread's producers could not connect; `retryable` when Kafka's answer was a retriable one. */
+export class ProducerThreadStartError extends Error {
+  readonly code = 'producer_thread_start_failed';
+  readonly retryable: boolean;
+  constructor(message: string, retryable: boolean) {
+    super(`producer thread could not connect: ${message}`);
+    this.name = 'ProducerThreadStartError';
+    this.retryable = retryable;
+  }
+}
+
 export type { ProducerThreadOptions };
 
 /** The thread's name in the operating system. */
@@ -60,7 +71,7 @@ export class ProducerThread {
     const started = new Promise<void>((resolve, reject) => {
       worker.on('message', (m: FromProducerThread) => {
         if (m.kind === 'ready') resolve();
-        else if (m.kind === 'start-failed') reject(new Error(`producer thread could not connect: ${m.message}`));
+        else if (m.kind === 'start-failed') reject(new ProducerThreadStartError(m.message, m.retriable));
         else thread.#onMessage(m);
       });
       worker.on('error', (err) => {

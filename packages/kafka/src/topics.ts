@@ -1,6 +1,9 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
 import { formatDuration, type SluiceConfig } from '@sluice/config';
-import { retryTransient } from './retry-transient.ts';
+import { type RetryKafka, StartupRetry } from './startup-retry.ts';
+
+/** How long `ensureTopics` waits out "not yet" answers when no start-up retry is given. */
+const DEFAULT_ENSURE_TIMEOUT_MS = 30_000;
 
 export interface TopicSpec {
   topic: string;
@@ -64,44 +67,43 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
   ];
 }
 
-/** Errors a broker returns while a just-created topic's partitions are still being placed. */
-const TRANSIENT = new Set([
-  'UNKNOWN_TOPIC_OR_PARTITION',
-  'LEADER_NOT_AVAILABLE',
-  'NOT_LEADER_FOR_PARTITION',
-  'NOT_CONTROLLER',
-  'REQUEST_TIMED_OUT',
-]);
-
-function isTransient(err: unknown): boolean {
-  const type = (err as { type?: string }).type;
-  return (
-    (type !== undefined && TRANSIENT.has(type)) ||
-    /does not host this topic-partition|leader/i.test(String((err as Error).message))
-  );
-}
-
-/** Resolves once every partition of `topics` has a leader (metadata can lag a create on a busy broker). */
-async function waitForLeaders(admin: Admin, topics: string[], deadline: number): Promise<void> {
-  for (;;) {
-    try {
-      const meta = await admin.fetchTopicMetadata({ topics });
-      if (meta.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
-    } catch (err) {
-      if (!isTransient(err) || Date.now() > deadline) throw err;
-    }
-    if (Date.now() > deadline) throw new Error(`topics have no leader yet: ${topics.join(', ')}`);
-    await new Promise((r) => setTimeout(r, 200));
+/** Metadata named a partition without a leader: the broker is still placing a just-created topic. */
+export class TopicsNotReadyError extends Error {
+  readonly code = 'topics_not_ready';
+  readonly retryable = true;
+  constructor(topics: string[]) {
+    super(`topics have no leader yet: ${topics.join(', ')}`);
+    this.name = 'TopicsNotReadyError';
   }
 }
 
+/** Resolves once every partition of `topics` has a leader (metadata can lag a create on a busy broker). */
+async function checkLeaders(admin: Admin, topics: string[]): Promise<void> {
+  const meta = await admin.fetchTopicMetadata({ topics });
+  const leaderless = meta.topics.filter((t) => t.partitions.length === 0 || t.partitions.some((p) => p.leader < 0));
+  if (leaderless.length > 0) throw new TopicsNotReadyError(leaderless.map((t) => t.name));
+}
+
+export interface EnsureTopicsOptions {
+  /**
+   * How "not yet" answers are waited out: the service's start-up retry (`StartupRetry#run`).
+   * Default: tried again for up to 30 s, without log line.
+   */
+  retry?: RetryKafka;
+}
+
 /**
- * Creates the topics that are missing and waits until each has leaders; idempotent, and safe when
- * several services race to create the same topic at start-up or the broker is slow to place them.
+ * Creates the topics that are missing and waits until each has leaders and answers offset requests;
+ * idempotent, and safe when several services race to create the same topic at start-up or the
+ * broker is slow to place them.
  */
-export async function ensureTopics(admin: Admin, specs: TopicSpec[], timeoutMs = 30_000): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  const existing = new Set(await admin.listTopics());
+export async function ensureTopics(
+  admin: Admin,
+  specs: TopicSpec[],
+  options: EnsureTopicsOptions = {},
+): Promise<string[]> {
+  const retry = options.retry ?? new StartupRetry({ timeoutMs: DEFAULT_ENSURE_TIMEOUT_MS }).run;
+  const existing = new Set(await retry('list topics', () => admin.listTopics()));
   const missing = specs.filter((s) => !existing.has(s.topic));
   if (missing.length > 0) {
     const toCreate: ITopicConfig[] = missing.map((s) => ({
@@ -110,21 +112,20 @@ export async function ensureTopics(admin: Admin, specs: TopicSpec[], timeoutMs =
       replicationFactor: s.replicationFactor,
       ...(s.configEntries && { configEntries: s.configEntries }),
     }));
-    try {
-      await admin.createTopics({ topics: toCreate, waitForLeaders: false });
-    } catch (err) {
-      // Another service created some of them between our list and create: fine if all now exist.
-      const now = new Set(await admin.listTopics());
-      if (!missing.every((s) => now.has(s.topic))) throw err;
-    }
+    await retry('create topics', async () => {
+      try {
+        await admin.createTopics({ topics: toCreate, waitForLeaders: false });
+      } catch (err) {
+        // Another service (or an earlier try) created some of them: fine if all now exist.
+        const now = new Set(await admin.listTopics());
+        if (!missing.every((s) => now.has(s.topic))) throw err;
+      }
+    });
   }
-  await waitForLeaders(
-    admin,
-    specs.map((s) => s.topic),
-    deadline,
-  );
-  // Metadata can name a leader before that broker serves the partition: ask it once for offsets.
-  await Promise.all(specs.map((s) => retryTransient(() => admin.fetchTopicOffsets(s.topic))));
+  const topics = specs.map((s) => s.topic);
+  await retry('fetch topic metadata', () => checkLeaders(admin, topics));
+  // Metadata can name a leader before that broker serves the partition: ask it for offsets.
+  await Promise.all(topics.map((topic) => retry(`list offsets of ${topic}`, () => admin.fetchTopicOffsets(topic))));
   return missing.map((s) => s.topic);
 }
 

@@ -29,7 +29,10 @@ export const SERVICES: readonly ServiceSpec[] = [
  * (`LOG_LEVEL=warn npm start` or `info` shows more).
  */
 export const DEFAULT_SERVICE_LOG_LEVEL = 'error';
-/** How long a service may take to answer 200 on `/readyz` (start-up, Kafka connect, topic creation). */
+/**
+ * How long a service may take to answer 200 on `/readyz` (start-up, Kafka connect, topic creation)
+ * beyond `kafka.startupTimeout`, within which a service waits out Kafka's "not yet" answers.
+ */
 export const READY_TIMEOUT_MS = 120_000;
 export const READY_POLL_MS = 200;
 /**

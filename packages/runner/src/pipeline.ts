@@ -13,7 +13,7 @@ export interface PipelineOptions {
   env: NodeJS.ProcessEnv;
   /** Console output, one line at a time. */
   print: (line: string) => void;
-  /** How long each service may take to become ready. Default 120 s. */
+  /** How long each service may take to become ready. Default `kafka.startupTimeout` + 120 s. */
   readyTimeoutMs?: number;
 }
 
@@ -101,6 +101,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       LOG_LEVEL: options.env.LOG_LEVEL ?? DEFAULT_SERVICE_LOG_LEVEL,
       ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(env.ports[s.portKey])])),
     };
+    const readyTimeoutMs = options.readyTimeoutMs ?? config.kafka.startupTimeoutMs + READY_TIMEOUT_MS;
     for (const spec of SERVICES) {
       const service = new ServiceProcess({ name: spec.name, env: childEnv, print });
       services.push(service);
@@ -110,7 +111,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     await Promise.all(
       SERVICES.map((spec, i) =>
-        waitForReady(readinessUrl(env.ports[spec.portKey]), options.readyTimeoutMs ?? READY_TIMEOUT_MS, () => {
+        waitForReady(readinessUrl(env.ports[spec.portKey]), readyTimeoutMs, () => {
           if (stopping) return 'stopped during start-up';
           const service = services[i]!;
           return service.running ? undefined : `${spec.name} exited during start-up`;

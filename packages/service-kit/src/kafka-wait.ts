@@ -1,4 +1,4 @@
-import { awaitKafka } from '@sluice/kafka';
+import { awaitKafka, StartupRetry } from '@sluice/kafka';
 import { type RunningService, runService, type StartCondition } from './run-service.ts';
 import { loadServiceContext, type ServiceContext } from './service-context.ts';
 
@@ -29,7 +29,9 @@ export function waitForKafka(ctx: ServiceContext, port: number): StartCondition 
 /**
  * A service's `main.ts` in one call: loads its context, waits for Kafka on its port (the port named
  * `portOf` in the environment's ports), then runs what `start` starts until SIGTERM/SIGINT
- * (`runService`).
+ * (`runService`). Once the brokers answer, start-up has `kafka.startupTimeout` to get past the
+ * brokers' "not yet" answers (`ctx.startup`), while the port answers `/readyz` 503 naming what it
+ * waits for.
  */
 export async function runKafkaService(
   name: string,
@@ -42,6 +44,15 @@ export async function runKafkaService(
     name: ctx.name,
     logger: ctx.logger,
     waitFor: waitForKafka(ctx, port),
-    start: () => start(ctx, port),
+    start: (probe) => {
+      const retry = new StartupRetry({
+        timeoutMs: ctx.config.current.kafka.startupTimeoutMs,
+        logger: ctx.logger,
+        registry: ctx.registry,
+      });
+      probe?.explain(() => retry.waitingFor ?? 'start-up');
+      const startup = { retry, releasePort: async (p: number) => probe?.release(p) };
+      return start({ ...ctx, startup }, port);
+    },
   });
 }

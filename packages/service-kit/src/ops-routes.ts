@@ -10,6 +10,8 @@ export interface OpsRoutes {
   readiness: Record<string, ReadinessCheck>;
   /** Serve `/metrics` on this server (default true; false where it lives on an admin port). */
   metrics?: boolean;
+  /** What the service waits for while it starts: named in `/readyz`'s body as `waitingFor`. */
+  waitingFor?: () => string | undefined;
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
@@ -38,7 +40,9 @@ export async function handleOpsRequest(routes: OpsRoutes, req: IncomingMessage, 
       }
     }
     const ready = Object.values(results).every(Boolean);
-    send(res, ready ? 200 : 503, 'application/json', JSON.stringify({ ready, checks: results }));
+    const waitingFor = routes.waitingFor?.();
+    const body = { ready, checks: results, ...(waitingFor !== undefined && { waitingFor }) };
+    send(res, ready ? 200 : 503, 'application/json', JSON.stringify(body));
     return true;
   }
   if (path === '/metrics' && routes.metrics !== false) {

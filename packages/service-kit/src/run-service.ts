@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import { logProcessWarnings, type Logger } from '@sluice/logging';
-import { type ServiceHttpServer, startHttpServer } from './http-server.ts';
+import { StartupProbe } from './startup-probe.ts';
 
 /** What every service factory returns (docs/CONVENTIONS.md). */
 export interface RunningService {
@@ -12,8 +12,9 @@ export interface RunningService {
 
 /**
  * Something a service waits for before it starts (the brokers accepting its credentials). While
- * it does not hold, the service's port answers `/healthz`, `/metrics` and `/readyz` (503, `check`
- * false), and nothing else.
+ * it does not hold, and then until the service's own server takes the port over, the service's
+ * port answers `/healthz`, `/metrics` and `/readyz` (503, `check` false), and nothing else
+ * (`StartupProbe`).
  */
 export interface StartCondition {
   /** The `/readyz` check that is false while waiting. */
@@ -32,7 +33,8 @@ export interface StartCondition {
 export interface RunServiceOptions {
   name: string;
   logger: Logger;
-  start: () => Promise<RunningService>;
+  /** Starts the service; with `waitFor`, `probe` answers on its port until the service releases it. */
+  start: (probe?: StartupProbe) => Promise<RunningService>;
   /** Waited for before `start` (`waitForKafka`); SIGTERM/SIGINT meanwhile abort it and the process exits 0. */
   waitFor?: StartCondition;
   /** Hard limit on graceful shutdown before the process exits anyway (default 25 s). */
@@ -52,14 +54,18 @@ export async function runService(options: RunServiceOptions): Promise<void> {
   const timeoutMs = options.shutdownTimeoutMs ?? 25_000;
   logProcessWarnings(logger);
   let service: RunningService;
-  if (options.waitFor) {
+  const probe = options.waitFor && new StartupProbe(options.waitFor);
+  if (options.waitFor && probe) {
     const abort = new AbortController();
     const onSignal = () => abort.abort(new Error('stopped before it started'));
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
     try {
-      await waitWithProbes(options.waitFor, abort.signal);
+      await options.waitFor.until(abort.signal, () => probe.open());
+      // The port answers through the rest of start-up too (a start can wait out Kafka for minutes).
+      await probe.open();
     } catch (err) {
+      await probe.close();
       if (abort.signal.aborted) {
         logger.info(`${name} stopped before it started`);
         exit(0);
@@ -74,12 +80,14 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     }
   }
   try {
-    service = await options.start();
+    service = await options.start(probe);
   } catch (err) {
+    await probe?.close();
     logger.fatal({ err }, `${name} failed to start`);
     exit(1);
     return;
   }
+  await probe?.close();
   logger.info(`${name} started`);
   let closing = false;
   const shutdown = async (reason: string, code: number) => {
@@ -108,28 +116,4 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     logger.fatal({ err }, `${name} hit an unrecoverable error`);
     void shutdown('fatal', 1);
   });
-}
-
-/** Runs `condition.until`, with a stand-in server on the service's port once it reports waiting. */
-async function waitWithProbes(condition: StartCondition, signal: AbortSignal): Promise<void> {
-  let http: Promise<ServiceHttpServer> | undefined;
-  const waiting = async () => {
-    http ??= startHttpServer({
-      port: condition.port,
-      ...(condition.host && { host: condition.host }),
-      ops: { registry: condition.registry, readiness: { [condition.check]: () => false } },
-    });
-    await http;
-  };
-  try {
-    await condition.until(signal, waiting);
-  } finally {
-    const server = await http?.catch(() => undefined);
-    if (server) {
-      // Drop keep-alive connections (probes) too, so the service can bind the port at once.
-      const closed = server.close();
-      server.server.closeAllConnections();
-      await closed;
-    }
-  }
 }

@@ -8,6 +8,7 @@ import {
   transportWarnings,
   type SluiceEnv,
 } from '@sluice/config';
+import type { StartupRetry } from '@sluice/kafka';
 import { createLogger, type Logger } from '@sluice/logging';
 import { startTracing, type Tracing, TracingConfigError } from '@sluice/tracing';
 import { createMetricsRegistry } from './metrics.ts';
@@ -25,6 +26,20 @@ export interface ServiceContext {
    * service lifecycle flushes and shuts it down after every other part has ended.
    */
   tracing?: Tracing;
+  /**
+   * Set by `runKafkaService` once the brokers answer: the start-up's retry of Kafka's "not yet"
+   * answers, and the hand-over of the port from the stand-in probe server. Absent (tests that
+   * start a factory themselves): the lifecycle makes its own retry, and nothing holds the port.
+   */
+  startup?: ServiceStartup;
+}
+
+/** What a service's start-up shares with the process that runs it (`runKafkaService`). */
+export interface ServiceStartup {
+  /** The deadline and retry of every start-up Kafka call (`kafka.startupTimeout`). */
+  retry: StartupRetry;
+  /** Frees `port` of the stand-in probe server, just before the service's own server binds it. */
+  releasePort(port: number): Promise<void>;
 }
 
 /**

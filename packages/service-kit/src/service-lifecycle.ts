@@ -6,6 +6,8 @@ import {
   ensureTopics,
   type Kafka,
   ProducerThread,
+  type RetryKafka,
+  StartupRetry,
   topicSpecs,
   trackedAdmin,
 } from '@sluice/kafka';
@@ -42,10 +44,36 @@ export interface ServiceHttpOptions extends Omit<HttpServerOptions, 'ops'> {
  */
 export class ServiceLifecycle extends Lifecycle {
   readonly #ctx: ServiceContext;
+  readonly #startup: StartupRetry;
 
   constructor(ctx: ServiceContext) {
     super(ctx.logger);
     this.#ctx = ctx;
+    this.#startup = ctx.startup?.retry ?? this.#newRetry();
+  }
+
+  /**
+   * Runs a start-up Kafka call, trying it again while the brokers answer "not yet" until the
+   * start-up deadline (`kafka.startupTimeout`, docs/operations.md "Start-up"). Every Kafka call a
+   * service makes before it runs goes through it.
+   */
+  get startup(): RetryKafka {
+    return this.#startup.run;
+  }
+
+  /**
+   * Like `startup`, for a call made at start-up and again later (an ownership check, a partition's
+   * state read after an assignment): each call has a whole `kafka.startupTimeout` of its own.
+   */
+  readonly retryKafka: RetryKafka = (operation, call) => this.#newRetry().run(operation, call);
+
+  #newRetry(): StartupRetry {
+    const ctx = this.#ctx;
+    return new StartupRetry({
+      timeoutMs: ctx.config.current.kafka.startupTimeoutMs,
+      logger: ctx.logger,
+      registry: ctx.registry,
+    });
   }
 
   /** `<kafka.clientId>-<service>`: the client id of the service's Kafka clients. */
@@ -71,8 +99,8 @@ export class ServiceLifecycle extends Lifecycle {
     });
     const { admin, connected } = trackedAdmin(kafka);
     const ensure = async () => {
-      await admin.connect();
-      await ensureTopics(admin, topicSpecs(config));
+      await this.startup('connect the admin client', () => admin.connect());
+      await ensureTopics(admin, topicSpecs(config), { retry: this.startup });
     };
     if (options.keepAdmin === false) {
       try {
@@ -89,7 +117,7 @@ export class ServiceLifecycle extends Lifecycle {
   /** Connects `producer`; it counts towards `/readyz` (`kafka`). */
   async producer<P extends ServiceProducer>(producer: P, name = 'producer'): Promise<P> {
     await this.start({ name, stop: () => producer.disconnect(), ready: { kafka: () => producer.connected } }, () =>
-      producer.connect(),
+      this.startup(`connect the ${name}`, () => producer.connect()),
     );
     return producer;
   }
@@ -100,14 +128,16 @@ export class ServiceLifecycle extends Lifecycle {
     return this.open(
       'producer thread',
       () =>
-        ProducerThread.start({
-          service: ctx.name,
-          brokers: ctx.brokers,
-          clientId: this.clientId,
-          security: ctx.config.current.kafka,
-          logLevel: ctx.logger.level,
-          producers,
-        }),
+        this.startup('start the producer thread', () =>
+          ProducerThread.start({
+            service: ctx.name,
+            brokers: ctx.brokers,
+            clientId: this.clientId,
+            security: ctx.config.current.kafka,
+            logLevel: ctx.logger.level,
+            producers,
+          }),
+        ),
       (thread) => ({ stop: () => thread.disconnect(), ready: { kafka: () => thread.connected }, fatal: thread.died }),
     );
   }
@@ -152,7 +182,11 @@ export class ServiceLifecycle extends Lifecycle {
     };
     return this.open(
       'http server',
-      () => startHttpServer({ ...server, ops }),
+      async () => {
+        // The stand-in that answered the probes during start-up hands the port over.
+        await this.#ctx.startup?.releasePort(server.port);
+        return startHttpServer({ ...server, ops });
+      },
       (http) => ({ stop: () => http.close() }),
     );
   }

@@ -1,4 +1,4 @@
-// runService's wait before the start: probes answer on the service's port, and only while waiting.
+// runService's wait before the start: probes answer on the service's port until the service takes it over.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigStore, readEnv } from '@sluice/config';
@@ -46,9 +46,11 @@ test('while Kafka refuses: /readyz 503 (kafka false), /healthz 200; SIGTERM exit
   await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`));
 });
 
-test('once the condition holds the stand-in server is gone and the service binds the same port', async () => {
+test('after the condition holds the stand-in answers through the start (503, what it waits for) until the service takes the port over', async () => {
   const port = await freePort();
   let holds!: () => void;
+  let proceed!: () => void;
+  let startBegan = false;
   let exitCode: number | undefined;
   let close: (() => Promise<void>) | undefined;
   const running = runService({
@@ -63,7 +65,11 @@ test('once the condition holds the stand-in server is gone and the service binds
         await new Promise<void>((resolve) => (holds = resolve));
       },
     },
-    start: async () => {
+    start: async (probe) => {
+      startBegan = true;
+      probe?.explain(() => 'list offsets of sluice.events answered NOT_LEADER_FOR_PARTITION');
+      await new Promise<void>((resolve) => (proceed = resolve));
+      await probe?.release(port);
       const http = await startHttpServer({ port, ops: { registry: createMetricsRegistry('retry'), readiness: {} } });
       close = () => http.close();
       return { close };
@@ -72,8 +78,21 @@ test('once the condition holds the stand-in server is gone and the service binds
   });
   await waitUntil(async () => (await readyz(port))?.status === 503, 10_000, 'stand-in /readyz 503');
   holds();
+  await waitUntil(() => startBegan, 10_000, 'the start began');
+  assert.deepEqual(await readyz(port), {
+    status: 503,
+    body: {
+      ready: false,
+      checks: { kafka: false },
+      waitingFor: 'list offsets of sluice.events answered NOT_LEADER_FOR_PARTITION',
+    },
+  });
+  assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+  proceed();
   await running;
   assert.equal(exitCode, undefined, 'started, not exited');
+  // The stand-in dropped its keep-alive connections: the client's next request may meet one closed.
+  await waitUntil(async () => (await readyz(port))?.status === 200, 10_000, 'the service answers /readyz');
   assert.deepEqual(await readyz(port), { status: 200, body: { ready: true, checks: {} } });
   await close!();
   process.removeAllListeners('SIGTERM');

@@ -49,15 +49,19 @@ export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOpt
       now: options.now ?? Date.now,
     });
     // Where the state topic ended before it was read: the owner checks nobody wrote past it (ownership-guard.ts).
-    const readUpTo = await stateTopicEnds(admin, config.kafka.topics.audienceState);
-    await rebuildState({
-      kafka,
-      admin,
-      topic: config.kafka.topics.audienceState,
-      clientId: life.clientId,
-      logger: ctx.logger,
-      apply: (k, v) => processor.loadState(k, v),
-    });
+    const stateTopic = config.kafka.topics.audienceState;
+    const readUpTo = await life.startup(`list offsets of ${stateTopic}`, () => stateTopicEnds(admin, stateTopic));
+    // Read again from the beginning after a Kafka error: the same records give the same state.
+    await life.startup('rebuild the audience state', () =>
+      rebuildState({
+        kafka,
+        admin,
+        topic: stateTopic,
+        clientId: life.clientId,
+        logger: ctx.logger,
+        apply: (k, v) => processor.loadState(k, v),
+      }),
+    );
     metrics.stateIndexBytes.set(processor.indexBytes);
 
     const lag = new ConsumerMetrics(ctx.registry, { admin, logger: ctx.logger });
@@ -70,7 +74,8 @@ export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOpt
       logger: ctx.logger,
       active: metrics.active,
       topic: config.kafka.topics.audiences,
-      stateTopic: config.kafka.topics.audienceState,
+      stateTopic,
+      retry: life.retryKafka,
       committed: (): ReadonlyMap<number, number> => consumer.committedOffsets(),
       startedAt: (options.now ?? Date.now)(),
     });

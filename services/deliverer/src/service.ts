@@ -136,6 +136,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
     // a pause stays paused.
     const states = await startDestinationStateReader(kafka, initial.kafka.topics.destinationState, ctx.logger, {
       groupPrefix: `${delivererGroupId(initial)}.destination-state`,
+      retry: life.startup,
     });
     life.add({ name: 'destination state', stop: () => states.close(), ready: { kafka: () => states.connected } });
     await states.ready;
@@ -269,6 +270,7 @@ async function startOrdering(
     topic: () => ctx.config.current.kafka.topics.ordering,
     logger: ctx.logger,
     groupPrefix: `${delivererGroupId(initial)}.ordering`,
+    retry: life.retryKafka,
   });
   await life.start({ name: 'ordering state', stop: () => store.close(), ready: { kafka: () => store.connected } }, () =>
     store.start(),

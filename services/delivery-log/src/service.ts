@@ -114,6 +114,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
       clientId: `${initial.kafka.clientId}.${GROUP_SUFFIX}`,
       logger,
       now,
+      retry: life.startup,
     });
     await life.start({ name: 'destination control', stop: () => control.stop() }, () => control.start());
     const ledger = new LedgerMonitor({ store, now, config: () => ctx.config.current, control, metrics, logger });

@@ -1,4 +1,4 @@
-import { singleOwnerAssigner, type Admin, type PartitionAssigner } from '@sluice/kafka';
+import { singleOwnerAssigner, type Admin, type PartitionAssigner, type RetryKafka } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import type { Consumer } from 'kafkajs';
 import type { Gauge } from 'prom-client';
@@ -45,6 +45,8 @@ export interface OwnershipGuardOptions {
   logger: Logger;
   active: Gauge;
   startedAt: number;
+  /** How a check waits out Kafka's "not yet" answers (a check that cannot be made restarts the service); default none. */
+  retry?: RetryKafka;
 }
 
 /**
@@ -125,7 +127,8 @@ export class OwnershipGuard {
     const { admin, stateTopic, readUpTo } = this.#options;
     try {
       if (verdict === 'check-fresh') {
-        if (!sameOffsets(readUpTo, await stateTopicEnds(admin, stateTopic))) return false;
+        const ends = await this.#retry(`list offsets of ${stateTopic}`, () => stateTopicEnds(admin, stateTopic));
+        if (!sameOffsets(readUpTo, ends)) return false;
         // What the group had committed when this instance took over; its own commits go on top.
         this.#committedAtStart = await this.#groupCommitted();
         return true;
@@ -142,9 +145,15 @@ export class OwnershipGuard {
 
   async #groupCommitted(): Promise<Map<number, number>> {
     const { admin, groupId, topic } = this.#options;
-    const [group] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const [group] = await this.#retry(`fetch the offsets of ${groupId}`, () =>
+      admin.fetchOffsets({ groupId, topics: [topic] }),
+    );
     const partitions = (group?.partitions ?? []).filter((p) => Number(p.offset) >= 0);
     return new Map(partitions.map((p) => [p.partition, Number(p.offset)]));
+  }
+
+  #retry<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    return this.#options.retry ? this.#options.retry(operation, call) : call();
   }
 
   #activate(current: Gate): void {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { retryTransient, type Admin, type Kafka } from '@sluice/kafka';
+import type { Admin, Kafka } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 
 /**
  * Reads the compacted state topic from the beginning up to the high watermarks seen at start and
  * hands every record to `apply` (docs/reference/audiences.md "rebuilt on start"). A throwaway consumer group that never
- * commits: every start reads the whole (compacted) topic.
+ * commits: every start reads the whole (compacted) topic. A Kafka error rejects; the caller's
+ * start-up retry runs it again from the beginning.
  */
 export async function rebuildState(options: {
   kafka: Kafka;
@@ -16,7 +17,7 @@ export async function rebuildState(options: {
   apply: (key: string, value: string | null) => void;
 }): Promise<number> {
   const { kafka, admin, topic, logger } = options;
-  const offsets = await retryTransient(() => admin.fetchTopicOffsets(topic));
+  const offsets = await admin.fetchTopicOffsets(topic);
   const remaining = new Map<number, number>();
   for (const p of offsets) if (Number(p.high) > Number(p.low)) remaining.set(p.partition, Number(p.high) - 1);
   if (remaining.size === 0) return 0;

@@ -3,6 +3,7 @@ import {
   createGroupConsumer,
   retryTransient,
   type Admin,
+  type RetryKafka,
   type GroupConsumer,
   type Kafka,
   type RecordSink,
@@ -19,6 +20,8 @@ export interface OrderingStoreDeps {
   logger: Logger;
   /** Prefix of the reader's throwaway consumer group. */
   groupPrefix: string;
+  /** How a partition's sync waits out Kafka's "not yet" answers; default 5 s. */
+  retry?: RetryKafka;
 }
 
 /** A user's queues, one per ordered destination: the value of one `sluice.ordering` record. */
@@ -120,7 +123,9 @@ export class OrderingStore {
   }
 
   async #sync(p: number): Promise<void> {
-    const ends = await retryTransient(() => this.deps.admin.fetchTopicOffsets(this.deps.topic()));
+    const topic = this.deps.topic();
+    const read = () => this.deps.admin.fetchTopicOffsets(topic);
+    const ends = await (this.deps.retry ? this.deps.retry(`list offsets of ${topic}`, read) : retryTransient(read));
     const at = ends.find((e) => e.partition === p);
     const end = at === undefined || Number(at.high) <= Number(at.low) ? 0 : Number(at.high);
     while (!this.#closed && (this.#readTo.get(p) ?? 0) < end) {

@@ -13,7 +13,7 @@ import {
   stateOf,
   writeDestinationState,
 } from '@sluice/destination-state';
-import { createGroupConsumer, type GroupConsumer, type Kafka, SafeProducer } from '@sluice/kafka';
+import { createGroupConsumer, type GroupConsumer, type Kafka, type RetryKafka, SafeProducer } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { CONTROL_CATCH_UP_MS, MAX_ACTIONS_KEPT } from '../constants.ts';
 
@@ -49,6 +49,8 @@ export interface KafkaControlOptions {
   clientId: string;
   logger: Logger;
   now: () => number;
+  /** How the start waits out Kafka's "not yet" answers (the service's start-up retry); default none. */
+  retry?: RetryKafka;
 }
 
 /** The Kafka implementation: one producer, the library's state reader, one reader of the actions (its own group). */
@@ -73,10 +75,11 @@ export class KafkaDestinationControl implements DestinationControl {
 
   /** Starts reading both topics; resolves once the states written before the start are read (or after a bound). */
   async start(): Promise<void> {
-    await this.#producer.connect();
-    const { kafka, topics, clientId, logger } = this.#options;
+    const { kafka, topics, clientId, logger, retry } = this.#options;
+    await (retry ? retry('connect the control producer', () => this.#producer.connect()) : this.#producer.connect());
     this.#states = await startDestinationStateReader(kafka, topics.state, logger, {
       groupPrefix: `${clientId}.destination-state`,
+      ...(retry && { retry }),
     });
     await this.#actionsConsumer.run(
       { topics: [topics.actions], fromBeginning: true },
