@@ -16,12 +16,12 @@ import { REJECT_ORIGIN } from './constants.ts';
 import type { Delivery } from './delivery.ts';
 import { type FilterDeps, filterRouted } from './filter-routed.ts';
 import type { DeliveryJob } from './domain/delivery-job.ts';
-import type { StepOutcome } from './domain/ordering.ts';
+import type { StepOutcome } from './ordering/queue-rules.ts';
 import { classifyFailure, type RecordStep, type RejectReason } from './domain/poison.ts';
 import { acceptedAt, attemptWindow, checkWindow } from './domain/window.ts';
 import { isInfrastructureFailure } from './infrastructure-errors.ts';
 import type { DelivererMetrics } from './metrics.ts';
-import type { AttemptStep, Ordering } from './ordering.ts';
+import type { AttemptStep, Ordering } from './ordering/ordering.ts';
 import type { Parking } from './parking.ts';
 
 export interface RecordHandlerDeps {
