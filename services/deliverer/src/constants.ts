@@ -27,6 +27,13 @@ export const ORDERING_HEADER = 'sluice-ordering';
 /** Longest a waiting record that went round once with no progress waits in its slot before going round again. */
 export const ORDERING_IDLE_WAIT_MS = 30_000;
 /**
+ * How many waiting records at the front of a moving queue (nothing held but attempts in flight)
+ * wait in their handler slots for their turn instead of going round the waiting topic: a user's
+ * events parked behind its own attempts leave at the pace of the receiver, and one user takes at
+ * most this many of a waiting partition's slots.
+ */
+export const ORDERING_IDLE_AHEAD = 16;
+/**
  * The most events of one user that wait behind its head for one ordered destination; a later one is
  * dead-lettered (`permanent_failure`, replayable) instead, so one user cannot fill the waiting topic.
  */

@@ -5,6 +5,7 @@ import { waitingTopicName, type ConsumedRecord, type RecordSink } from '@sluice/
 import type { Logger } from '@sluice/logging';
 import {
   ORDERING_HEADER,
+  ORDERING_IDLE_AHEAD,
   ORDERING_IDLE_WAIT_MS,
   ORDERING_MAX_WAITING,
   ORDERING_MAX_WAITING_BYTES,
@@ -55,8 +56,8 @@ export interface OrderingDeps {
   idleWaitMs?: number;
 }
 
-/** Why the handler of a waiting record stopped: done with it, to wait for progress, or to deliver it. */
-type WaitingStep = 'done' | 'idle' | 'deliver';
+/** Why the handler of a waiting record stopped: done with it, to wait for the progress after `round`, or to deliver it. */
+type WaitingStep = { step: 'done' } | { step: 'deliver' } | { step: 'idle'; round: string };
 
 /** An attempt of a user's event in flight, outside the chain: later events are parked behind it. */
 interface Flight {
@@ -173,10 +174,10 @@ export class Ordering {
     // After a timeout or at shutdown the record is written again at the tail however it stands.
     let force = false;
     for (;;) {
-      const step = await this.#waitingStep(at, record, job, place, force ? undefined : header.round);
-      if (step === 'done') return undefined;
-      if (step === 'deliver') break;
-      force = !(await this.#idleUntilProgress(destination.id, record.partition, header.round));
+      const step = await this.#waitingStep(at, record, job, place, { round: header.round, force });
+      if (step.step === 'done') return undefined;
+      if (step.step === 'deliver') break;
+      force = !(await this.#idleUntilProgress(destination.id, record.partition, step.round));
     }
     // Taken out now: the window moves by the whole time waited, idle waits included.
     const taken = unparkJob(key, record.value ?? Buffer.alloc(0), record.headers, this.deps.now());
@@ -290,18 +291,26 @@ export class Ordering {
     record: ConsumedRecord,
     job: DeliveryJob,
     place: WaitingPlace,
-    round: string | undefined,
+    read: { round: string | undefined; force: boolean },
   ): Promise<WaitingStep> {
     const { destination, key } = at;
     const id = destination.id;
     return this.#serial(id, key, async (): Promise<WaitingStep> => {
       const q = this.deps.store.get(id, key);
-      switch (waitingDecision(q, place, this.#flights.has(chainId(id, key)))) {
+      const inFlight = this.#flights.has(chainId(id, key));
+      switch (waitingDecision(q, place, inFlight)) {
         case 'drop':
-          return 'done';
+          return { step: 'done' };
         case 'cycle': {
           const current = this.#round(id, record.partition);
-          if (round === current && !this.#closed) return 'idle';
+          // Near the front of a queue that moves (held by nothing but attempts in flight), the
+          // record waits here for the next progress instead of going round the topic.
+          const flowing =
+            (q!.head === undefined || (q!.live === true && inFlight)) &&
+            place.seq !== undefined &&
+            place.seq - q!.first < ORDERING_IDLE_AHEAD;
+          if (!read.force && !this.#closed && (read.round === current || flowing))
+            return { step: 'idle', round: current };
           // The tail copy carries this round: read again before any progress, it waits instead.
           await this.deps.sink.send(record.topic, {
             key,
@@ -309,7 +318,7 @@ export class Ordering {
             headers: { ...headersText(record.headers), [ORDERING_HEADER]: orderingHeader(current, place.seq) },
           });
           this.deps.metrics.orderingCycled.inc({ destination: id });
-          return 'done';
+          return { step: 'done' };
         }
         case 'dead-letter': {
           await this.deps.deadLetter(
@@ -317,12 +326,12 @@ export class Ordering {
             `dead-lettered with the event it waited for, ${q!.deadHead || 'an earlier event'}`,
           );
           await this.#moved(at, q, afterDeadLettered(q!, place));
-          return 'done';
+          return { step: 'done' };
         }
         case 'deliver':
           // In flight from here (set before the chain moves on): nothing of this user overtakes it.
           this.#flights.set(chainId(id, key), { messageId: job.messageId, fresh: false });
-          return 'deliver';
+          return { step: 'deliver' };
       }
     });
   }
