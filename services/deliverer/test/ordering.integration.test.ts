@@ -156,17 +156,14 @@ describe('per-user order on the real broker', () => {
       assert.ok(release.firstTry.get(id)! >= headAppliedAt, `${id} was not attempted before the head was delivered`);
     await waitUntil(() => appliedOf(release.applied, 'b-').length === 10, 10_000, "user b's ten events");
     assert.deepEqual(appliedOf(release.applied, 'b-'), ids('b-', 10));
-    // Not held behind a's head: b's first event was applied before the head's retry was (a retry is
-    // ≥ 1 s after its failure). b's later events go through the waiting topic behind b's own
-    // attempts in flight (so that they hold no slot of the partition), at Kafka's pace.
-    const firstB = release.applied.find((x) => x.id === 'b-0')!.at;
+    const lastB = Math.max(...release.applied.filter((x) => x.id.startsWith('b-')).map((x) => x.at));
+    // Not held behind a's head: all of b was applied before the head's retry was (a retry is ≥ 1 s
+    // after its failure; b's events need milliseconds, a loaded machine stretches both alike).
     assert.ok(
-      firstB < headAppliedAt,
-      `user b (same partition) first delivered ${firstB - headFailedAt} ms after a's head failed, before its retry (${headAppliedAt - headFailedAt} ms)`,
+      lastB < headAppliedAt,
+      `user b (same partition) all delivered ${lastB - headFailedAt} ms after a's head failed, before its retry (${headAppliedAt - headFailedAt} ms)`,
     );
-    // a's four, c's two and e's two behind their heads, and those of b's that came while one of b's was in flight.
-    const waited = await metric(deliverer.port, 'sluice_deliverer_ordering_waiting_total');
-    assert.ok(waited >= 4 + 2 + 2 && waited <= 4 + 2 + 2 + 9, `${waited} events waited`);
+    assert.equal(await metric(deliverer.port, 'sluice_deliverer_ordering_waiting_total'), 4 + 2 + 2);
   });
 
   it('a head dead-lettered by the retry service releases its queue (release), or takes the waiting events with it (dead-letter-waiting)', async () => {
