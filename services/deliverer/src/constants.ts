@@ -34,6 +34,17 @@ export const ORDERING_IDLE_WAIT_MS = 30_000;
  */
 export const ORDERING_IDLE_AHEAD = 16;
 /**
+ * The most events of one user that wait in memory behind its attempt in flight for one ordered
+ * destination, their handler slots given back. A later one sends them all, and itself, to the
+ * waiting topic in order.
+ */
+export const ORDERING_HELD_EVENTS = 32;
+/**
+ * The most body bytes of the events waiting in memory behind their users' attempts in flight,
+ * across the ordered destinations and users of a replica (16 MiB); past it, as `ORDERING_HELD_EVENTS`.
+ */
+export const ORDERING_HELD_BYTES = 16 * 1024 * 1024;
+/**
  * The most events of one user that wait behind its head for one ordered destination; a later one is
  * dead-lettered (`permanent_failure`, replayable) instead, so one user cannot fill the waiting topic.
  */

@@ -22,6 +22,7 @@ export class DelivererMetrics {
   readonly orderingCycled: Counter<'destination'>;
   readonly orderingUnordered: Counter<'destination'>;
   readonly orderingStateBytes: Gauge;
+  readonly orderingHeldBytes: Gauge;
   readonly orderingStateWritten: Counter;
   readonly parkedLag: Gauge<'destination'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
@@ -134,6 +135,11 @@ export class DelivererMetrics {
       collect() {
         this.set(metrics.#orderingStateSource());
       },
+    });
+    this.orderingHeldBytes = new Gauge({
+      name: 'sluice_deliverer_ordering_held_bytes',
+      help: "Body bytes of the events of ordered destinations waiting in memory behind their users' attempts in flight (slots given back)",
+      registers,
     });
     this.orderingStateWritten = new Counter({
       name: 'sluice_deliverer_ordering_state_written_bytes_total',

@@ -1,12 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Destination, SluiceConfig } from '@sluice/config';
-import { waitingTopicName, type Admin, type ConsumedRecord, type Kafka, type RecordSink } from '@sluice/kafka';
+import {
+  waitingTopicName,
+  type Admin,
+  type ConsumedRecord,
+  type Kafka,
+  type RecordSink,
+  type RecordSlot,
+} from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { testConfig, waitUntil } from '@sluice/testkit';
 import type { Message } from 'kafkajs';
 import { Registry } from 'prom-client';
 import type { DeliveryJob } from '../src/domain/delivery-job.ts';
+import { unparkJob } from '../src/domain/parked-job.ts';
 import { DelivererMetrics } from '../src/metrics.ts';
 import { Ordering, type AttemptStep, type OrderingDeps } from '../src/ordering/ordering.ts';
 import { OrderingStore } from '../src/ordering/ordering-store.ts';
@@ -81,17 +89,28 @@ const job = (user: string, messageId: string, destination: Destination = ord, bo
   endpoints: destination.endpoints.map((e) => e.ref),
 });
 
-/** At most `n` handlers at once, handed out in order (the consumer's slots of one partition). */
+/**
+ * At most `n` handlers at once, handed out in order (the consumer's slots of one partition); a
+ * handler may give its slot back before it ends (`RecordSlot`).
+ */
 function slots(n: number) {
   let free = n;
   const queue: (() => void)[] = [];
-  return (work: () => Promise<void>): Promise<void> => {
+  return (work: (slot: RecordSlot) => Promise<void>): Promise<void> => {
     const run = async () => {
+      let given = false;
+      const slot = {
+        release: () => {
+          if (given) return;
+          given = true;
+          free++;
+          queue.shift()?.();
+        },
+      };
       try {
-        await work();
+        await work(slot);
       } finally {
-        free++;
-        queue.shift()?.();
+        slot.release();
       }
     };
     if (free > 0 && queue.length === 0) {
@@ -124,6 +143,12 @@ const readBack = (r: Rig, topic: string): ConsumedRecord[] =>
         }) as unknown as ConsumedRecord,
     );
 
+const unparkedId = (record: ConsumedRecord): string => {
+  const unparked = unparkJob(String(record.key), record.value!, record.headers, Date.now());
+  assert.ok(unparked.ok);
+  return unparked.job.messageId;
+};
+
 const stateWrites = (r: Rig) => r.sent.filter((s) => s.topic === config.kafka.topics.ordering);
 
 describe('per-user order with the real Ordering', () => {
@@ -140,11 +165,12 @@ describe('per-user order with the real Ordering', () => {
     const handle = slots(SLOTS);
     const burst = Array.from({ length: 300 }, (_, i) => `a-${i}`);
     const handled = [
-      ...burst.map((id) => handle(() => r.ordering.step(job('a', id), ord, 1, PARTITION, false, attempt))),
-      handle(() => r.ordering.step(job('b', 'b-0'), ord, 1, PARTITION, false, attempt)),
-      handle(() => r.ordering.step(job('a', 'p-0', plain), plain, 1, PARTITION, false, attempt)),
+      ...burst.map((id) => handle((slot) => r.ordering.step(job('a', id), ord, 1, PARTITION, false, attempt, slot))),
+      handle((slot) => r.ordering.step(job('b', 'b-0'), ord, 1, PARTITION, false, attempt, slot)),
+      handle((slot) => r.ordering.step(job('a', 'p-0', plain), plain, 1, PARTITION, false, attempt, slot)),
     ];
-    // While a-0 is still in flight: user b and the unordered destination went out, a's burst is parked.
+    // While a-0 is still in flight: user b and the unordered destination went out; a's burst waited
+    // in memory up to its bound, then was parked (those in memory first, in order).
     await waitUntil(() => attempted.includes('b-0') && attempted.includes('p-0'), 5_000, 'b-0 and p-0 attempted');
     await waitUntil(() => stateWrites(r).length >= 299, 5_000, "a's burst parked");
     assert.deepEqual(
@@ -169,6 +195,68 @@ describe('per-user order with the real Ordering', () => {
       'a in acceptance order, each once',
     );
     assert.equal(r.states.size, 0, 'the queue is gone');
+  });
+
+  it("a user's burst behind its attempt in flight waits in memory, slots given back: in order, none through the waiting topic", async () => {
+    const r = rig();
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const attempted: string[] = [];
+    const attempt: AttemptStep = async (j): Promise<StepOutcome> => {
+      attempted.push(j.messageId);
+      if (j.messageId === 'b-0') await gate;
+      return 'delivered';
+    };
+    const handle = slots(2);
+    const burst = Array.from({ length: 10 }, (_, i) => `b-${i}`);
+    const handled = [
+      ...burst.map((id) => handle((slot) => r.ordering.step(job('b', id), ord, 1, PARTITION, false, attempt, slot))),
+      handle((slot) => r.ordering.step(job('c', 'c-0'), ord, 1, PARTITION, false, attempt, slot)),
+    ];
+    // Two slots: c-0 gets one only because b's waiting events gave theirs back.
+    await waitUntil(() => attempted.includes('c-0'), 5_000, 'c-0 attempted while b-0 is in flight');
+    assert.deepEqual(attempted, ['b-0', 'c-0']);
+    assert.equal((await r.metrics.orderingHeldBytes.get()).values[0]?.value, 9 * 2, 'nine bodies of 2 bytes in memory');
+    openGate();
+    await Promise.all(handled);
+    assert.deepEqual(
+      attempted.filter((id) => id.startsWith('b-')),
+      burst,
+    );
+    assert.equal(r.sent.length, 0, 'no state record, no waiting record');
+    assert.equal((await r.metrics.orderingHeldBytes.get()).values[0]?.value, 0);
+  });
+
+  it('the events in memory behind an attempt that ends retrying, or past the bound, are parked behind it in order', async () => {
+    for (const bound of ['retrying', 'bound'] as const) {
+      const r = rig();
+      const ordering = bound === 'bound' ? r.another({ maxHeld: 3 }) : r.ordering;
+      let openGate!: () => void;
+      const gate = new Promise<void>((resolve) => (openGate = resolve));
+      const attempt: AttemptStep = async (j) => {
+        if (j.messageId !== 'x-0') return 'delivered';
+        await gate;
+        return 'retrying';
+      };
+      const handled = Array.from({ length: 5 }, (_, i) =>
+        ordering.step(job('x', `x-${i}`), ord, 1, PARTITION, false, attempt),
+      );
+      const waitingTopic = waitingTopicName(config, 'ord');
+      if (bound === 'bound') {
+        // x-4 is past the bound of 3: x-1..x-3 are parked first, then x-4, behind x-0 in flight.
+        await Promise.all(handled.slice(1));
+        assert.equal(r.states.get('ord', 's:x')?.head, 'x-0');
+      }
+      openGate();
+      await Promise.all(handled);
+      const parkedIds = readBack(r, waitingTopic).map((rec) => JSON.parse(String(rec.headers['sluice-ordering'])).seq);
+      assert.deepEqual(parkedIds, [0, 1, 2, 3], `${bound}: four waiting records, numbered in order`);
+      const ids = readBack(r, waitingTopic).map((rec) => unparkedId(rec));
+      assert.deepEqual(ids, ['x-1', 'x-2', 'x-3', 'x-4'], bound);
+      assert.equal(r.states.get('ord', 's:x')?.head, 'x-0', `${bound}: x-0 is the head`);
+      const waited = (await r.metrics.orderingWaiting.get()).values.find((v) => v.labels.destination === 'ord');
+      assert.equal(waited?.value, 4);
+    }
   });
 
   it('5,000 waiting events with 128-character ids full of quotes and backslashes: each park writes a state record of the same few hundred bytes', async () => {
@@ -237,14 +325,16 @@ describe('per-user order with the real Ordering', () => {
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
     const attempted: string[] = [];
+    // Nothing waits in memory: l-1 is parked behind l-0 in flight.
+    const first = r.another({ maxHeld: 0 });
     const slow: AttemptStep = async (j) => {
       attempted.push(j.messageId);
       if (attempted.length === 1) await gate; // the first l-0, in flight at the "crash"
       return 'delivered';
     };
-    const inFlight = r.ordering.step(job('l', 'l-0'), ord, 1, PARTITION, false, slow);
+    const inFlight = first.step(job('l', 'l-0'), ord, 1, PARTITION, false, slow);
     await waitUntil(() => attempted.includes('l-0'), 5_000, 'l-0 in flight');
-    await r.ordering.step(job('l', 'l-1'), ord, 1, PARTITION, false, slow);
+    await first.step(job('l', 'l-1'), ord, 1, PARTITION, false, slow);
     // "Crash": a new Ordering over the same states; l-0 and l-1 are read again from their source.
     const again = r.another();
     const before = readBack(r, waitingTopicName(config, 'ord')).length;

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Destination, SluiceConfig } from '@sluice/config';
 import { headersText, headerText, noRequestRecord, type OrderingRelease } from '@sluice/envelope';
-import { waitingTopicName, type ConsumedRecord, type RecordSink } from '@sluice/kafka';
+import { waitingTopicName, type ConsumedRecord, type RecordSink, type RecordSlot } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import {
   ORDERING_HEADER,
+  ORDERING_HELD_BYTES,
+  ORDERING_HELD_EVENTS,
   ORDERING_IDLE_AHEAD,
   ORDERING_IDLE_WAIT_MS,
   ORDERING_MAX_WAITING,
@@ -54,12 +56,28 @@ export interface OrderingDeps {
   maxWaitingBytes?: number;
   /** How long a waiting record that went round once with no progress waits for one; default 30 s. */
   idleWaitMs?: number;
+  /** The most events of one user waiting in memory behind its attempt in flight, per destination; default `ORDERING_HELD_EVENTS`. */
+  maxHeld?: number;
+  /** The most body bytes waiting in memory behind attempts in flight, all users; default `ORDERING_HELD_BYTES`. */
+  maxHeldBytes?: number;
 }
 
 /** Why the handler of a waiting record stopped: done with it, to wait for the progress after `round`, or to deliver it. */
 type WaitingStep = { step: 'done' } | { step: 'deliver' } | { step: 'idle'; round: string };
 
-/** An attempt of a user's event in flight, outside the chain: later events are parked behind it. */
+/**
+ * An event waiting in memory behind its user's attempt in flight (its handler slot given back):
+ * given its turn (`attempt`) when that attempt is done with, or parked behind it (`parked`).
+ */
+interface Held {
+  job: DeliveryJob;
+  accepted: number | undefined;
+  bytes: number;
+  turn: (next: 'attempt' | 'parked') => void;
+  fail: (err: unknown) => void;
+}
+
+/** An attempt of a user's event in flight, outside the chain: later events wait behind it. */
 interface Flight {
   messageId: string;
   /** A fresh event attempted with nothing queued (it becomes the live head if an event is parked behind it). */
@@ -69,14 +87,19 @@ interface Flight {
 /**
  * Per-user order for the destinations that ask for it (docs/reference/ordering.md). The steps that
  * read and write a user's queue run one after the other (a chain per destination and user, in
- * memory only while a step runs); an attempt runs outside that chain, so a user's next event never
- * waits in a handler slot for it: it is parked on the waiting topic behind the attempt in flight at
- * once. The queue itself is in `OrderingStore` (`sluice.ordering`), the waiting events on the
+ * memory only while a step runs); an attempt runs outside that chain. A user's next event never
+ * waits in a handler slot for it: it waits in memory behind the attempt in flight with its slot
+ * given back (`RecordSlot`, its record uncommitted), up to `ORDERING_HELD_EVENTS` per user and
+ * `ORDERING_HELD_BYTES` per replica, past which those events are parked on the waiting topic in
+ * order. The queue itself is in `OrderingStore` (`sluice.ordering`), the waiting events on the
  * destination's waiting topic.
  */
 export class Ordering {
   readonly #chains = new Map<string, Promise<unknown>>();
   readonly #flights = new Map<string, Flight>();
+  /** Per chain, the events waiting in memory behind its attempt in flight, in order; and their body bytes. */
+  readonly #held = new Map<string, Held[]>();
+  #heldBytes = 0;
   /** Progress (a queue moved) per destination and partition, and the waiting records idle until the next. */
   readonly #progress = new Map<string, number>();
   readonly #idle = new Map<string, Set<() => void>>();
@@ -111,6 +134,7 @@ export class Ordering {
     partition: number,
     fromParked: boolean,
     attempt: AttemptStep,
+    slot?: RecordSlot,
   ): Promise<void> {
     const key = job.key;
     if (key === null || destination.ordering === undefined || !this.#ordered.has(destination.id)) {
@@ -119,7 +143,7 @@ export class Ordering {
     }
     await this.deps.store.ready(partition);
     const at: QueueAt = { destination, key, partition };
-    if (job.previous === undefined) return this.#fresh(at, job, accepted, fromParked, attempt);
+    if (job.previous === undefined) return this.#fresh(at, job, { accepted, fromParked, attempt, slot });
     const id = destination.id;
     const isHead = await this.#serial(id, key, async () => retryDecision(this.deps.store.get(id, key), job.messageId));
     const outcome = await attempt(job, destination, accepted, fromParked);
@@ -196,11 +220,10 @@ export class Ordering {
   async #fresh(
     at: QueueAt,
     job: DeliveryJob,
-    accepted: number | undefined,
-    fromParked: boolean,
-    attempt: AttemptStep,
+    how: { accepted: number | undefined; fromParked: boolean; attempt: AttemptStep; slot: RecordSlot | undefined },
   ): Promise<void> {
     const { destination, key } = at;
+    const { accepted, fromParked, attempt } = how;
     const id = destination.id;
     const chain = chainId(id, key);
     const decided = await this.#serial(id, key, async () => {
@@ -222,6 +245,17 @@ export class Ordering {
           await this.#writeWaiting(job, accepted, q!.next - 1);
           return undefined;
         case 'wait': {
+          if (flight && isIdle(q)) {
+            // Behind its user's attempt in flight alone: waits in memory while the bounds allow.
+            const held = this.#hold(chain, job, accepted);
+            if (held) return { held };
+            if (!this.deps.store.admitsNew()) return 'unordered';
+            // Past a bound: those waiting in memory go to the waiting topic first, in order.
+            await this.#parkHeld(at, flight);
+            const now = this.deps.store.get(id, key);
+            await this.#park(at, job, accepted, now, flight.fresh && isIdle(now) ? flight.messageId : undefined);
+            return undefined;
+          }
           if (isIdle(q) && !this.deps.store.admitsNew()) return 'unordered';
           const behind = flight?.fresh && isIdle(q) ? flight.messageId : undefined;
           await this.#park(at, job, accepted, q, behind);
@@ -237,6 +271,11 @@ export class Ordering {
       this.#unordered(id, key);
       await attempt(job, destination, accepted, fromParked);
       return;
+    }
+    if (typeof decided === 'object') {
+      how.slot?.release();
+      // Its turn comes in flight already (set by the step that gave it), or it was parked.
+      if ((await decided.held) === 'parked') return;
     }
     await this.#flown(at, job, {}, () => attempt(job, destination, accepted, fromParked));
   }
@@ -261,29 +300,95 @@ export class Ordering {
     try {
       outcome = await run();
     } catch (err) {
-      await this.#serial(id, key, async () => {
-        this.#flights.delete(chain);
-        if (isInfrastructureFailure(err)) return;
+      await this.#landed(at, async () => {
+        if (isInfrastructureFailure(err)) throw err;
         const q = this.deps.store.get(id, key);
         const step = { messageId: job.messageId, outcome: 'dead' as const, onDeadLetter: 'release' as const, ...how };
         await this.#moved(at, q, afterStep(q, step));
       });
       throw err;
     }
-    await this.#serial(id, key, async () => {
+    await this.#landed(at, async () => {
       const q = this.deps.store.get(id, key);
-      try {
-        const after = afterStep(q, { messageId: job.messageId, outcome, onDeadLetter: onDeadLetterOf(at), ...how });
-        if (isIdle(q) && !isIdle(after) && !this.deps.store.admitsNew()) {
-          // A new queue while the memory budget is spent: its later events are not held for it.
-          this.#unordered(id, key);
-          return;
-        }
-        await this.#moved(at, q, after);
-      } finally {
-        this.#flights.delete(chain);
+      const after = afterStep(q, { messageId: job.messageId, outcome, onDeadLetter: onDeadLetterOf(at), ...how });
+      if (isIdle(q) && !isIdle(after) && !this.deps.store.admitsNew()) {
+        // A new queue while the memory budget is spent: its later events are not held for it.
+        this.#unordered(id, key);
+        return;
       }
+      await this.#moved(at, q, after);
     });
+  }
+
+  /**
+   * The user's attempt in flight is done with (`move` writes what became of it): the next event
+   * waiting in memory behind it goes in flight, or — the user now held (the attempt became its
+   * head) — they are all parked behind it, in order. When `move` throws, they fail with it (an
+   * infrastructure failure: their records are read again after the restart).
+   */
+  #landed(at: QueueAt, move: () => Promise<void>): Promise<void> {
+    const { destination, key } = at;
+    const chain = chainId(destination.id, key);
+    return this.#serial(destination.id, key, async () => {
+      this.#flights.delete(chain);
+      try {
+        await move();
+      } catch (err) {
+        for (const held of this.#takeHeld(chain)) held.fail(err);
+        throw err;
+      }
+      const held = this.#held.get(chain);
+      if (!held?.length) return;
+      if (!isIdle(this.deps.store.get(destination.id, key))) return this.#parkHeld(at, undefined);
+      const next = this.#takeHeld(chain, 1)[0]!;
+      this.#flights.set(chain, { messageId: next.job.messageId, fresh: true });
+      next.turn('attempt');
+    });
+  }
+
+  /** Waits in memory behind the user's attempt in flight, unless that passes a bound (undefined). */
+  #hold(chain: string, job: DeliveryJob, accepted: number | undefined): Promise<'attempt' | 'parked'> | undefined {
+    const held = this.#held.get(chain) ?? [];
+    const bytes = job.body.length;
+    if (held.length >= (this.deps.maxHeld ?? ORDERING_HELD_EVENTS)) return undefined;
+    if (this.#heldBytes + bytes > (this.deps.maxHeldBytes ?? ORDERING_HELD_BYTES)) return undefined;
+    return new Promise((turn, fail) => {
+      held.push({ job, accepted, bytes, turn, fail });
+      this.#held.set(chain, held);
+      this.#heldBytes += bytes;
+      this.deps.metrics.orderingHeldBytes.set(this.#heldBytes);
+    });
+  }
+
+  /** Takes the first `count` (default all) events waiting in memory behind the chain's attempt. */
+  #takeHeld(chain: string, count?: number): Held[] {
+    const held = this.#held.get(chain) ?? [];
+    const taken = held.splice(0, count ?? held.length);
+    if (held.length === 0) this.#held.delete(chain);
+    for (const h of taken) this.#heldBytes -= h.bytes;
+    this.deps.metrics.orderingHeldBytes.set(this.#heldBytes);
+    return taken;
+  }
+
+  /**
+   * Parks the events waiting in memory behind the user's attempt, in order: behind `flight` (which
+   * becomes the live head) while it is still in flight, else behind the user's head. One whose
+   * park fails is told so (its record is rejected); an infrastructure failure fails the rest too.
+   */
+  async #parkHeld(at: QueueAt, flight: Flight | undefined): Promise<void> {
+    const held = this.#takeHeld(chainId(at.destination.id, at.key));
+    for (const [i, h] of held.entries()) {
+      const q = this.deps.store.get(at.destination.id, at.key);
+      try {
+        await this.#park(at, h.job, h.accepted, q, flight?.fresh && isIdle(q) ? flight.messageId : undefined);
+        h.turn('parked');
+      } catch (err) {
+        h.fail(err);
+        if (!isInfrastructureFailure(err)) continue;
+        for (const rest of held.slice(i + 1)) rest.fail(err);
+        return;
+      }
+    }
   }
 
   #waitingStep(
