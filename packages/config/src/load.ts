@@ -111,6 +111,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       timeoutMs: parseDuration(raw.delivery.timeout),
       maxInFlightPerPartition: raw.delivery.maxInFlightPerPartition,
       maxInFlightPerDestination: raw.delivery.maxInFlightPerDestination,
+      orderingStateBytes: raw.delivery.orderingStateBytes,
       connectionsPerEndpoint: raw.delivery.connectionsPerEndpoint,
       stallAfterMs: parseDuration(raw.delivery.stallAfter),
       circuitBreaker: {

@@ -231,6 +231,8 @@ export const ConfigSchema = Type.Object(
         timeout: Duration('5s'),
         /** Events handled at once per partition. */
         maxInFlightPerPartition: Type.Integer({ minimum: 1, default: 128 }),
+        /** Bytes of the per-user ordering queues a deliverer holds in memory; no new queue starts past it (docs/reference/ordering.md). */
+        orderingStateBytes: Type.Integer({ minimum: 0, default: 64 * 1024 * 1024 }),
         /** Requests in flight at once per destination, across its endpoints. */
         maxInFlightPerDestination: Type.Integer({ minimum: 1, default: 256 }),
         /** Keep-alive connections per endpoint origin. */

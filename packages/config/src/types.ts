@@ -123,6 +123,8 @@ export interface SluiceConfig {
     timeoutMs: number;
     maxInFlightPerPartition: number;
     maxInFlightPerDestination: number;
+    /** Bytes of ordering queues a deliverer holds in memory before it starts no new one. */
+    orderingStateBytes: number;
     connectionsPerEndpoint: number;
     stallAfterMs: number;
     circuitBreaker: { failures: number; cooldownMs: number };

@@ -5,8 +5,11 @@ import { OffsetTracker } from './offset-tracker.ts';
 
 export interface ConcurrentConsumerOptions extends ManagedConsumerBase {
   topics: string[];
-  /** Handles one record. It must not throw for bad input (send that to a rejected topic); a throw is fatal. */
-  handle: (record: ConsumedRecord) => Promise<void>;
+  /**
+   * Handles one record. It must not throw for bad input (send that to a rejected topic); a throw is
+   * fatal. `slot.release()` gives the record's slot and in-flight bytes back before it finishes.
+   */
+  handle: (record: ConsumedRecord, slot: RecordSlot) => Promise<void>;
   /** Records handled at once per partition. */
   maxInFlightPerPartition: number;
   /**
@@ -29,6 +32,17 @@ export interface ConcurrentConsumerOptions extends ManagedConsumerBase {
 type Slot = () => void;
 
 /**
+ * A handed-out record's place among the records handled at once. A handler that is about to wait
+ * for something other than its own work (another record's outcome) releases it: the partition's
+ * next record is handed out at once, while this one stays unfinished, so the committed offset
+ * stays below it (a crash reads it again). The caller bounds what it keeps waiting that way.
+ */
+export interface RecordSlot {
+  /** Gives the slot and the record's in-flight bytes back (they count as `detachedBytes` until it finishes). Idempotent. */
+  release(): void;
+}
+
+/**
  * Many records in flight per partition, with the classic kafkajs traps closed:
  * - offsets are committed only below the lowest unfinished record (an `OffsetTracker` per partition);
  * - a record this consumer already handed out is not handed out again when kafkajs re-fetches from
@@ -45,6 +59,8 @@ export class ConcurrentConsumer extends ManagedConsumer {
   /** Bytes of the records in flight, and who waits for some of them to finish. */
   #bytes = 0;
   #bytesWaiting: Slot[] = [];
+  /** Bytes of the unfinished records whose handler released its slot. */
+  #detachedBytes = 0;
   /** Topics not read for now (`hold`): nothing more of them is handed out until `release`. */
   readonly #held = new Set<string>();
 
@@ -78,6 +94,11 @@ export class ConcurrentConsumer extends ManagedConsumer {
     return this.#bytes;
   }
 
+  /** Bytes (key + value) of the unfinished records whose handler released its slot (`RecordSlot`). */
+  get detachedBytes(): number {
+    return this.#detachedBytes;
+  }
+
   /** Records being handled right now, across partitions. */
   get inFlight(): number {
     return this.busy;
@@ -89,7 +110,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
    */
   get crowded(): boolean {
     const half = this.#crowdedAt();
-    for (const tracker of this.#trackers.values()) if (tracker.inFlight >= half) return true;
+    for (const tracker of this.#trackers.values()) if (tracker.holding >= half) return true;
     return false;
   }
 
@@ -161,7 +182,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
           last = message.offset;
           continue;
         }
-        if (tracker.inFlight >= this.options.maxInFlightPerPartition) {
+        if (tracker.holding >= this.options.maxInFlightPerPartition) {
           await this.#acquire(key, tracker, heartbeat);
           if (this.intakeStopped || this.#held.has(topic)) return;
         }
@@ -173,7 +194,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
           if (this.intakeStopped || this.#held.has(topic)) return;
         }
         tracker.begin(offset);
-        if (tracker.inFlight === this.#crowdedAt()) this.options.onCrowded?.();
+        if (tracker.holding === this.#crowdedAt()) this.options.onCrowded?.();
         last = message.offset;
         void this.#run(toConsumedRecord(topic, partition, message), key, tracker, offset, size);
       }
@@ -189,11 +210,23 @@ export class ConcurrentConsumer extends ManagedConsumer {
   /** One record's handler; a throw is fatal and leaves the record unfinished (never committed). */
   async #run(record: ConsumedRecord, key: string, tracker: OffsetTracker, offset: number, size: number): Promise<void> {
     this.#bytes += size;
+    let detached = false;
+    const slot: RecordSlot = {
+      release: () => {
+        if (detached) return;
+        detached = true;
+        tracker.detach(offset);
+        this.#bytes -= size;
+        this.#detachedBytes += size;
+        this.#release(key);
+        this.#bytesWaiting.splice(0).forEach((wake) => wake());
+      },
+    };
     await this.working(async () => {
       try {
-        await this.options.handle(record);
+        await this.options.handle(record, slot);
         tracker.finish(offset);
-        this.#release(key);
+        if (!detached) this.#release(key);
       } catch (err) {
         this.options.logger.error(
           { err, topic: record.topic, partition: record.partition, offset },
@@ -201,7 +234,8 @@ export class ConcurrentConsumer extends ManagedConsumer {
         );
         this.group.reportFatal(err as Error);
       } finally {
-        this.#bytes -= size;
+        if (detached) this.#detachedBytes -= size;
+        else this.#bytes -= size;
         this.#bytesWaiting.splice(0).forEach((wake) => wake());
       }
     });
@@ -218,7 +252,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
   }
 
   async #acquire(key: string, tracker: OffsetTracker, heartbeat: () => Promise<void>): Promise<void> {
-    while (tracker.inFlight >= this.options.maxInFlightPerPartition && !this.intakeStopped) {
+    while (tracker.holding >= this.options.maxInFlightPerPartition && !this.intakeStopped) {
       await this.#wake(heartbeat, (wake) => {
         const queue = this.#waiting.get(key) ?? [];
         queue.push(wake);

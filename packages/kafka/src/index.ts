@@ -28,7 +28,7 @@ export {
 export { OffsetTracker } from './offset-tracker.ts';
 export type { ConsumedRecord } from './consumed-record.ts';
 export { ConsumerMetrics } from './consumer-metrics.ts';
-export { ConcurrentConsumer, type ConcurrentConsumerOptions } from './concurrent-consumer.ts';
+export { ConcurrentConsumer, type ConcurrentConsumerOptions, type RecordSlot } from './concurrent-consumer.ts';
 export { SequentialConsumer, type SequentialConsumerOptions, type SequentialStep } from './sequential-consumer.ts';
 export {
   crashVerdict,

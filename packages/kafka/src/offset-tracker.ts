@@ -6,6 +6,8 @@
 export class OffsetTracker {
   /** offset → number of handlers running for it (a rebalance can re-deliver one in flight). */
   #inFlight = new Map<number, number>();
+  /** Unfinished offsets whose handler gave its slot back (`detach`): they hold the commit, not a slot. */
+  #detached = new Set<number>();
   #highestStarted = -1;
   #lastCommitted = -1;
 
@@ -17,12 +19,24 @@ export class OffsetTracker {
   finish(offset: number): void {
     const n = this.#inFlight.get(offset);
     if (n === undefined) return;
-    if (n <= 1) this.#inFlight.delete(offset);
-    else this.#inFlight.set(offset, n - 1);
+    if (n <= 1) {
+      this.#inFlight.delete(offset);
+      this.#detached.delete(offset);
+    } else this.#inFlight.set(offset, n - 1);
+  }
+
+  /** An unfinished record no longer takes a slot (its handler waits on something else); still not committed past. */
+  detach(offset: number): void {
+    if (this.#inFlight.has(offset)) this.#detached.add(offset);
   }
 
   get inFlight(): number {
     return this.#inFlight.size;
+  }
+
+  /** Unfinished records that take a slot (not detached). */
+  get holding(): number {
+    return this.#inFlight.size - this.#detached.size;
   }
 
   /** The highest offset handed to a handler so far (-1: none). */

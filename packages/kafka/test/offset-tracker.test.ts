@@ -42,4 +42,22 @@ describe('OffsetTracker: commits only below the lowest unfinished record', () =>
     t.finish(5);
     assert.equal(t.committable(), 6);
   });
+
+  it('a detached record holds the commit but no slot; a record not detached holds both', () => {
+    const t = new OffsetTracker();
+    t.begin(0);
+    t.begin(1);
+    t.detach(0);
+    t.detach(0); // idempotent
+    t.detach(7); // not in flight: nothing
+    assert.equal(t.inFlight, 2);
+    assert.equal(t.holding, 1, 'only record 1 takes a slot');
+    t.finish(1);
+    assert.equal(t.holding, 0);
+    assert.equal(t.committable(), 0, 'nothing committed past the detached record');
+    t.finish(0);
+    assert.equal(t.committable(), 2);
+    t.begin(2);
+    assert.equal(t.holding, 1, 'a finished detached record leaves nothing behind');
+  });
 });

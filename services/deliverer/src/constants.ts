@@ -21,14 +21,35 @@ export const AUTO_ACTOR = 'sluice';
 /** The operator-event consumer's group: `<clientId>.deliverer.operator-events`, one replica sends each action's event. */
 export const OPERATOR_GROUP_SUFFIX = 'operator-events';
 
-/** The header of a waiting record (docs/reference/ordering.md): the round it was written in. */
+/** The header of a waiting record (docs/reference/ordering.md): the round it was written in and its place in the queue. */
 export const ORDERING_HEADER = 'sluice-ordering';
 
 /** Longest a waiting record that went round once with no progress waits in its slot before going round again. */
 export const ORDERING_IDLE_WAIT_MS = 30_000;
 /**
+ * How many waiting records at the front of a moving queue (nothing held but attempts in flight)
+ * wait in their handler slots for their turn instead of going round the waiting topic: a user's
+ * events parked behind its own attempts leave at the pace of the receiver, and one user takes at
+ * most this many of a waiting partition's slots.
+ */
+export const ORDERING_IDLE_AHEAD = 16;
+/**
+ * The most events of one user that wait in memory behind its attempt in flight for one ordered
+ * destination, their handler slots given back. A later one sends them all, and itself, to the
+ * waiting topic in order.
+ */
+export const ORDERING_HELD_EVENTS = 32;
+/**
+ * The most body bytes of the events waiting in memory behind their users' attempts in flight,
+ * across the ordered destinations and users of a replica (16 MiB); past it, as `ORDERING_HELD_EVENTS`.
+ */
+export const ORDERING_HELD_BYTES = 16 * 1024 * 1024;
+/**
  * The most events of one user that wait behind its head for one ordered destination; a later one is
- * dead-lettered (`permanent_failure`, replayable) instead. Each costs ~40 bytes of the user's
- * `sluice.ordering` record, which must stay under Kafka's 1 MB default record limit.
+ * dead-lettered (`permanent_failure`, replayable) instead, so one user cannot fill the waiting topic.
  */
 export const ORDERING_MAX_WAITING = 10_000;
+/** The most body bytes of one user's events waiting for one ordered destination (32 MiB); past it, as `ORDERING_MAX_WAITING`. */
+export const ORDERING_MAX_WAITING_BYTES = 32 * 1024 * 1024;
+/** At most one warning per destination this often when events are not held in order (memory budget spent). */
+export const ORDERING_UNORDERED_LOG_INTERVAL_MS = 60_000;

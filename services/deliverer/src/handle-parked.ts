@@ -1,4 +1,4 @@
-import type { ConsumedRecord } from '@sluice/kafka';
+import type { ConsumedRecord, RecordSlot } from '@sluice/kafka';
 import { createDeliverStep, rejecter, type RecordHandlerDeps } from './handle-record.ts';
 import { classifyFailure } from './domain/poison.ts';
 import { unparkJob } from './domain/parked-job.ts';
@@ -11,11 +11,13 @@ import { isInfrastructureFailure } from './infrastructure-errors.ts';
  * out. A destination removed from the config, or disabled there, dead-letters its parked events
  * (`no_endpoints`), as a retry of it would be. An unreadable record goes to `sluice.rejected`.
  */
-export function createParkedHandler(deps: RecordHandlerDeps): (record: ConsumedRecord) => Promise<void> {
+export function createParkedHandler(
+  deps: RecordHandlerDeps,
+): (record: ConsumedRecord, slot?: RecordSlot) => Promise<void> {
   const now = deps.now ?? Date.now;
   const reject = rejecter(deps);
   const deliver = createDeliverStep(deps);
-  return async (record) => {
+  return async (record, slot) => {
     let sourceId: string | undefined;
     try {
       if (!record.value || record.value.length === 0) return reject(record, 'empty', 'parked record has no body');
@@ -28,7 +30,11 @@ export function createParkedHandler(deps: RecordHandlerDeps): (record: ConsumedR
         const why = `destination ${job.destinationId} is ${destination ? 'disabled' : 'gone'}`;
         return deps.delivery.deadLetter(job, 'no_endpoints', why);
       }
-      await deliver(job, destination, acceptedAt, true, record.partition);
+      await deliver(job, destination, acceptedAt, {
+        fromParked: true,
+        partition: record.partition,
+        ...(slot && { slot }),
+      });
     } catch (err) {
       const verdict = classifyFailure(err, 'deliver', isInfrastructureFailure);
       if (verdict.kind === 'fatal') throw err;

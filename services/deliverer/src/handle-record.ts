@@ -8,7 +8,7 @@ import {
   type EventEnvelope,
   type RetryState,
 } from '@sluice/envelope';
-import type { ConsumedRecord, RecordSink } from '@sluice/kafka';
+import type { ConsumedRecord, RecordSink, RecordSlot } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { traceHeadersOf, type TraceHeaders } from '@sluice/tracing';
 import { encodeBody, renderBody, routeEvent } from '@sluice/webhook';
@@ -16,12 +16,12 @@ import { REJECT_ORIGIN } from './constants.ts';
 import type { Delivery } from './delivery.ts';
 import { type FilterDeps, filterRouted } from './filter-routed.ts';
 import type { DeliveryJob } from './domain/delivery-job.ts';
-import type { StepOutcome } from './domain/ordering.ts';
+import type { StepOutcome } from './ordering/queue-rules.ts';
 import { classifyFailure, type RecordStep, type RejectReason } from './domain/poison.ts';
 import { acceptedAt, attemptWindow, checkWindow } from './domain/window.ts';
 import { isInfrastructureFailure } from './infrastructure-errors.ts';
 import type { DelivererMetrics } from './metrics.ts';
-import type { AttemptStep, Ordering } from './ordering.ts';
+import type { AttemptStep, Ordering } from './ordering/ordering.ts';
 import type { Parking } from './parking.ts';
 
 export interface RecordHandlerDeps {
@@ -43,16 +43,23 @@ export interface RecordHandlerDeps {
   ordering?: Ordering;
 }
 
+/** Where a job comes from: its parked topic (`fromParked`), its record's partition (its user's) and slot. */
+export interface DeliverFrom {
+  fromParked?: boolean;
+  partition?: number;
+  /** The record's consumer slot: given back while the job waits in memory behind its user's attempt in flight. */
+  slot?: RecordSlot;
+}
+
 /**
  * Delivers a job to its destination: attempted, parked, or dead-lettered when its window is closed;
- * for an ordered destination in its user's turn (`partition`: the record's, which is its user's).
+ * for an ordered destination in its user's turn.
  */
 export type DeliverStep = (
   job: DeliveryJob,
   destination: Destination,
   accepted: number | undefined,
-  fromParked?: boolean,
-  partition?: number,
+  from?: DeliverFrom,
 ) => Promise<void>;
 
 /**
@@ -67,9 +74,9 @@ export function createDeliverStep(
   deps: Pick<RecordHandlerDeps, 'config' | 'delivery' | 'parking' | 'now' | 'ordering'>,
 ): DeliverStep {
   const attempt = createAttemptStep(deps);
-  return async (job, destination, accepted, fromParked = false, partition) => {
+  return async (job, destination, accepted, { fromParked = false, partition, slot } = {}) => {
     if (deps.ordering && destination.ordering && partition !== undefined)
-      return deps.ordering.step(job, destination, accepted, partition, fromParked, attempt);
+      return deps.ordering.step(job, destination, accepted, partition, fromParked, attempt, slot);
     await attempt(job, destination, accepted, fromParked);
   };
 }
@@ -116,7 +123,9 @@ interface Progress {
  * consumer. No attempt starts once the event's window is closed (`domain/window.ts`): the job is
  * dead-lettered as `window_exhausted`.
  */
-export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedRecord) => Promise<void> {
+export function createRecordHandler(
+  deps: RecordHandlerDeps,
+): (record: ConsumedRecord, slot?: RecordSlot) => Promise<void> {
   const now = deps.now ?? Date.now;
   const filterDeps: FilterDeps = {
     config: deps.config,
@@ -128,7 +137,7 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
   const reject = rejecter(deps);
   const deliver = createDeliverStep(deps);
 
-  const onEvent = async (record: ConsumedRecord, progress: Progress) => {
+  const onEvent = async (record: ConsumedRecord, progress: Progress, slot: RecordSlot | undefined) => {
     const decoded = await deps.codec.decode(record.value);
     if (!decoded.ok) return reject(record, decoded.code, decoded.message);
     const event = decoded.envelope;
@@ -152,21 +161,23 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     const trace = traceHeadersOf(record.headers);
     const { partition } = record;
     if (destinations.length === 1)
-      return deliver(
-        newEventJob(event, key, body, destinations[0]!, trace),
-        destinations[0]!,
-        accepted,
-        false,
+      return deliver(newEventJob(event, key, body, destinations[0]!, trace), destinations[0]!, accepted, {
         partition,
-      );
+        ...(slot && { slot }),
+      });
     // Every destination finishes before a failure of one is reported: the record is done only then.
+    const shares = splitSlot(slot, destinations.length);
     const settled = await Promise.allSettled(
-      destinations.map((d) => deliver(newEventJob(event, key, body, d, trace), d, accepted, false, partition)),
+      destinations.map((d, i) =>
+        deliver(newEventJob(event, key, body, d, trace), d, accepted, { partition, slot: shares[i]! }).finally(() =>
+          shares[i]!.release(),
+        ),
+      ),
     );
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
   };
 
-  const onRedeliver = async (record: ConsumedRecord, progress: Progress) => {
+  const onRedeliver = async (record: ConsumedRecord, progress: Progress, slot: RecordSlot | undefined) => {
     // A release marker of the retry service (docs/reference/ordering.md); without per-user order here, nothing to release.
     const release = readOrderingRelease(record.headers);
     if (release) return deps.ordering?.release(release, record.key?.toString() ?? null, record.partition);
@@ -202,7 +213,7 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
       );
     }
     progress.step = 'deliver';
-    await deliver(job, destination, undefined, false, record.partition);
+    await deliver(job, destination, undefined, { partition: record.partition, ...(slot && { slot }) });
   };
 
   const waitingTopics = new Set(deps.topics.waiting);
@@ -213,11 +224,11 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
       return reject(record, 'invalid_parked_headers', 'waiting record without a readable sluice-parked header or key');
   };
 
-  return async (record) => {
+  return async (record, slot) => {
     const progress: Progress = { step: 'decode' };
     try {
-      if (record.topic === deps.topics.redeliver) return await onRedeliver(record, progress);
-      if (record.topic === deps.topics.events) return await onEvent(record, progress);
+      if (record.topic === deps.topics.redeliver) return await onRedeliver(record, progress, slot);
+      if (record.topic === deps.topics.events) return await onEvent(record, progress, slot);
       if (deps.ordering && waitingTopics.has(record.topic)) return await onWaiting(record, progress);
     } catch (err) {
       const verdict = classifyFailure(err, progress.step, isInfrastructureFailure);
@@ -226,6 +237,24 @@ export function createRecordHandler(deps: RecordHandlerDeps): (record: ConsumedR
     }
     deps.logger.warn({ topic: record.topic }, 'record from an unexpected topic ignored');
   };
+}
+
+/**
+ * The slot of a record delivered to `n` destinations, in shares: the record's slot is given back
+ * once each delivery has given its share back (it waits in memory) or ended.
+ */
+function splitSlot(slot: RecordSlot | undefined, n: number): RecordSlot[] {
+  let left = n;
+  return Array.from({ length: n }, () => {
+    let given = false;
+    return {
+      release: () => {
+        if (given) return;
+        given = true;
+        if (--left === 0) slot?.release();
+      },
+    };
+  });
 }
 
 function newEventJob(

@@ -20,8 +20,13 @@ export class DelivererMetrics {
   readonly parked: Counter<'destination'>;
   readonly orderingWaiting: Counter<'destination'>;
   readonly orderingCycled: Counter<'destination'>;
+  readonly orderingUnordered: Counter<'destination'>;
+  readonly orderingStateBytes: Gauge;
+  readonly orderingHeldBytes: Gauge;
+  readonly orderingStateWritten: Counter;
   readonly parkedLag: Gauge<'destination'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
+  #orderingStateSource: () => number = () => 0;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -117,6 +122,30 @@ export class DelivererMetrics {
       labelNames: ['destination'],
       registers,
     });
+    this.orderingUnordered = new Counter({
+      name: 'sluice_deliverer_ordering_unordered_total',
+      help: 'Events of an ordered destination not held in order: a new queue was refused, the ordering state memory budget (delivery.orderingStateBytes) being spent',
+      labelNames: ['destination'],
+      registers,
+    });
+    this.orderingStateBytes = new Gauge({
+      name: 'sluice_deliverer_ordering_state_bytes',
+      help: 'Bytes of the per-user ordering queues held in memory (all partitions), counted against delivery.orderingStateBytes',
+      registers,
+      collect() {
+        this.set(metrics.#orderingStateSource());
+      },
+    });
+    this.orderingHeldBytes = new Gauge({
+      name: 'sluice_deliverer_ordering_held_bytes',
+      help: "Body bytes of the events of ordered destinations waiting in memory behind their users' attempts in flight (slots given back)",
+      registers,
+    });
+    this.orderingStateWritten = new Counter({
+      name: 'sluice_deliverer_ordering_state_written_bytes_total',
+      help: 'Bytes (key + value) of the records written to the ordering state topic (sluice.ordering)',
+      registers,
+    });
     this.parkedLag = new Gauge({
       name: 'sluice_deliverer_parked_lag',
       help: 'Records of a destination parked topic not yet delivered (read while it is stopped or draining)',
@@ -128,6 +157,11 @@ export class DelivererMetrics {
   /** Where `sluice_deliverer_in_flight_requests` reads its values (the delivery's caps). */
   readInFlightFrom(source: () => Iterable<[string, number]>): void {
     this.#inFlightSource = source;
+  }
+
+  /** Where `sluice_deliverer_ordering_state_bytes` reads its value (the ordering queues held). */
+  readOrderingStateFrom(source: () => number): void {
+    this.#orderingStateSource = source;
   }
 
   attempt(destination: string, result: AttemptResult): void {

@@ -24,9 +24,10 @@ import { createRecordHandler, type RecordHandlerDeps } from './handle-record.ts'
 import { IsolationMetrics } from './isolation-metrics.ts';
 import { DelivererMetrics } from './metrics.ts';
 import { OperatorWatch } from './operator-watch.ts';
-import { OrderingStore, type OrderingStoreDeps } from './adapters/ordering-store.ts';
-import { Ordering } from './ordering.ts';
-import { startWaitingTrim } from './adapters/waiting-trim.ts';
+import { OrderingStore, type OrderingStoreDeps } from './ordering/ordering-store.ts';
+import { Ordering } from './ordering/ordering.ts';
+import { QueueStates } from './ordering/queue-states.ts';
+import { startWaitingTrim } from './ordering/waiting-trim.ts';
 import { Parking } from './parking.ts';
 
 export interface DelivererOptions {
@@ -265,12 +266,16 @@ async function startOrdering(
 ): Promise<{ store: OrderingStore; ordering: Ordering } | undefined> {
   const initial = ctx.config.current;
   if (Ordering.topics(initial).length === 0) return undefined;
+  const states = new QueueStates(initial.delivery.orderingStateBytes);
+  parts.metrics.readOrderingStateFrom(() => states.bytes);
   const store = new OrderingStore({
     ...parts,
     topic: () => ctx.config.current.kafka.topics.ordering,
     logger: ctx.logger,
     groupPrefix: `${delivererGroupId(initial)}.ordering`,
     retry: life.retryKafka,
+    states,
+    onWritten: (bytes) => parts.metrics.orderingStateWritten.inc(bytes),
   });
   await life.start({ name: 'ordering state', stop: () => store.close(), ready: { kafka: () => store.connected } }, () =>
     store.start(),

@@ -5,80 +5,166 @@ import {
   afterDeadLettered,
   afterStep,
   freshDecision,
-  isEmpty,
+  isIdle,
   parked,
   retryDecision,
   waitingDecision,
-  type KeyQueue,
-} from '../src/domain/ordering.ts';
+  type QueueState,
+  type WaitingPlace,
+} from '../src/ordering/queue-rules.ts';
+import { decodeStateRecord, QueueStates } from '../src/ordering/queue-states.ts';
 import { parkedHeaders, unparkJob } from '../src/domain/parked-job.ts';
 import type { DeliveryJob } from '../src/domain/delivery-job.ts';
 import { attemptWindow, checkWindow } from '../src/domain/window.ts';
 
+const limits = { maxEvents: 2, maxBytes: 1_000 };
+const fresh = (id: string, inFlight = false) => ({ messageId: id, bytes: 10, inFlight });
+/** Parks each id in turn; returns the queue and the places of their waiting records. */
+function park(q: QueueState | undefined, ...ids: string[]): { q: QueueState; at: Record<string, WaitingPlace> } {
+  const at: Record<string, WaitingPlace> = {};
+  let state = q;
+  for (const id of ids) {
+    const out = parked(state, { messageId: id, bytes: 10 });
+    state = out.state;
+    at[id] = { messageId: id, seq: out.seq, bytes: 10 };
+  }
+  return { q: state!, at };
+}
+const release = 'release' as const;
+
 describe('per-user queue rules', () => {
-  it('a fresh event is attempted while nothing is held or waiting, and waits otherwise', () => {
-    assert.equal(freshDecision(undefined, 2), 'attempt');
-    assert.equal(freshDecision({ queue: [] }, 2), 'attempt');
-    assert.equal(freshDecision({ head: 'h', queue: [] }, 2), 'wait');
-    assert.equal(freshDecision({ queue: ['a'] }, 2), 'wait');
-    // A full queue dead-letters the newcomer instead of growing the user's state past what Kafka takes.
-    assert.equal(freshDecision({ head: 'h', queue: ['a', 'b'] }, 2), 'full');
-    assert.equal(freshDecision({ queue: ['a', 'b', 'c'] }, 2), 'full');
+  it('a fresh event is attempted while nothing is held, waiting or in flight, and waits otherwise', () => {
+    assert.equal(freshDecision(undefined, fresh('a'), limits), 'attempt');
+    assert.equal(freshDecision({ first: 3, next: 3, bytes: 0 }, fresh('a'), limits), 'attempt');
+    assert.equal(freshDecision(undefined, fresh('a', true), limits), 'wait', "behind its user's attempt in flight");
+    assert.equal(freshDecision({ head: 'h', first: 0, next: 0, bytes: 0 }, fresh('a'), limits), 'wait');
+    assert.equal(freshDecision(park(undefined, 'x').q, fresh('a'), limits), 'wait');
+    // A full queue dead-letters the newcomer: by count, or by bytes.
+    assert.equal(
+      freshDecision(park({ head: 'h', first: 0, next: 0, bytes: 0 }, 'x', 'y').q, fresh('a'), limits),
+      'full',
+    );
+    assert.equal(freshDecision({ head: 'h', first: 0, next: 1, bytes: 995, last: 'x' }, fresh('a'), limits), 'full');
+  });
+
+  it('the live head read again is attempted; a head in the retry path is not; the last parked is written again', () => {
+    const live: QueueState = { head: 'h', live: true, first: 0, next: 0, bytes: 0 };
+    assert.equal(freshDecision(live, fresh('h'), limits), 'attempt-head');
+    assert.equal(freshDecision(live, fresh('h', true), limits), 'already');
+    assert.equal(freshDecision({ ...live, live: undefined }, fresh('h'), limits), 'already');
+    assert.equal(freshDecision(park(live, 'a').q, fresh('a'), limits), 'rewrite');
+    assert.equal(retryDecision(live, 'h'), 'stray', 'a live head is not in the retry path');
   });
 
   it('a retrying event becomes the head; its delivery releases the queue, whose events then go in order', () => {
-    let q = afterStep(undefined, 'h', 'retrying', 'release');
-    assert.deepEqual(q, { head: 'h', queue: [] });
-    q = parked(parked(q, 'a'), 'b');
-    assert.deepEqual(q.queue, ['a', 'b']);
-    assert.equal(waitingDecision(q, 'a'), 'cycle', 'not while the head is in the retry path');
+    let q = afterStep(undefined, { messageId: 'h', outcome: 'retrying', onDeadLetter: release })!;
+    assert.deepEqual(q, { head: 'h', first: 0, next: 0, bytes: 0 });
+    const { q: queued, at } = park(q, 'a', 'b');
+    q = queued;
+    assert.equal(waitingDecision(q, at.a!, false), 'cycle', 'not while the head is in the retry path');
     assert.equal(retryDecision(q, 'h'), 'head');
     assert.equal(retryDecision(q, 'x'), 'stray');
-    q = afterStep(q, 'h', 'delivered', 'release');
+    q = afterStep(q, { messageId: 'h', outcome: 'delivered', onDeadLetter: release })!;
     assert.equal(q.head, undefined);
-    assert.equal(waitingDecision(q, 'b'), 'cycle', 'b waits for a');
-    assert.equal(waitingDecision(q, 'a'), 'deliver');
-    q = afterStep(q, 'a', 'delivered', 'release', true);
-    assert.equal(waitingDecision(q, 'a'), 'drop', 'a copy of a delivered event is dropped');
-    assert.equal(waitingDecision(q, 'b'), 'deliver');
-    q = afterStep(q, 'b', 'delivered', 'release', true);
-    assert.ok(isEmpty(q));
+    assert.equal(waitingDecision(q, at.b!, false), 'cycle', 'b waits for a');
+    assert.equal(waitingDecision(q, at.a!, true), 'cycle', 'not while an attempt of the user is in flight');
+    assert.equal(waitingDecision(q, at.a!, false), 'deliver');
+    q = afterStep(q, { messageId: 'a', outcome: 'delivered', onDeadLetter: release, fromWaiting: at.a! })!;
+    assert.equal(waitingDecision(q, at.a!, false), 'drop', 'a copy of a delivered event is dropped');
+    assert.equal(waitingDecision(q, at.b!, false), 'deliver');
+    q = afterStep(q, { messageId: 'b', outcome: 'delivered', onDeadLetter: release, fromWaiting: at.b! })!;
+    assert.ok(isIdle(q));
+    assert.equal(q.bytes, 0);
   });
 
-  it('a waiting event that fails retryably becomes the head of what is left', () => {
-    let q: KeyQueue = { queue: ['a', 'b'] };
-    q = afterStep(q, 'a', 'retrying', 'release', true);
-    assert.deepEqual(q, { head: 'a', queue: ['b'] });
-    assert.equal(waitingDecision(q, 'b'), 'cycle');
+  it('an event parked behind an attempt in flight makes that attempt the live head until its outcome', () => {
+    const { state } = parked(undefined, { messageId: 'b', bytes: 10, behind: 'a' });
+    assert.deepEqual(state, { head: 'a', live: true, first: 0, next: 1, last: 'b', bytes: 10 });
+    const place = { messageId: 'b', seq: 0, bytes: 10 };
+    assert.equal(waitingDecision(state, place, false), 'cycle');
+    const paused = afterStep(state, { messageId: 'a', outcome: 'parked', onDeadLetter: release })!;
+    assert.equal(paused.head, 'a', 'parked by a pause, it stays the head');
+    const retrying = afterStep(state, { messageId: 'a', outcome: 'retrying', onDeadLetter: release })!;
+    assert.deepEqual([retrying.head, retrying.live], ['a', undefined], 'in the retry path now');
+    const done = afterStep(state, { messageId: 'a', outcome: 'delivered', onDeadLetter: release })!;
+    assert.equal(waitingDecision(done, place, false), 'deliver');
   });
 
-  it('a copy written again after a crash is not queued twice', () => {
-    const q = parked(parked({ head: 'h', queue: [] }, 'a'), 'a');
-    assert.deepEqual(q.queue, ['a']);
+  it('a waiting event that fails retryably becomes the head of what is left; one parked by a pause leads it', () => {
+    const { q, at } = park(undefined, 'a', 'b');
+    const retry = afterStep(q, { messageId: 'a', outcome: 'retrying', onDeadLetter: release, fromWaiting: at.a! })!;
+    assert.equal(retry.head, 'a');
+    assert.equal(waitingDecision(retry, at.b!, false), 'cycle');
+    const paused = afterStep(q, { messageId: 'a', outcome: 'parked', onDeadLetter: release, fromWaiting: at.a! })!;
+    assert.deepEqual([paused.head, paused.live], ['a', true]);
   });
 
   it('a dead head releases the queue (release), or takes the waiting events with it (dead-letter-waiting)', () => {
-    const held: KeyQueue = { head: 'h', queue: ['a', 'b'] };
-    const released = afterStep(held, 'h', 'dead', 'release');
-    assert.deepEqual(released, { queue: ['a', 'b'] });
-    assert.equal(waitingDecision(released, 'a'), 'deliver');
-    let q = afterStep(held, 'h', 'dead', 'dead-letter-waiting');
-    assert.deepEqual(q, { queue: ['a', 'b'], dead: 2, deadHead: 'h' });
-    assert.equal(waitingDecision(q, 'b'), 'cycle');
-    assert.equal(waitingDecision(q, 'a'), 'dead-letter');
-    q = afterDeadLettered(q, 'a');
-    assert.equal(waitingDecision(q, 'b'), 'dead-letter');
-    q = afterDeadLettered(q, 'b');
-    assert.ok(isEmpty(q));
-    assert.equal(q.dead, undefined);
+    const { q: held, at } = park({ head: 'h', first: 0, next: 0, bytes: 0 }, 'a', 'b');
+    const released = afterStep(held, { messageId: 'h', outcome: 'dead', onDeadLetter: release })!;
+    assert.equal(waitingDecision(released, at.a!, false), 'deliver');
+    let q = afterStep(held, { messageId: 'h', outcome: 'dead', onDeadLetter: 'dead-letter-waiting' })!;
+    assert.deepEqual([q.deadUntil, q.deadHead], [2, 'h']);
+    assert.equal(waitingDecision(q, at.b!, false), 'cycle');
+    assert.equal(waitingDecision(q, at.a!, false), 'dead-letter');
+    q = afterDeadLettered(q, at.a!);
+    // A later event parks behind the dead ones and is delivered, not dead-lettered.
+    const later = parked(q, { messageId: 'c', bytes: 10 });
+    q = later.state;
+    assert.equal(waitingDecision(q, at.b!, false), 'dead-letter');
+    q = afterDeadLettered(q, at.b!);
+    assert.equal(q.deadUntil, undefined);
     assert.equal(q.deadHead, undefined);
+    assert.equal(waitingDecision(q, { messageId: 'c', seq: later.seq, bytes: 10 }, false), 'deliver');
   });
 
-  it('an event dead-lettered without a head, or parked by a pause, leaves the queue as it is', () => {
-    const q: KeyQueue = { head: 'h', queue: ['a'] };
-    assert.equal(afterStep(q, 'x', 'dead', 'dead-letter-waiting'), q);
-    assert.deepEqual(afterStep(q, 'h', 'parked', 'release'), q);
-    assert.deepEqual(afterStep({ queue: ['a', 'b'] }, 'a', 'parked', 'release', true), { queue: ['b'] });
+  it('an event dead-lettered without being the head, or a retried head parked by a pause, leaves the queue as it is', () => {
+    const q: QueueState = { head: 'h', first: 0, next: 1, last: 'a', bytes: 10 };
+    assert.equal(afterStep(q, { messageId: 'x', outcome: 'dead', onDeadLetter: 'dead-letter-waiting' }), q);
+    assert.equal(afterStep(q, { messageId: 'h', outcome: 'parked', onDeadLetter: release }), q);
+  });
+
+  it('a record of the list format is read as a queue of waiting ids, ahead of any numbered record', () => {
+    const value = Buffer.from(JSON.stringify({ d: { head: 'h', queue: ['a', 'b'] }, e: { queue: [] } }));
+    const read = decodeStateRecord('src:user', value);
+    assert.equal(read.kind, 'list-format');
+    const states = new QueueStates(1 << 20);
+    states.apply(read);
+    let q = states.get('d', 'src:user')!;
+    assert.deepEqual(q.legacy, ['a', 'b']);
+    assert.equal(states.get('e', 'src:user'), undefined);
+    const c = parked(q, { messageId: 'c', bytes: 10 });
+    q = afterStep(c.state, { messageId: 'h', outcome: 'delivered', onDeadLetter: release })!;
+    const numbered = { messageId: 'c', seq: c.seq, bytes: 10 };
+    assert.equal(waitingDecision(q, numbered, false), 'cycle', 'behind the listed ids');
+    assert.equal(waitingDecision(q, { messageId: 'b', seq: undefined, bytes: 0 }, false), 'cycle');
+    assert.equal(waitingDecision(q, { messageId: 'a', seq: undefined, bytes: 0 }, false), 'deliver');
+    q = afterStep(q, {
+      messageId: 'a',
+      outcome: 'delivered',
+      onDeadLetter: release,
+      fromWaiting: { messageId: 'a', seq: undefined, bytes: 0 },
+    })!;
+    q = afterStep(q, {
+      messageId: 'b',
+      outcome: 'delivered',
+      onDeadLetter: release,
+      fromWaiting: { messageId: 'b', seq: undefined, bytes: 0 },
+    })!;
+    assert.equal(waitingDecision(q, numbered, false), 'deliver');
+    // Written again in the numbered format, the list-format record is to be deleted.
+    assert.equal(states.set('d', 'src:user', q).listKeyDone, 'src:user');
+  });
+
+  it('a malformed state record is reported, not applied', () => {
+    for (const [key, value] of [
+      ['d/src:u', '{"v":2,"first":"x","next":1,"bytes":0}'],
+      ['d/src:u', 'not json'],
+      ['d/src:u', '{"v":2,"first":3,"next":1,"bytes":0}'],
+      ['src:u', '[1'],
+    ] as const)
+      assert.equal(decodeStateRecord(key, Buffer.from(value)).kind, 'malformed', value);
+    assert.equal(decodeStateRecord('src:u', Buffer.from('{"d":{"queue":"x"}}')).kind, 'list-format');
   });
 });
 

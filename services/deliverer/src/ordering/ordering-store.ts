@@ -9,7 +9,8 @@ import {
   type RecordSink,
 } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import { isEmpty, type KeyQueue } from '../domain/ordering.ts';
+import type { QueueState } from './queue-rules.ts';
+import { decodeStateRecord, type QueueStates, stateKey } from './queue-states.ts';
 
 export interface OrderingStoreDeps {
   kafka: Kafka;
@@ -22,20 +23,21 @@ export interface OrderingStoreDeps {
   groupPrefix: string;
   /** How a partition's sync waits out Kafka's "not yet" answers; default 5 s. */
   retry?: RetryKafka;
+  /** The queues held in memory, against their budget. */
+  states: QueueStates;
+  /** Told of the bytes of each state record written. */
+  onWritten?: (bytes: number) => void;
 }
-
-/** A user's queues, one per ordered destination: the value of one `sluice.ordering` record. */
-type UserQueues = Record<string, KeyQueue>;
 
 /**
  * The users' queues of the ordered destinations (docs/reference/ordering.md), kept in the compacted
- * topic `sluice.ordering` keyed by the user key, so a user's state lands in the same partition index
- * as its events. Every replica reads the topic whole and keeps reading it (its own consumer group,
- * never committed). A partition this process owns (`sync` done since it was assigned) is written
- * only by it: records read back there are its own echoes and are ignored, so memory stays the truth.
+ * topic `sluice.ordering`, one record per destination and user (`<destinationId>/<user key>`),
+ * written to the partition index of the user's events. Every replica reads the topic whole and
+ * keeps reading it (its own consumer group, never committed). A partition this process owns (`sync`
+ * done since it was assigned) is written only by it: records read back there are its own echoes
+ * and are ignored, so memory stays the truth.
  */
 export class OrderingStore {
-  readonly #users = new Map<string, UserQueues>();
   /** Per partition, the offset up to which the topic has been read. */
   readonly #readTo = new Map<number, number>();
   readonly #waiters = new Set<() => void>();
@@ -62,7 +64,7 @@ export class OrderingStore {
           const owned = this.#owned.has(batch.partition);
           for (const m of batch.messages) {
             const key = m.key?.toString('utf8');
-            if (!owned && key !== undefined) this.#apply(key, m.value);
+            if (!owned && key !== undefined) this.#apply(key, m.value, batch.partition);
             resolveOffset(m.offset);
           }
           await heartbeat();
@@ -101,19 +103,26 @@ export class OrderingStore {
     return syncing;
   }
 
-  get(destinationId: string, key: string): KeyQueue | undefined {
-    return this.#users.get(key)?.[destinationId];
+  get(destinationId: string, key: string): QueueState | undefined {
+    return this.deps.states.get(destinationId, key);
   }
 
-  /** Sets the user's queue for a destination and writes the user's record; resolves once Kafka acknowledged it. */
-  put(destinationId: string, key: string, q: KeyQueue): Promise<void> {
-    const queues = { ...this.#users.get(key) };
-    if (isEmpty(q) && (q.dead ?? 0) === 0) delete queues[destinationId];
-    else queues[destinationId] = q;
-    const empty = Object.keys(queues).length === 0;
-    if (empty) this.#users.delete(key);
-    else this.#users.set(key, queues);
-    return this.deps.sink.send(this.deps.topic(), { key, value: empty ? null : JSON.stringify(queues) });
+  /** Whether a new queue may start (the memory budget is not spent). */
+  admitsNew(): boolean {
+    return this.deps.states.admitsNew();
+  }
+
+  /**
+   * Sets the user's queue for a destination and writes its record to `partition` (the user's);
+   * resolves once Kafka acknowledged it. Undefined or idle: the record is deleted.
+   */
+  async put(destinationId: string, key: string, partition: number, q: QueueState | undefined): Promise<void> {
+    const { value, listKeyDone } = this.deps.states.set(destinationId, key, q);
+    const recordKey = stateKey(destinationId, key);
+    this.deps.onWritten?.(Buffer.byteLength(recordKey) + (value === null ? 0 : Buffer.byteLength(value)));
+    await this.deps.sink.send(this.deps.topic(), { key: recordKey, value, partition });
+    // Every queue of a list-format record was written again: that record (keyed by the user alone) goes.
+    if (listKeyDone !== undefined) await this.deps.sink.send(this.deps.topic(), { key: listKeyDone, value: null });
   }
 
   async close(): Promise<void> {
@@ -143,15 +152,10 @@ export class OrderingStore {
     }
   }
 
-  #apply(key: string, value: Buffer | null): void {
-    if (value === null || value.length === 0) {
-      this.#users.delete(key);
-      return;
-    }
-    try {
-      this.#users.set(key, JSON.parse(value.toString('utf8')) as UserQueues);
-    } catch {
-      this.deps.logger.warn({ key }, 'ordering state record is not JSON: skipped');
-    }
+  #apply(key: string, value: Buffer | null, partition: number): void {
+    const record = decodeStateRecord(key, value);
+    if (record.kind === 'malformed')
+      this.deps.logger.warn({ key, partition, reason: record.reason }, 'ordering state record not readable: skipped');
+    else this.deps.states.apply(record);
   }
 }

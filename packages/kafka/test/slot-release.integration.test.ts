@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { createLogger } from '@sluice/logging';
+import { ConcurrentConsumer, createKafka, type Admin, type Kafka, type RecordSlot } from '@sluice/kafka';
+import { testBrokers, uniqueName, waitUntil } from '@sluice/testkit';
+import { onePartitionTopic } from './fixtures/one-partition-topic.ts';
+
+const logger = createLogger({ name: 'kafka-test', level: 'warn' });
+let kafka: Kafka;
+let admin: Admin;
+
+before(async () => {
+  kafka = createKafka({ brokers: testBrokers(), clientId: 'kafka-test', logger });
+  admin = kafka.admin();
+  await admin.connect();
+});
+after(() => admin.disconnect());
+
+/**
+ * One slot per partition; record 0's handler waits on a gate, releasing its slot first when
+ * `releaseFirst`. Returns what was handled and the committed offset as it goes.
+ */
+async function oneSlot(releaseFirst: boolean) {
+  const { topic, producer } = await onePartitionTopic(kafka, 'slot');
+  await producer.send(
+    topic,
+    Array.from({ length: 3 }, (_, i) => ({ key: 'k', value: `${i}`.padEnd(100, '.') })),
+  );
+  const groupId = uniqueName('group');
+  let openGate!: () => void;
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  const handled: string[] = [];
+  const consumer = new ConcurrentConsumer({
+    kafka,
+    groupId,
+    topics: [topic],
+    logger,
+    maxInFlightPerPartition: 1,
+    maxInFlightBytes: 150,
+    commitIntervalMs: 50,
+    handle: async (r, slot: RecordSlot) => {
+      const value = r.value!.toString().replace(/\.+$/, '');
+      handled.push(value);
+      if (value !== '0') return;
+      if (releaseFirst) {
+        slot.release();
+        slot.release(); // idempotent: a second call frees nothing more
+      }
+      await gate;
+    },
+  });
+  const committed = async () =>
+    (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions[0]?.offset ?? '-1';
+  const stop = async () => {
+    consumer.stopIntake();
+    await consumer.close();
+    await producer.disconnect();
+  };
+  return { consumer, handled, openGate, committed, stop };
+}
+
+describe('concurrent consumer: a handler releases its slot', () => {
+  it('the next records are handed out while the released one waits, and nothing is committed past it', async () => {
+    const c = await oneSlot(true);
+    await c.consumer.start();
+    try {
+      await waitUntil(() => c.handled.length === 3, 15_000, 'records 1 and 2 while 0 waits');
+      assert.equal(c.consumer.inFlightBytes, 0);
+      assert.equal(c.consumer.detachedBytes, 101, 'key + value of record 0');
+      await sleep(300); // several commit intervals: still nothing past record 0
+      assert.ok(Number(await c.committed()) <= 0, 'committed below the unfinished record');
+      c.openGate();
+      await waitUntil(async () => (await c.committed()) === '3', 10_000, 'committed past all three');
+      assert.equal(c.consumer.detachedBytes, 0);
+    } finally {
+      await c.stop();
+    }
+  });
+
+  it('without the release, the slot stays taken until the handler ends', async () => {
+    const c = await oneSlot(false);
+    await c.consumer.start();
+    try {
+      await waitUntil(() => c.handled.length === 1, 15_000, 'record 0');
+      await sleep(500);
+      assert.deepEqual(c.handled, ['0'], 'records 1 and 2 wait for the slot');
+      assert.equal(c.consumer.inFlightBytes, 101);
+      c.openGate();
+      await waitUntil(() => c.handled.length === 3, 10_000, 'records 1 and 2 once 0 ended');
+    } finally {
+      await c.stop();
+    }
+  });
+});

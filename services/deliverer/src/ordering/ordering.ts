@@ -1,0 +1,588 @@
+import { randomUUID } from 'node:crypto';
+import type { Destination, SluiceConfig } from '@sluice/config';
+import { headersText, headerText, noRequestRecord, type OrderingRelease } from '@sluice/envelope';
+import { waitingTopicName, type ConsumedRecord, type RecordSink, type RecordSlot } from '@sluice/kafka';
+import type { Logger } from '@sluice/logging';
+import {
+  ORDERING_HEADER,
+  ORDERING_HELD_BYTES,
+  ORDERING_HELD_EVENTS,
+  ORDERING_IDLE_AHEAD,
+  ORDERING_IDLE_WAIT_MS,
+  ORDERING_MAX_WAITING,
+  ORDERING_MAX_WAITING_BYTES,
+  ORDERING_UNORDERED_LOG_INTERVAL_MS,
+} from '../constants.ts';
+import type { DeliveryJob } from '../domain/delivery-job.ts';
+import { LogRateLimiter } from '../domain/log-rate-limit.ts';
+import { parkedHeaders, unparkJob } from '../domain/parked-job.ts';
+import { isInfrastructureFailure } from '../infrastructure-errors.ts';
+import type { DelivererMetrics } from '../metrics.ts';
+import type { OrderingStore } from './ordering-store.ts';
+import {
+  afterDeadLettered,
+  afterStep,
+  freshDecision,
+  isIdle,
+  parked,
+  retryDecision,
+  waitingCount,
+  waitingDecision,
+  type QueueState,
+  type StepOutcome,
+  type WaitingPlace,
+} from './queue-rules.ts';
+
+/** One attempt step of a job (window check, pause, attempt) and what became of it. */
+export type AttemptStep = (
+  job: DeliveryJob,
+  destination: Destination,
+  accepted: number | undefined,
+  fromParked: boolean,
+) => Promise<StepOutcome>;
+
+export interface OrderingDeps {
+  config: () => SluiceConfig;
+  sink: RecordSink;
+  store: Pick<OrderingStore, 'ready' | 'get' | 'put' | 'admitsNew'>;
+  /** Dead-letters a waiting event behind a dead head (`dead-letter-waiting`), or one its user's full queue refuses. */
+  deadLetter: (job: DeliveryJob, lastError: string) => Promise<void>;
+  metrics: DelivererMetrics;
+  logger: Logger;
+  now: () => number;
+  /** The most events of one user waiting for one destination; default `ORDERING_MAX_WAITING`. A later one is dead-lettered. */
+  maxWaiting?: number;
+  /** The most body bytes of one user waiting for one destination; default `ORDERING_MAX_WAITING_BYTES`. */
+  maxWaitingBytes?: number;
+  /** How long a waiting record that went round once with no progress waits for one; default 30 s. */
+  idleWaitMs?: number;
+  /** The most events of one user waiting in memory behind its attempt in flight, per destination; default `ORDERING_HELD_EVENTS`. */
+  maxHeld?: number;
+  /** The most body bytes waiting in memory behind attempts in flight, all users; default `ORDERING_HELD_BYTES`. */
+  maxHeldBytes?: number;
+}
+
+/** Why the handler of a waiting record stopped: done with it, to wait for the progress after `round`, or to deliver it. */
+type WaitingStep = { step: 'done' } | { step: 'deliver' } | { step: 'idle'; round: string };
+
+/**
+ * An event waiting in memory behind its user's attempt in flight (its handler slot given back):
+ * given its turn (`attempt`) when that attempt is done with, or parked behind it (`parked`).
+ */
+interface Held {
+  job: DeliveryJob;
+  accepted: number | undefined;
+  bytes: number;
+  turn: (next: 'attempt' | 'parked') => void;
+  fail: (err: unknown) => void;
+}
+
+/** An attempt of a user's event in flight, outside the chain: later events wait behind it. */
+interface Flight {
+  messageId: string;
+  /** A fresh event attempted with nothing queued (it becomes the live head if an event is parked behind it). */
+  fresh: boolean;
+}
+
+/**
+ * Per-user order for the destinations that ask for it (docs/reference/ordering.md). The steps that
+ * read and write a user's queue run one after the other (a chain per destination and user, in
+ * memory only while a step runs); an attempt runs outside that chain. A user's next event never
+ * waits in a handler slot for it: it waits in memory behind the attempt in flight with its slot
+ * given back (`RecordSlot`, its record uncommitted), up to `ORDERING_HELD_EVENTS` per user and
+ * `ORDERING_HELD_BYTES` per replica, past which those events are parked on the waiting topic in
+ * order. The queue itself is in `OrderingStore` (`sluice.ordering`), the waiting events on the
+ * destination's waiting topic.
+ */
+export class Ordering {
+  readonly #chains = new Map<string, Promise<unknown>>();
+  readonly #flights = new Map<string, Flight>();
+  /** Per chain, the events waiting in memory behind its attempt in flight, in order; and their body bytes. */
+  readonly #held = new Map<string, Held[]>();
+  #heldBytes = 0;
+  /** Progress (a queue moved) per destination and partition, and the waiting records idle until the next. */
+  readonly #progress = new Map<string, number>();
+  readonly #idle = new Map<string, Set<() => void>>();
+  /** This process's rounds: a waiting record written by another process always goes round once more. */
+  readonly #token = randomUUID();
+  readonly #unorderedLog: LogRateLimiter;
+  #closed = false;
+  /** The destinations ordered at start: their waiting topics exist and are read (a reload's change applies at the next start). */
+  readonly #ordered: Set<string>;
+  private readonly deps: OrderingDeps;
+  constructor(deps: OrderingDeps) {
+    this.deps = deps;
+    const config = deps.config();
+    this.#ordered = new Set(config.destinations.filter((d) => d.ordering !== undefined).map((d) => d.id));
+    this.#unorderedLog = new LogRateLimiter({ intervalMs: ORDERING_UNORDERED_LOG_INTERVAL_MS, now: deps.now });
+  }
+
+  /** The waiting topics to read: those of the ordered destinations at start. */
+  static topics(config: SluiceConfig): string[] {
+    return config.destinations.filter((d) => d.ordering !== undefined).map((d) => waitingTopicName(config, d.id));
+  }
+
+  /**
+   * A live, parked or retried job of an ordered destination: attempted now, or written to the
+   * waiting topic behind its user's queue (or behind its user's attempt in flight); its outcome
+   * moves the queue.
+   */
+  async step(
+    job: DeliveryJob,
+    destination: Destination,
+    accepted: number | undefined,
+    partition: number,
+    fromParked: boolean,
+    attempt: AttemptStep,
+    slot?: RecordSlot,
+  ): Promise<void> {
+    const key = job.key;
+    if (key === null || destination.ordering === undefined || !this.#ordered.has(destination.id)) {
+      await attempt(job, destination, accepted, fromParked);
+      return;
+    }
+    await this.deps.store.ready(partition);
+    const at: QueueAt = { destination, key, partition };
+    if (job.previous === undefined) return this.#fresh(at, job, { accepted, fromParked, attempt, slot });
+    const id = destination.id;
+    const isHead = await this.#serial(id, key, async () => retryDecision(this.deps.store.get(id, key), job.messageId));
+    const outcome = await attempt(job, destination, accepted, fromParked);
+    if (isHead === 'stray') return;
+    await this.#serial(id, key, async () => {
+      const q = this.deps.store.get(id, key);
+      if (q?.head !== job.messageId) return;
+      await this.#moved(at, q, afterStep(q, { messageId: job.messageId, outcome, onDeadLetter: onDeadLetterOf(at) }));
+    });
+  }
+
+  /** A release marker (the retry service dead-lettered `messageId`): releases the queue if it is still its head. */
+  async release(marker: OrderingRelease, key: string | null, partition: number): Promise<void> {
+    const destination = this.deps.config().destinations.find((d) => d.id === marker.destinationId);
+    if (key === null || destination?.ordering === undefined || !this.#ordered.has(destination.id)) return;
+    await this.deps.store.ready(partition);
+    const at: QueueAt = { destination, key, partition };
+    await this.#serial(destination.id, key, async () => {
+      const q = this.deps.store.get(destination.id, key);
+      if (retryDecision(q, marker.messageId) !== 'head') return;
+      const after = afterStep(q, { messageId: marker.messageId, outcome: 'dead', onDeadLetter: onDeadLetterOf(at) });
+      await this.#moved(at, q, after);
+    });
+  }
+
+  /**
+   * A record of a waiting topic: delivered (or dead-lettered behind a dead head) when it is its
+   * user's turn, dropped when it is a copy of an event no longer waiting, written again at the tail
+   * otherwise — or, when it already went round once with no progress in its partition, kept here
+   * until the next progress there (or `idleWaitMs`), so a stuck user's records do not spin.
+   */
+  async onWaiting(record: ConsumedRecord, attempt: AttemptStep): Promise<'rejected' | undefined> {
+    const now = this.deps.now();
+    const unparked = unparkJob(record.key?.toString() ?? null, record.value ?? Buffer.alloc(0), record.headers, now);
+    if (!unparked.ok || unparked.job.key === null) return 'rejected';
+    const { job, acceptedAt } = unparked;
+    const key = job.key!;
+    const destination = this.deps.config().destinations.find((d) => d.id === job.destinationId);
+    if (!destination?.enabled) {
+      await this.deps.deadLetter(job, `destination ${job.destinationId} is ${destination ? 'disabled' : 'gone'}`);
+      return undefined;
+    }
+    if (destination.ordering === undefined) {
+      // No longer ordered: delivered as any event.
+      await attempt(job, destination, acceptedAt, true);
+      return undefined;
+    }
+    await this.deps.store.ready(record.partition);
+    const header = orderingHeaderOf(record);
+    const place: WaitingPlace = { messageId: job.messageId, seq: header.seq, bytes: record.value?.length ?? 0 };
+    const at: QueueAt = { destination, key, partition: record.partition };
+    // After a timeout or at shutdown the record is written again at the tail however it stands.
+    let force = false;
+    for (;;) {
+      const step = await this.#waitingStep(at, record, job, place, { round: header.round, force });
+      if (step.step === 'done') return undefined;
+      if (step.step === 'deliver') break;
+      force = !(await this.#idleUntilProgress(destination.id, record.partition, step.round));
+    }
+    // Taken out now: the window moves by the whole time waited, idle waits included.
+    const taken = unparkJob(key, record.value ?? Buffer.alloc(0), record.headers, this.deps.now());
+    await this.#flown(at, job, { fromWaiting: place }, () =>
+      attempt(job, destination, taken.ok ? taken.acceptedAt : acceptedAt, true),
+    );
+    return undefined;
+  }
+
+  /** Stops the idle waits (shutdown): each idle record is written again at the tail, then committed. */
+  close(): void {
+    this.#closed = true;
+    for (const waiters of this.#idle.values()) for (const wake of [...waiters]) wake();
+  }
+
+  async #fresh(
+    at: QueueAt,
+    job: DeliveryJob,
+    how: { accepted: number | undefined; fromParked: boolean; attempt: AttemptStep; slot: RecordSlot | undefined },
+  ): Promise<void> {
+    const { destination, key } = at;
+    const { accepted, fromParked, attempt } = how;
+    const id = destination.id;
+    const chain = chainId(id, key);
+    const decided = await this.#serial(id, key, async () => {
+      const q = this.deps.store.get(id, key);
+      const flight = this.#flights.get(chain);
+      const event = { messageId: job.messageId, bytes: job.body.length, inFlight: flight !== undefined };
+      const decision = freshDecision(q, event, this.#limits());
+      switch (decision) {
+        case 'already':
+          return undefined;
+        case 'full':
+          await this.deps.deadLetter(
+            job,
+            `${waitingCount(q!)} events (${q!.bytes} bytes) of this user already wait behind ${q!.head ?? q!.last ?? 'its earlier events'} (the most per user and destination)`,
+          );
+          return undefined;
+        case 'rewrite':
+          // Parked last before a crash: its record may not have been written.
+          await this.#writeWaiting(job, accepted, q!.next - 1);
+          return undefined;
+        case 'wait': {
+          if (flight && isIdle(q)) {
+            // Behind its user's attempt in flight alone: waits in memory while the bounds allow.
+            const held = this.#hold(chain, job, accepted);
+            if (held) return { held };
+            if (!this.deps.store.admitsNew()) return 'unordered';
+            // Past a bound: those waiting in memory go to the waiting topic first, in order.
+            await this.#parkHeld(at, flight);
+            const now = this.deps.store.get(id, key);
+            await this.#park(at, job, accepted, now, flight.fresh && isIdle(now) ? flight.messageId : undefined);
+            return undefined;
+          }
+          if (isIdle(q) && !this.deps.store.admitsNew()) return 'unordered';
+          const behind = flight?.fresh && isIdle(q) ? flight.messageId : undefined;
+          await this.#park(at, job, accepted, q, behind);
+          return undefined;
+        }
+        default:
+          this.#flights.set(chain, { messageId: job.messageId, fresh: decision === 'attempt' });
+          return decision;
+      }
+    });
+    if (decided === undefined) return;
+    if (decided === 'unordered') {
+      this.#unordered(id, key);
+      await attempt(job, destination, accepted, fromParked);
+      return;
+    }
+    if (typeof decided === 'object') {
+      how.slot?.release();
+      // Its turn comes in flight already (set by the step that gave it), or it was parked.
+      if ((await decided.held) === 'parked') return;
+    }
+    await this.#flown(at, job, {}, () => attempt(job, destination, accepted, fromParked));
+  }
+
+  /**
+   * Runs an attempt registered as in flight, then moves the queue by its outcome. An attempt that
+   * throws a failure of its own record (it goes to `sluice.rejected`) counts as dead for the queue,
+   * so nothing waits for it forever; an infrastructure failure leaves the queue as it is (the
+   * record is read again after the restart).
+   */
+  async #flown(
+    at: QueueAt,
+    job: DeliveryJob,
+    how: { fromWaiting?: WaitingPlace },
+    run: () => Promise<StepOutcome>,
+  ): Promise<void> {
+    const { destination, key } = at;
+    const id = destination.id;
+    const chain = chainId(id, key);
+    if (how.fromWaiting) this.#flights.set(chain, { messageId: job.messageId, fresh: false });
+    let outcome: StepOutcome;
+    try {
+      outcome = await run();
+    } catch (err) {
+      await this.#landed(at, async () => {
+        if (isInfrastructureFailure(err)) throw err;
+        const q = this.deps.store.get(id, key);
+        const step = { messageId: job.messageId, outcome: 'dead' as const, onDeadLetter: 'release' as const, ...how };
+        await this.#moved(at, q, afterStep(q, step));
+      });
+      throw err;
+    }
+    await this.#landed(at, async () => {
+      const q = this.deps.store.get(id, key);
+      const after = afterStep(q, { messageId: job.messageId, outcome, onDeadLetter: onDeadLetterOf(at), ...how });
+      if (isIdle(q) && !isIdle(after) && !this.deps.store.admitsNew()) {
+        // A new queue while the memory budget is spent: its later events are not held for it.
+        this.#unordered(id, key);
+        return;
+      }
+      await this.#moved(at, q, after);
+    });
+  }
+
+  /**
+   * The user's attempt in flight is done with (`move` writes what became of it): the next event
+   * waiting in memory behind it goes in flight, or — the user now held (the attempt became its
+   * head) — they are all parked behind it, in order. When `move` throws, they fail with it (an
+   * infrastructure failure: their records are read again after the restart).
+   */
+  #landed(at: QueueAt, move: () => Promise<void>): Promise<void> {
+    const { destination, key } = at;
+    const chain = chainId(destination.id, key);
+    return this.#serial(destination.id, key, async () => {
+      this.#flights.delete(chain);
+      try {
+        await move();
+      } catch (err) {
+        for (const held of this.#takeHeld(chain)) held.fail(err);
+        throw err;
+      }
+      const held = this.#held.get(chain);
+      if (!held?.length) return;
+      if (!isIdle(this.deps.store.get(destination.id, key))) return this.#parkHeld(at, undefined);
+      const next = this.#takeHeld(chain, 1)[0]!;
+      this.#flights.set(chain, { messageId: next.job.messageId, fresh: true });
+      next.turn('attempt');
+    });
+  }
+
+  /** Waits in memory behind the user's attempt in flight, unless that passes a bound (undefined). */
+  #hold(chain: string, job: DeliveryJob, accepted: number | undefined): Promise<'attempt' | 'parked'> | undefined {
+    const held = this.#held.get(chain) ?? [];
+    const bytes = job.body.length;
+    if (held.length >= (this.deps.maxHeld ?? ORDERING_HELD_EVENTS)) return undefined;
+    if (this.#heldBytes + bytes > (this.deps.maxHeldBytes ?? ORDERING_HELD_BYTES)) return undefined;
+    return new Promise((turn, fail) => {
+      held.push({ job, accepted, bytes, turn, fail });
+      this.#held.set(chain, held);
+      this.#heldBytes += bytes;
+      this.deps.metrics.orderingHeldBytes.set(this.#heldBytes);
+    });
+  }
+
+  /** Takes the first `count` (default all) events waiting in memory behind the chain's attempt. */
+  #takeHeld(chain: string, count?: number): Held[] {
+    const held = this.#held.get(chain) ?? [];
+    const taken = held.splice(0, count ?? held.length);
+    if (held.length === 0) this.#held.delete(chain);
+    for (const h of taken) this.#heldBytes -= h.bytes;
+    this.deps.metrics.orderingHeldBytes.set(this.#heldBytes);
+    return taken;
+  }
+
+  /**
+   * Parks the events waiting in memory behind the user's attempt, in order: behind `flight` (which
+   * becomes the live head) while it is still in flight, else behind the user's head. One whose
+   * park fails is told so (its record is rejected); an infrastructure failure fails the rest too.
+   */
+  async #parkHeld(at: QueueAt, flight: Flight | undefined): Promise<void> {
+    const held = this.#takeHeld(chainId(at.destination.id, at.key));
+    for (const [i, h] of held.entries()) {
+      const q = this.deps.store.get(at.destination.id, at.key);
+      try {
+        await this.#park(at, h.job, h.accepted, q, flight?.fresh && isIdle(q) ? flight.messageId : undefined);
+        h.turn('parked');
+      } catch (err) {
+        h.fail(err);
+        if (!isInfrastructureFailure(err)) continue;
+        for (const rest of held.slice(i + 1)) rest.fail(err);
+        return;
+      }
+    }
+  }
+
+  #waitingStep(
+    at: QueueAt,
+    record: ConsumedRecord,
+    job: DeliveryJob,
+    place: WaitingPlace,
+    read: { round: string | undefined; force: boolean },
+  ): Promise<WaitingStep> {
+    const { destination, key } = at;
+    const id = destination.id;
+    return this.#serial(id, key, async (): Promise<WaitingStep> => {
+      const q = this.deps.store.get(id, key);
+      const inFlight = this.#flights.has(chainId(id, key));
+      switch (waitingDecision(q, place, inFlight)) {
+        case 'drop':
+          return { step: 'done' };
+        case 'cycle': {
+          const current = this.#round(id, record.partition);
+          // Near the front of a queue that moves (held by nothing but attempts in flight), the
+          // record waits here for the next progress instead of going round the topic.
+          const flowing =
+            (q!.head === undefined || (q!.live === true && inFlight)) &&
+            place.seq !== undefined &&
+            place.seq - q!.first < ORDERING_IDLE_AHEAD;
+          if (!read.force && !this.#closed && (read.round === current || flowing))
+            return { step: 'idle', round: current };
+          // The tail copy carries this round: read again before any progress, it waits instead.
+          await this.deps.sink.send(record.topic, {
+            key,
+            value: record.value,
+            headers: { ...headersText(record.headers), [ORDERING_HEADER]: orderingHeader(current, place.seq) },
+          });
+          this.deps.metrics.orderingCycled.inc({ destination: id });
+          return { step: 'done' };
+        }
+        case 'dead-letter': {
+          await this.deps.deadLetter(
+            job,
+            `dead-lettered with the event it waited for, ${q!.deadHead || 'an earlier event'}`,
+          );
+          await this.#moved(at, q, afterDeadLettered(q!, place));
+          return { step: 'done' };
+        }
+        case 'deliver':
+          // In flight from here (set before the chain moves on): nothing of this user overtakes it.
+          this.#flights.set(chainId(id, key), { messageId: job.messageId, fresh: false });
+          return { step: 'deliver' };
+      }
+    });
+  }
+
+  /**
+   * Parks the job: its place in the queue is written first (`sluice.ordering`), then its record
+   * (the waiting topic) and its `waiting` attempt record. A crash between the two leaves the place
+   * named by the job's message id (`last`): read again, the job writes its record there.
+   */
+  async #park(
+    at: QueueAt,
+    job: DeliveryJob,
+    accepted: number | undefined,
+    q: QueueState | undefined,
+    behind: string | undefined,
+  ): Promise<void> {
+    const { destination, key, partition } = at;
+    const now = this.deps.now();
+    const { state, seq } = parked(q, { messageId: job.messageId, bytes: job.body.length, ...(behind && { behind }) });
+    await this.deps.store.put(destination.id, key, partition, state);
+    try {
+      await Promise.all([
+        this.#writeWaiting(job, accepted, seq),
+        this.deps.sink.send(this.deps.config().kafka.topics.attempts, {
+          key,
+          value: noRequestRecord(job, 'waiting', now, state.head ?? q?.last ?? ''),
+        }),
+      ]);
+    } catch (err) {
+      // Not parked after all (its record goes to sluice.rejected, or is read again after a restart).
+      if (!isInfrastructureFailure(err)) await this.deps.store.put(destination.id, key, partition, q);
+      throw err;
+    }
+    this.deps.metrics.orderingWaiting.inc({ destination: destination.id });
+  }
+
+  #writeWaiting(job: DeliveryJob, accepted: number | undefined, seq: number): Promise<void> {
+    const config = this.deps.config();
+    const headers = { ...parkedHeaders(job, accepted, this.deps.now()), [ORDERING_HEADER]: orderingHeader('', seq) };
+    return this.deps.sink.send(waitingTopicName(config, job.destinationId), { key: job.key, value: job.body, headers });
+  }
+
+  /** Writes a moved queue, and wakes the idle waiting records of its partition when it freed something. */
+  async #moved(at: QueueAt, before: QueueState | undefined, after: QueueState | undefined): Promise<void> {
+    if (after === before) return;
+    await this.deps.store.put(at.destination.id, at.key, at.partition, after);
+    const freed =
+      before?.head !== after?.head ||
+      before?.first !== after?.first ||
+      before?.legacy?.length !== after?.legacy?.length;
+    if (freed && after?.head === undefined) this.#progressed(at.destination.id, at.partition);
+  }
+
+  #unordered(destinationId: string, key: string): void {
+    this.deps.metrics.orderingUnordered.inc({ destination: destinationId });
+    const admitted = this.#unorderedLog.admit(destinationId);
+    if (admitted.write)
+      this.deps.logger.warn(
+        { destinationId, key, suppressed: admitted.suppressed },
+        'ordering state memory budget spent (delivery.orderingStateBytes): event not held in order',
+      );
+  }
+
+  #limits() {
+    return {
+      maxEvents: this.deps.maxWaiting ?? ORDERING_MAX_WAITING,
+      maxBytes: this.deps.maxWaitingBytes ?? ORDERING_MAX_WAITING_BYTES,
+    };
+  }
+
+  #progressed(id: string, partition: number): void {
+    const at = `${id}/${partition}`;
+    this.#progress.set(at, (this.#progress.get(at) ?? 0) + 1);
+    const waiters = this.#idle.get(at);
+    if (waiters) for (const wake of [...waiters]) wake();
+  }
+
+  #round(id: string, partition: number): string {
+    return `${this.#token}:${this.#progress.get(`${id}/${partition}`) ?? 0}`;
+  }
+
+  /**
+   * Resolves true at the next progress in the partition after `round` (at once if some came between
+   * the decision and this call), false after `idleWaitMs` or at shutdown.
+   */
+  #idleUntilProgress(id: string, partition: number, round: string | undefined): Promise<boolean> {
+    if (this.#round(id, partition) !== round) return Promise.resolve(!this.#closed);
+    const at = `${id}/${partition}`;
+    let waiters = this.#idle.get(at);
+    if (!waiters) this.#idle.set(at, (waiters = new Set()));
+    const set = waiters;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), this.deps.idleWaitMs ?? ORDERING_IDLE_WAIT_MS);
+      const done = (progressed: boolean) => {
+        clearTimeout(timer);
+        set.delete(wake);
+        resolve(progressed && !this.#closed);
+      };
+      const wake = () => done(true);
+      set.add(wake);
+    });
+  }
+
+  /** Runs `work` after every earlier step of the same destination and user (never an attempt: those run outside). */
+  #serial<T>(destinationId: string, key: string, work: () => Promise<T>): Promise<T> {
+    const id = chainId(destinationId, key);
+    const before = this.#chains.get(id) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#chains.set(id, tail);
+    void tail.then(() => {
+      if (this.#chains.get(id) === tail) this.#chains.delete(id);
+    });
+    return run;
+  }
+}
+
+/** The queue a step works on: its destination, user and partition (where its state record goes). */
+interface QueueAt {
+  destination: Destination;
+  key: string;
+  partition: number;
+}
+
+const chainId = (destinationId: string, key: string) => `${destinationId}\u0000${key}`;
+
+const onDeadLetterOf = (at: QueueAt) => at.destination.ordering!.onDeadLetter;
+
+/** The `sluice-ordering` header of a waiting record: the round it was written in and its place in the queue. */
+function orderingHeader(round: string, seq: number | undefined): string {
+  return JSON.stringify(seq === undefined ? { round } : { round, seq });
+}
+
+function orderingHeaderOf(record: ConsumedRecord): { round: string | undefined; seq: number | undefined } {
+  const text = headerText(record.headers, ORDERING_HEADER);
+  if (text === undefined) return { round: undefined, seq: undefined };
+  try {
+    const { round, seq } = JSON.parse(text) as { round?: unknown; seq?: unknown };
+    return {
+      round: typeof round === 'string' ? round : undefined,
+      seq: typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined,
+    };
+  } catch {
+    return { round: undefined, seq: undefined };
+  }
+}

@@ -1,0 +1,351 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Destination, SluiceConfig } from '@sluice/config';
+import {
+  waitingTopicName,
+  type Admin,
+  type ConsumedRecord,
+  type Kafka,
+  type RecordSink,
+  type RecordSlot,
+} from '@sluice/kafka';
+import { createLogger } from '@sluice/logging';
+import { testConfig, waitUntil } from '@sluice/testkit';
+import type { Message } from 'kafkajs';
+import { Registry } from 'prom-client';
+import type { DeliveryJob } from '../src/domain/delivery-job.ts';
+import { unparkJob } from '../src/domain/parked-job.ts';
+import { DelivererMetrics } from '../src/metrics.ts';
+import { Ordering, type AttemptStep, type OrderingDeps } from '../src/ordering/ordering.ts';
+import { OrderingStore } from '../src/ordering/ordering-store.ts';
+import { QUEUE_STATE_MAX_BYTES, type StepOutcome } from '../src/ordering/queue-rules.ts';
+import { QueueStates } from '../src/ordering/queue-states.ts';
+
+// The real Ordering over the real OrderingStore and its in-memory states, with a recording sink in
+// place of Kafka (docs/reference/ordering.md). Records are handed to it as the consumer does: in
+// partition order, at most `SLOTS` in flight per partition.
+
+const SLOTS = 128;
+const PARTITION = 0;
+
+const config: SluiceConfig = testConfig({
+  sources: [{ id: 's', writeKeys: ['k'] }],
+  destinations: [
+    { id: 'ord', type: 'webhooks', ordering: 'per-user', settings: { webhooks: [{ url: 'https://a.example/h' }] } },
+    { id: 'plain', type: 'webhooks', settings: { webhooks: [{ url: 'https://b.example/h' }] } },
+  ],
+});
+const ord = config.destinations.find((d) => d.id === 'ord')!;
+const plain = config.destinations.find((d) => d.id === 'plain')!;
+
+interface Rig {
+  ordering: Ordering;
+  states: QueueStates;
+  metrics: DelivererMetrics;
+  sent: { topic: string; message: Message }[];
+  dead: { job: DeliveryJob; lastError: string }[];
+  /** Another Ordering over the same store (a restart; other limits). */
+  another: (extra?: Partial<OrderingDeps>) => Ordering;
+}
+
+function rig(budgetBytes = 64 * 1024 * 1024): Rig {
+  const sent: Rig['sent'] = [];
+  const dead: Rig['dead'] = [];
+  const sink: RecordSink = { send: async (topic, message) => void sent.push({ topic, message }) };
+  const logger = createLogger({ name: 'test', level: 'silent' });
+  const states = new QueueStates(budgetBytes);
+  const metrics = new DelivererMetrics(new Registry());
+  // Nothing on the state topic: a partition is this process's at once.
+  const admin = { fetchTopicOffsets: async () => [] } as unknown as Admin;
+  const store = new OrderingStore({
+    kafka: {} as Kafka,
+    admin,
+    sink,
+    topic: () => config.kafka.topics.ordering,
+    logger,
+    groupPrefix: 'test',
+    states,
+  });
+  const deps: OrderingDeps = {
+    config: () => config,
+    sink,
+    store,
+    deadLetter: async (job, lastError) => void dead.push({ job, lastError }),
+    metrics,
+    logger,
+    now: Date.now,
+  };
+  const another = (extra: Partial<OrderingDeps> = {}) => new Ordering({ ...deps, ...extra });
+  return { ordering: another(), states, metrics, sent, dead, another };
+}
+
+const job = (user: string, messageId: string, destination: Destination = ord, body = '{}'): DeliveryJob => ({
+  key: `s:${user}`,
+  body: Buffer.from(body),
+  messageId,
+  sourceId: 's',
+  destinationId: destination.id,
+  eventType: 'track',
+  endpoints: destination.endpoints.map((e) => e.ref),
+});
+
+/**
+ * At most `n` handlers at once, handed out in order (the consumer's slots of one partition); a
+ * handler may give its slot back before it ends (`RecordSlot`).
+ */
+function slots(n: number) {
+  let free = n;
+  const queue: (() => void)[] = [];
+  return (work: (slot: RecordSlot) => Promise<void>): Promise<void> => {
+    const run = async () => {
+      let given = false;
+      const slot = {
+        release: () => {
+          if (given) return;
+          given = true;
+          free++;
+          queue.shift()?.();
+        },
+      };
+      try {
+        await work(slot);
+      } finally {
+        slot.release();
+      }
+    };
+    if (free > 0 && queue.length === 0) {
+      free--;
+      return run();
+    }
+    return new Promise<void>((resolve, reject) =>
+      queue.push(() => {
+        free--;
+        run().then(resolve, reject);
+      }),
+    );
+  };
+}
+
+/** The records written to a topic, as the consumer would hand them out again. */
+const readBack = (r: Rig, topic: string): ConsumedRecord[] =>
+  r.sent
+    .filter((s) => s.topic === topic)
+    .map(
+      (s, i) =>
+        ({
+          topic,
+          partition: PARTITION,
+          offset: String(i),
+          key: Buffer.from(String(s.message.key)),
+          value: s.message.value === null ? null : Buffer.from(s.message.value as string | Buffer),
+          headers: s.message.headers ?? {},
+          timestamp: String(Date.now()),
+        }) as unknown as ConsumedRecord,
+    );
+
+const unparkedId = (record: ConsumedRecord): string => {
+  const unparked = unparkJob(String(record.key), record.value!, record.headers, Date.now());
+  assert.ok(unparked.ok);
+  return unparked.job.messageId;
+};
+
+const stateWrites = (r: Rig) => r.sent.filter((s) => s.topic === config.kafka.topics.ordering);
+
+describe('per-user order with the real Ordering', () => {
+  it("a burst of one user's events behind its attempt in flight holds back neither another user nor an unordered destination of the same partition", async () => {
+    const r = rig();
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const attempted: string[] = [];
+    const attempt: AttemptStep = async (j): Promise<StepOutcome> => {
+      attempted.push(j.messageId);
+      if (j.messageId === 'a-0') await gate; // the slow receiver: an attempt in flight
+      return 'delivered';
+    };
+    const handle = slots(SLOTS);
+    const burst = Array.from({ length: 300 }, (_, i) => `a-${i}`);
+    const handled = [
+      ...burst.map((id) => handle((slot) => r.ordering.step(job('a', id), ord, 1, PARTITION, false, attempt, slot))),
+      handle((slot) => r.ordering.step(job('b', 'b-0'), ord, 1, PARTITION, false, attempt, slot)),
+      handle((slot) => r.ordering.step(job('a', 'p-0', plain), plain, 1, PARTITION, false, attempt, slot)),
+    ];
+    // While a-0 is still in flight: user b and the unordered destination went out; a's burst waited
+    // in memory up to its bound, then was parked (those in memory first, in order).
+    await waitUntil(() => attempted.includes('b-0') && attempted.includes('p-0'), 5_000, 'b-0 and p-0 attempted');
+    await waitUntil(() => stateWrites(r).length >= 299, 5_000, "a's burst parked");
+    assert.deepEqual(
+      attempted.filter((id) => id.startsWith('a-')),
+      ['a-0'],
+      'nothing of a overtook its attempt in flight',
+    );
+    const waitingTopic = waitingTopicName(config, 'ord');
+    assert.equal(readBack(r, waitingTopic).length, 299);
+    // A waiting record read while a-0 is in flight is not its turn.
+    const [first] = readBack(r, waitingTopic);
+    const early = r.ordering.onWaiting(first!, attempt);
+    openGate();
+    await Promise.all(handled);
+    await early;
+    for (const record of readBack(r, waitingTopic).slice(1)) await r.ordering.onWaiting(record, attempt);
+    // Copies written again at the tail (the early read) come round too, and are dropped.
+    for (const record of readBack(r, waitingTopic).slice(299)) await r.ordering.onWaiting(record, attempt);
+    assert.deepEqual(
+      attempted.filter((id) => id.startsWith('a-')),
+      burst,
+      'a in acceptance order, each once',
+    );
+    assert.equal(r.states.size, 0, 'the queue is gone');
+  });
+
+  it("a user's burst behind its attempt in flight waits in memory, slots given back: in order, none through the waiting topic", async () => {
+    const r = rig();
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const attempted: string[] = [];
+    const attempt: AttemptStep = async (j): Promise<StepOutcome> => {
+      attempted.push(j.messageId);
+      if (j.messageId === 'b-0') await gate;
+      return 'delivered';
+    };
+    const handle = slots(2);
+    const burst = Array.from({ length: 10 }, (_, i) => `b-${i}`);
+    const handled = [
+      ...burst.map((id) => handle((slot) => r.ordering.step(job('b', id), ord, 1, PARTITION, false, attempt, slot))),
+      handle((slot) => r.ordering.step(job('c', 'c-0'), ord, 1, PARTITION, false, attempt, slot)),
+    ];
+    // Two slots: c-0 gets one only because b's waiting events gave theirs back.
+    await waitUntil(() => attempted.includes('c-0'), 5_000, 'c-0 attempted while b-0 is in flight');
+    assert.deepEqual(attempted, ['b-0', 'c-0']);
+    assert.equal((await r.metrics.orderingHeldBytes.get()).values[0]?.value, 9 * 2, 'nine bodies of 2 bytes in memory');
+    openGate();
+    await Promise.all(handled);
+    assert.deepEqual(
+      attempted.filter((id) => id.startsWith('b-')),
+      burst,
+    );
+    assert.equal(r.sent.length, 0, 'no state record, no waiting record');
+    assert.equal((await r.metrics.orderingHeldBytes.get()).values[0]?.value, 0);
+  });
+
+  it('the events in memory behind an attempt that ends retrying, or past the bound, are parked behind it in order', async () => {
+    for (const bound of ['retrying', 'bound'] as const) {
+      const r = rig();
+      const ordering = bound === 'bound' ? r.another({ maxHeld: 3 }) : r.ordering;
+      let openGate!: () => void;
+      const gate = new Promise<void>((resolve) => (openGate = resolve));
+      const attempt: AttemptStep = async (j) => {
+        if (j.messageId !== 'x-0') return 'delivered';
+        await gate;
+        return 'retrying';
+      };
+      const handled = Array.from({ length: 5 }, (_, i) =>
+        ordering.step(job('x', `x-${i}`), ord, 1, PARTITION, false, attempt),
+      );
+      const waitingTopic = waitingTopicName(config, 'ord');
+      if (bound === 'bound') {
+        // x-4 is past the bound of 3: x-1..x-3 are parked first, then x-4, behind x-0 in flight.
+        await Promise.all(handled.slice(1));
+        assert.equal(r.states.get('ord', 's:x')?.head, 'x-0');
+      }
+      openGate();
+      await Promise.all(handled);
+      const parkedIds = readBack(r, waitingTopic).map((rec) => JSON.parse(String(rec.headers['sluice-ordering'])).seq);
+      assert.deepEqual(parkedIds, [0, 1, 2, 3], `${bound}: four waiting records, numbered in order`);
+      const ids = readBack(r, waitingTopic).map((rec) => unparkedId(rec));
+      assert.deepEqual(ids, ['x-1', 'x-2', 'x-3', 'x-4'], bound);
+      assert.equal(r.states.get('ord', 's:x')?.head, 'x-0', `${bound}: x-0 is the head`);
+      const waited = (await r.metrics.orderingWaiting.get()).values.find((v) => v.labels.destination === 'ord');
+      assert.equal(waited?.value, 4);
+    }
+  });
+
+  it('5,000 waiting events with 128-character ids full of quotes and backslashes: each park writes a state record of the same few hundred bytes', async () => {
+    const r = rig();
+    const hostile = (i: number) => `${i}-`.padEnd(128, '"\\');
+    const attempt: AttemptStep = async (j) => (j.messageId === hostile(0) ? 'retrying' : 'delivered');
+    await r.ordering.step(job('h', hostile(0)), ord, 1, PARTITION, false, attempt);
+    const before = stateWrites(r).length;
+    const N = 5_000;
+    for (let i = 1; i <= N; i++) await r.ordering.step(job('h', hostile(i)), ord, 1, PARTITION, false, attempt);
+    const writes = stateWrites(r).slice(before);
+    assert.equal(writes.length, N, 'one state write per park');
+    const sizes = writes.map((w) => Buffer.byteLength(w.message.value as string));
+    const largest = Math.max(...sizes);
+    assert.ok(largest <= QUEUE_STATE_MAX_BYTES, `largest state record ${largest} B ≤ ${QUEUE_STATE_MAX_BYTES} B`);
+    // O(1) per park: the last park writes what the tenth did, up to the digits of the counters.
+    assert.ok(sizes.at(-1)! - sizes[9]! <= 16, `park 10: ${sizes[9]} B, park ${N}: ${sizes.at(-1)} B`);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    console.log(`${N} parks of hostile ids: ${total} B written to the state topic, largest record ${largest} B`);
+    assert.ok(r.states.bytes < 2_000, `memory held for the queue: ${r.states.bytes} B`);
+  });
+
+  it('the queue is capped by count: the event past the cap is dead-lettered, the queue kept', async () => {
+    const r = rig();
+    const capped = r.another({ maxWaiting: 3 });
+    const attempt: AttemptStep = async (j) => (j.messageId === 'c-0' ? 'retrying' : 'delivered');
+    for (let i = 0; i < 5; i++) await capped.step(job('c', `c-${i}`), ord, 1, PARTITION, false, attempt);
+    assert.deepEqual(
+      r.dead.map((d) => d.job.messageId),
+      ['c-4'],
+    );
+    assert.match(r.dead[0]!.lastError, /3 events \(6 bytes\) of this user already wait behind c-0/);
+  });
+
+  it('with the memory budget spent no new queue starts (the event goes unordered, counted); existing queues go on', async () => {
+    const big = rig();
+    const small = rig(1); // spent by the first queue
+    for (const r of [big, small]) {
+      const attempt: AttemptStep = async (j) => (j.messageId.endsWith('-0') ? 'retrying' : 'delivered');
+      const attempted: string[] = [];
+      const counting: AttemptStep = async (j, ...rest) => (attempted.push(j.messageId), attempt(j, ...rest));
+      await r.ordering.step(job('u1', 'u1-0'), ord, 1, PARTITION, false, counting);
+      await r.ordering.step(job('u2', 'u2-0'), ord, 1, PARTITION, false, counting);
+      await r.ordering.step(job('u2', 'u2-1'), ord, 1, PARTITION, false, counting);
+      await r.ordering.step(job('u1', 'u1-1'), ord, 1, PARTITION, false, counting);
+      const counted = (await r.metrics.orderingUnordered.get()).values.find((v) => v.labels.destination === 'ord');
+      const gauge = (await r.metrics.orderingStateBytes.get()).values[0]?.value;
+      if (r === big) {
+        assert.deepEqual(attempted, ['u1-0', 'u2-0'], 'both users held behind their heads');
+        assert.equal(r.states.size, 2);
+        assert.equal(counted, undefined);
+      } else {
+        assert.equal(r.states.size, 1, "u1's queue started, u2's refused");
+        assert.deepEqual(attempted, ['u1-0', 'u2-0', 'u2-1'], 'u2 not held; u1 still held behind its head');
+        assert.equal(counted?.value, 1);
+        assert.equal(readBack(r, waitingTopicName(config, 'ord')).length, 1, "u1's event parked");
+      }
+      r.metrics.readOrderingStateFrom(() => r.states.bytes);
+      assert.equal((await r.metrics.orderingStateBytes.get()).values[0]?.value, r.states.bytes);
+      assert.ok(r.states.bytes > 0 && gauge !== undefined);
+    }
+  });
+
+  it('after a restart, the live head is attempted again and an event parked last writes its record again', async () => {
+    const r = rig();
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const attempted: string[] = [];
+    // Nothing waits in memory: l-1 is parked behind l-0 in flight.
+    const first = r.another({ maxHeld: 0 });
+    const slow: AttemptStep = async (j) => {
+      attempted.push(j.messageId);
+      if (attempted.length === 1) await gate; // the first l-0, in flight at the "crash"
+      return 'delivered';
+    };
+    const inFlight = first.step(job('l', 'l-0'), ord, 1, PARTITION, false, slow);
+    await waitUntil(() => attempted.includes('l-0'), 5_000, 'l-0 in flight');
+    await first.step(job('l', 'l-1'), ord, 1, PARTITION, false, slow);
+    // "Crash": a new Ordering over the same states; l-0 and l-1 are read again from their source.
+    const again = r.another();
+    const before = readBack(r, waitingTopicName(config, 'ord')).length;
+    await again.step(job('l', 'l-0'), ord, 1, PARTITION, false, slow);
+    assert.deepEqual(attempted, ['l-0', 'l-0'], 'the live head attempted again');
+    await again.step(job('l', 'l-1'), ord, 1, PARTITION, false, slow);
+    const records = readBack(r, waitingTopicName(config, 'ord'));
+    assert.equal(records.length, before + 1, "l-1's record written again at its place");
+    for (const record of records) await again.onWaiting(record, slow);
+    assert.deepEqual(attempted, ['l-0', 'l-0', 'l-1'], 'l-1 once, after l-0');
+    openGate();
+    await inFlight;
+  });
+});
