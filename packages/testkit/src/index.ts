@@ -15,4 +15,5 @@ export { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from './otlp-
 export { receivedEnvelope, testAttempt, testEnvelope } from './envelope.ts';
 export { createTestTopics, testKafka, type TestKafkaOptions } from './kafka.ts';
 export { metric, metricSum, scrapeMetrics } from './metrics.ts';
+export { waitForStateApplied } from './state-applied.ts';
 export { testDeadLetter, testRetryState } from './retry-state.ts';

@@ -138,6 +138,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       groupPrefix: `${delivererGroupId(initial)}.destination-state`,
     });
     life.add({ name: 'destination state', stop: () => states.close(), ready: { kafka: () => states.connected } });
+    metrics.readStateAppliedFrom(() => states.applied());
     await states.ready;
     const parking = new Parking({
       config,
