@@ -239,9 +239,15 @@ describe('config: reload', () => {
       const store = ConfigStore.fromFile(path, {});
       const changed = new Promise((resolve) => store.once('change', resolve));
       store.watch(50);
-      await new Promise((r) => setTimeout(r, 100));
-      writeFileSync(path, 'sources:\n  - id: b\n    writeKeys: [k2, k3]\n');
-      await changed;
+      // The watcher's first look at the file may come after a write (a busy machine): write until
+      // the change is seen, rather than guessing when it looked.
+      let seen = false;
+      void changed.then(() => (seen = true));
+      for (let tries = 0; !seen; tries++) {
+        assert.ok(tries < 200, 'the change seen within 10 s');
+        writeFileSync(path, 'sources:\n  - id: b\n    writeKeys: [k2, k3]\n');
+        await new Promise((r) => setTimeout(r, 50));
+      }
       assert.equal(store.current.sources[0]?.id, 'b');
       const invalid = new Promise<Error>((resolve) => store.once('invalid', resolve));
       writeFileSync(path, 'sources:\n  - id: c\n    writeKeys: []\n');
