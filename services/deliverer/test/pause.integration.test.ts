@@ -197,7 +197,9 @@ describe('the window while parked, on the real broker', () => {
     const events = [0, 1, 2].map((i) => receivedEnvelope({ sourceId: 's', messageId: `w-${i}`, userId: 'u' }));
     await produceEvents(kafka, config.kafka.topics.events, events);
     await seen.waitFor(parkedTopicName(config, 'w'), 3);
-    await sleep(2_500); // parked past the 1.5 s window
+    assert.equal(seen.records(parkedTopicName(config, 'w')).length, 3, 'all three parked');
+    await sleep(2_500); // parked past the 1.5 s window (a shrunk duration: the deliverer's own clock)
+    assert.equal(receiver.requests.length, 0, 'nothing delivered while paused');
     await set('active');
     await receiver.waitFor(3);
     assert.deepEqual(
