@@ -15,7 +15,9 @@
  *   2. + black hole: a second destination whose endpoint accepts connections and never answers;
  *   3. + always-500: a second destination whose endpoint answers 500 at once;
  *   4. + refusing: a second destination whose endpoint refuses connections (nothing listens);
- *   5. + all three: the three bad destinations at once.
+ *   5. + all three: the three bad destinations at once;
+ *   6. + paused: a second destination paused before the start (docs/reference/destination-states.md):
+ *      every event of it is parked, work the deliverer does beside the healthy one's.
  * Load is open-loop: BENCH_RATE events/s (default 2,000) produced for BENCH_SECONDS (default 10),
  * each event's produce time noted. Printed per phase, for the healthy destination: webhooks/s
  * (events delivered ÷ time from the first produce to the last delivery) and p99 of produce →
@@ -27,16 +29,17 @@
  * The endpoints run in a child process (bench/lib/isolation-endpoints.ts). No retry service runs:
  * what the deliverer hands to `sluice.retry` stays there.
  * Knobs: BENCH_RATE, BENCH_SECONDS, BENCH_SLOW_MS, BENCH_STALL_AFTER (`delivery.stallAfter`, default the
- * config's), BENCH_PHASES (comma-separated subset of alone,slow,blackhole,500,refused,all).
+ * config's), BENCH_PHASES (comma-separated subset of alone,slow,blackhole,500,refused,all,paused).
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createJsonCodec } from '@sluice/codec';
 import { recordKey } from '@sluice/envelope';
-import { createKafka } from '@sluice/kafka';
+import { createKafka, SafeProducer } from '@sluice/kafka';
 import { freePort, testConfig, testServiceContext } from '@sluice/testkit';
-import { scrapeMetrics, receivedEnvelope, createTestTopics } from '@sluice/testkit';
+import { metricSum, scrapeMetrics, receivedEnvelope, createTestTopics } from '@sluice/testkit';
 import { createDeliverer } from '@sluice/deliverer';
+import { writeDestinationState } from '@sluice/destination-state';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
 import { benchBroker } from './lib/bench-broker.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
@@ -49,7 +52,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PARTITIONS = 6;
 const GRACE_MS = 15_000;
 const TICK_MS = 20;
-const ALL_PHASES = ['alone', 'slow', 'blackhole', '500', 'refused', 'all'] as const;
+const ALL_PHASES = ['alone', 'slow', 'blackhole', '500', 'refused', 'all', 'paused'] as const;
 type Phase = (typeof ALL_PHASES)[number];
 const PHASES = (process.env.BENCH_PHASES?.split(',') ?? [...ALL_PHASES]) as Phase[];
 
@@ -100,6 +103,8 @@ function neighbours(phase: Phase, ports: Ports, refusedPort: number): { id: stri
   if (phase === '500') return [failing];
   if (phase === 'refused') return [refused];
   if (phase === 'all') return [hole, failing, refused];
+  // Never called while paused (were it called, its 500s would show as retries in the metrics).
+  if (phase === 'paused') return [{ id: 'd-paused', url: `http://127.0.0.1:${ports.failing}/hook` }];
   return [];
 }
 
@@ -112,7 +117,7 @@ interface PhaseResult {
   deferred: string;
   /** When the events at or over the p99 were produced: at the start (a stall) or spread (noise). */
   slowestFrom: string;
-  /** What became of a neighbour that must be served too (the slow phase). */
+  /** What became of a neighbour that must be served too (the slow phase) or held (the paused one). */
   neighbour?: string;
 }
 
@@ -155,6 +160,18 @@ async function runPhase(
   const producer = kafka.producer();
   await producer.connect();
   const codec = createJsonCodec();
+  if (phase === 'paused') {
+    // Written before the deliverer starts: it reads the states whole before its first event.
+    const states = new SafeProducer(kafka);
+    await states.connect();
+    await writeDestinationState(states, config.kafka.topics.destinationState, 'd-paused', {
+      state: 'paused',
+      reason: 'isolation bench',
+      by: 'bench',
+      at: new Date().toISOString(),
+    });
+    await states.disconnect();
+  }
   const service = await createDeliverer(ctx, { port: 0 }).start();
 
   // Warm-up: one event per partition's worth of keys, delivered before the clock starts.
@@ -239,6 +256,9 @@ async function runPhase(
     ...(slowAnswered === undefined
       ? {}
       : { neighbour: `slow neighbour answered ${slowAnswered - warmSlow}/${slowTarget - warmSlow}` }),
+    ...(phase === 'paused' && {
+      neighbour: `paused neighbour: ${metricSum(metrics, 'sluice_deliverer_parked_total')}/${warm.length + total} parked`,
+    }),
   };
 }
 

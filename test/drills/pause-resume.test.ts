@@ -6,7 +6,7 @@ import { after, it } from 'node:test';
 import { stateKey, writeDestinationState, type DestinationStateName } from '@sluice/destination-state';
 import { SafeProducer } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { metric, readTopic, sleep, testKafka, waitUntil } from '@sluice/testkit';
+import { metric, readTopic, sleep, testKafka, waitForStateApplied, waitUntil } from '@sluice/testkit';
 import { overtakes, type Position } from '../support/ledger.ts';
 import { BATCHED_DESTINATION, Pipeline } from '../support/pipeline.ts';
 
@@ -17,8 +17,6 @@ const IN_FLIGHT_PER_PARTITION = 64;
 /** The offered rate of the neighbour's pace measurement, events/s, sent in slices of SLICE. */
 const PACE = 1_250;
 const SLICE = 100;
-/** How long a written state takes at most to reach every service (it takes about a fetch wait, 100 ms). */
-const CONVERGE_MS = 1_000;
 
 let pipeline: Pipeline | undefined;
 let producer: SafeProducer | undefined;
@@ -27,7 +25,7 @@ after(async () => {
   await pipeline?.close();
 });
 
-it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is attempted, a restart stays paused; resume delivers all in order', async (t) => {
+it('pause while 10,000 events flow: the neighbour gets them all, nothing is attempted, a restart stays paused; resume delivers all in order', async (t) => {
   pipeline = await Pipeline.start({
     endpoints: [() => ({ status: 200 })],
     // The paused destination delivers in batches: parked events must leave in batches too, in order.
@@ -43,7 +41,7 @@ it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is att
   });
   producer = new SafeProducer(kafka);
   await producer.connect();
-  /** Writes the paused destination's state and waits until every service has surely seen it; resolves with when it was written. */
+  /** Writes the paused destination's state and waits until the deliverer has applied it; resolves with when it was written. */
   const setState = async (state: DestinationStateName, reason: string) => {
     await writeDestinationState(producer!, p.topics.destinationState!, stateKey(PAUSED), {
       state,
@@ -52,7 +50,8 @@ it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is att
       at: new Date().toISOString(),
     });
     const writtenAt = Date.now();
-    await sleep(CONVERGE_MS);
+    // The deliverer is the one service that reads the states: in force once its applied offset says so.
+    await waitForStateApplied(kafka, { topic: p.topics.destinationState!, base: p.service('deliverer').url });
     return writtenAt;
   };
   const arrivedAt = (destination: string, ids: Set<string>) =>
@@ -85,33 +84,24 @@ it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is att
   const onlyNeighbour = { call: { integrations: { [PAUSED]: false } }, record: false };
   await neighbourTook(1_000, onlyNeighbour); // warm-up
 
-  // 1. Paused while 10,000 events flow to both. Interleaved with as many events for the neighbour
-  // alone, in chunks (alone, paused, paused, alone, …), so both paces see the same machine load.
+  // 1. Paused while 10,000 events flow to both, offered at PACE in chunks. How much of its alone
+  // rate the neighbour keeps beside a paused destination is a benchmark's question (phase `paused`
+  // of bench/isolation.bench.ts): a paused destination's events are parked, work the machine does
+  // beside the neighbour's, so the ratio depends on the machine's load. Here: the neighbour gets
+  // every event while the pause holds, and its pace is printed.
   await setState('paused', 'drill: customer maintenance');
   const pausedAt = Date.now();
   const pausedIds = new Set<string>();
-  const took = { alone: 0, paused: 0 };
+  let tookMs = 0;
   const CHUNK = 2_000;
-  for (const kind of [
-    'alone',
-    'paused',
-    'paused',
-    'alone',
-    'alone',
-    'paused',
-    'paused',
-    'alone',
-    'alone',
-    'paused',
-  ] as const) {
-    const chunk = await neighbourTook(CHUNK, kind === 'alone' ? onlyNeighbour : {});
-    took[kind] += chunk.ms;
-    if (kind === 'paused') for (const id of chunk.ids) pausedIds.add(id);
+  for (let sent = 0; sent < EVENTS; sent += CHUNK) {
+    const chunk = await neighbourTook(CHUNK, {});
+    tookMs += chunk.ms;
+    for (const id of chunk.ids) pausedIds.add(id);
   }
   assert.equal(pausedIds.size, EVENTS);
-  const ratio = took.alone / took.paused;
   t.diagnostic(
-    `neighbour alone ${((EVENTS * 1_000) / took.alone).toFixed(0)}/s, beside the paused one ${((EVENTS * 1_000) / took.paused).toFixed(0)}/s (${(ratio * 100).toFixed(1)} %), load ${loadavg()
+    `neighbour beside the paused one ${((EVENTS * 1_000) / tookMs).toFixed(0)}/s of ${PACE}/s offered, load ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
@@ -127,10 +117,10 @@ it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is att
   for (const svc of p.services.values()) await svc.start();
   p.ledger.disruption('restart of every service', restartFrom, Date.now());
   const afterRestart = await neighbourTook(500, {});
-  await sleep(CONVERGE_MS);
-  assert.deepEqual(arrivedAt(PAUSED, afterRestart.ids), [], 'still paused after the restart');
+  // Every one of them parked: none can be attempted to the paused destination any more.
   await waitUntil(async () => (await parkedTotal()) >= 500, 10_000, 'the new events parked');
   assert.equal(await parkedTotal(), 500);
+  assert.deepEqual(arrivedAt(PAUSED, afterRestart.ids), [], 'still paused after the restart');
   assert.equal(
     p.ledger.arrivals.filter((a) => a.destination === PAUSED && a.at >= pausedAt).length,
     0,
@@ -154,7 +144,7 @@ it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is att
   assert.equal(summary.duplicates - summary.duplicatesExplained, 0, 'every duplicate falls in the restart window');
 
   // Order: where each event sits on sluice.events, against the order the resumed destination got them.
-  const records = await readTopic(kafka, p.topics.events!, { count: 2 * EVENTS + 2_000, timeoutMs: 30_000 });
+  const records = await readTopic(kafka, p.topics.events!, { count: EVENTS + 2_000, timeoutMs: 30_000 });
   const positions = new Map<string, Position>();
   for (const r of records) {
     const { messageId } = JSON.parse(String(r.value)) as { messageId: string };
@@ -166,5 +156,4 @@ it('pause while 10,000 events flow: the neighbour keeps its pace, nothing is att
   );
   assert.equal(order.events, EVENTS + 1_000);
   assert.ok(order.maxOvertake < IN_FLIGHT_PER_PARTITION, 'never overtaken beyond the in-flight window');
-  assert.ok(ratio >= 0.9, `neighbour kept ${(ratio * 100).toFixed(1)} % of its alone throughput`);
 });

@@ -92,3 +92,46 @@ test('refusals: unknown destination (1, the API says why), no reason (usage), no
   assert.equal(badToken.code, 1);
   assert.match(badToken.stderr, /401/);
 });
+
+test('list prints a reason and a name as text: terminal escapes in them are shown escaped, never sent to the terminal', {
+  timeout: 30_000,
+}, async () => {
+  const reason = 'vendor down \u001b]0;owned\u0007\u001b[2J';
+  const by = 'eve\u009b31m';
+  const res = await fetch(
+    `${env.SLUICE_API_URL}api/v1/destinations/shop/endpoints/${encodeURIComponent('https://a.example/h')}/pause`,
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reason, by }),
+    },
+  );
+  assert.equal(res.status, 200, await res.text());
+  const listed = await cli(env, 'destinations', 'list');
+  assert.equal(listed.code, 0, listed.stderr);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the terminal.
+  assert.doesNotMatch(listed.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  assert.match(
+    listed.stdout,
+    /^ {2}https:\/\/a\.example\/h {2}paused since \S+ by eve\\x9b31m: vendor down \\x1b\]0;owned\\x07\\x1b\[2J$/m,
+  );
+  // The JSON form keeps the values as the API holds them.
+  const json = await cli(env, 'destinations', 'list', '--json');
+  // JSON escapes C0 itself; DEL and C1 must be escaped too.
+  assert.doesNotMatch(json.stdout, /[\u007f-\u009f]/);
+  const [shop] = JSON.parse(json.stdout);
+  assert.equal(shop.endpointStates[0].reason, reason);
+  assert.equal(shop.endpointStates[0].by, by);
+  const resumed = await cli(
+    env,
+    'destinations',
+    'resume',
+    'shop',
+    '--endpoint',
+    'https://a.example/h',
+    '--reason',
+    'back',
+  );
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, /^shop https:\/\/a\.example\/h: active since \S+ by api: back\n$/);
+});

@@ -29,6 +29,11 @@ export const LIMITS = {
   batchBytes: 500_000,
   callsPerBatch: 2_500,
   responseBodyBytes: 64 * 1024,
+  /**
+   * Longest endpoint ref (the redacted URL, with `#n` when two redact alike): records, state keys,
+   * the API's routes and the CLI name an endpoint by it, so a longer one is refused at config load.
+   */
+  endpointRefChars: 1_000,
 } as const;
 
 /**

@@ -107,6 +107,11 @@ export function resolveEndpoints(d: RawDestination, base: string, secret: Resolv
     const n = (refs.get(redacted) ?? 0) + 1;
     refs.set(redacted, n);
     e.ref = n === 1 ? redacted : `${redacted}#${n}`;
+    if (e.ref.length > LIMITS.endpointRefChars)
+      throw new ConfigError(
+        `${base}.settings.webhooks`,
+        `endpoint ${e.ref.slice(0, 60)}…: its redacted URL, the name records and the API give it, is ${e.ref.length} characters, at most ${LIMITS.endpointRefChars}`,
+      );
   }
   return endpoints;
 }

@@ -105,6 +105,12 @@ describe('config: valid files', () => {
     assert.equal(refused({}), 'destinations[0].filter: must set at least one of types, events, where');
   });
 
+  it('keeps an endpoint whose ref is 1,000 characters (the longest), with its query redacted out of it', () => {
+    const url = `https://x.example/${'p'.repeat(978)}?token=${'s'.repeat(2_000)}`;
+    const config = parseConfig(destination({ webhooks: [{ url }] }));
+    assert.equal(config.destinations[0]!.endpoints[0]!.ref.length, 1_000);
+  });
+
   it('parses durations', () => {
     assert.equal(parseDuration('250ms'), 250);
     assert.equal(parseDuration('1.5s'), 1500);
@@ -131,6 +137,11 @@ describe('config: every error names the field', () => {
       'destinations[0].settings.webhooks',
     ],
     ['no endpoint', destination({}), 'destinations[0].settings.webhooks'],
+    [
+      'ref over 1,000 characters',
+      destination({ webhooks: [{ url: `https://x.example/${'p'.repeat(983)}` }] }),
+      'destinations[0].settings.webhooks',
+    ],
     ['not a URL', destination({ webhooks: [{ url: 'example.com/hook' }] }), 'destinations[0].settings.webhooks[0].url'],
     ['ftp URL', destination({ webhooks: [{ url: 'ftp://example.com/' }] }), 'destinations[0].settings.webhooks[0].url'],
     [
@@ -239,9 +250,15 @@ describe('config: reload', () => {
       const store = ConfigStore.fromFile(path, {});
       const changed = new Promise((resolve) => store.once('change', resolve));
       store.watch(50);
-      await new Promise((r) => setTimeout(r, 100));
-      writeFileSync(path, 'sources:\n  - id: b\n    writeKeys: [k2, k3]\n');
-      await changed;
+      // The watcher's first look at the file may come after a write (a busy machine): write until
+      // the change is seen, rather than guessing when it looked.
+      let seen = false;
+      void changed.then(() => (seen = true));
+      for (let tries = 0; !seen; tries++) {
+        assert.ok(tries < 200, 'the change seen within 10 s');
+        writeFileSync(path, 'sources:\n  - id: b\n    writeKeys: [k2, k3]\n');
+        await new Promise((r) => setTimeout(r, 50));
+      }
       assert.equal(store.current.sources[0]?.id, 'b');
       const invalid = new Promise<Error>((resolve) => store.once('invalid', resolve));
       writeFileSync(path, 'sources:\n  - id: c\n    writeKeys: []\n');

@@ -18,7 +18,10 @@ export {
 export { DestinationStateError, InvalidStateValueError } from './errors.ts';
 export {
   actionRecord,
+  type ActionWriterOptions,
   appendDestinationAction,
+  DestinationActionWriter,
+  newActionId,
   DESTINATION_ACTIONS,
   type DestinationAction,
   type DestinationActionRecord,

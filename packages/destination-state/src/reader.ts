@@ -10,6 +10,13 @@ export interface DestinationStateReader {
   ready: Promise<void>;
   /** Joined and reading (false while its consumer waits to run again after a Kafka error), for `/readyz`. */
   readonly connected: boolean;
+  /**
+   * Per partition, the offset after the last record applied to the view (the next one to read):
+   * a record written at offset o is in the view once `applied().get(partition) > o`. What
+   * `sluice_destination_state_applied_offset` shows, so a caller outside the process can tell
+   * that a state it wrote has been seen.
+   */
+  applied(): ReadonlyMap<number, number>;
   close(): Promise<void>;
 }
 
@@ -52,6 +59,7 @@ export async function startDestinationStateReader(
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   if (remaining.size === 0) markReady();
 
+  const applied = new Map<number, number>();
   const groupId = `${options.groupPrefix ?? 'sluice.destination-state'}.${randomUUID()}`;
   const group = createGroupConsumer(kafka, { groupId, logger, maxWaitTimeInMs: 100 });
   await group.run(
@@ -71,6 +79,7 @@ export async function startDestinationStateReader(
             else logger.warn({ topic, key, why: parsed.message }, 'destination state record skipped');
           }
           resolveOffset(m.offset);
+          applied.set(batch.partition, Number(m.offset) + 1);
         }
         await heartbeat();
         const last = remaining.get(batch.partition);
@@ -91,6 +100,7 @@ export async function startDestinationStateReader(
     get connected() {
       return group.connected;
     },
+    applied: () => applied,
     close: () => group.disconnect(),
   };
 }

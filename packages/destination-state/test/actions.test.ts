@@ -5,6 +5,7 @@ import {
   actionRecord,
   appendDestinationAction,
   MAX_REASON_CHARS,
+  newActionId,
   parseActionRecord,
   STATE_AFTER,
   stateOf,
@@ -29,6 +30,16 @@ describe('destination actions', () => {
     assert.deepEqual(stateOf(record), { state: 'disabled', reason: 'no 2xx for 72h', by: 'sluice', at, auto: true });
   });
 
+  it('an action id is read back with its record; two actions of one millisecond differ by it', () => {
+    const a = actionRecord('pause', 'd', undefined, { reason: 'r', by: 'ana', at, id: newActionId() });
+    const b = actionRecord('resume', 'd', undefined, { reason: 'r', by: 'ana', at, id: newActionId() });
+    assert.notEqual(a.id, b.id);
+    assert.deepEqual(parseActionRecord(JSON.parse(JSON.stringify(a))), a);
+    const old = actionRecord('pause', 'd', undefined, { reason: 'r', by: 'ana', at });
+    assert.equal('id' in old, false, 'a record without an id is read as one without');
+    assert.equal('id' in stateOf(a), false, 'the state value stays as documented');
+  });
+
   it('cuts a long reason to what readers accept', () => {
     const record = actionRecord('pause', 'd', undefined, { reason: 'x'.repeat(5_000), by: 'ops', at });
     assert.equal(record.reason.length, MAX_REASON_CHARS);
@@ -50,6 +61,8 @@ describe('destination actions', () => {
       { ...record, action: 'explode' },
       { ...record, destinationId: 1 },
       { ...record, at: 'x' },
+      { ...record, id: 7 },
+      { ...record, id: 'x'.repeat(65) },
     ])
       assert.equal(parseActionRecord(bad), undefined, JSON.stringify(bad));
   });

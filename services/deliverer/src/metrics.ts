@@ -25,8 +25,10 @@ export class DelivererMetrics {
   readonly orderingHeldBytes: Gauge;
   readonly orderingStateWritten: Counter;
   readonly parkedLag: Gauge<'destination'>;
+  readonly stateApplied: Gauge<'partition'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
   #orderingStateSource: () => number = () => 0;
+  #stateAppliedSource: () => Iterable<[number, number]> = () => [];
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -152,6 +154,23 @@ export class DelivererMetrics {
       labelNames: ['destination'],
       registers,
     });
+    this.stateApplied = new Gauge({
+      name: 'sluice_destination_state_applied_offset',
+      help: 'Per partition of the destination-state topic, the offset after the last record the deliverer has applied',
+      labelNames: ['partition'],
+      registers,
+      // Read from the state reader at scrape time: a state written at offset o is in force once this passes o.
+      collect() {
+        this.reset();
+        for (const [partition, offset] of metrics.#stateAppliedSource())
+          this.set({ partition: String(partition) }, offset);
+      },
+    });
+  }
+
+  /** Where `sluice_destination_state_applied_offset` reads its values (the destination-state reader). */
+  readStateAppliedFrom(source: () => Iterable<[number, number]>): void {
+    this.#stateAppliedSource = source;
   }
 
   /** Where `sluice_deliverer_in_flight_requests` reads its values (the delivery's caps). */

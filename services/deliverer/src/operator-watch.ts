@@ -5,6 +5,7 @@ import { AUTO_ACTOR, SECRET_CHECK_INTERVAL_MS } from './constants.ts';
 import {
   actionRecord,
   appendDestinationAction,
+  newActionId,
   stateKey,
   stateOf,
   writeDestinationState,
@@ -122,7 +123,13 @@ export class OperatorWatch implements DeliveryWatch {
     );
     const t = config.kafka.topics;
     const endpointRef = result.endpoint;
-    const record = actionRecord('disable', destinationId, endpointRef, { reason, by: AUTO_ACTOR, at, auto: true });
+    const record = actionRecord('disable', destinationId, endpointRef, {
+      reason,
+      by: AUTO_ACTOR,
+      at,
+      auto: true,
+      id: newActionId(),
+    });
     void Promise.all([
       writeDestinationState(this.#deps.sink, t.destinationState, stateKey(destinationId, endpointRef), stateOf(record)),
       appendDestinationAction(this.#deps.sink, t.destinationActions, record),

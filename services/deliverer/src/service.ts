@@ -140,6 +140,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       retry: life.startup,
     });
     life.add({ name: 'destination state', stop: () => states.close(), ready: { kafka: () => states.connected } });
+    metrics.readStateAppliedFrom(() => states.applied());
     await states.ready;
     const parking = new Parking({
       config,

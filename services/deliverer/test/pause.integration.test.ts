@@ -12,6 +12,7 @@ import {
   testConfig,
   testKafka,
   testServiceContext,
+  waitForStateApplied,
   watchTopics,
   type Receiver,
   type TopicWatcher,
@@ -23,9 +24,6 @@ import { produceEvents } from './kafka-helpers.ts';
 
 // Pausing one endpoint, then all of them, on the real broker: the in-process deliverer, real
 // receivers. The whole-destination pause under load, restarts and batches: test/drills/pause-resume.test.ts.
-
-/** Time for a written state to reach the deliverer (about one fetch wait, 100 ms). */
-const SEEN_MS = 600;
 
 describe('pausing endpoints on the real broker', () => {
   let first: Receiver;
@@ -45,7 +43,8 @@ describe('pausing endpoints on the real broker', () => {
       by: 't',
       at,
     });
-    await sleep(SEEN_MS);
+    // In force once the deliverer has read it: its applied offset of the state topic says so.
+    await waitForStateApplied(kafka, { topic: config.kafka.topics.destinationState, base: service.port });
   };
   const send = (from: number, n: number) =>
     produceEvents(
@@ -95,15 +94,21 @@ describe('pausing endpoints on the real broker', () => {
   it('a paused endpoint gets nothing while its neighbour delivers; all paused → parked; one resumed → the parked ones go to it, in order', async () => {
     await set('paused', 0);
     await send(0, 5);
-    await second.waitFor(5);
+    // The first deliveries wait for the consumer group's first assignment too: slow on a busy machine.
+    await second.waitFor(5, 60_000);
     assert.deepEqual(ids(second), ['m-0', 'm-1', 'm-2', 'm-3', 'm-4']);
     assert.equal(first.requests.length, 0, 'the paused endpoint got no request');
 
     await set('paused', 1);
     await send(5, 20);
     await seen.waitFor(parkedTopicName(config, 'd'), 20);
-    assert.equal(await metric(service.port, 'sluice_deliverer_parked_total'), 20);
-    await sleep(300);
+    // Counted once the park write is acknowledged, which may be a moment after the record shows.
+    const parked = () => metric(service.port, 'sluice_deliverer_parked_total');
+    await waitUntil(async () => (await parked()) >= 20, 10_000, 'every event parked');
+    assert.equal(await parked(), 20);
+    // Every event handled (parked): a request made for one would be in flight or counted by now.
+    assert.equal(await metric(service.port, 'sluice_deliverer_in_flight_requests'), 0);
+    assert.equal(await metric(service.port, 'sluice_deliverer_attempts_total'), 5);
     assert.equal(first.requests.length + second.requests.length, 5, 'no attempt while every endpoint is paused');
     const attempts = () =>
       seen.records(config.kafka.topics.attempts).map((r) => JSON.parse(String(r.value)) as AttemptEvent);
@@ -120,7 +125,12 @@ describe('pausing endpoints on the real broker', () => {
     await first.waitFor(23);
     assert.deepEqual(ids(first).slice(20), ['m-25', 'm-26', 'm-27'], 'then the live ones, behind them');
     assert.equal(second.requests.length, 5, 'the still-paused endpoint got nothing');
-    assert.equal(await metric(service.port, 'sluice_deliverer_parked_lag'), 0);
+    // The lag is read on the parking's checks, after the delivered records are committed.
+    await waitUntil(
+      async () => (await metric(service.port, 'sluice_deliverer_parked_lag')) === 0,
+      10_000,
+      'no parked lag',
+    );
     // Drained: the delivered parked records are deleted (the topic itself keeps records forever).
     const admin = kafka.admin();
     await admin.connect();
@@ -182,13 +192,15 @@ describe('the window while parked, on the real broker', () => {
         by: 't',
         at,
       });
-      await sleep(SEEN_MS);
+      await waitForStateApplied(kafka, { topic: config.kafka.topics.destinationState, base: service.port });
     };
     await set('paused');
     const events = [0, 1, 2].map((i) => receivedEnvelope({ sourceId: 's', messageId: `w-${i}`, userId: 'u' }));
     await produceEvents(kafka, config.kafka.topics.events, events);
     await seen.waitFor(parkedTopicName(config, 'w'), 3);
-    await sleep(2_500); // parked past the 1.5 s window
+    assert.equal(seen.records(parkedTopicName(config, 'w')).length, 3, 'all three parked');
+    await sleep(2_500); // parked past the 1.5 s window (a shrunk duration: the deliverer's own clock)
+    assert.equal(receiver.requests.length, 0, 'nothing delivered while paused');
     await set('active');
     await receiver.waitFor(3);
     assert.deepEqual(

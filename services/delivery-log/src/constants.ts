@@ -84,3 +84,12 @@ export const MAX_REASON_LENGTH = 500;
 export const CONTROL_CATCH_UP_MS = 15_000;
 /** Most buckets one ledger answer holds (a day by the minute); more is a 400 on `bucket`. */
 export const MAX_LEDGER_BUCKETS = 1_440;
+/** Widest `from`–`to` of one ledger answer (a week, the console's longest view); wider is a 400 on `from`. */
+export const MAX_LEDGER_SPAN_MS = 7 * 86_400_000;
+/**
+ * What one ledger answer may read (docs/delivery-log.md, "Ledger"): on the embedded database, which
+ * runs each statement in the service's own thread and would hold ingestion meanwhile, at most this
+ * many deliveries received in `from`–`to` (about half a second's work); on PostgreSQL the statement
+ * is cancelled after the timeout. Either is a 400 on `from`.
+ */
+export const LEDGER_BOUNDS = { embeddedRows: 100_000, statementTimeoutMs: 10_000 } as const;

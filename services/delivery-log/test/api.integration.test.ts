@@ -310,6 +310,7 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
       ['/api/v1/ledger?from=yesterday', 'from'],
       ['/api/v1/ledger?from=2000&to=1000', 'from'],
       ['/api/v1/ledger?from=0&to=86400001', 'bucket'],
+      [`/api/v1/ledger?from=0&to=${1_440 * 86_400_000}&bucket=24h`, 'from'],
       ['/api/v1/ledger?bucket=30s', 'bucket'],
       ['/api/v1/ledger?destinationId=%00', 'destinationId'],
       ['/api/v1/ledger/unaccounted?limit=0', 'limit'],

@@ -8,6 +8,7 @@ import { openApiDocument } from '../src/adapters/openapi.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
 
 const TOKEN = 'control-test-token';
+const LONG_URL = `http://127.0.0.1:9/${'p'.repeat(300)}`;
 
 /**
  * Destination control through the API on the real broker: every answer checked against the served
@@ -25,6 +26,8 @@ describe('delivery-log destination control API', { timeout: 120_000 }, () => {
         settings: { webhooks: [{ url: 'http://127.0.0.1:9/a' }, { url: 'http://127.0.0.1:9/b' }] },
       },
       { id: 'other', type: 'webhooks', settings: { webhooks: [{ url: 'http://127.0.0.1:9/c' }] } },
+      // A ref longer than an id's 200 characters: auto-disable can name it, so the API must too.
+      { id: 'long', type: 'webhooks', settings: { webhooks: [{ url: LONG_URL }] } },
     ],
     deliveryLog: { adminToken: TOKEN },
   });
@@ -169,5 +172,20 @@ describe('delivery-log destination control API', { timeout: 120_000 }, () => {
     );
     assert.equal((await stateOf(first)).state.by, 'api');
     assert.equal((await stateOf(first)).state.reason, 'done');
+  });
+
+  it('an endpoint whose ref is longer than 200 characters can be disabled and enabled again', async () => {
+    const ref = encodeURIComponent(LONG_URL);
+    const disabled = await call(first, 'POST', `/api/v1/destinations/long/endpoints/${ref}/disable`, { reason: 'x' });
+    assert.equal(disabled.status, 200, JSON.stringify(disabled.body));
+    const enabled = await call(first, 'POST', `/api/v1/destinations/long/endpoints/${ref}/enable`, { reason: 'back' });
+    assert.equal(enabled.status, 200, JSON.stringify(enabled.body));
+    assert.equal(enabled.body.state, 'active');
+    // Past the longest ref the config can give, a 400 naming the parameter (not a 404 after a lookup).
+    const tooLong = await call(first, 'POST', `/api/v1/destinations/long/endpoints/${'p'.repeat(1_001)}/enable`, {
+      reason: 'x',
+    });
+    assert.equal(tooLong.status, 400);
+    assert.equal(tooLong.body.field, 'endpointRef');
   });
 });

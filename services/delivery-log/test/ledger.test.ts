@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ledgerRows } from '../src/adapters/ledger-store.ts';
 import { LogStore } from '../src/adapters/store.ts';
+import { LedgerTooWideError } from '../src/errors.ts';
 import {
   ledgerCutoff,
   ledgerTotals,
@@ -68,6 +70,35 @@ async function figuresOf(store: LogStore, now: number, parked: string[] = [], re
 
 describe('delivery-log ledger', () => {
   const db = storeFixture();
+  /** `n` delivered deliveries of source `bulk` received from `at` on, one a millisecond, written straight to the table. */
+  const bulk = (at: number, n: number, from = 0) =>
+    db.sql.query(
+      `insert into deliveries (source_id, message_id, destination_id, state, state_at, received_at, window_from)
+       select 'bulk', 'b-' || i, 'hooks', 'delivered', to_timestamp(($1::double precision + i) / 1000.0),
+         to_timestamp(($1::double precision + i) / 1000.0), to_timestamp(($1::double precision + i) / 1000.0)
+       from generate_series($2::int, $3::int) i`,
+      [at, from, from + n - 1],
+    );
+
+  it('a range holding more deliveries than one answer may read is refused (embedded: counted; PostgreSQL: timed out)', async () => {
+    const at = Date.UTC(2026, 1, 1);
+    const q = { from: at, to: at + 60 * MIN, bucketMs: MIN, sourceId: 'bulk' };
+    const cutoff = ledgerCutoff(at + 60 * MIN, policy, []);
+    const bounds = { embeddedRows: 50, statementTimeoutMs: 10_000 };
+    await bulk(at, 50);
+    const rows = await ledgerRows(db.sql, q, cutoff, bounds);
+    assert.equal(ledgerTotals(rows)[0]!.delivered, 50, 'at the bound: read');
+    if (db.sql.kind === 'embedded') {
+      await bulk(at, 1, 50);
+      await assert.rejects(ledgerRows(db.sql, q, cutoff, bounds), LedgerTooWideError);
+      // The bound counts the range, whatever the filters select: one source of many is no way around it.
+      await assert.rejects(ledgerRows(db.sql, { ...q, sourceId: 'none' }, cutoff, bounds), LedgerTooWideError);
+    } else {
+      await bulk(at, 100_000, 51);
+      await assert.rejects(ledgerRows(db.sql, q, cutoff, { ...bounds, statementTimeoutMs: 1 }), LedgerTooWideError);
+      assert.equal(ledgerTotals(await ledgerRows(db.sql, q, cutoff, bounds))[0]!.delivered, 100_050, 'in time: read');
+    }
+  });
 
   it('counts each fate per bucket of receive time; unaccounted past window and grace, never a parked one', async () => {
     await db.store.ingest(fates());
@@ -157,10 +188,14 @@ describe('delivery-log ledger queries (no database)', () => {
       ['bucket=90s', 'bucket'],
       ['bucket=25h', 'bucket'],
       [`from=${T0 - 2 * 1_440 * MIN}&to=${T0}`, 'bucket'],
+      // 1,440 buckets of 24 h would read about four years of deliveries: past the week, on from.
+      [`from=${T0 - 1_440 * 24 * 60 * MIN}&to=${T0}&bucket=24h`, 'from'],
+      [`from=${T0 - 7 * 24 * 60 * MIN - 1}&to=${T0}&bucket=1h`, 'from'],
       ['limit=5', 'limit'],
     ])
       assert.equal((q(text!) as { field?: string }).field, field, text);
     const page = (text: string) => parseUnaccountedQuery(new URLSearchParams(text));
+    assert.equal(q(`from=${T0 - 7 * 24 * 60 * MIN}&to=${T0}&bucket=1h`).ok, true, 'a week by the hour');
     assert.deepEqual(page(''), { ok: true, value: { limit: 50 } });
     assert.equal((page('limit=201') as { field?: string }).field, 'limit');
     assert.equal((page('from=1') as { field?: string }).field, 'from');

@@ -1,3 +1,4 @@
+import { printable, printableJson } from '../domain/printable.ts';
 import type { CliIo } from '../io.ts';
 import { logApi as api } from '../log-api.ts';
 
@@ -19,21 +20,22 @@ interface StateView {
   auto: boolean;
 }
 
+/** A state as one line; `reason` and `by` are any text an API caller sent, so they go through `printable`. */
 const describeState = (s: StateView) =>
   s.state === 'active' && s.since === null
     ? 'active'
-    : `${s.state}${s.auto ? ' (auto)' : ''} since ${s.since} by ${s.by}: ${s.reason}`;
+    : `${printable(s.state)}${s.auto ? ' (auto)' : ''} since ${printable(String(s.since))} by ${printable(String(s.by))}: ${printable(String(s.reason))}`;
 
 /** `sluice destinations list`: each destination and endpoint with its state (GET /api/v1/destinations). */
 export async function destinationsList(io: CliIo, flags: { json?: boolean }): Promise<void> {
   const { destinations } = (await api(io, 'GET', '/api/v1/destinations')) as { destinations: unknown };
   if (flags.json) {
-    io.stdout(`${JSON.stringify(destinations)}\n`);
+    io.stdout(`${printableJson(destinations)}\n`);
     return;
   }
   for (const d of destinations as { id: string; state: StateView; endpointStates: (StateView & { ref: string })[] }[]) {
-    io.stdout(`${d.id}  ${describeState(d.state)}\n`);
-    for (const e of d.endpointStates) io.stdout(`  ${e.ref}  ${describeState(e)}\n`);
+    io.stdout(`${printable(d.id)}  ${describeState(d.state)}\n`);
+    for (const e of d.endpointStates) io.stdout(`  ${printable(e.ref)}  ${describeState(e)}\n`);
   }
 }
 
@@ -50,7 +52,7 @@ export async function destinationAction(
       : `/api/v1/destinations/${encodeURIComponent(id)}/endpoints/${encodeURIComponent(flags.endpoint)}/${action}`;
   const result = await api(io, 'POST', path, { reason: flags.reason, ...(flags.by !== undefined && { by: flags.by }) });
   if (flags.json) {
-    io.stdout(`${JSON.stringify(result)}\n`);
+    io.stdout(`${printableJson(result)}\n`);
     return;
   }
   const what = flags.endpoint === undefined ? id : `${id} ${flags.endpoint}`;

@@ -1,4 +1,4 @@
-import type { SluiceConfig } from '@sluice/config';
+import { LIMITS, type SluiceConfig } from '@sluice/config';
 import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../constants.ts';
 import { checkId } from '../domain/query.ts';
 import {
@@ -102,7 +102,8 @@ export function controlRoutes(deps: ControlRouteDeps): Route[] {
       params: [],
       run: async (m, _url, req) => {
         const d = destination(m[1]!);
-        const ref = pathId('endpointRef', m[2]!);
+        // Any ref the config can give an endpoint (`LIMITS.endpointRefChars`), not only an id's 200.
+        const ref = pathId('endpointRef', m[2]!, LIMITS.endpointRefChars);
         if (!d.endpoints.some((e) => e.ref === ref))
           throw new HttpError(404, 'not_found', 'the destination has no endpoint with this ref');
         return act(d.id, ref, m[3] as ControlAction, await readJson(req));

@@ -1,27 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import {
   actionRecord,
-  appendDestinationAction,
   DESTINATION_ACTIONS,
+  DestinationActionWriter,
   type DestinationAction,
   type DestinationActionRecord,
   type DestinationStateReader,
   type DestinationStateValue,
+  newActionId,
   parseActionRecord,
   startDestinationStateReader,
   stateKey,
   stateOf,
-  writeDestinationState,
 } from '@sluice/destination-state';
-import { createGroupConsumer, type GroupConsumer, type Kafka, type RetryKafka, SafeProducer } from '@sluice/kafka';
+import { createGroupConsumer, type GroupConsumer, type Kafka, type RetryKafka } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { CONTROL_CATCH_UP_MS, MAX_ACTIONS_KEPT } from '../constants.ts';
 
 /**
  * Runtime state of destinations and endpoints (docs/reference/destination-actions.md) for the API:
  * the compacted `sluice.destination-state` read whole and live through `@sluice/destination-state`,
- * every action written there and appended to `sluice.destination-actions`, whose newest records
- * the API lists. This file is the only place the delivery log touches those topics.
+ * every action appended to `sluice.destination-actions` and its state written there in one Kafka
+ * transaction (both or neither), the newest actions listed by the API. This file is the only
+ * place the delivery log touches those topics.
  */
 export type ControlAction = DestinationAction;
 export const CONTROL_ACTIONS = DESTINATION_ACTIONS;
@@ -31,7 +32,7 @@ export type ActionRecord = DestinationActionRecord;
 export interface DestinationControl {
   /** The state of a destination (no ref) or of one of its endpoints; undefined: never set (active). */
   get(destinationId: string, endpointRef?: string): StateValue | undefined;
-  /** Writes the state the action leads to and appends the action; resolves once Kafka holds both. */
+  /** Appends the action and writes the state it leads to, in one transaction; resolves once Kafka holds both. */
   act(
     destinationId: string,
     endpointRef: string | undefined,
@@ -56,16 +57,21 @@ export interface KafkaControlOptions {
 /** The Kafka implementation: one producer, the library's state reader, one reader of the actions (its own group). */
 export class KafkaDestinationControl implements DestinationControl {
   readonly #actions: ActionRecord[] = [];
-  readonly #producer: SafeProducer;
+  readonly #writer: DestinationActionWriter;
   readonly #actionsConsumer: GroupConsumer;
   readonly #options: KafkaControlOptions;
   #states: DestinationStateReader | undefined;
 
   constructor(options: KafkaControlOptions) {
     this.#options = options;
-    this.#producer = new SafeProducer(options.kafka);
-    // Its own group each start: every replica reads the actions whole, and commits nothing.
-    const groupId = `${options.clientId}.control.${randomBytes(6).toString('hex')}`;
+    // Its own group and transactional id each start: every replica reads the actions whole and
+    // commits nothing, and no two writers share a transactional id (none fences another).
+    const instance = randomBytes(6).toString('hex');
+    this.#writer = new DestinationActionWriter(options.kafka, {
+      topics: options.topics,
+      transactionalId: `${options.clientId}.control.${instance}`,
+    });
+    const groupId = `${options.clientId}.control.${instance}`;
     this.#actionsConsumer = createGroupConsumer(options.kafka, {
       groupId,
       logger: options.logger,
@@ -76,7 +82,7 @@ export class KafkaDestinationControl implements DestinationControl {
   /** Starts reading both topics; resolves once the states written before the start are read (or after a bound). */
   async start(): Promise<void> {
     const { kafka, topics, clientId, logger, retry } = this.#options;
-    await (retry ? retry('connect the control producer', () => this.#producer.connect()) : this.#producer.connect());
+    await (retry ? retry('connect the control producer', () => this.#writer.connect()) : this.#writer.connect());
     this.#states = await startDestinationStateReader(kafka, topics.state, logger, {
       groupPrefix: `${clientId}.destination-state`,
       ...(retry && { retry }),
@@ -96,7 +102,7 @@ export class KafkaDestinationControl implements DestinationControl {
   async stop(): Promise<void> {
     await this.#actionsConsumer.disconnect();
     await this.#states?.close();
-    await this.#producer.disconnect();
+    await this.#writer.disconnect();
   }
 
   get(destinationId: string, endpointRef?: string): StateValue | undefined {
@@ -115,10 +121,9 @@ export class KafkaDestinationControl implements DestinationControl {
     by: string,
   ): Promise<ActionRecord> {
     const at = new Date(this.#options.now()).toISOString();
-    const record = actionRecord(action, destinationId, endpointRef, { reason, by, at });
+    const record = actionRecord(action, destinationId, endpointRef, { reason, by, at, id: newActionId() });
     const key = stateKey(destinationId, endpointRef);
-    await writeDestinationState(this.#producer, this.#options.topics.state, key, stateOf(record));
-    await appendDestinationAction(this.#producer, this.#options.topics.actions, record);
+    await this.#writer.write(record);
     // Seen at once by this replica's reads; the reader brings the same value a moment later.
     this.#states?.view.apply(key, stateOf(record));
     return record;
@@ -137,8 +142,14 @@ export class KafkaDestinationControl implements DestinationControl {
     }
     const record = parseActionRecord(parsed);
     if (record === undefined) return;
+    // Read again after a consumer restart: the same action once. By its id; a record without one
+    // (written before actions had ids) by its key and time.
     const key = stateKey(record.destinationId, record.endpointRef);
-    if (this.#actions.some((a) => a.at === record.at && stateKey(a.destinationId, a.endpointRef) === key)) return;
+    const same = (a: ActionRecord) =>
+      record.id !== undefined
+        ? a.id === record.id
+        : a.id === undefined && a.at === record.at && stateKey(a.destinationId, a.endpointRef) === key;
+    if (this.#actions.some(same)) return;
     this.#actions.push(record);
     if (this.#actions.length > MAX_ACTIONS_KEPT) this.#actions.shift();
   }

@@ -52,14 +52,14 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 /** A path segment as an id: percent-decoded (any character an id may hold), then checked. */
-export function pathId(field: string, raw: string): string {
+export function pathId(field: string, raw: string, maxLength?: number): string {
   let value: string;
   try {
     value = decodeURIComponent(raw);
   } catch {
     throw new HttpError(400, 'invalid_parameter', `${field} is not valid percent-encoding`, field);
   }
-  const c = checkId(field, value);
+  const c = checkId(field, value, maxLength);
   if (!c.ok) throw badRequest(c);
   return c.value!;
 }

@@ -7,6 +7,8 @@ import {
   type UnaccountedQuery,
   unaccountedReason,
 } from '../domain/ledger.ts';
+import { LEDGER_BOUNDS } from '../constants.ts';
+import { LedgerTooWideError } from '../errors.ts';
 import type { Sql } from './database.ts';
 import { iso, ms, NO_DESTINATION, rowsAsJson } from './sql-values.ts';
 
@@ -54,8 +56,57 @@ const figures = (r: Record<string, unknown>): LedgerFigures => ({
   oldestUnsettledAt: r.oldest === null || r.oldest === undefined ? null : ms(r.oldest),
 });
 
-/** The figures per source, destination and bucket of receive time in `from`–`to` (buckets aligned to the epoch). */
-export async function ledgerRows(sql: Sql, q: LedgerQuery, cutoff: LedgerCutoff): Promise<LedgerRow[]> {
+/** What one ledger statement may read: `LEDGER_BOUNDS` unless a test shrinks them. */
+export interface LedgerBounds {
+  /** Embedded database: deliveries received in `from`–`to` read at most. */
+  embeddedRows: number;
+  /** PostgreSQL: the statement's `statement_timeout`. */
+  statementTimeoutMs: number;
+}
+
+/**
+ * The figures per source, destination and bucket of receive time in `from`–`to` (buckets aligned
+ * to the epoch), within `bounds`: on the embedded database the deliveries of the range are counted
+ * first, up to one past the bound, through the index on `received_at` (the filters are not counted
+ * on, so what is read stays bounded whatever they select); on PostgreSQL the statement runs with
+ * its own `statement_timeout`. Past either, `LedgerTooWideError`.
+ */
+export async function ledgerRows(
+  sql: Sql,
+  q: LedgerQuery,
+  cutoff: LedgerCutoff,
+  bounds: LedgerBounds = LEDGER_BOUNDS,
+): Promise<LedgerRow[]> {
+  if (sql.kind === 'embedded') {
+    const [row] = await sql.query<{ n: number }>(
+      `select count(*)::int as n from (select 1 from deliveries d
+         where d.received_at >= to_timestamp($1::double precision / 1000.0)
+           and d.received_at < to_timestamp($2::double precision / 1000.0) limit $3) x`,
+      [q.from, q.to, bounds.embeddedRows + 1],
+    );
+    if (Number(row!.n) > bounds.embeddedRows)
+      throw new LedgerTooWideError(
+        `more than ${bounds.embeddedRows} deliveries were received from from to to: take a shorter range`,
+      );
+    return bucketRows(sql, q, cutoff);
+  }
+  try {
+    return await sql.transaction(async (tx) => {
+      await tx.query(`set local statement_timeout = ${Math.max(1, Math.floor(bounds.statementTimeoutMs))}`);
+      return bucketRows(tx, q, cutoff);
+    });
+  } catch (err) {
+    // 57014, query_canceled: the statement timeout.
+    if ((err as { code?: unknown }).code === '57014')
+      throw new LedgerTooWideError(
+        `reading the deliveries from from to to took longer than ${bounds.statementTimeoutMs} ms: take a shorter range`,
+        { cause: err },
+      );
+    throw err;
+  }
+}
+
+async function bucketRows(sql: Sql, q: LedgerQuery, cutoff: LedgerCutoff): Promise<LedgerRow[]> {
   const params: unknown[] = [...cutoffParams(cutoff), q.from, q.to, q.bucketMs, NO_DESTINATION];
   const rows = await rowsAsJson<Record<string, unknown>>(
     sql,

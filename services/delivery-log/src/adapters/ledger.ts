@@ -13,7 +13,8 @@ import {
 } from '../domain/ledger.ts';
 import type { DeliveryLogMetrics } from '../metrics.ts';
 import type { DestinationControl } from './destination-control.ts';
-import { badRequest, type Route } from './http-io.ts';
+import { LedgerTooWideError } from '../errors.ts';
+import { badRequest, HttpError, type Route } from './http-io.ts';
 import type { LogReader } from './read-store.ts';
 import { iso } from './sql-values.ts';
 
@@ -119,7 +120,10 @@ export function ledgerRoutes(deps: LedgerDeps): Route[] {
         const q = parseLedgerQuery(url.searchParams, now);
         if (!q.ok) throw badRequest(q);
         const cutoff = currentCutoff(deps);
-        const rows = await deps.store.ledger(q.value, cutoff);
+        const rows = await deps.store.ledger(q.value, cutoff).catch((err: unknown) => {
+          if (err instanceof LedgerTooWideError) throw new HttpError(400, 'invalid_parameter', err.message, 'from');
+          throw err;
+        });
         const oldest = (at: number | null) => ({
           oldestUnsettledAt: at === null ? null : iso(at),
           oldestUnsettledAgeSeconds: at === null ? null : Math.max(0, Math.round((now - at) / 1000)),

@@ -1,3 +1,4 @@
+import { LIMITS } from '@sluice/config';
 import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../constants.ts';
 import { CONTROL_ACTIONS } from './destination-control.ts';
 import { errors, id, idParam, json, nullable, ref, time } from './openapi-schemas.ts';
@@ -35,6 +36,10 @@ export const controlSchemas = {
       action: { type: 'string', enum: [...CONTROL_ACTIONS] },
       destinationId: id,
       endpointRef: { type: 'string', description: 'Absent: the action was on the whole destination' },
+      id: {
+        type: 'string',
+        description: 'Unique per action (a UUID); absent on records written before actions had one',
+      },
       state: stateName,
       reason: { type: 'string' },
       by: { type: 'string', description: '`sluice` for auto-disable' },
@@ -88,7 +93,11 @@ export const controlPaths = {
         `/api/v1/destinations/{destinationId}/endpoints/{endpointRef}/${action}`,
         actionOperation(`${action}Endpoint`, `${SUMMARY[action]} one endpoint of a destination`, [
           idParam('destinationId', 'The destination'),
-          idParam('endpointRef', 'The endpoint as `endpoints` of the destination names it, percent-encoded'),
+          {
+            ...idParam('endpointRef', 'The endpoint as `endpoints` of the destination names it, percent-encoded'),
+            // Any ref the config can give an endpoint: longer than an id.
+            schema: { ...id, maxLength: LIMITS.endpointRefChars },
+          },
         ]),
       ],
     ]),

@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_SIZE, MAX_LEDGER_BUCKETS, MAX_PAGE_SIZE } from '../constants.ts';
+import { DEFAULT_PAGE_SIZE, MAX_LEDGER_BUCKETS, MAX_LEDGER_SPAN_MS, MAX_PAGE_SIZE } from '../constants.ts';
 import { UNACCOUNTED_REASONS, UNSETTLED_STATES } from '@sluice/log-api';
 import { allRequired, errors, id, json, nullable, queryId, queryTime, ref, time } from './openapi-schemas.ts';
 
@@ -62,7 +62,10 @@ export const ledgerPaths = {
       operationId: 'ledger',
       summary: 'The ledger per source, destination and bucket of receive time, with totals',
       parameters: [
-        queryTime('from', 'Received at or after (default: an hour before `to`)'),
+        queryTime(
+          'from',
+          `Received at or after (default: an hour before \`to\`); at most ${MAX_LEDGER_SPAN_MS / 86_400_000} days before \`to\`, and a range one answer may read (docs/delivery-log.md, "Ledger"): else a 400 on \`from\``,
+        ),
         queryTime('to', 'Received before (default: now)'),
         {
           name: 'bucket',

@@ -1,5 +1,5 @@
 import type { UnaccountedReason, UnsettledState } from '@sluice/log-api';
-import { DEFAULT_PAGE_SIZE, MAX_LEDGER_BUCKETS, MAX_PAGE_SIZE } from '../constants.ts';
+import { DEFAULT_PAGE_SIZE, MAX_LEDGER_BUCKETS, MAX_LEDGER_SPAN_MS, MAX_PAGE_SIZE } from '../constants.ts';
 import { type Checked, checkId, checkInt, checkParams, checkTime, type Invalid } from './query.ts';
 
 /**
@@ -161,8 +161,9 @@ function checkSource(params: URLSearchParams, out: { sourceId?: string; destinat
 }
 
 /**
- * `GET /api/v1/ledger`: `from` and `to` (receive times; default the last hour up to `now`), `bucket`
- * (`1m`–`24h`, default `1m`; at most `MAX_LEDGER_BUCKETS` buckets in the range), `sourceId`, `destinationId`.
+ * `GET /api/v1/ledger`: `from` and `to` (receive times; default the last hour up to `now`; at most
+ * `MAX_LEDGER_SPAN_MS` apart), `bucket` (`1m`–`24h`, default `1m`; at most `MAX_LEDGER_BUCKETS`
+ * buckets in the range), `sourceId`, `destinationId`.
  */
 export function parseLedgerQuery(params: URLSearchParams, now: number): Checked<LedgerQuery> {
   const unknown = checkParams(params, LEDGER_PARAMS);
@@ -174,6 +175,12 @@ export function parseLedgerQuery(params: URLSearchParams, now: number): Checked<
   const query: LedgerQuery = { to: to.value ?? now, from: 0, bucketMs: DEFAULT_BUCKET_MS };
   query.from = from.value ?? query.to - DEFAULT_LEDGER_SPAN_MS;
   if (query.from >= query.to) return { ok: false, field: 'from', message: 'must be before to' };
+  if (query.to - query.from > MAX_LEDGER_SPAN_MS)
+    return {
+      ok: false,
+      field: 'from',
+      message: `from–to spans more than ${MAX_LEDGER_SPAN_MS / 86_400_000} days: take a later from or an earlier to`,
+    };
   const bucket = params.get('bucket');
   if (bucket !== null) {
     const m = BUCKET.exec(bucket);

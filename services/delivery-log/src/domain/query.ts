@@ -26,10 +26,14 @@ const invalid = (field: string, message: string): Invalid => ({ ok: false, field
  * the database can hold (`storableText`: no U+0000, no lone surrogate), so every id the log lists can be asked
  * for again (a rejected call's id may hold spaces or any other character).
  */
-export function checkId(field: string, value: string | null | undefined): Checked<string | undefined> {
+export function checkId(
+  field: string,
+  value: string | null | undefined,
+  maxLength: number = MAX_ID_LENGTH,
+): Checked<string | undefined> {
   if (value === null || value === undefined) return { ok: true, value: undefined };
-  if (value.length === 0 || value.length > MAX_ID_LENGTH || storableText(value) !== value) {
-    return invalid(field, `must be 1–${MAX_ID_LENGTH} characters (no U+0000)`);
+  if (value.length === 0 || value.length > maxLength || storableText(value) !== value) {
+    return invalid(field, `must be 1–${maxLength} characters (no U+0000)`);
   }
   return { ok: true, value };
 }
