@@ -97,8 +97,12 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
 
   const second = startDelivererProcess(configPath);
   children.push(second);
-  await waitUntil(() => seen.size >= TOTAL, 120_000, `all ${TOTAL} events (seen ${seen.size})`);
-  await waitUntil(() => seenBatched.size >= TOTAL, 60_000, `all ${TOTAL} events in batches (${seenBatched.size})`);
+  await waitUntil(() => seen.size >= TOTAL, 120_000, () => `all ${TOTAL} events (seen ${seen.size})`);
+  await waitUntil(
+    () => seenBatched.size >= TOTAL,
+    60_000,
+    () => `all ${TOTAL} events in batches (${seenBatched.size})`,
+  );
   second.kill('SIGTERM');
   await new Promise((resolve) => second.once('exit', resolve));
   await receiver.close();
