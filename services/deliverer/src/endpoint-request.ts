@@ -45,6 +45,8 @@ export interface RequestDeps {
   gates: EndpointGates;
   now: () => number;
   onTimeout?: (request: TimedOutRequest) => void;
+  /** Told of every request held back because its destination was judged stalled or slow. */
+  onHeldBack?: (destinationId: string, cap: DestinationCap) => void;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function sendRequest(
   if (slot !== true && slot !== false) slot = await slot;
   if (!slot) {
     deps.gates.cancel(destinationId, endpoint.url, admitted);
+    deps.onHeldBack?.(destinationId, cap);
     return { endpoint: endpoint.ref, reason: 'destination_stalled', until: deps.now() };
   }
   const sentAt = deps.now();

@@ -190,23 +190,22 @@ export class UndiciWebhookClient implements WebhookClient {
    * Notes when undici hands a request to a connection (it starts writing it): the time before is
    * spent queued in this process for one of the pool's connections, not at the endpoint.
    */
-  readonly #onWire: Dispatcher.DispatcherComposeInterceptor =
-    (dispatch) => (opts, handler) => {
-      const signal = (opts as { signal?: object }).signal;
-      if (!signal) return dispatch(opts, handler);
-      const timed = new Proxy(handler, {
-        get: (target, prop) => {
-          const value = Reflect.get(target, prop, target) as unknown;
-          if (typeof value !== 'function') return value;
-          if (prop !== 'onRequestStart' && prop !== 'onConnect') return value.bind(target);
-          return (...args: unknown[]) => {
-            this.#wiredAt.set(signal, performance.now());
-            return value.apply(target, args);
-          };
-        },
-      });
-      return dispatch(opts, timed);
-    };
+  readonly #onWire: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+    const signal = (opts as { signal?: object }).signal;
+    if (!signal) return dispatch(opts, handler);
+    const timed = new Proxy(handler, {
+      get: (target, prop) => {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== 'function') return value;
+        if (prop !== 'onRequestStart' && prop !== 'onConnect') return value.bind(target);
+        return (...args: unknown[]) => {
+          this.#wiredAt.set(signal, performance.now());
+          return value.apply(target, args);
+        };
+      },
+    });
+    return dispatch(opts, timed);
+  };
 
   #caBundle(path: string): string[] {
     let ca = this.#ca.get(path);
