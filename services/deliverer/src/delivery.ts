@@ -18,7 +18,11 @@ import type { EndpointGates } from './endpoint-gates.ts';
 import type { IsolationMetrics } from './isolation-metrics.ts';
 import type { DelivererMetrics } from './metrics.ts';
 import type { DeliveryWatch } from './operator-watch.ts';
+import { LogRateLimiter } from './domain/log-rate-limit.ts';
 import { Settler } from './settle.ts';
+
+/** At most one "held back" line per destination per this many ms. */
+export const HELD_BACK_LOG_INTERVAL_MS = 10_000;
 
 export interface DeliveryDeps {
   /** The config in force; read once per job so a reload applies to deliveries that start after it. */
@@ -74,6 +78,7 @@ export class Delivery {
   readonly #requests: RequestDeps;
   readonly #batches: BatchDelivery;
   readonly #tracing: Tracing;
+  readonly #heldBackLog: LogRateLimiter;
 
   private readonly deps: DeliveryDeps;
   constructor(deps: DeliveryDeps) {
@@ -84,6 +89,8 @@ export class Delivery {
     this.#settler = new Settler({ ...deps, now, random: deps.random ?? Math.random, tracing: this.#tracing });
     this.#requests = { client: deps.client, metrics: deps.metrics, gates: deps.gates, now };
     if (deps.onTimeout) this.#requests.onTimeout = deps.onTimeout;
+    this.#heldBackLog = new LogRateLimiter({ intervalMs: HELD_BACK_LOG_INTERVAL_MS, now });
+    this.#requests.onHeldBack = (destinationId, cap) => this.#heldBack(destinationId, cap);
     this.#batches = new BatchDelivery({
       requests: this.#requests,
       settler: this.#settler,
@@ -206,7 +213,29 @@ export class Delivery {
       const latency = cap.latencyMs;
       if (latency !== undefined && cap.moving(now) && (fastest === undefined || latency < fastest)) fastest = latency;
     }
-    for (const cap of this.#caps.values()) cap.judge(fastest, crowded);
+    const { judged } = this.deps.isolation;
+    for (const [destination, cap] of this.#caps) {
+      cap.judge(fastest, crowded);
+      judged.set({ destination, state: 'stalled' }, cap.stalled ? 1 : 0);
+      judged.set({ destination, state: 'slow' }, cap.slow ? 1 : 0);
+    }
+  }
+
+  /** A request held back (its event goes to the retry path): said once per destination per interval, never silent. */
+  #heldBack(destinationId: string, cap: DestinationCap): void {
+    const admission = this.#heldBackLog.admit(destinationId);
+    if (!admission.write) return;
+    this.deps.logger.warn(
+      {
+        destinationId,
+        judged: cap.stalled ? 'stalled' : 'slow',
+        inFlight: cap.active,
+        waiting: cap.waiting,
+        latencyMs: cap.latencyMs === undefined ? undefined : Math.round(cap.latencyMs),
+        suppressed: admission.suppressed,
+      },
+      'destination judged stalled or slow: its waiting events go to the retry path',
+    );
   }
 
   /**

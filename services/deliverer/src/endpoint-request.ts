@@ -45,6 +45,8 @@ export interface RequestDeps {
   gates: EndpointGates;
   now: () => number;
   onTimeout?: (request: TimedOutRequest) => void;
+  /** Told of every request held back because its destination was judged stalled or slow. */
+  onHeldBack?: (destinationId: string, cap: DestinationCap) => void;
 }
 
 /**
@@ -65,12 +67,18 @@ export async function sendRequest(
   if (slot !== true && slot !== false) slot = await slot;
   if (!slot) {
     deps.gates.cancel(destinationId, endpoint.url, admitted);
+    deps.onHeldBack?.(destinationId, cap);
     return { endpoint: endpoint.ref, reason: 'destination_stalled', until: deps.now() };
   }
   const sentAt = deps.now();
   let timedOut = false;
+  // The destination is judged by its endpoints' answer times: a wait for one of this process's own
+  // pooled connections (a destination with more requests in flight than connections) is not the
+  // endpoint's slowness, and would make a busy healthy destination look slow beside a quiet one.
+  let queuedMs = 0;
   try {
     const result = await deps.client.send(request);
+    queuedMs = result.connectionWaitMs ?? 0;
     timedOut = result.error === TIMEOUT_CODE;
     deps.metrics.attempt(destinationId, result);
     if (timedOut) deps.onTimeout?.({ destinationId, url: endpoint.url, messageId: id, timeoutMs: request.timeoutMs });
@@ -78,6 +86,6 @@ export async function sendRequest(
     // From here on the endpoint is named by its ref: results go into records and `lastError`.
     return { ...result, endpoint: endpoint.ref };
   } finally {
-    cap.release(deps.now() - sentAt, timedOut);
+    cap.release(Math.max(0, deps.now() - sentAt - queuedMs), timedOut);
   }
 }

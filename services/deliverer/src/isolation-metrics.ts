@@ -6,6 +6,7 @@ export class IsolationMetrics {
   readonly deferred: Counter<'destination' | 'reason'>;
   readonly circuitOpen: Gauge<'destination' | 'endpoint' | 'state'>;
   readonly lateAttempts: Counter<'destination'>;
+  readonly judged: Gauge<'destination' | 'state'>;
 
   constructor(registry: Registry, gates: EndpointGates) {
     const registers = [registry];
@@ -28,6 +29,14 @@ export class IsolationMetrics {
           this.set({ destination: e.destinationId, endpoint: String(e.endpoint), state: e.state }, 1);
         }
       },
+    });
+    this.judged = new Gauge({
+      name: 'sluice_deliverer_destination_judged',
+      help:
+        'Destinations whose waiting events are sent to the retry path (1), by state: stalled (no request ' +
+        "finished for its patience) or slow (requests take 4× the fastest destination's; its queue is bounded)",
+      labelNames: ['destination', 'state'],
+      registers,
     });
     this.lateAttempts = new Counter({
       name: 'sluice_deliverer_late_attempts_total',

@@ -90,6 +90,11 @@ export class DestinationCap {
     return this.#stalled;
   }
 
+  /** As judged last: its requests take `SLOW_FACTOR` times the fastest destination's (its queue is bounded). */
+  get slow(): boolean {
+    return this.#slow;
+  }
+
   /** Its moving average of request time (ms); undefined until a request finished. */
   get latencyMs(): number | undefined {
     return this.#latencyMs;

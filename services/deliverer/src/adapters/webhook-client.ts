@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { LIMITS } from '@sluice/config';
 import { MAX_BATCH_RESULT_BYTES } from '@sluice/webhook';
 import { RESPONSE_SNIPPET_BYTES } from '../constants.ts';
@@ -57,6 +57,10 @@ export interface UndiciWebhookClientOptions {
  */
 export class UndiciWebhookClient implements WebhookClient {
   readonly #pools = new Map<string, Pool>();
+  /** Each pool's dispatcher that notes when a request got its connection (`#onWire`). */
+  readonly #timed = new WeakMap<Pool, Dispatcher>();
+  /** A request's deadline signal → when it was handed to a connection (`performance.now()`). */
+  readonly #wiredAt = new WeakMap<object, number>();
   readonly #ca = new Map<string, string[]>();
   /** Endpoint URL → its origin and request path, parsed once (endpoints are few). */
   readonly #targets = new Map<string, Target | Error>();
@@ -83,7 +87,7 @@ export class UndiciWebhookClient implements WebhookClient {
     // headers and the body read (undici's own timers are set later so they never fire first).
     const deadline = this.#deadlines.start(timeoutMs, () => new DeliveryTimeoutError(timeoutMs));
     try {
-      const res = await pool.request({
+      const res = await this.#timed.get(pool)!.request({
         path: target.path,
         method: 'POST',
         headers: request.headers,
@@ -95,6 +99,8 @@ export class UndiciWebhookClient implements WebhookClient {
       const status = res.statusCode;
       const attempt = result(request.url, at, started, classifyStatus(status, res.headers['retry-after'], Date.now()));
       attempt.status = status;
+      const wiredAt = this.#wiredAt.get(deadline);
+      if (wiredAt !== undefined) attempt.connectionWaitMs = Math.round((wiredAt - started) * 10) / 10;
       if (request.readAnswer === true && attempt.outcome === 'success') {
         const kept = await readBody(res.body, MAX_BATCH_RESULT_BYTES, MAX_BATCH_RESULT_BYTES + 1);
         const contentType = res.headers['content-type'];
@@ -175,9 +181,31 @@ export class UndiciWebhookClient implements WebhookClient {
         }),
       });
       this.#pools.set(key, pool);
+      this.#timed.set(pool, pool.compose(this.#onWire));
     }
     return pool;
   }
+
+  /**
+   * Notes when undici hands a request to a connection (it starts writing it): the time before is
+   * spent queued in this process for one of the pool's connections, not at the endpoint.
+   */
+  readonly #onWire: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+    const signal = (opts as { signal?: object }).signal;
+    if (!signal) return dispatch(opts, handler);
+    const timed = new Proxy(handler, {
+      get: (target, prop) => {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== 'function') return value;
+        if (prop !== 'onRequestStart' && prop !== 'onConnect') return value.bind(target);
+        return (...args: unknown[]) => {
+          this.#wiredAt.set(signal, performance.now());
+          return value.apply(target, args);
+        };
+      },
+    });
+    return dispatch(opts, timed);
+  };
 
   #caBundle(path: string): string[] {
     let ca = this.#ca.get(path);

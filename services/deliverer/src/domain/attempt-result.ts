@@ -7,6 +7,11 @@ export interface AttemptResult {
   /** Epoch ms when the request started (after the per-destination slot was taken). */
   at: number;
   latencyMs: number;
+  /**
+   * The part of `latencyMs` the request waited in this process for a connection of its endpoint's
+   * pool (more requests in flight than `delivery.connectionsPerEndpoint`); absent if never sent.
+   */
+  connectionWaitMs?: number;
   status?: number;
   /** Stable code of the failure: `http_500`, `timeout`, `ECONNREFUSED`, `ssrf_blocked`… */
   error?: string;

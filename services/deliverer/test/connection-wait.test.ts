@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Endpoint } from '@sluice/config';
+import { createLogger } from '@sluice/logging';
+import { startReceiver, type Receiver } from '@sluice/testkit';
+import { Registry } from 'prom-client';
+import { DestinationCap, type Progress } from '../src/adapters/destination-cap.ts';
+import { UndiciWebhookClient, type WebhookClient } from '../src/adapters/webhook-client.ts';
+import { AddressPolicy } from '../src/domain/address-policy.ts';
+import type { AttemptResult } from '../src/domain/attempt-result.ts';
+import { EndpointGates } from '../src/endpoint-gates.ts';
+import { sendRequest } from '../src/endpoint-request.ts';
+import { DelivererMetrics } from '../src/metrics.ts';
+
+const ANSWER_MS = 200;
+const body = Buffer.from('{}');
+
+describe('the wait for a pooled connection, reported apart from the endpoint time', () => {
+  let receiver: Receiver;
+  before(async () => {
+    receiver = await startReceiver({ behaviour: () => ({ status: 200, delayMs: ANSWER_MS }) });
+  });
+  after(() => receiver.close());
+
+  const sendFour = async (connections: number) => {
+    const client = new UndiciWebhookClient({
+      settings: () => ({ connections }),
+      policy: () => new AddressPolicy(true, ['127.0.0.0/8']),
+    });
+    try {
+      const request = { url: receiver.url, headers: {}, body, timeoutMs: 10_000 };
+      // A first round opens the connections: the second one measures waits, not connects.
+      await Promise.all([1, 2, 3, 4].map(() => client.send(request)));
+      return await Promise.all([1, 2, 3, 4].map(() => client.send(request)));
+    } finally {
+      await client.close();
+    }
+  };
+
+  it('four requests on one connection: the last waited for the three before it', async () => {
+    const results = await sendFour(1);
+    for (const r of results) assert.equal(r.outcome, 'success');
+    const waits = results.map((r) => r.connectionWaitMs ?? Number.NaN).sort((a, b) => a - b);
+    assert.ok(waits[3]! >= 3 * ANSWER_MS * 0.9, `the last waited for three answers (${waits})`);
+    const last = results.find((r) => r.connectionWaitMs === waits[3])!;
+    assert.ok(last.latencyMs - waits[3]! < waits[3]!, `most of its ${last.latencyMs} ms was the wait`);
+  });
+
+  it('four requests on four connections: none waited for another', async () => {
+    const results = await sendFour(4);
+    for (const r of results) {
+      assert.equal(r.outcome, 'success');
+      assert.ok(r.connectionWaitMs !== undefined && r.connectionWaitMs < ANSWER_MS, `waited ${r.connectionWaitMs}`);
+    }
+  });
+});
+
+describe('a destination is judged slow by its endpoint time, not by its own queue for connections', () => {
+  const endpoint: Endpoint = { ref: 'https://a.example/hook', url: 'https://a.example/hook', headers: {} };
+
+  /** Requests of `latencyMs` each (of which `waitMs` queued for a connection) on a clock moved by the client. */
+  const destination = (clock: { now: number }, latencyMs: number, waitMs: number) => {
+    const client: WebhookClient = {
+      send: async (): Promise<AttemptResult> => {
+        clock.now += latencyMs;
+        return {
+          endpoint: endpoint.url,
+          outcome: 'success',
+          at: clock.now,
+          latencyMs,
+          connectionWaitMs: waitMs,
+          status: 200,
+        };
+      },
+      close: async () => undefined,
+    };
+    return {
+      metrics: new DelivererMetrics(new Registry()),
+      gates: new EndpointGates(createLogger({ name: 'test', level: 'silent' })),
+      client,
+      now: () => clock.now,
+    };
+  };
+
+  const judgeAfter = async (latencyMs: number, waitMs: number) => {
+    const clock = { now: 1_000_000 };
+    const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY, finished: 0 };
+    const busy = new DestinationCap(256, 250, progress, () => clock.now);
+    const quiet = new DestinationCap(256, 250, progress, () => clock.now);
+    const request = { url: endpoint.url, headers: {}, body, timeoutMs: 5_000 };
+    for (let i = 0; i < 8; i += 1) {
+      await sendRequest(destination(clock, latencyMs, waitMs), busy, 'busy', { endpoint, probe: false }, request, 'm');
+      await sendRequest(destination(clock, 130, 0), quiet, 'quiet', { endpoint, probe: false }, request, 'm');
+    }
+    busy.judge(Math.min(busy.latencyMs!, quiet.latencyMs!));
+    return busy;
+  };
+
+  it('600 ms a request, 525 of them queued behind its own requests: not slow beside a 130 ms destination', async () => {
+    const busy = await judgeAfter(600, 525);
+    assert.equal(busy.slow, false);
+    assert.equal(Math.round(busy.latencyMs!), 75);
+  });
+
+  it('600 ms a request at the endpoint: slow beside a 130 ms destination', async () => {
+    const busy = await judgeAfter(600, 0);
+    assert.equal(busy.slow, true);
+  });
+});
