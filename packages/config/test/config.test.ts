@@ -229,6 +229,42 @@ describe('config: every error names the field', () => {
   });
 });
 
+describe("config: bearer tokens of Sluice's APIs", () => {
+  const short = 'x'.repeat(31);
+  const enough = 'x'.repeat(32);
+  for (const field of ['ingest.adminToken', 'deliveryLog.adminToken'] as const) {
+    const [section] = field.split('.') as [string];
+    it(`${field}: fewer than 32 characters is refused naming the field (literal or from the environment)`, () => {
+      for (const [token, env] of [
+        [short, {}],
+        [{ env: 'SHORT_TOKEN' }, { SHORT_TOKEN: short }],
+        ['é'.repeat(31), {}],
+      ] as const) {
+        assert.throws(
+          () => parseConfig({ [section]: { adminToken: token } }, env),
+          (err: unknown) =>
+            err instanceof ConfigError &&
+            err.field === field &&
+            /at least 32 characters, got 31/.test(err.problem) &&
+            !err.message.includes(short),
+        );
+      }
+    });
+    it(`${field}: 32 characters or more is taken`, () => {
+      const config = parseConfig({ [section]: { adminToken: { env: 'TOKEN' } } }, { TOKEN: enough });
+      assert.equal((config[section as 'ingest'] as { adminToken?: string }).adminToken, enough);
+      assert.equal(
+        (
+          parseConfig({ [section]: { adminToken: `${enough}-more` } }, {})[section as 'ingest'] as {
+            adminToken?: string;
+          }
+        ).adminToken,
+        `${enough}-more`,
+      );
+    });
+  }
+});
+
 describe('config: reload', () => {
   it('applies a valid change and keeps the old config on an invalid one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-config-'));
