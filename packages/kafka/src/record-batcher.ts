@@ -1,7 +1,9 @@
-import type { Message } from 'kafkajs';
+import type { Message, TopicMessages } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
 import type { Registry } from 'prom-client';
 import type { BatchProducer } from './batch-producer.ts';
+import { SideRecordRefusedError } from './errors.ts';
+import { refusalOf } from './record-refusal.ts';
 import { SideRecordMetrics } from './side-record-metrics.ts';
 
 /** Most records in one `sendBatch`. */
@@ -83,7 +85,7 @@ export interface RecordBatcherOptions {
   retryMaxMs?: number;
   /** `flushThenClose`'s wait for unwritten records; default 5 s. */
   shutdownGraceMs?: number;
-  /** Each failed try is logged here as a warning. */
+  /** Each failed try, and each record Kafka refused, is logged here as a warning. */
   logger: Logger;
   /** Where records per send and write times are measured (docs/reference/observability.md); default none. */
   registry?: Registry;
@@ -110,6 +112,12 @@ export class RecordBatcherClosedError extends Error {
  * uncommitted, and the service rides out a broker outage instead of exiting. A batch that failed
  * ambiguously may then be written twice (at-least-once, like every Sluice record). Only `close()`
  * ends the tries: what is still unwritten then is rejected.
+ *
+ * A record Kafka refuses for its own content (too large for the topic, invalid for it: `refusalOf`)
+ * would be refused on every try, and would hold up every later record of the process behind it.
+ * It is isolated instead (`#write`): its sender's promise alone is rejected with a
+ * `SideRecordRefusedError` (not retryable), it is counted (`sluice_side_records_refused_total`)
+ * and logged without its content, and the records sent beside it are written.
  */
 export class RecordBatcher implements RecordSink {
   #pending: Pending[] = [];
@@ -176,18 +184,8 @@ export class RecordBatcher implements RecordSink {
     this.#lastSendAt = Date.now();
     const batch = this.#pending.splice(0, this.#batchLength());
     for (const p of batch) this.#pendingBytes -= p.bytes;
-    const byTopic = new Map<string, Message[]>();
-    for (const p of batch) {
-      const list = byTopic.get(p.topic);
-      if (list) list.push(p.message);
-      else byTopic.set(p.topic, [p.message]);
-    }
     try {
-      await this.#sendUntilWritten([...byTopic].map(([topic, messages]) => ({ topic, messages })));
-      this.#metrics?.written(batch.length, Date.now() - this.#lastSendAt);
-      for (const p of batch) p.resolve();
-    } catch (err) {
-      for (const p of batch) p.reject(err as Error);
+      await this.#write(batch);
     } finally {
       this.#sending = false;
     }
@@ -196,6 +194,44 @@ export class RecordBatcher implements RecordSink {
     const delay = this.#delay();
     if (delay === 0) void this.#flush();
     else this.#timer = setTimeout(() => this.#sendNow(), delay);
+  }
+
+  /**
+   * Writes `batch` and settles each record's promise. When Kafka refuses the batch for the content
+   * of some of its records (`refusalOf`), the batch is halved and each half written in turn, until
+   * the refused records stand alone: only those are rejected (`SideRecordRefusedError`), the others
+   * are written. A half the broker had already written before the refusal is written again
+   * (at-least-once, like every Sluice record).
+   */
+  async #write(batch: Pending[]): Promise<void> {
+    const started = Date.now();
+    try {
+      await this.#sendUntilWritten(topicMessagesOf(batch));
+    } catch (err) {
+      const reason = refusalOf(err);
+      if (reason === undefined) {
+        for (const p of batch) p.reject(err as Error);
+      } else if (batch.length === 1) {
+        this.#refuse(batch[0]!, reason, err);
+      } else {
+        const half = Math.ceil(batch.length / 2);
+        await this.#write(batch.slice(0, half));
+        await this.#write(batch.slice(half));
+      }
+      return;
+    }
+    this.#metrics?.written(batch.length, Date.now() - started);
+    for (const p of batch) p.resolve();
+  }
+
+  #refuse(p: Pending, reason: string, cause: unknown): void {
+    this.#metrics?.refused.inc({ topic: p.topic, reason });
+    // The record's size and where it was going; never its key, value or headers.
+    this.#options.logger.warn(
+      { topic: p.topic, reason, bytes: p.bytes, err: cause },
+      'side record refused by Kafka; not written, the records beside it were',
+    );
+    p.reject(new SideRecordRefusedError(p.topic, reason, { cause }));
   }
 
   /** How many of the waiting records fit one `sendBatch` (at least one). */
@@ -210,12 +246,14 @@ export class RecordBatcher implements RecordSink {
     return n;
   }
 
-  async #sendUntilWritten(topicMessages: { topic: string; messages: Message[] }[]): Promise<void> {
+  async #sendUntilWritten(topicMessages: TopicMessages[]): Promise<void> {
     for (let tries = 1; ; tries++) {
       try {
         await this.producer.sendBatch(topicMessages);
         return;
       } catch (err) {
+        // Sent again as it is, it would be refused again: `#write` isolates the refused records.
+        if (refusalOf(err) !== undefined) throw err;
         if (this.#closed) throw new RecordBatcherClosedError(err);
         const waitMs = Math.min(this.#options.retryMaxMs, this.#options.retryMinMs * 2 ** (tries - 1));
         this.#options.logger.warn(
@@ -265,6 +303,17 @@ export class RecordBatcher implements RecordSink {
     this.#pendingBytes = 0;
     unsent.forEach((p) => p.reject(new RecordBatcherClosedError('closed')));
   }
+}
+
+/** A batch's records grouped by topic, in order, for `sendBatch`. */
+function topicMessagesOf(batch: Pending[]): TopicMessages[] {
+  const byTopic = new Map<string, Message[]>();
+  for (const p of batch) {
+    const list = byTopic.get(p.topic);
+    if (list) list.push(p.message);
+    else byTopic.set(p.topic, [p.message]);
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
 }
 
 const sizeOf = (v: string | Buffer | null | undefined) =>
