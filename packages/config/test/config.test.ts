@@ -229,6 +229,39 @@ describe('config: every error names the field', () => {
   });
 });
 
+describe('config: destination ids name distinct topics', () => {
+  const dest = (id: string) => ({
+    id,
+    type: 'webhooks',
+    sourceIds: ['src-1'],
+    settings: { webhookUrl: 'https://x.example/' },
+  });
+  it("ids that differ only by '.' and '_' are refused, naming both (Kafka takes them for one topic name)", () => {
+    for (const [a, b] of [
+      ['a.b', 'a_b'],
+      ['orders_v2', 'orders.v2'],
+      ['x._y', 'x_.y'],
+    ] as const) {
+      assert.throws(
+        () => parseConfig({ sources: [source], destinations: [dest('crm'), dest(a), dest(b)] }, {}),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.field === 'destinations[2].id' &&
+          err.problem.includes(JSON.stringify(b)) &&
+          err.problem.includes(`destinations[1].id ${JSON.stringify(a)}`),
+      );
+    }
+  });
+  it('other ids are taken as they are (their topics keep their names)', () => {
+    const ids = ['crm', 'web-hook', 'a.b', 'a-b', 'A_b', 'a.b.c'];
+    const config = parseConfig({ sources: [source], destinations: ids.map(dest) }, {});
+    assert.deepEqual(
+      config.destinations.map((d) => d.id),
+      ids,
+    );
+  });
+});
+
 describe("config: bearer tokens of Sluice's APIs", () => {
   const short = 'x'.repeat(31);
   const enough = 'x'.repeat(32);
