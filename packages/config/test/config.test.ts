@@ -253,7 +253,18 @@ describe('config: destination ids name distinct topics', () => {
     }
   });
   it('other ids are taken as they are (their topics keep their names)', () => {
-    const ids = ['crm', 'web-hook', 'a.b', 'a-b', 'A_b', 'a.b.c'];
+    const ids = [
+      'crm',
+      'web-hook',
+      'a.b',
+      'a-b',
+      'A_b',
+      'a.b.c',
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+    ];
     const config = parseConfig({ sources: [source], destinations: ids.map(dest) }, {});
     assert.deepEqual(
       config.destinations.map((d) => d.id),
