@@ -3,7 +3,7 @@ import type { Logger } from '@sluice/logging';
 import type { Registry } from 'prom-client';
 import type { BatchProducer } from './batch-producer.ts';
 import { SideRecordRefusedError } from './errors.ts';
-import { refusalOf } from './record-refusal.ts';
+import { refusalOf, SIZE_REFUSALS } from './record-refusal.ts';
 import { SideRecordMetrics } from './side-record-metrics.ts';
 
 /** Most records in one `sendBatch`. */
@@ -197,13 +197,17 @@ export class RecordBatcher implements RecordSink {
   }
 
   /**
-   * Writes `batch` and settles each record's promise. When Kafka refuses the batch for the content
-   * of some of its records (`refusalOf`), the batch is halved and each half written in turn, until
-   * the refused records stand alone: only those are rejected (`SideRecordRefusedError`), the others
-   * are written. A half the broker had already written before the refusal is written again
-   * (at-least-once, like every Sluice record).
+   * Writes `batch` and settles each record's promise; resolves to how many of its records Kafka
+   * refused. When Kafka refuses the batch for the content of some of its records (`refusalOf`),
+   * they are isolated and only they are rejected (`SideRecordRefusedError`), the others written:
+   * for a size refusal the largest record is tried alone first (the likeliest culprit: one
+   * oversized record among many costs three sends), then the rest; otherwise, or when the largest
+   * alone was taken (the records of one partition were too many together), the batch is halved
+   * and each half written in turn. The broker writes the partitions of a refused request that it
+   * did not refuse, so records of other partitions are written again (at-least-once, like every
+   * Sluice record).
    */
-  async #write(batch: Pending[]): Promise<void> {
+  async #write(batch: Pending[]): Promise<number> {
     const started = Date.now();
     try {
       await this.#sendUntilWritten(topicMessagesOf(batch));
@@ -211,17 +215,26 @@ export class RecordBatcher implements RecordSink {
       const reason = refusalOf(err);
       if (reason === undefined) {
         for (const p of batch) p.reject(err as Error);
-      } else if (batch.length === 1) {
-        this.#refuse(batch[0]!, reason, err);
-      } else {
-        const half = Math.ceil(batch.length / 2);
-        await this.#write(batch.slice(0, half));
-        await this.#write(batch.slice(half));
+        return 0;
       }
-      return;
+      if (batch.length === 1) {
+        this.#refuse(batch[0]!, reason, err);
+        return 1;
+      }
+      let rest = batch;
+      let refused = 0;
+      if (SIZE_REFUSALS.has(reason)) {
+        const largest = largestIndex(batch);
+        refused = await this.#write([batch[largest]!]);
+        rest = batch.filter((_, i) => i !== largest);
+        if (refused > 0) return refused + (await this.#write(rest));
+      }
+      const half = Math.ceil(rest.length / 2);
+      return refused + (await this.#write(rest.slice(0, half))) + (await this.#write(rest.slice(half)));
     }
     this.#metrics?.written(batch.length, Date.now() - started);
     for (const p of batch) p.resolve();
+    return 0;
   }
 
   #refuse(p: Pending, reason: string, cause: unknown): void {
@@ -303,6 +316,13 @@ export class RecordBatcher implements RecordSink {
     this.#pendingBytes = 0;
     unsent.forEach((p) => p.reject(new RecordBatcherClosedError('closed')));
   }
+}
+
+/** Where the record with the most bytes is in `batch` (the first of equals). */
+function largestIndex(batch: Pending[]): number {
+  let at = 0;
+  for (let i = 1; i < batch.length; i++) if (batch[i]!.bytes > batch[at]!.bytes) at = i;
+  return at;
 }
 
 /** A batch's records grouped by topic, in order, for `sendBatch`. */

@@ -12,6 +12,9 @@ export const REFUSAL_TYPES: ReadonlySet<string> = new Set([
   'INVALID_TIMESTAMP',
 ]);
 
+/** The refusals for size: of one record, or of the records of one partition together. */
+export const SIZE_REFUSALS: ReadonlySet<string> = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
+
 /** Deepest `cause` links followed (kafkajs wraps an error it gave up retrying). */
 const MAX_CAUSES = 5;
 

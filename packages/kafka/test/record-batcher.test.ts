@@ -315,6 +315,26 @@ describe('RecordBatcher: records Kafka refuses for their content', () => {
     });
   }
 
+  it('records too many together for the broker (none too large alone) are all written, in smaller batches, none rejected', async () => {
+    const written: string[] = [];
+    let calls = 0;
+    const producer = {
+      sendBatch: async (batch: TopicMessages[]) => {
+        calls += 1;
+        const values = batch.flatMap((t) => t.messages.map((m) => String(m.value)));
+        if (values.join('').length > 100) throw protocolError('MESSAGE_TOO_LARGE');
+        written.push(...values);
+      },
+    };
+    const registry = new Registry();
+    const batcher = new RecordBatcher(producer, { lingerMs: 1, logger, registry });
+    const values = Array.from({ length: 200 }, (_, i) => `v-${String(i).padStart(3, '0')}`);
+    await Promise.all(values.map((v) => batcher.send('attempts', { value: v })));
+    assert.deepEqual([...written].sort(), values);
+    assert.ok(calls < 100, `${calls} sendBatches`);
+    assert.doesNotMatch(await registry.metrics(), /sluice_side_records_refused_total\{/);
+  });
+
   it('a failure that is not a refusal is still tried again until written (nothing is rejected)', async () => {
     let calls = 0;
     const producer = {
