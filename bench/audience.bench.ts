@@ -31,7 +31,7 @@ const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1_000_000);
 const CHUNK = Number(process.env.BENCH_CHUNK ?? 50_000);
 const PARTITIONS = Number(process.env.BENCH_PARTITIONS ?? 6);
 const EMIT_BATCH = 5_000; // the service's default emitBatchSize
-const ADMIN = 'bench-admin-token';
+const ADMIN = 'bench-admin-token-of-32-characters-or-more';
 const AUDIENCE = 'Bench Audience';
 
 const userId = (i: number) => `user-${String(i).padStart(7, '0')}`; // 12 characters

@@ -33,7 +33,7 @@ import { scrapeMetrics } from '@sluice/testkit';
 import { SIGNATURE_HEADER, verifySignature } from '@sluice/webhook-signature';
 import { ServiceProcess, writeConfigFile } from '../support/service-process.ts';
 
-const ADMIN = 'e2e-audience-admin';
+const ADMIN = 'e2e-audience-admin-token-of-32-characters-or-more';
 const SECRET = 'e2e-audience-secret';
 const ROUTE = '/v1/audiences/snapshots';
 const IDENTIFY_KEYS = ['context', 'messageId', 'timestamp', 'traits', 'type', 'userId', 'version'];

@@ -12,7 +12,7 @@ import type { RunningService } from '@sluice/service-kit';
 import { sleep, startReceiver, testConfig, testServiceContext, type Receiver } from '@sluice/testkit';
 import { SIGNATURE_HEADER, verifySignature } from '@sluice/webhook-signature';
 
-const ADMIN = 'e2e-deletions-admin';
+const ADMIN = 'e2e-deletions-admin-token-of-32-characters-or-more';
 const SECRET = 'e2e-deletions-secret';
 
 const closers: (() => Promise<void>)[] = [];

@@ -10,7 +10,7 @@ import { Pipeline } from '../support/pipeline.ts';
  * log's API asked what happened. Run against the embedded database and against PostgreSQL.
  */
 /** Admin token of ingest's deletion API in these scenarios. */
-const ADMIN_TOKEN = 'delivery-log-scenarios-admin';
+const ADMIN_TOKEN = 'delivery-log-scenarios-admin-token-of-32-characters';
 
 export function deliveryLogScenarios(
   label: string,

@@ -21,7 +21,7 @@ import { chromium } from 'playwright-core';
 import { memoryIo } from '../ops/cli-io.ts';
 import { CHROMIUM, systemChromium } from '../support/chromium.ts';
 
-const TOKEN = 'ledger-test-token';
+const TOKEN = 'ledger-test-token-of-32-characters-or-more';
 const WINDOW_MS = 60_000;
 const GRACE_MS = 30_000;
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/delivery-log-console/', import.meta.url));

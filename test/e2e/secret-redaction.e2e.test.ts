@@ -33,7 +33,7 @@ const TOKEN = 'tok-Z9sEcr3t';
 const API_KEY = 'key-M4sEcr3t';
 const SECRETS = [USER, PASSWORD, TOKEN, API_KEY];
 const WRITE_KEY = 'redaction-write-key';
-const ADMIN_TOKEN = 'redaction-admin-token';
+const ADMIN_TOKEN = 'redaction-admin-token-of-32-characters-or-more';
 const CHROMIUM = '/usr/bin/chromium';
 
 /** Fails naming the secret and where it was found. */

@@ -22,7 +22,7 @@ import {
 import { ServiceProcess, writeConfigFile } from '../support/service-process.ts';
 
 const WRITE_KEY = 'trace-write-key';
-const ADMIN_TOKEN = 'trace-admin-token';
+const ADMIN_TOKEN = 'trace-admin-token-of-32-characters-or-more';
 const BULK_WRITE_KEY = 'trace-bulk-write-key';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';

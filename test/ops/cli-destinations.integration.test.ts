@@ -6,7 +6,7 @@ import { createDeliveryLog, type DeliveryLogService } from '@sluice/delivery-log
 import { testConfig, testServiceContext } from '@sluice/testkit';
 import { memoryIo } from './cli-io.ts';
 
-const TOKEN = 'cli-destinations-token';
+const TOKEN = 'cli-destinations-token-of-32-characters-or-more';
 const config = testConfig({
   destinations: [
     {

@@ -66,7 +66,10 @@ test('the manifests hold no secret outside a Secret; the check finds one put any
     .replace(/sharedSecret:\n\s+env: SLUICE_DEMO_SHARED_SECRET/, 'sharedSecret: in-clear-shared-secret');
   const deliverer = leaky.find((d) => d.kind === 'Deployment' && d.metadata.name === 'sluice-deliverer')!;
   deliverer.spec.template.spec.containers[0].env.push({ name: 'HOOK_AUTH', value: 'Bearer abc' });
-  deliverer.spec.template.spec.containers[0].env.push({ name: 'NOTE', value: 'change-me-admin-token' });
+  deliverer.spec.template.spec.containers[0].env.push({
+    name: 'NOTE',
+    value: 'change-me-admin-token-of-32-characters-or-more',
+  });
   assert.deepEqual(secretsOutsideSecrets(leaky), [
     'ConfigMap/sluice-config: sluice.yaml destinations[0].settings.sharedSecret written in clear',
     'ConfigMap/sluice-config: sluice.yaml destinations[0].settings.webhooks[0].url written in clear',

@@ -17,7 +17,7 @@ export const SECRET = 'ledger-secret';
 export const BATCHED_DESTINATION = 'ledger-batched';
 export const WRITE_KEY = 'ledger-write-key';
 /** Bearer token of the delivery-log API in every pipeline. */
-export const DELIVERY_LOG_TOKEN = 'ledger-delivery-log-token';
+export const DELIVERY_LOG_TOKEN = 'ledger-delivery-log-token-of-32-characters-or-more';
 
 export interface PipelineOptions {
   /** One behaviour per endpoint (1–5 endpoints). */

@@ -86,3 +86,9 @@ export const OPERATOR_EVENT_DEFAULTS = {
   /** A signing secret whose `notAfter` is this close is a `signing_secret.expiring`. */
   secretExpiryNotice: '24h',
 } as const;
+
+/**
+ * Fewest characters of a bearer token that guards one of Sluice's own APIs (`ingest.adminToken`,
+ * `deliveryLog.adminToken`): a shorter one is refused at load (docs/configuration.md, "Secrets").
+ */
+export const MIN_BEARER_TOKEN_CHARS = 32;

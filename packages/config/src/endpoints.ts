@@ -8,7 +8,11 @@ import type { Endpoint } from './types.ts';
 
 type RawDestination = RawConfig['destinations'][number];
 
-function checkUrl(field: string, value: string): URL {
+/**
+ * The rule for a URL Sluice POSTs webhooks to — a destination's endpoint, `operatorEvents.url`:
+ * a full `http` or `https` URL (the error names the field, the URL shown redacted).
+ */
+export function checkWebhookUrl(field: string, value: string): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -77,12 +81,12 @@ export function resolveEndpoints(d: RawDestination, base: string, secret: Resolv
   const endpoints: Endpoint[] = [];
   if (webhookUrl !== undefined) {
     const url = secret(`${base}.settings.webhookUrl`, webhookUrl);
-    endpoints.push({ url, ref: '', headers: withUserinfo(checkUrl(`${base}.settings.webhookUrl`, url), {}) });
+    endpoints.push({ url, ref: '', headers: withUserinfo(checkWebhookUrl(`${base}.settings.webhookUrl`, url), {}) });
   }
   webhooks.forEach((w, i) => {
     const field = `${base}.settings.webhooks[${i}]`;
     const url = secret(`${field}.url`, w.url);
-    const parsed = checkUrl(`${field}.url`, url);
+    const parsed = checkWebhookUrl(`${field}.url`, url);
     endpoints.push({
       url,
       ref: '',

@@ -11,7 +11,7 @@ import { ConfigSchema, type RawConfig } from './schema.ts';
 import { resolveEndpoints } from './endpoints.ts';
 import { resolveOperatorEvents } from './operator-events.ts';
 import { resolveFilter } from './filter.ts';
-import { secretResolver } from './secrets.ts';
+import { resolveBearerToken, secretResolver } from './secrets.ts';
 import { checkSemantics } from './semantic-checks.ts';
 import { resolveSigning } from './signing.ts';
 import type { SluiceConfig } from './types.ts';
@@ -101,7 +101,9 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     ingest: {
       trustProxy: raw.ingest.trustProxy,
       trustTraceContext: raw.ingest.trustTraceContext,
-      ...(raw.ingest.adminToken !== undefined && { adminToken: secret('ingest.adminToken', raw.ingest.adminToken) }),
+      ...(raw.ingest.adminToken !== undefined && {
+        adminToken: resolveBearerToken(secret, 'ingest.adminToken', raw.ingest.adminToken),
+      }),
       lingerMs: parseDuration(raw.ingest.linger),
       requestTimeoutMs: parseDuration(raw.ingest.requestTimeout),
       headersTimeoutMs: parseDuration(raw.ingest.headersTimeout),
@@ -142,7 +144,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       maxInFlightBytes: raw.deliveryLog.maxInFlightBytes,
       ...(raw.deliveryLog.maxSizeBytes !== undefined && { maxSizeBytes: raw.deliveryLog.maxSizeBytes }),
       ...(raw.deliveryLog.adminToken !== undefined && {
-        adminToken: secret('deliveryLog.adminToken', raw.deliveryLog.adminToken),
+        adminToken: resolveBearerToken(secret, 'deliveryLog.adminToken', raw.deliveryLog.adminToken),
       }),
       healthWindowMs: parseDuration(raw.deliveryLog.healthWindow),
       ledger: {

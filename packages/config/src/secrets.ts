@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { MIN_BEARER_TOKEN_CHARS } from './constants.ts';
 import { ConfigError } from './errors.ts';
 
 /**
@@ -36,4 +37,19 @@ export function secretResolver(env: NodeJS.ProcessEnv): ResolveSecret {
     if (value === '') throw new ConfigError(field, `secret file ${secret.file} is empty`);
     return value;
   };
+}
+
+/**
+ * A bearer token that guards one of Sluice's own APIs, resolved and held to `MIN_BEARER_TOKEN_CHARS`
+ * characters, so it cannot be guessed (the error names the field and the length, never the value).
+ */
+export function resolveBearerToken(resolve: ResolveSecret, field: string, secret: Secret): string {
+  const token = resolve(field, secret);
+  const chars = [...token].length;
+  if (chars < MIN_BEARER_TOKEN_CHARS)
+    throw new ConfigError(
+      field,
+      `must be at least ${MIN_BEARER_TOKEN_CHARS} characters, got ${chars} (generate one: openssl rand -hex 32)`,
+    );
+  return token;
 }

@@ -13,6 +13,28 @@ function checkUnique(field: string, ids: string[]): void {
 }
 
 /**
+ * Each destination has topics named after its id (`sluice.parked.<id>`, `sluice.waiting.<id>`), and
+ * Kafka takes `.` and `_` in a topic name for the same character (their metric names would collide:
+ * it refuses to create the second of two such topics). Two ids that differ only there would share,
+ * or fight over, one topic: refused, naming both. Ids are otherwise used as they are, so the
+ * topics of existing destinations keep their names.
+ */
+function checkTopicIds(ids: string[]): void {
+  const seen = new Map<string, number>();
+  ids.forEach((id, i) => {
+    const folded = id.replaceAll('.', '_');
+    const first = seen.get(folded);
+    if (first !== undefined)
+      throw new ConfigError(
+        `destinations[${i}].id`,
+        `${JSON.stringify(id)} and destinations[${first}].id ${JSON.stringify(ids[first])} would name the same ` +
+          "Kafka topics (Kafka takes '.' and '_' in topic names for the same character): rename one",
+      );
+    seen.set(folded, i);
+  });
+}
+
+/**
  * Rules the JSON Schema cannot express (docs/configuration.md). Throws the first `ConfigError` found.
  * Endpoints are checked when their secrets are resolved (`resolveEndpoints`).
  */
@@ -25,6 +47,7 @@ export function checkSemantics(raw: RawConfig): void {
     'destinations',
     raw.destinations.map((d) => d.id),
   );
+  checkTopicIds(raw.destinations.map((d) => d.id));
   const sourceIds = new Set(raw.sources.map((s) => s.id));
   raw.destinations.forEach((dest, d) => {
     const base = `destinations[${d}]`;

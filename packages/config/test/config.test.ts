@@ -240,6 +240,86 @@ describe('config: every error names the field', () => {
   });
 });
 
+describe('config: destination ids name distinct topics', () => {
+  const dest = (id: string) => ({
+    id,
+    type: 'webhooks',
+    sourceIds: ['src-1'],
+    settings: { webhookUrl: 'https://x.example/' },
+  });
+  it("ids that differ only by '.' and '_' are refused, naming both (Kafka takes them for one topic name)", () => {
+    for (const [a, b] of [
+      ['a.b', 'a_b'],
+      ['orders_v2', 'orders.v2'],
+      ['x._y', 'x_.y'],
+    ] as const) {
+      assert.throws(
+        () => parseConfig({ sources: [source], destinations: [dest('crm'), dest(a), dest(b)] }, {}),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.field === 'destinations[2].id' &&
+          err.problem.includes(JSON.stringify(b)) &&
+          err.problem.includes(`destinations[1].id ${JSON.stringify(a)}`),
+      );
+    }
+  });
+  it('other ids are taken as they are (their topics keep their names)', () => {
+    const ids = [
+      'crm',
+      'web-hook',
+      'a.b',
+      'a-b',
+      'A_b',
+      'a.b.c',
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+    ];
+    const config = parseConfig({ sources: [source], destinations: ids.map(dest) }, {});
+    assert.deepEqual(
+      config.destinations.map((d) => d.id),
+      ids,
+    );
+  });
+});
+
+describe("config: bearer tokens of Sluice's APIs", () => {
+  const short = 'x'.repeat(31);
+  const enough = 'x'.repeat(32);
+  for (const field of ['ingest.adminToken', 'deliveryLog.adminToken'] as const) {
+    const [section] = field.split('.') as [string];
+    it(`${field}: fewer than 32 characters is refused naming the field (literal or from the environment)`, () => {
+      for (const [token, env] of [
+        [short, {}],
+        [{ env: 'SHORT_TOKEN' }, { SHORT_TOKEN: short }],
+        ['é'.repeat(31), {}],
+      ] as const) {
+        assert.throws(
+          () => parseConfig({ [section]: { adminToken: token } }, env),
+          (err: unknown) =>
+            err instanceof ConfigError &&
+            err.field === field &&
+            /at least 32 characters, got 31/.test(err.problem) &&
+            !err.message.includes(short),
+        );
+      }
+    });
+    it(`${field}: 32 characters or more is taken`, () => {
+      const config = parseConfig({ [section]: { adminToken: { env: 'TOKEN' } } }, { TOKEN: enough });
+      assert.equal((config[section as 'ingest'] as { adminToken?: string }).adminToken, enough);
+      assert.equal(
+        (
+          parseConfig({ [section]: { adminToken: `${enough}-more` } }, {})[section as 'ingest'] as {
+            adminToken?: string;
+          }
+        ).adminToken,
+        `${enough}-more`,
+      );
+    });
+  }
+});
+
 describe('config: reload', () => {
   it('applies a valid change and keeps the old config on an invalid one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-config-'));

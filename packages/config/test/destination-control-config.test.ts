@@ -49,6 +49,35 @@ describe('delivery.autoDisable and operatorEvents', () => {
     refused({ operatorEvents: { url: 'https://ops.example', secret: { env: 'NOPE' } } }, 'operatorEvents.secret');
   });
 
+  it('operatorEvents.url is held to the rule of a destination endpoint URL: the same URLs taken, the same refused alike', () => {
+    const verdict = (input: unknown, field: string) => {
+      try {
+        parseConfig(input, {});
+        return 'taken';
+      } catch (err) {
+        assert.ok(err instanceof ConfigError && err.field === field, String(err));
+        return err.problem;
+      }
+    };
+    for (const url of [
+      'https://ops.example/in',
+      'http://ops.example/in',
+      'http://127.0.0.1:9099/in',
+      'ftp://ops.example',
+      'not a url',
+      'file:///etc/passwd',
+    ]) {
+      const endpoint = verdict(
+        {
+          sources: [{ id: 's', writeKeys: ['k'] }],
+          destinations: [{ id: 'd', type: 'webhooks', settings: { webhooks: [{ url }] } }],
+        },
+        'destinations[0].settings.webhooks[0].url',
+      );
+      assert.equal(verdict({ operatorEvents: { url, secret: WHSEC } }, 'operatorEvents.url'), endpoint, url);
+    }
+  });
+
   it('names the destination-state and destination-actions topics', () => {
     const { topics } = parseConfig({}).kafka;
     assert.equal(topics.destinationState, 'sluice.destination-state');

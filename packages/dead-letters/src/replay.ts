@@ -13,6 +13,7 @@ import {
   type ReplayIndex,
 } from './list.ts';
 import { scanTopic } from './scan.ts';
+import { countIn, emptyTally } from './tally.ts';
 
 export interface PlanOptions extends ReadOptions {
   /**
@@ -119,8 +120,6 @@ function markerMessage(letter: DeadLetter, now: number): Message {
   };
 }
 
-const count = (tally: Record<string, number>, key: string) => void (tally[key] = (tally[key] ?? 0) + 1);
-
 /**
  * Counts what a replay of `filter` would re-inject, by destination and reason, without writing.
  * Reads the topic twice (replay markers, then dead letters), one record at a time.
@@ -139,8 +138,8 @@ export async function planReplay(
     matched: 0,
     toReplay: 0,
     skippedAlreadyReplayed: 0,
-    byDestination: {},
-    byReason: {},
+    byDestination: emptyTally(),
+    byReason: emptyTally(),
     unreadable: 0,
     index,
   };
@@ -155,8 +154,8 @@ export async function planReplay(
         return;
       }
       plan.toReplay += 1;
-      count(plan.byDestination, letter.state.destinationId);
-      count(plan.byReason, letter.state.deadReason ?? 'unknown');
+      countIn(plan.byDestination, letter.state.destinationId);
+      countIn(plan.byReason, letter.state.deadReason ?? 'unknown');
       const deadAt = letter.state.deadAt;
       if (deadAt !== undefined) {
         plan.firstDeadAt = Math.min(plan.firstDeadAt ?? deadAt, deadAt);

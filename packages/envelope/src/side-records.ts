@@ -12,6 +12,12 @@ export const REJECT_HEADERS = {
   index: 'sluice-reject-index',
   /** Where an unreadable record came from: `<topic>/<partition>/<offset>`. */
   from: 'sluice-reject-from',
+  /**
+   * Set when Kafka refused the rejected record itself for its content (too large for the rejected
+   * topic): it is written again without its value, this header holding the broker's reason
+   * (`MESSAGE_TOO_LARGE`); `from` still names the original.
+   */
+  valueDropped: 'sluice-reject-value-dropped',
 } as const;
 
 export interface RejectedRecordInput {

@@ -12,6 +12,8 @@ export {
 } from './topics.ts';
 export { trackedAdmin } from './tracked-admin.ts';
 export { SafeProducer } from './producer.ts';
+export { SideRecordRefusedError, SluiceKafkaError } from './errors.ts';
+export { writeRejected, type RejectedWrite } from './write-rejected.ts';
 export type { BatchProducer } from './batch-producer.ts';
 export {
   RecordBatcher,

@@ -9,6 +9,7 @@ import { isRetriableKafkaError } from './retriable-error.ts';
 import { createLogger, logProcessWarnings } from '@sluice/logging';
 import type { TopicMessages } from 'kafkajs';
 import type { KafkaSecurity } from '@sluice/config';
+import { kafkaErrorType } from './record-refusal.ts';
 import { reviveCloned, unpackBatch, type PackedBatch } from './record-packing.ts';
 
 export interface ProducerThreadOptions {
@@ -31,7 +32,7 @@ export type FromProducerThread =
   | { kind: 'start-failed'; message: string; retriable: boolean }
   | { kind: 'connected'; connected: boolean }
   | { kind: 'sent'; id: number }
-  | { kind: 'failed'; id: number; message: string; name: string }
+  | { kind: 'failed'; id: number; message: string; name: string; type?: string }
   | { kind: 'closed' };
 
 const port = parentPort!;
@@ -59,8 +60,16 @@ port.on('message', (msg: ToProducerThread) => {
     const producer = producers[next++ % producers.length]!;
     producer.sendBatch(topicMessages).then(
       () => post({ kind: 'sent', id: msg.id }),
-      (err: Error) =>
-        post({ kind: 'failed', id: msg.id, message: err?.message ?? String(err), name: err?.name ?? 'Error' }),
+      (err: Error) => {
+        const type = kafkaErrorType(err);
+        post({
+          kind: 'failed',
+          id: msg.id,
+          message: err?.message ?? String(err),
+          name: err?.name ?? 'Error',
+          ...(type !== undefined && { type }),
+        });
+      },
     );
   } else if (msg.kind === 'close') {
     // kafkajs resolves in-flight sends before it disconnects.

@@ -4,11 +4,15 @@ import type { FromProducerThread, ProducerThreadOptions, ToProducerThread } from
 import { kafkaSecurityOf } from './kafka-security.ts';
 import { packBatch } from './record-packing.ts';
 
-/** Failure of a batch in the producer thread (the kafkajs error's name and message). */
+/** Failure of a batch in the producer thread (the kafkajs error's name and message, and its Kafka error type if any). */
 export class ProducerThreadError extends Error {
-  constructor(name: string, message: string) {
+  /** The Kafka protocol error type (`MESSAGE_TOO_LARGE`, …), when the broker refused the batch. */
+  readonly type: string | undefined;
+
+  constructor(name: string, message: string, type?: string) {
     super(message);
     this.name = `ProducerThreadError(${name})`;
+    this.type = type;
   }
 }
 
@@ -124,7 +128,7 @@ export class ProducerThread {
   #onMessage(m: FromProducerThread): void {
     if (m.kind === 'connected') this.#connected = m.connected;
     else if (m.kind === 'sent') this.#settle(m.id)?.resolve();
-    else if (m.kind === 'failed') this.#settle(m.id)?.reject(new ProducerThreadError(m.name, m.message));
+    else if (m.kind === 'failed') this.#settle(m.id)?.reject(new ProducerThreadError(m.name, m.message, m.type));
     else if (m.kind === 'closed') this.#closed?.();
   }
 

@@ -1,7 +1,9 @@
-import type { Message } from 'kafkajs';
+import type { Message, TopicMessages } from 'kafkajs';
 import type { Logger } from '@sluice/logging';
 import type { Registry } from 'prom-client';
 import type { BatchProducer } from './batch-producer.ts';
+import { SideRecordRefusedError } from './errors.ts';
+import { refusalOf, SIZE_REFUSALS } from './record-refusal.ts';
 import { SideRecordMetrics } from './side-record-metrics.ts';
 
 /** Most records in one `sendBatch`. */
@@ -83,7 +85,7 @@ export interface RecordBatcherOptions {
   retryMaxMs?: number;
   /** `flushThenClose`'s wait for unwritten records; default 5 s. */
   shutdownGraceMs?: number;
-  /** Each failed try is logged here as a warning. */
+  /** Each failed try, and each record Kafka refused, is logged here as a warning. */
   logger: Logger;
   /** Where records per send and write times are measured (docs/reference/observability.md); default none. */
   registry?: Registry;
@@ -110,6 +112,12 @@ export class RecordBatcherClosedError extends Error {
  * uncommitted, and the service rides out a broker outage instead of exiting. A batch that failed
  * ambiguously may then be written twice (at-least-once, like every Sluice record). Only `close()`
  * ends the tries: what is still unwritten then is rejected.
+ *
+ * A record Kafka refuses for its own content (too large for the topic, invalid for it: `refusalOf`)
+ * would be refused on every try, and would hold up every later record of the process behind it.
+ * It is isolated instead (`#write`): its sender's promise alone is rejected with a
+ * `SideRecordRefusedError` (not retryable), it is counted (`sluice_side_records_refused_total`)
+ * and logged without its content, and the records sent beside it are written.
  */
 export class RecordBatcher implements RecordSink {
   #pending: Pending[] = [];
@@ -176,18 +184,8 @@ export class RecordBatcher implements RecordSink {
     this.#lastSendAt = Date.now();
     const batch = this.#pending.splice(0, this.#batchLength());
     for (const p of batch) this.#pendingBytes -= p.bytes;
-    const byTopic = new Map<string, Message[]>();
-    for (const p of batch) {
-      const list = byTopic.get(p.topic);
-      if (list) list.push(p.message);
-      else byTopic.set(p.topic, [p.message]);
-    }
     try {
-      await this.#sendUntilWritten([...byTopic].map(([topic, messages]) => ({ topic, messages })));
-      this.#metrics?.written(batch.length, Date.now() - this.#lastSendAt);
-      for (const p of batch) p.resolve();
-    } catch (err) {
-      for (const p of batch) p.reject(err as Error);
+      await this.#write(batch);
     } finally {
       this.#sending = false;
     }
@@ -196,6 +194,57 @@ export class RecordBatcher implements RecordSink {
     const delay = this.#delay();
     if (delay === 0) void this.#flush();
     else this.#timer = setTimeout(() => this.#sendNow(), delay);
+  }
+
+  /**
+   * Writes `batch` and settles each record's promise; resolves to how many of its records Kafka
+   * refused. When Kafka refuses the batch for the content of some of its records (`refusalOf`),
+   * they are isolated and only they are rejected (`SideRecordRefusedError`), the others written:
+   * for a size refusal the largest record is tried alone first (the likeliest culprit: one
+   * oversized record among many costs three sends), then the rest; otherwise, or when the largest
+   * alone was taken (the records of one partition were too many together), the batch is halved
+   * and each half written in turn. The broker writes the partitions of a refused request that it
+   * did not refuse, so records of other partitions are written again (at-least-once, like every
+   * Sluice record).
+   */
+  async #write(batch: Pending[]): Promise<number> {
+    const started = Date.now();
+    try {
+      await this.#sendUntilWritten(topicMessagesOf(batch));
+    } catch (err) {
+      const reason = refusalOf(err);
+      if (reason === undefined) {
+        for (const p of batch) p.reject(err as Error);
+        return 0;
+      }
+      if (batch.length === 1) {
+        this.#refuse(batch[0]!, reason, err);
+        return 1;
+      }
+      let rest = batch;
+      let refused = 0;
+      if (SIZE_REFUSALS.has(reason)) {
+        const largest = largestIndex(batch);
+        refused = await this.#write([batch[largest]!]);
+        rest = batch.filter((_, i) => i !== largest);
+        if (refused > 0) return refused + (await this.#write(rest));
+      }
+      const half = Math.ceil(rest.length / 2);
+      return refused + (await this.#write(rest.slice(0, half))) + (await this.#write(rest.slice(half)));
+    }
+    this.#metrics?.written(batch.length, Date.now() - started);
+    for (const p of batch) p.resolve();
+    return 0;
+  }
+
+  #refuse(p: Pending, reason: string, cause: unknown): void {
+    this.#metrics?.refused.inc({ topic: p.topic, reason });
+    // The record's size and where it was going; never its key, value or headers.
+    this.#options.logger.warn(
+      { topic: p.topic, reason, bytes: p.bytes, err: cause },
+      'side record refused by Kafka; not written, the records beside it were',
+    );
+    p.reject(new SideRecordRefusedError(p.topic, reason, { cause }));
   }
 
   /** How many of the waiting records fit one `sendBatch` (at least one). */
@@ -210,12 +259,14 @@ export class RecordBatcher implements RecordSink {
     return n;
   }
 
-  async #sendUntilWritten(topicMessages: { topic: string; messages: Message[] }[]): Promise<void> {
+  async #sendUntilWritten(topicMessages: TopicMessages[]): Promise<void> {
     for (let tries = 1; ; tries++) {
       try {
         await this.producer.sendBatch(topicMessages);
         return;
       } catch (err) {
+        // Sent again as it is, it would be refused again: `#write` isolates the refused records.
+        if (refusalOf(err) !== undefined) throw err;
         if (this.#closed) throw new RecordBatcherClosedError(err);
         const waitMs = Math.min(this.#options.retryMaxMs, this.#options.retryMinMs * 2 ** (tries - 1));
         this.#options.logger.warn(
@@ -265,6 +316,24 @@ export class RecordBatcher implements RecordSink {
     this.#pendingBytes = 0;
     unsent.forEach((p) => p.reject(new RecordBatcherClosedError('closed')));
   }
+}
+
+/** Where the record with the most bytes is in `batch` (the first of equals). */
+function largestIndex(batch: Pending[]): number {
+  let at = 0;
+  for (let i = 1; i < batch.length; i++) if (batch[i]!.bytes > batch[at]!.bytes) at = i;
+  return at;
+}
+
+/** A batch's records grouped by topic, in order, for `sendBatch`. */
+function topicMessagesOf(batch: Pending[]): TopicMessages[] {
+  const byTopic = new Map<string, Message[]>();
+  for (const p of batch) {
+    const list = byTopic.get(p.topic);
+    if (list) list.push(p.message);
+    else byTopic.set(p.topic, [p.message]);
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
 }
 
 const sizeOf = (v: string | Buffer | null | undefined) =>

@@ -1,13 +1,15 @@
-import { Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 
 /**
  * How a service's side records (the deliverer's attempts, retries and dead letters, the retry
  * service's forwards and dead letters) leave: records per `sendBatch` and the time each batch
- * took until Kafka acknowledged it, tries after an outage included (docs/reference/observability.md).
+ * took until Kafka acknowledged it, tries after an outage included, and the records Kafka refused
+ * for their own content (docs/reference/observability.md).
  */
 export class SideRecordMetrics {
   readonly perSend: Histogram;
   readonly writeSeconds: Histogram;
+  readonly refused: Counter<'topic' | 'reason'>;
 
   private constructor(registry: Registry) {
     this.perSend = new Histogram({
@@ -20,6 +22,12 @@ export class SideRecordMetrics {
       name: 'sluice_side_record_write_seconds',
       help: 'Time from the start of a sendBatch of side records to its acknowledgement, tries included',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 10, 60],
+      registers: [registry],
+    });
+    this.refused = new Counter({
+      name: 'sluice_side_records_refused_total',
+      help: 'Side records Kafka refused for their own content (reason: the broker error, e.g. MESSAGE_TOO_LARGE), never written',
+      labelNames: ['topic', 'reason'],
       registers: [registry],
     });
   }

@@ -17,7 +17,10 @@ export function delayTopicName(config: SluiceConfig, ms: number): string {
   return `${config.kafka.topics.delayPrefix}${formatDuration(ms)}`;
 }
 
-/** The parked topic of a destination (docs/reference/destination-states.md): `sluice.parked.<destinationId>`. */
+/**
+ * The parked topic of a destination (docs/reference/destination-states.md): `sluice.parked.<destinationId>`.
+ * The id goes in as it is; the config refuses two ids Kafka would take for one topic name (`a.b`, `a_b`).
+ */
 export function parkedTopicName(config: SluiceConfig, destinationId: string): string {
   return `${config.kafka.topics.parkedPrefix}${destinationId}`;
 }

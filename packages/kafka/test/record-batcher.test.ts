@@ -3,7 +3,10 @@ import { describe, it } from 'node:test';
 import type { TopicMessages } from 'kafkajs';
 import { createLogger, type Logger } from '@sluice/logging';
 import { Registry } from 'prom-client';
+import { SideRecordRefusedError } from '../src/errors.ts';
+import { ProducerThreadError } from '../src/producer-thread.ts';
 import { RecordBatcher, RecordBatcherClosedError, sendDelay } from '../src/record-batcher.ts';
+import { refusalOf } from '../src/record-refusal.ts';
 
 /** A producer that refuses the first `failures` batches (as during a broker outage), then takes them. */
 function flakyProducer(failures: number) {
@@ -227,5 +230,132 @@ describe('RecordBatcher send policy', () => {
     );
     producer.ackAll();
     await all;
+  });
+});
+
+/** A kafkajs protocol error as kafkajs throws it (`type`, `retriable`), optionally wrapped as after its own retries. */
+function protocolError(type: string, wrapped = false): Error {
+  const err = Object.assign(new Error(`broker says ${type}`), { name: 'KafkaJSProtocolError', type, retriable: false });
+  return wrapped
+    ? Object.assign(new Error('retries exceeded'), { name: 'KafkaJSNumberOfRetriesExceeded', cause: err })
+    : err;
+}
+
+/**
+ * A producer standing in for a broker that refuses (all-or-nothing per `sendBatch`) any batch
+ * holding a record whose value starts with `bad`, with `refusal`; it takes every other batch.
+ */
+function refusingProducer(refusal: () => Error) {
+  const written: string[] = [];
+  let calls = 0;
+  return {
+    written,
+    calls: () => calls,
+    sendBatch: async (batch: TopicMessages[]) => {
+      calls += 1;
+      const values = batch.flatMap((t) => t.messages.map((m) => String(m.value)));
+      if (values.some((v) => v.startsWith('bad'))) throw refusal();
+      written.push(...values);
+    },
+  };
+}
+
+describe('RecordBatcher: records Kafka refuses for their content', () => {
+  for (const [name, refusal] of [
+    ['MESSAGE_TOO_LARGE', () => protocolError('MESSAGE_TOO_LARGE')],
+    ['INVALID_RECORD', () => protocolError('INVALID_RECORD')],
+    ['CORRUPT_MESSAGE after kafkajs gave up retrying', () => protocolError('CORRUPT_MESSAGE', true)],
+    [
+      'MESSAGE_TOO_LARGE from the producer thread',
+      () => new ProducerThreadError('KafkaJSProtocolError', 'too large', 'MESSAGE_TOO_LARGE'),
+    ],
+  ] as const) {
+    it(`${name}: only the refused records fail (typed, counted), the others are written, later sends too`, async () => {
+      const producer = refusingProducer(refusal);
+      const registry = new Registry();
+      const warned: unknown[] = [];
+      const batcher = new RecordBatcher(producer, {
+        lingerMs: 1,
+        retryMinMs: 60_000,
+        logger: { warn: (fields: unknown) => void warned.push(fields) } as unknown as Logger,
+        registry,
+      });
+      const values = Array.from({ length: 100 }, (_, i) => (i === 37 || i === 80 ? `bad-${i}` : `ok-${i}`));
+      const settled = await Promise.allSettled(
+        values.map((v, i) => batcher.send(i % 2 ? 'attempts' : 'retry', { value: v })),
+      );
+      const refused = settled.flatMap((s, i) => (s.status === 'rejected' ? [[values[i], s.reason]] : []));
+      assert.deepEqual(
+        refused.map(([v]) => v),
+        ['bad-37', 'bad-80'],
+      );
+      for (const [, err] of refused) {
+        assert.ok(err instanceof SideRecordRefusedError);
+        assert.equal(err.code, 'side_record_refused');
+        assert.equal(err.retryable, false);
+      }
+      assert.equal((refused[0]![1] as SideRecordRefusedError).topic, 'attempts');
+      assert.equal((refused[1]![1] as SideRecordRefusedError).topic, 'retry');
+      assert.deepEqual(
+        [...producer.written].sort(),
+        values.filter((v) => v.startsWith('ok')).sort(),
+        'every other record written, each once',
+      );
+      assert.ok(producer.calls() < 40, `isolated in ${producer.calls()} sendBatches`);
+      const counted = await registry.getSingleMetricAsString('sluice_side_records_refused_total');
+      const reason = name.split(' ')[0];
+      assert.match(counted, new RegExp(`sluice_side_records_refused_total\\{topic="attempts",reason="${reason}"\\} 1`));
+      assert.match(counted, new RegExp(`sluice_side_records_refused_total\\{topic="retry",reason="${reason}"\\} 1`));
+      assert.equal(warned.length, 2, 'one warning per refused record');
+      assert.ok(!JSON.stringify(warned).includes('bad-'), 'no record content in the log');
+
+      await batcher.send('attempts', { value: 'after' });
+      assert.equal(producer.written.at(-1), 'after', 'the batcher goes on writing');
+      batcher.close();
+    });
+  }
+
+  it('records too many together for the broker (none too large alone) are all written, in smaller batches, none rejected', async () => {
+    const written: string[] = [];
+    let calls = 0;
+    const producer = {
+      sendBatch: async (batch: TopicMessages[]) => {
+        calls += 1;
+        const values = batch.flatMap((t) => t.messages.map((m) => String(m.value)));
+        if (values.join('').length > 100) throw protocolError('MESSAGE_TOO_LARGE');
+        written.push(...values);
+      },
+    };
+    const registry = new Registry();
+    const batcher = new RecordBatcher(producer, { lingerMs: 1, logger, registry });
+    const values = Array.from({ length: 200 }, (_, i) => `v-${String(i).padStart(3, '0')}`);
+    await Promise.all(values.map((v) => batcher.send('attempts', { value: v })));
+    assert.deepEqual([...written].sort(), values);
+    assert.ok(calls < 100, `${calls} sendBatches`);
+    assert.doesNotMatch(await registry.metrics(), /sluice_side_records_refused_total\{/);
+  });
+
+  it('a failure that is not a refusal is still tried again until written (nothing is rejected)', async () => {
+    let calls = 0;
+    const producer = {
+      sendBatch: async () => {
+        calls += 1;
+        if (calls <= 2) throw Object.assign(new Error('leader moved'), { type: 'NOT_LEADER_FOR_PARTITION' });
+      },
+    };
+    const batcher = new RecordBatcher(producer, { lingerMs: 1, retryMinMs: 5, retryMaxMs: 5, logger });
+    await Promise.all([batcher.send('a', { value: '1' }), batcher.send('a', { value: '2' })]);
+    assert.equal(calls, 3, 'the whole batch tried again, not split');
+  });
+
+  it('refusalOf: the content refusals, through causes and the producer thread; nothing else', () => {
+    assert.equal(refusalOf(protocolError('MESSAGE_TOO_LARGE')), 'MESSAGE_TOO_LARGE');
+    assert.equal(refusalOf(protocolError('RECORD_LIST_TOO_LARGE')), 'RECORD_LIST_TOO_LARGE');
+    assert.equal(refusalOf(protocolError('INVALID_TIMESTAMP', true)), 'INVALID_TIMESTAMP');
+    assert.equal(refusalOf(new ProducerThreadError('KafkaJSProtocolError', 'x', 'INVALID_RECORD')), 'INVALID_RECORD');
+    assert.equal(refusalOf(protocolError('NOT_LEADER_FOR_PARTITION')), undefined);
+    assert.equal(refusalOf(new ProducerThreadError('KafkaJSConnectionError', 'x')), undefined);
+    assert.equal(refusalOf(new Error('plain')), undefined);
+    assert.equal(refusalOf(undefined), undefined);
   });
 });

@@ -29,6 +29,13 @@ describe('routing (docs/reference/routing.md)', () => {
   for (const [name, integrations, expected] of table) {
     it(name, () => assert.equal(integrationEnabled(integrations, dest('d-1')), expected));
   }
+  it('destination ids that are Object.prototype names are looked up as own keys only', () => {
+    for (const id of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      assert.equal(integrationEnabled({ All: false }, dest(id)), false, `${id}: not named, All: false holds`);
+      assert.equal(integrationEnabled(JSON.parse(`{"All":false,"${id}":true}`), dest(id)), true, `${id}: named`);
+      assert.equal(integrationEnabled(JSON.parse(`{"${id}":false}`), dest(id)), false, `${id}: turned off`);
+    }
+  });
   it('routes to enabled destinations of the source only', () => {
     const event = { sourceId: 's1', type: 'track', messageId: 'm', timestamp: 't' } as EventEnvelope;
     const routed = routeEvent(event, [dest('a'), dest('b', { enabled: false }), dest('c', { sourceIds: ['s2'] })]);

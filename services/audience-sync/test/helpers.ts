@@ -3,7 +3,7 @@ import type { SluiceConfig } from '@sluice/config';
 import { jsonValues, readTopic, testConfig, testKafka, testServiceContext } from '@sluice/testkit';
 import { createAudienceSync } from '../src/index.ts';
 
-export const ADMIN_TOKEN = 'test-admin-token';
+export const ADMIN_TOKEN = 'test-admin-token-of-32-characters-or-more';
 
 /** A config with one source (`web`) and the admin token the snapshot routes need. */
 export const audienceSyncConfig = (): SluiceConfig =>

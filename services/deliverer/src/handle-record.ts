@@ -2,13 +2,14 @@ import type { Destination, SluiceConfig } from '@sluice/config';
 import type { EnvelopeCodec } from '@sluice/codec';
 import {
   readOrderingRelease,
+  REJECT_HEADERS,
   rejectedRecord,
   retryStateFromHeaders,
   RetryHeadersError,
   type EventEnvelope,
   type RetryState,
 } from '@sluice/envelope';
-import type { ConsumedRecord, RecordSink, RecordSlot } from '@sluice/kafka';
+import { writeRejected, type ConsumedRecord, type RecordSink, type RecordSlot } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { traceHeadersOf, type TraceHeaders } from '@sluice/tracing';
 import { encodeBody, renderBody, routeEvent } from '@sluice/webhook';
@@ -278,7 +279,10 @@ function newEventJob(
   return job;
 }
 
-/** Sends a record the deliverer cannot handle to `sluice.rejected`, with its reason. */
+/**
+ * Sends a record the deliverer cannot handle to `sluice.rejected`, with its reason; without its
+ * value if Kafka refuses it whole (`writeRejected`), so a rejection never stops the partition.
+ */
 export function rejecter(
   deps: Pick<RecordHandlerDeps, 'config' | 'sink' | 'metrics' | 'logger'>,
 ): (record: ConsumedRecord, code: RejectReason, message: string, sourceId?: string) => Promise<void> {
@@ -297,6 +301,12 @@ export function rejecter(
       from: `${record.topic}/${record.partition}/${record.offset}`,
       ...(sourceId !== undefined && { sourceId }),
     });
-    await deps.sink.send(deps.config().kafka.topics.rejected, rejected);
+    await writeRejected({
+      sink: deps.sink,
+      topic: deps.config().kafka.topics.rejected,
+      message: rejected,
+      valueDroppedHeader: REJECT_HEADERS.valueDropped,
+      logger: deps.logger,
+    });
   };
 }

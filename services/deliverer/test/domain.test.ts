@@ -161,9 +161,18 @@ describe('AddressPolicy (docs/reference/security.md)', () => {
     'ff02::1',
     '2002:0a00:0001::1',
     'not-an-ip',
+    // cloud metadata and host agents
+    '168.63.129.16',
+    '::ffff:168.63.129.16',
+    '64:ff9b::a83f:8110',
+    'fd00:ec2::254',
+    'fd20:ce::254',
+    '100.100.100.200',
+    '169.254.0.23',
+    '192.0.0.192',
   ];
   for (const a of refused) it(`refuses ${a}`, () => assert.equal(guard.check(a).allowed, false));
-  const allowed = ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
+  const allowed = ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '168.63.129.17'];
   for (const a of allowed) it(`allows ${a}`, () => assert.equal(guard.check(a).allowed, true));
   it('the allow-list opens a range, including IPv4-mapped forms', () => {
     const open = new AddressPolicy(true, ['127.0.0.0/8']);
@@ -171,6 +180,11 @@ describe('AddressPolicy (docs/reference/security.md)', () => {
     assert.equal(open.check('::ffff:127.0.0.1').allowed, true);
     assert.equal(open.check('10.0.0.1').allowed, false);
     assert.equal(open.check('::1').allowed, false);
+  });
+  it("Azure's WireServer is refused as `metadata`, in both notations; an allow-list naming it opens it", () => {
+    assert.deepEqual(guard.check('168.63.129.16'), { allowed: false, range: 'metadata' });
+    assert.deepEqual(guard.check('::ffff:a83f:8110'), { allowed: false, range: 'metadata' });
+    assert.equal(new AddressPolicy(true, ['168.63.129.16/32']).check('168.63.129.16').allowed, true);
   });
   it('disabled allows everything', () => assert.equal(new AddressPolicy(false, []).check('127.0.0.1').allowed, true));
 });

@@ -9,7 +9,7 @@ import {
   type DeadReason,
   type EventEnvelope,
 } from '@sluice/envelope';
-import type { ConsumedRecord, RecordSink } from '@sluice/kafka';
+import { SideRecordRefusedError, type ConsumedRecord, type RecordSink } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { testConfig, testEnvelope } from '@sluice/testkit';
 import type { Message } from 'kafkajs';
@@ -37,6 +37,8 @@ interface Fixture {
   runs: DeliveryJob[];
   dead: { job: DeliveryJob; reason: DeadReason; lastError: string; windowOpenedAt?: number }[];
   metrics: DelivererMetrics;
+  /** Records the sink refuses as Kafka refuses an oversized one (`SideRecordRefusedError`). */
+  refuses: { when?: (topic: string, message: Message) => boolean };
 }
 
 function fixture(
@@ -47,7 +49,13 @@ function fixture(
   const sent: Fixture['sent'] = [];
   const runs: DeliveryJob[] = [];
   const dead: Fixture['dead'] = [];
-  const sink: RecordSink = { send: async (topic, message) => void sent.push({ topic, message }) };
+  const refuses: Fixture['refuses'] = {};
+  const sink: RecordSink = {
+    send: async (topic, message) => {
+      if (refuses.when?.(topic, message)) throw new SideRecordRefusedError(topic, 'MESSAGE_TOO_LARGE');
+      sent.push({ topic, message });
+    },
+  };
   const delivery = {
     run: async (job: DeliveryJob) => (runs.push(job), run(job)),
     deadLetter: async (job: DeliveryJob, reason: DeadReason, lastError: string, windowOpenedAt?: number) =>
@@ -65,7 +73,7 @@ function fixture(
     now: () => NOW,
     watch: { filtered: (destinationId, refused) => void verdicts.push([destinationId, refused]) },
   });
-  return { handle, sent, runs, dead, metrics };
+  return { handle, sent, runs, dead, metrics, refuses };
 }
 
 const envelope = (extra: Partial<EventEnvelope> = {}) => testEnvelope({ userId: 'u', event: 'E', ...extra });
@@ -130,6 +138,38 @@ describe('record handler: one bad record is rejected, never thrown', () => {
       /TypeError: previous\.history is not iterable/,
     );
     assert.equal(await counted(f, 'undeliverable'), 1);
+  });
+
+  it('a side record Kafka refused (its retry too large) → undeliverable; the handler resolves', async () => {
+    const f = fixture(async (job) => {
+      throw new SideRecordRefusedError(config.kafka.topics.retry, 'MESSAGE_TOO_LARGE', { cause: job.messageId });
+    });
+    const value = JSON.stringify(envelope());
+    await f.handle(record(topics.events, value));
+    assert.equal(rejectCode(f), 'undeliverable');
+    const headers = f.sent[0]!.message.headers as Record<string, string>;
+    assert.match(headers[REJECT_HEADERS.message]!, /SideRecordRefusedError: .*MESSAGE_TOO_LARGE/);
+    assert.equal(String(f.sent[0]!.message.value), value, 'the rejected record keeps the value when Kafka takes it');
+    assert.equal(headers[REJECT_HEADERS.valueDropped], undefined);
+  });
+
+  it('a rejected record Kafka refuses whole is written without its value; refused even so, it is dropped: the handler resolves', async () => {
+    const f = fixture(async () => {
+      throw new SideRecordRefusedError(config.kafka.topics.retry, 'MESSAGE_TOO_LARGE');
+    });
+    f.refuses.when = (topic, message) => topic === config.kafka.topics.rejected && message.value !== null;
+    await f.handle(record(topics.events, JSON.stringify(envelope())));
+    assert.equal(rejectCode(f), 'undeliverable');
+    const headers = f.sent[0]!.message.headers as Record<string, string>;
+    assert.equal(f.sent[0]!.message.value, null);
+    assert.equal(headers[REJECT_HEADERS.valueDropped], 'MESSAGE_TOO_LARGE');
+    assert.equal(headers[REJECT_HEADERS.from], `${topics.events}/0/7`, 'still says where the original is');
+
+    const g = fixture();
+    g.refuses.when = (topic) => topic === config.kafka.topics.rejected;
+    await g.handle(record(topics.events, 'this is not json {'));
+    assert.equal(g.sent.length, 0, 'nothing written, and nothing thrown');
+    assert.equal(await counted(g, 'not_json'), 1);
   });
 
   it('an infrastructure failure (the webhook thread died) is thrown on, and nothing is rejected', async () => {

@@ -20,7 +20,7 @@ import { openDatabase, type Sql } from '../src/adapters/database.ts';
 import { openApiDocument } from '../src/adapters/openapi.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
 
-const TOKEN = 'api-test-token';
+const TOKEN = 'api-test-token-of-32-characters-or-more';
 const DAY = 24 * 3_600_000;
 
 /**

@@ -7,7 +7,7 @@ import { readTopic, testBrokers, testConfig, testServiceContext, uniqueName, wai
 import { openApiDocument } from '../src/adapters/openapi.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
 
-const TOKEN = 'control-test-token';
+const TOKEN = 'control-test-token-of-32-characters-or-more';
 const LONG_URL = `http://127.0.0.1:9/${'p'.repeat(300)}`;
 
 /**

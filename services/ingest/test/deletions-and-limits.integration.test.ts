@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { jsonValues, readTopic, testConfig } from '@sluice/testkit';
 import { basic, post, startIngest, type RunningIngest } from './helpers.ts';
 
-const ADMIN = 'admin-token-for-tests';
+const ADMIN = 'admin-token-for-tests-of-32-characters-or-more';
 
 describe('deletion requests and rate limits', () => {
   let ingest: RunningIngest;

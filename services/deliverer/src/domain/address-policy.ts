@@ -6,9 +6,22 @@ type Cidr = [Address, number];
 export type AddressVerdict = { allowed: true } | { allowed: false; range: string };
 
 /**
+ * Cloud metadata and host-agent addresses in public unicast space, which the range rule alone would
+ * let through: Azure's WireServer, `168.63.129.16` (the VM agent's and DHCP/DNS/health-probe
+ * endpoint, reachable from every Azure VM). The other metadata services are refused by their
+ * ranges: `169.254.169.254` (AWS, GCP, Azure IMDS, Oracle, OpenStack…) and `169.254.0.23`
+ * (Tencent) are link-local, `fd00:ec2::254` (AWS over IPv6) and `fd20:ce::254` (GCP over IPv6)
+ * unique-local, `100.100.100.200` (Alibaba) carrier-grade NAT, `192.0.0.192` (Oracle, legacy)
+ * reserved. Refused with the range `metadata`, unless an allow-listed CIDR covers the address.
+ */
+export const METADATA_ADDRESSES: readonly string[] = ['168.63.129.16'];
+const METADATA = new Set(METADATA_ADDRESSES);
+
+/**
  * The SSRF guard's rule for one IP address (docs/reference/security.md): only public unicast addresses may be
  * connected to, unless an allow-listed CIDR covers the address. Loopback, private, link-local
- * (cloud metadata), CGNAT, multicast, unspecified, reserved and every special IPv6 range —
+ * (cloud metadata), CGNAT, multicast, unspecified, reserved, the metadata addresses in public
+ * space (`METADATA_ADDRESSES`) and every special IPv6 range —
  * including IPv4 embedded in 6to4/Teredo/NAT64 — are refused. IPv4-mapped IPv6 is judged as the
  * IPv4 address it carries.
  */
@@ -33,6 +46,7 @@ export class AddressPolicy {
     }
     if (this.#allow.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits)))
       return { allowed: true };
+    if (METADATA.has(parsed.toNormalizedString())) return { allowed: false, range: 'metadata' };
     const range = parsed.range();
     return range === 'unicast' ? { allowed: true } : { allowed: false, range };
   }

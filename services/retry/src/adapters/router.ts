@@ -1,13 +1,14 @@
 import { formatDuration } from '@sluice/config';
 import {
   orderingReleaseRecord,
+  REJECT_HEADERS,
   rejectedRecord,
   RetryHeadersError,
   retryStateFromHeaders,
   type DeadReason,
   type RetryState,
 } from '@sluice/envelope';
-import type { ConsumedRecord } from '@sluice/kafka';
+import { writeRejected, type ConsumedRecord } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { HOP_ALLOWANCE_MS, REJECT_ORIGIN } from '../constants.ts';
 import { deadLetterMessage, scheduledMessage, type RetryRecordParts } from '../domain/records.ts';
@@ -85,7 +86,10 @@ export class Router {
     );
   }
 
-  /** An unreadable record goes to `sluice.rejected` with the reason; it never stops the consumer. */
+  /**
+   * An unreadable record goes to `sluice.rejected` with the reason; it never stops the consumer, not
+   * even when Kafka refuses the rejected record whole (`writeRejected`: written without its value).
+   */
   async reject(record: ConsumedRecord, error: RetryServiceError): Promise<void> {
     const { deps } = this;
     const message = rejectedRecord({
@@ -96,7 +100,13 @@ export class Router {
       key: record.key?.toString() ?? null,
       from: `${record.topic}/${record.partition}/${record.offset}`,
     });
-    await deps.sink.send(deps.topics().rejected, message);
+    await writeRejected({
+      sink: deps.sink,
+      topic: deps.topics().rejected,
+      message,
+      valueDroppedHeader: REJECT_HEADERS.valueDropped,
+      logger: deps.logger,
+    });
     deps.metrics.rejected.inc({ code: error.code });
     deps.logger.warn(
       { code: error.code, from: message.headers['sluice-reject-from'] },
