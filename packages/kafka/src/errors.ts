@@ -1,15 +1,7 @@
-/** Base of `@sluice/kafka`'s own errors: a stable `code`, and whether trying the same again can help. */
-export class SluiceKafkaError extends Error {
-  readonly code: string;
-  readonly retryable: boolean;
+import { CodedError } from '@sluice/errors';
 
-  constructor(code: string, message: string, retryable: boolean, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code;
-    this.retryable = retryable;
-  }
-}
+/** Base of `@sluice/kafka`'s own errors: a stable `code`, and whether trying the same again can help. */
+export class SluiceKafkaError extends CodedError {}
 
 /**
  * Kafka refused one side record for its own content (`reason`: the broker's error, such as

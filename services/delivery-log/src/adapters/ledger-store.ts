@@ -1,4 +1,4 @@
-import type { UnaccountedReason, UnsettledState } from '@sluice/log-api';
+import type { UnaccountedDelivery, UnsettledState } from '@sluice/log-api';
 import {
   type LedgerCutoff,
   type LedgerFigures,
@@ -161,21 +161,8 @@ export async function ledgerGauges(sql: Sql, cutoff: LedgerCutoff): Promise<Dest
   }));
 }
 
-export interface UnaccountedView {
-  sourceId: string;
-  messageId: string;
-  destinationId: string;
-  /** The last known state: `delivering` (nothing attempted) or `retrying` (the last attempt failed). */
-  state: UnsettledState;
-  stateAt: string;
-  receivedAt: string;
-  /** Where its retry window runs from: the receive time, or the first attempt of its run. */
-  windowFrom: string;
-  attempts: number;
-  lastError: string | null;
-  reason: UnaccountedReason;
-  message: string;
-}
+/** One unaccounted delivery as the API answers it (`@sluice/log-api`). */
+export type UnaccountedView = UnaccountedDelivery;
 
 /** The unaccounted deliveries, the longest unaccounted first, at most `limit`, with how many there are. */
 export async function unaccountedPage(
