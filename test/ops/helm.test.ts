@@ -170,7 +170,7 @@ test('no secret outside a Secret: defaults, every option, and an endpoint URL an
     const env: { name: string; value?: string }[] = container(resources, name).env;
     // Own secrets from the Secret (a real URL for the URL one); the others' are placeholders.
     const processEnv = Object.fromEntries(
-      env.map((e) => [e.name, e.value ?? (e.name === 'SLUICE_ORDERS_HOOK_URL' ? hookUrl : `secret-${e.name}`)]),
+      env.map((e) => [e.name, e.value ?? (e.name === 'SLUICE_ORDERS_HOOK_URL' ? hookUrl : `secret-${e.name}-held-in-a-kubernetes-secret`)]),
     );
     const endpoint = parseConfig(configFile, processEnv).destinations[0]!.endpoints[0]!;
     if (name === 'deliverer' || name === 'delivery-log') {
@@ -290,9 +290,9 @@ test('the delivery log keeps its embedded database on a volume by default, cappe
   assert.ok(claim, 'a PersistentVolumeClaim for the delivery log');
   const configFile = parse(resources.find((r) => r.kind === 'ConfigMap')!.data!['sluice.yaml']!);
   const config = parseConfig(configFile, {
-    SLUICE_DELIVERY_LOG_TOKEN: 't',
+    SLUICE_DELIVERY_LOG_TOKEN: 'delivery-log-token-of-32-characters-or-more',
     SLUICE_DEMO_WRITE_KEY: 'k',
-    SLUICE_ADMIN_TOKEN: 't',
+    SLUICE_ADMIN_TOKEN: 'ingest-admin-token-of-32-characters-or-more',
     SLUICE_DEMO_SHARED_SECRET: 's',
   });
   const pod = deployment(resources, 'delivery-log').spec.template.spec;
