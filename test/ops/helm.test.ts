@@ -170,7 +170,10 @@ test('no secret outside a Secret: defaults, every option, and an endpoint URL an
     const env: { name: string; value?: string }[] = container(resources, name).env;
     // Own secrets from the Secret (a real URL for the URL one); the others' are placeholders.
     const processEnv = Object.fromEntries(
-      env.map((e) => [e.name, e.value ?? (e.name === 'SLUICE_ORDERS_HOOK_URL' ? hookUrl : `secret-${e.name}-held-in-a-kubernetes-secret`)]),
+      env.map((e) => [
+        e.name,
+        e.value ?? (e.name === 'SLUICE_ORDERS_HOOK_URL' ? hookUrl : `secret-${e.name}-held-in-a-kubernetes-secret`),
+      ]),
     );
     const endpoint = parseConfig(configFile, processEnv).destinations[0]!.endpoints[0]!;
     if (name === 'deliverer' || name === 'delivery-log') {

@@ -15,3 +15,12 @@ export function testConfig(raw: Record<string, unknown> = {}, env: NodeJS.Proces
     env,
   );
 }
+
+/**
+ * The `kafka` section of a config made by `testConfig`, shaped as the config file writes it, for a
+ * test that writes a config file for a service process or parses a changed copy again.
+ */
+export function fileKafka(config: SluiceConfig): Record<string, unknown> {
+  const { startupTimeoutMs, ...rest } = config.kafka;
+  return { ...rest, startupTimeout: `${startupTimeoutMs}ms` };
+}

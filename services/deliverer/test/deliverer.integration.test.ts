@@ -19,7 +19,7 @@ import {
   waitUntil,
   type Receiver,
 } from '@sluice/testkit';
-import { receivedEnvelope, scrapeMetrics, testKafka, watchTopics } from '@sluice/testkit';
+import { fileKafka, receivedEnvelope, scrapeMetrics, testKafka, watchTopics } from '@sluice/testkit';
 import { verifySignature } from '@sluice/webhook-signature';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
@@ -400,7 +400,7 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     const destinations = (raw.destinations as { id: string; settings: unknown }[]).map((d) =>
       d.id === 'd-reload' ? { ...d, settings: { webhooks: [{ url: r.afterReload.url }], sharedSecret: 'rotated' } } : d,
     );
-    ctx.config.set(parseConfig({ ...raw, destinations, kafka: config.kafka }));
+    ctx.config.set(parseConfig({ ...raw, destinations, kafka: fileKafka(config) }));
     await produceEvents(kafka, topics().events, [ev('s-reload', 'reload-after')]);
     const [got] = await r.afterReload.waitFor(1);
     assert.equal(got!.headers['x-message-id'], 'reload-after');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, it } from 'node:test';
 import { createKafka, ensureTopics } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
-import { startReceiver, testBrokers, testConfig, waitUntil } from '@sluice/testkit';
+import { fileKafka, startReceiver, testBrokers, testConfig, waitUntil } from '@sluice/testkit';
 import { startDelivererProcess } from './deliverer-process.ts';
 import { produceEvents } from './kafka-helpers.ts';
 
@@ -64,7 +64,7 @@ it('kill -9 in the middle of 20,000 events, then restart: the receiver has every
   };
   const config = testConfig({ ...raw, kafka: { partitions: 4 } });
   const configPath = join(dir, 'sluice.yaml');
-  writeFileSync(configPath, JSON.stringify({ ...raw, kafka: config.kafka }));
+  writeFileSync(configPath, JSON.stringify({ ...raw, kafka: fileKafka(config) }));
 
   const kafka = createKafka({
     brokers: testBrokers(),

@@ -7,6 +7,7 @@ import { after, it } from 'node:test';
 import { createRetry, type RetryService } from '@sluice/retry';
 import {
   createTestTopics,
+  fileKafka,
   receivedEnvelope,
   startReceiver,
   testConfig,
@@ -71,7 +72,7 @@ it('kill -9 of the deliverer mid-queue, then restart: every event delivered, eac
   };
   const config = testConfig(raw);
   const configPath = join(dir, 'sluice.yaml');
-  writeFileSync(configPath, JSON.stringify({ ...raw, kafka: config.kafka }));
+  writeFileSync(configPath, JSON.stringify({ ...raw, kafka: fileKafka(config) }));
   const kafka = testKafka({ clientId: 'ordering-kill9-test' });
   await createTestTopics(kafka, config);
   const retry: RetryService = await createRetry(testServiceContext('retry', config), { port: 0 }).start();

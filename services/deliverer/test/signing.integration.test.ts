@@ -10,7 +10,7 @@ import {
   type ReceivedRequest,
   type Receiver,
 } from '@sluice/testkit';
-import { receivedEnvelope, testKafka, watchTopics } from '@sluice/testkit';
+import { fileKafka, receivedEnvelope, testKafka, watchTopics } from '@sluice/testkit';
 import { verifySignature } from '@sluice/webhook-signature';
 import type { Kafka } from 'kafkajs';
 import { Webhook } from 'standardwebhooks';
@@ -58,6 +58,7 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
   let kafka: Kafka;
   let collected: Awaited<ReturnType<typeof watchTopics>>;
   let oldNotAfter: number;
+  let rotationSettings: (notAfter: number) => Record<string, unknown>;
 
   before(async () => {
     r.both = await verifyingReceiver(() => [BOTH]);
@@ -75,6 +76,11 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
         standardWebhooks: { secrets },
       },
     });
+    rotationSettings = (notAfter: number) =>
+      sw([
+        { secret: OLD, notAfter: new Date(notAfter).toISOString() },
+        { secret: NEW, notBefore: new Date(Date.now() - 3_600_000).toISOString() },
+      ]);
     const dest = (id: string, receiver: Receiver, settings: Record<string, unknown>) => ({
       id: `d-${id}`,
       type: 'webhooks',
@@ -85,14 +91,7 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
       sources: ['both', 'rotation', 'retry', 'reload'].map((id) => ({ id: `s-${id}`, writeKeys: [`k-${id}`] })),
       destinations: [
         dest('both', r.both, sw([{ secret: BOTH }], HEX_SECRET)),
-        dest(
-          'rotation',
-          r.rotation,
-          sw([
-            { secret: OLD, notAfter: new Date(oldNotAfter).toISOString() },
-            { secret: NEW, notBefore: new Date(Date.now() - 3_600_000).toISOString() },
-          ]),
-        ),
+        dest('rotation', r.rotation, rotationSettings(oldNotAfter)),
         dest('retry', r.retry, sw([{ secret: RETRY }])),
         dest('reload', r.reload, sw([{ secret: BOTH }])),
       ],
@@ -128,6 +127,13 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
   });
 
   it('rotation: old and new secret both verify during the overlap, only the new one after notAfter', async () => {
+    // The overlap starts now (a reload), not when the deliverer started: its start-up time on a busy
+    // machine must not eat the overlap.
+    oldNotAfter = Date.now() + ROTATION_GRACE_MS;
+    const destinations = (raw.destinations as { id: string; settings: Record<string, unknown> }[]).map((d) =>
+      d.id === 'd-rotation' ? { ...d, settings: { ...d.settings, ...rotationSettings(oldNotAfter) } } : d,
+    );
+    ctx.config.set(parseConfig({ ...raw, destinations, kafka: fileKafka(config) }));
     await produceEvents(kafka, topics().events, [ev('s-rotation', 'rot-overlap')]);
     const [overlap] = await r.rotation.waitFor(1);
     const sentAt = Number(overlap!.headers['webhook-timestamp']) * 1_000;
@@ -177,7 +183,7 @@ describe('deliverer signing, checked by the standardwebhooks package', () => {
     const destinations = (raw.destinations as { id: string; settings: Record<string, unknown> }[]).map((d) =>
       d.id === 'd-reload' ? { ...d, settings: { ...d.settings, signing } } : d,
     );
-    ctx.config.set(parseConfig({ ...raw, destinations, kafka: config.kafka }));
+    ctx.config.set(parseConfig({ ...raw, destinations, kafka: fileKafka(config) }));
     await produceEvents(kafka, topics().events, [ev('s-reload', 'reload-after')]);
     const afterReload = (await r.reload.waitFor(2))[1]!;
     assert.equal(afterReload.headers['webhook-id'], 'reload-after');
