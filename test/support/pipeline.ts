@@ -156,7 +156,13 @@ export class Pipeline {
       pipeline.services.set(name, svc);
     }
     // Sequential starts: they race to create topics otherwise (harmless, but slower on 2 cores).
-    for (const svc of pipeline.services.values()) await svc.start();
+    try {
+      for (const svc of pipeline.services.values()) await svc.start();
+    } catch (err) {
+      // The caller never gets the pipeline: what started is stopped here, or it keeps the test running.
+      await pipeline.close().catch(() => undefined);
+      throw err;
+    }
     return pipeline;
   }
 

@@ -16,6 +16,8 @@ const PORT_VAR: Record<ServiceName, string> = {
 };
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+/** How long a started service may take to answer `/readyz` 200 (a loaded machine starts processes slowly). */
+const READY_TIMEOUT_MS = 180_000;
 
 /** Writes a config-file-shaped object as YAML, for services run as child processes. */
 export function writeConfigFile(path: string, raw: Record<string, unknown>): string {
@@ -40,20 +42,39 @@ export class ServiceProcess {
     this.env = env;
   }
 
+  /**
+   * Starts the process and waits for its `/readyz` to answer 200. A loaded machine can take long to
+   * start a process (module loading, Kafka's "not yet" answers), so the wait is generous; a process
+   * that exits meanwhile fails it at once, and a failure names the last `/readyz` answer and the
+   * output, and stops the process.
+   */
   async start(): Promise<this> {
     const child = await this.spawn();
-    await waitUntil(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output}`);
-        try {
-          return (await fetch(`http://127.0.0.1:${this.port}/readyz`)).status === 200;
-        } catch {
-          return false;
-        }
-      },
-      60_000,
-      `${this.name} /readyz`,
-    );
+    let answer = 'no answer yet';
+    try {
+      await waitUntil(
+        async () => {
+          if (child.exitCode !== null || child.signalCode !== null) {
+            throw new Error(
+              `${this.name} exited (${child.exitCode ?? child.signalCode}) before ready:\n${this.output}`,
+            );
+          }
+          try {
+            const res = await fetch(`${this.url}/readyz`);
+            answer = `${res.status} ${await res.text()}`;
+            return res.status === 200;
+          } catch (err) {
+            answer = String((err as Error).cause ?? err);
+            return false;
+          }
+        },
+        READY_TIMEOUT_MS,
+        () => `${this.name} /readyz (last answer: ${answer}); output:\n${this.output.slice(-4_000)}`,
+      );
+    } catch (err) {
+      await this.kill9();
+      throw err;
+    }
     return this;
   }
 

@@ -7,6 +7,7 @@ import { Registry } from 'prom-client';
 import { DestinationCap, type Progress } from '../src/adapters/destination-cap.ts';
 import { UndiciWebhookClient, type WebhookClient } from '../src/adapters/webhook-client.ts';
 import { AddressPolicy } from '../src/domain/address-policy.ts';
+import { breakerResult } from '../src/domain/endpoint-gate.ts';
 import type { AttemptResult } from '../src/domain/attempt-result.ts';
 import { EndpointGates } from '../src/endpoint-gates.ts';
 import { sendRequest } from '../src/endpoint-request.ts';
@@ -52,6 +53,36 @@ describe('the wait for a pooled connection, reported apart from the endpoint tim
       assert.equal(r.outcome, 'success');
       assert.ok(r.connectionWaitMs !== undefined && r.connectionWaitMs < ANSWER_MS, `waited ${r.connectionWaitMs}`);
     }
+  });
+});
+
+describe("an endpoint's breaker, with more requests than connections", () => {
+  const timeoutsThrough = async (answerMs: number) => {
+    const receiver = await startReceiver({ behaviour: () => ({ status: 200, delayMs: answerMs }) });
+    const client = new UndiciWebhookClient({
+      settings: () => ({ connections: 1 }),
+      policy: () => new AddressPolicy(true, ['127.0.0.0/8']),
+    });
+    try {
+      const request = { url: receiver.url, headers: {}, body, timeoutMs: 500 };
+      return await Promise.all(Array.from({ length: 8 }, () => client.send(request)));
+    } finally {
+      await client.close();
+      await receiver.close();
+    }
+  };
+  it("timeouts of requests queued behind a healthy endpoint's one connection do not count", async () => {
+    const results = await timeoutsThrough(150);
+    const timedOut = results.filter((r) => r.error === 'timeout');
+    assert.ok(timedOut.length >= 3, `the queue made requests time out (${timedOut.length})`);
+    for (const r of timedOut)
+      assert.ok(r.connectionWaitMs! * 2 > r.latencyMs, `queued ${r.connectionWaitMs} of ${r.latencyMs} ms`);
+    assert.ok(!results.map(breakerResult).includes('failed'), 'none counts against the endpoint');
+  });
+
+  it('an endpoint that holds its requests past the timeout still counts', async () => {
+    const results = await timeoutsThrough(2_000);
+    assert.ok(results.map(breakerResult).includes('failed'), 'the request on the wire timed out at the endpoint');
   });
 });
 

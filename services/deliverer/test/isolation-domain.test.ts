@@ -78,6 +78,21 @@ describe('circuit breaker (pure, clock passed in)', () => {
     assert.equal(breakerResult(ok), 'answered');
   });
 
+  it('a timeout spent mostly queued for one of its own pooled connections does not count; one on the wire does', () => {
+    const queued = { ...timeout, latencyMs: 5_000, connectionWaitMs: 4_200 };
+    const neverWired = { ...timeout, latencyMs: 5_000, connectionWaitMs: 5_000 };
+    const onTheWire = { ...timeout, latencyMs: 5_000, connectionWaitMs: 1_000 };
+    assert.equal(breakerResult(queued), 'unsent');
+    assert.equal(breakerResult(neverWired), 'unsent');
+    assert.equal(breakerResult(onTheWire), 'failed', 'the endpoint held it for 4 s of 5');
+    assert.equal(breakerResult({ outcome: 'retryable', latencyMs: 10, connectionWaitMs: 9 }), 'failed', 'refused');
+    const gate = new EndpointGate({ ...settings, maxHoldMs: 60_000 });
+    for (let i = 0; i < 10; i += 1) gate.record(queued, false, i);
+    assert.deepEqual(gate.breaker.state, { kind: 'closed', failures: 0 }, 'a crowded pool never opens it');
+    for (let i = 0; i < 3; i += 1) gate.record(onTheWire, false, 10 + i);
+    assert.equal(gate.breaker.state.kind, 'open', 'an endpoint that holds its requests does');
+  });
+
   it('a request that could not be built (invalid_request) neither counts nor resets, and gives its probe back', () => {
     const unsent = { outcome: 'permanent', error: 'invalid_request' } as const;
     assert.equal(breakerResult(unsent), 'unsent');

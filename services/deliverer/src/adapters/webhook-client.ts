@@ -116,7 +116,11 @@ export class UndiciWebhookClient implements WebhookClient {
       if (kept.body !== undefined) attempt.responseSnippet = kept.body.toString('utf8');
       return attempt;
     } catch (err) {
-      return result(request.url, at, started, classifyError(deadline.aborted ? deadline.reason : err));
+      const failed = result(request.url, at, started, classifyError(deadline.aborted ? deadline.reason : err));
+      // A request that timed out still queued for a connection waited here the whole time.
+      const wiredAt = this.#wiredAt.get(deadline);
+      failed.connectionWaitMs = wiredAt === undefined ? failed.latencyMs : Math.round((wiredAt - started) * 10) / 10;
+      return failed;
     } finally {
       this.#deadlines.finish(deadline, timeoutMs);
     }

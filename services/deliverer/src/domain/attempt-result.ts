@@ -9,7 +9,8 @@ export interface AttemptResult {
   latencyMs: number;
   /**
    * The part of `latencyMs` the request waited in this process for a connection of its endpoint's
-   * pool (more requests in flight than `delivery.connectionsPerEndpoint`); absent if never sent.
+   * pool (more requests in flight than `delivery.connectionsPerEndpoint`); the whole of it for a
+   * request that failed before it got one; absent if never sent.
    */
   connectionWaitMs?: number;
   status?: number;

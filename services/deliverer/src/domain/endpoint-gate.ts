@@ -1,5 +1,5 @@
 import { TokenBucket } from '@sluice/service-kit';
-import { INVALID_REQUEST_CODE } from '../errors.ts';
+import { INVALID_REQUEST_CODE, TIMEOUT_CODE } from '../errors.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import {
   CircuitBreaker,
@@ -25,10 +25,17 @@ export interface EndpointGateSettings extends CircuitBreakerSettings {
 
 /**
  * How the breaker counts a result: only timeouts and connection failures are failures; a request
- * that could not be built (`invalid_request`) was never sent and does not count at all.
+ * that could not be built (`invalid_request`) was never sent and does not count at all, nor does a
+ * timeout that spent most of its time waiting for one of this process's own pooled connections
+ * (more requests in flight than `delivery.connectionsPerEndpoint`): the endpoint had it for less
+ * than half of it, which says more of this process's load than of the endpoint. An endpoint that
+ * hangs still opens its breaker: the requests holding its connections time out on the wire.
  */
-export function breakerResult(result: Pick<AttemptResult, 'outcome' | 'status' | 'error'>): BreakerResult {
+export function breakerResult(
+  result: Pick<AttemptResult, 'outcome' | 'status' | 'error' | 'connectionWaitMs'> & { latencyMs?: number },
+): BreakerResult {
   if (result.error === INVALID_REQUEST_CODE) return 'unsent';
+  if (result.error === TIMEOUT_CODE && (result.connectionWaitMs ?? 0) * 2 > (result.latencyMs ?? 0)) return 'unsent';
   return result.outcome === 'retryable' && result.status === undefined ? 'failed' : 'answered';
 }
 
@@ -88,7 +95,9 @@ export class EndpointGate {
 
   /** The result of a request this gate admitted. */
   record(
-    result: Pick<AttemptResult, 'outcome' | 'status' | 'retryAfterMs' | 'error'>,
+    result: Pick<AttemptResult, 'outcome' | 'status' | 'retryAfterMs' | 'error' | 'connectionWaitMs'> & {
+      latencyMs?: number;
+    },
     probe: boolean,
     now: number,
   ): BreakerTransition {
