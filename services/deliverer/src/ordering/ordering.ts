@@ -84,6 +84,8 @@ interface Turn {
   moved: Promise<boolean>;
   wake: () => void;
   woken: boolean;
+  /** Its `idleWaitMs`, counted again from each move of its queue: only a queue that stopped moving sends it round. */
+  timer: NodeJS.Timeout;
   /** Waits with its handler slot given back (near the front), its body counted in `ORDERING_HELD_BYTES`. */
   inMemory: boolean;
 }
@@ -544,8 +546,16 @@ export class Ordering {
     if (inMemory) this.#countHeld(place.bytes);
     let wake!: (moved: boolean) => void;
     const moved = new Promise<boolean>((resolve) => (wake = resolve));
-    const turn: Turn = { seq: place.seq, bytes: place.bytes, moved, inMemory, woken: false, wake: () => done(true) };
     const timer = setTimeout(() => done(false), this.deps.idleWaitMs ?? ORDERING_IDLE_WAIT_MS);
+    const turn: Turn = {
+      seq: place.seq,
+      bytes: place.bytes,
+      moved,
+      inMemory,
+      woken: false,
+      wake: () => done(true),
+      timer,
+    };
     const done = (byMove: boolean) => {
       if (turn.woken) return;
       turn.woken = true;
@@ -582,6 +592,7 @@ export class Ordering {
       for (const turn of [...turns.values()]) turn.wake();
       return;
     }
+    for (const turn of turns.values()) if (!turn.woken) turn.timer.refresh();
     for (let seq = q.first; seq < q.first + ORDERING_IDLE_AHEAD; seq++) {
       const turn = turns.get(seq);
       if (turn && !turn.woken && (seq === q.first ? !inFlight : !turn.inMemory)) turn.wake();
