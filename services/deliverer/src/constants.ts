@@ -28,9 +28,9 @@ export const ORDERING_HEADER = 'sluice-ordering';
 export const ORDERING_IDLE_WAIT_MS = 30_000;
 /**
  * How many waiting records at the front of a moving queue (nothing held but attempts in flight)
- * wait in their handler slots for their turn instead of going round the waiting topic: a user's
- * events parked behind its own attempts leave at the pace of the receiver, and one user takes at
- * most this many of a waiting partition's slots.
+ * wait in memory for their turn, their handler slots given back, instead of going round the
+ * waiting topic (later ones wait in their slots while the front is in hand): a released queue
+ * leaves at the pace of the receiver, each record read once.
  */
 export const ORDERING_IDLE_AHEAD = 16;
 /**

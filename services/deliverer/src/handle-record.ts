@@ -219,9 +219,9 @@ export function createRecordHandler(
 
   const waitingTopics = new Set(deps.topics.waiting);
   const attempt = createAttemptStep(deps);
-  const onWaiting = async (record: ConsumedRecord, progress: Progress) => {
+  const onWaiting = async (record: ConsumedRecord, progress: Progress, slot: RecordSlot | undefined) => {
     progress.step = 'deliver';
-    if ((await deps.ordering!.onWaiting(record, attempt)) === 'rejected')
+    if ((await deps.ordering!.onWaiting(record, attempt, slot)) === 'rejected')
       return reject(record, 'invalid_parked_headers', 'waiting record without a readable sluice-parked header or key');
   };
 
@@ -230,7 +230,7 @@ export function createRecordHandler(
     try {
       if (record.topic === deps.topics.redeliver) return await onRedeliver(record, progress, slot);
       if (record.topic === deps.topics.events) return await onEvent(record, progress, slot);
-      if (deps.ordering && waitingTopics.has(record.topic)) return await onWaiting(record, progress);
+      if (deps.ordering && waitingTopics.has(record.topic)) return await onWaiting(record, progress, slot);
     } catch (err) {
       const verdict = classifyFailure(err, progress.step, isInfrastructureFailure);
       if (verdict.kind === 'fatal') throw err;

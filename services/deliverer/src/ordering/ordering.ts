@@ -62,8 +62,33 @@ export interface OrderingDeps {
   maxHeldBytes?: number;
 }
 
-/** Why the handler of a waiting record stopped: done with it, to wait for the progress after `round`, or to deliver it. */
-type WaitingStep = { step: 'done' } | { step: 'deliver' } | { step: 'idle'; round: string };
+/**
+ * Why the handler of a waiting record stopped: done with it, to wait for the progress after
+ * `round`, to deliver it, or to wait for its user's queue to move (`turn`: resolves false after
+ * `idleWaitMs` or at shutdown; `inMemory`: its handler slot is given back meanwhile).
+ */
+type WaitingStep =
+  | { step: 'done' }
+  | { step: 'deliver' }
+  | { step: 'idle'; round: string }
+  | { step: 'turn'; turn: Turn };
+
+/**
+ * A waiting record of a moving queue waiting for its turn: woken when its user's queue moves. It
+ * stays listed until its next step decides again (woken, it still counts as in hand).
+ */
+interface Turn {
+  seq: number;
+  bytes: number;
+  /** Resolves true when woken, false after `idleWaitMs` or at shutdown. */
+  moved: Promise<boolean>;
+  wake: () => void;
+  woken: boolean;
+  /** Its `idleWaitMs`, counted again from each move of its queue: only a queue that stopped moving sends it round. */
+  timer: NodeJS.Timeout;
+  /** Waits with its handler slot given back (near the front), its body counted in `ORDERING_HELD_BYTES`. */
+  inMemory: boolean;
+}
 
 /**
  * An event waiting in memory behind its user's attempt in flight (its handler slot given back):
@@ -103,6 +128,8 @@ export class Ordering {
   /** Progress (a queue moved) per destination and partition, and the waiting records idle until the next. */
   readonly #progress = new Map<string, number>();
   readonly #idle = new Map<string, Set<() => void>>();
+  /** Per chain, the waiting records of a moving queue waiting for their turn, by sequence number. */
+  readonly #turns = new Map<string, Map<number, Turn>>();
   /** This process's rounds: a waiting record written by another process always goes round once more. */
   readonly #token = randomUUID();
   readonly #unorderedLog: LogRateLimiter;
@@ -175,7 +202,7 @@ export class Ordering {
    * otherwise — or, when it already went round once with no progress in its partition, kept here
    * until the next progress there (or `idleWaitMs`), so a stuck user's records do not spin.
    */
-  async onWaiting(record: ConsumedRecord, attempt: AttemptStep): Promise<'rejected' | undefined> {
+  async onWaiting(record: ConsumedRecord, attempt: AttemptStep, slot?: RecordSlot): Promise<'rejected' | undefined> {
     const now = this.deps.now();
     const unparked = unparkJob(record.key?.toString() ?? null, record.value ?? Buffer.alloc(0), record.headers, now);
     if (!unparked.ok || unparked.job.key === null) return 'rejected';
@@ -197,10 +224,18 @@ export class Ordering {
     const at: QueueAt = { destination, key, partition: record.partition };
     // After a timeout or at shutdown the record is written again at the tail however it stands.
     let force = false;
+    let turn: Turn | undefined;
     for (;;) {
-      const step = await this.#waitingStep(at, record, job, place, { round: header.round, force });
+      const step = await this.#waitingStep(at, record, job, place, { round: header.round, force, turn });
+      turn = undefined;
       if (step.step === 'done') return undefined;
       if (step.step === 'deliver') break;
+      if (step.step === 'turn') {
+        turn = step.turn;
+        if (turn.inMemory) slot?.release();
+        force = !(await turn.moved);
+        continue;
+      }
       force = !(await this.#idleUntilProgress(destination.id, record.partition, step.round));
     }
     // Taken out now: the window moves by the whole time waited, idle waits included.
@@ -215,6 +250,7 @@ export class Ordering {
   close(): void {
     this.#closed = true;
     for (const waiters of this.#idle.values()) for (const wake of [...waiters]) wake();
+    for (const turns of this.#turns.values()) for (const turn of [...turns.values()]) turn.wake();
   }
 
   async #fresh(
@@ -296,6 +332,7 @@ export class Ordering {
     const id = destination.id;
     const chain = chainId(id, key);
     if (how.fromWaiting) this.#flights.set(chain, { messageId: job.messageId, fresh: false });
+    const written: Promise<void>[] = [];
     let outcome: StepOutcome;
     try {
       outcome = await run();
@@ -316,8 +353,11 @@ export class Ordering {
         this.#unordered(id, key);
         return;
       }
-      await this.#moved(at, q, after);
+      await this.#moved(at, q, after, how.fromWaiting && written);
     });
+    // The next event of the queue went once this one was done with: a crash before this state
+    // record is written sends this one again (a duplicate), never one out of order.
+    await Promise.all(written);
   }
 
   /**
@@ -331,6 +371,7 @@ export class Ordering {
     const chain = chainId(destination.id, key);
     return this.#serial(destination.id, key, async () => {
       this.#flights.delete(chain);
+      const before = this.deps.store.get(destination.id, key);
       try {
         await move();
       } catch (err) {
@@ -338,7 +379,11 @@ export class Ordering {
         throw err;
       }
       const held = this.#held.get(chain);
-      if (!held?.length) return;
+      // A queue that moved woke its waiting records already (`#moved`); one that did not may have waited for this attempt.
+      if (!held?.length) {
+        if (this.deps.store.get(destination.id, key) === before) this.#wakeTurns(destination.id, key);
+        return;
+      }
       if (!isIdle(this.deps.store.get(destination.id, key))) return this.#parkHeld(at, undefined);
       const next = this.#takeHeld(chain, 1)[0]!;
       this.#flights.set(chain, { messageId: next.job.messageId, fresh: true });
@@ -396,26 +441,25 @@ export class Ordering {
     record: ConsumedRecord,
     job: DeliveryJob,
     place: WaitingPlace,
-    read: { round: string | undefined; force: boolean },
+    read: { round: string | undefined; force: boolean; turn: Turn | undefined },
   ): Promise<WaitingStep> {
     const { destination, key } = at;
     const id = destination.id;
     return this.#serial(id, key, async (): Promise<WaitingStep> => {
+      if (read.turn) this.#endTurn(chainId(id, key), read.turn);
       const q = this.deps.store.get(id, key);
       const inFlight = this.#flights.has(chainId(id, key));
       switch (waitingDecision(q, place, inFlight)) {
         case 'drop':
           return { step: 'done' };
         case 'cycle': {
+          const moving = isMoving(q!, inFlight);
+          if (moving && place.seq !== undefined && !read.force && !this.#closed) {
+            const turn = this.#awaitTurn(at, { seq: place.seq, bytes: place.bytes, first: q!.first, inFlight });
+            if (turn) return turn;
+          }
           const current = this.#round(id, record.partition);
-          // Near the front of a queue that moves (held by nothing but attempts in flight), the
-          // record waits here for the next progress instead of going round the topic.
-          const flowing =
-            (q!.head === undefined || (q!.live === true && inFlight)) &&
-            place.seq !== undefined &&
-            place.seq - q!.first < ORDERING_IDLE_AHEAD;
-          if (!read.force && !this.#closed && (read.round === current || flowing))
-            return { step: 'idle', round: current };
+          if (!read.force && !this.#closed && read.round === current) return { step: 'idle', round: current };
           // The tail copy carries this round: read again before any progress, it waits instead.
           await this.deps.sink.send(record.topic, {
             key,
@@ -479,10 +523,107 @@ export class Ordering {
     return this.deps.sink.send(waitingTopicName(config, job.destinationId), { key: job.key, value: job.body, headers });
   }
 
-  /** Writes a moved queue, and wakes the idle waiting records of its partition when it freed something. */
-  async #moved(at: QueueAt, before: QueueState | undefined, after: QueueState | undefined): Promise<void> {
+  /**
+   * A record of a moving queue (held by nothing but attempts in flight) read before its turn waits
+   * for it here rather than going round the waiting topic: near the front (`ORDERING_IDLE_AHEAD`,
+   * within `ORDERING_HELD_BYTES`) in memory with its slot given back; further back in its slot, while
+   * the front of the queue is in hand (in flight, or waiting here), so that the queue moves and
+   * wakes it. Undefined when neither applies (it goes round, or waits for its partition's progress).
+   */
+  #awaitTurn(
+    at: QueueAt,
+    place: { seq: number; bytes: number; first: number; inFlight: boolean },
+  ): WaitingStep | undefined {
+    const chain = chainId(at.destination.id, at.key);
+    const turns = this.#turns.get(chain) ?? new Map<number, Turn>();
+    // A second copy of a record already waiting (read again after a restart) takes the usual path.
+    if (turns.has(place.seq)) return undefined;
+    const inMemory =
+      place.seq - place.first < ORDERING_IDLE_AHEAD &&
+      this.#heldBytes + place.bytes <= (this.deps.maxHeldBytes ?? ORDERING_HELD_BYTES);
+    if (!inMemory && !place.inFlight && !turns.has(place.first)) return undefined;
+    this.#turns.set(chain, turns);
+    if (inMemory) this.#countHeld(place.bytes);
+    let wake!: (moved: boolean) => void;
+    const moved = new Promise<boolean>((resolve) => (wake = resolve));
+    const timer = setTimeout(() => done(false), this.deps.idleWaitMs ?? ORDERING_IDLE_WAIT_MS);
+    const turn: Turn = {
+      seq: place.seq,
+      bytes: place.bytes,
+      moved,
+      inMemory,
+      woken: false,
+      wake: () => done(true),
+      timer,
+    };
+    const done = (byMove: boolean) => {
+      if (turn.woken) return;
+      turn.woken = true;
+      clearTimeout(timer);
+      wake(byMove && !this.#closed);
+    };
+    turns.set(place.seq, turn);
+    return { step: 'turn', turn };
+  }
+
+  /** A record's wait for its turn is over (its step decides again): no longer listed nor counted. */
+  #endTurn(chain: string, turn: Turn): void {
+    const turns = this.#turns.get(chain);
+    if (turns?.get(turn.seq) !== turn) return;
+    turns.delete(turn.seq);
+    if (turns.size === 0) this.#turns.delete(chain);
+    if (turn.inMemory) this.#countHeld(-turn.bytes);
+  }
+
+  /**
+   * The user's queue moved (or its attempt in flight ended): wakes the record whose turn came and
+   * those now near enough the front to wait in memory; all of them when the queue is held again
+   * or its front is nowhere in hand (those waiting in their slots then go round, so the partition
+   * is read on to the front).
+   */
+  #wakeTurns(destinationId: string, key: string): void {
+    const chain = chainId(destinationId, key);
+    const turns = this.#turns.get(chain);
+    if (!turns) return;
+    const q = this.deps.store.get(destinationId, key);
+    const inFlight = this.#flights.has(chain);
+    const moving = q !== undefined && isMoving(q, inFlight);
+    if (!moving || (!inFlight && !turns.has(q.first))) {
+      for (const turn of [...turns.values()]) turn.wake();
+      return;
+    }
+    for (const turn of turns.values()) if (!turn.woken) turn.timer.refresh();
+    for (let seq = q.first; seq < q.first + ORDERING_IDLE_AHEAD; seq++) {
+      const turn = turns.get(seq);
+      if (turn && !turn.woken && (seq === q.first ? !inFlight : !turn.inMemory)) turn.wake();
+    }
+  }
+
+  #countHeld(bytes: number): void {
+    this.#heldBytes += bytes;
+    this.deps.metrics.orderingHeldBytes.set(this.#heldBytes);
+  }
+
+  /**
+   * Writes a moved queue, and wakes the idle waiting records of its partition when it freed
+   * something. With `written`, the state record's write is not waited for here but added to it
+   * (the queue in memory moves at once, so the next event's turn need not wait for Kafka): the
+   * caller waits for it before its record is done with, and the writes of one queue go in order.
+   */
+  async #moved(
+    at: QueueAt,
+    before: QueueState | undefined,
+    after: QueueState | undefined,
+    written?: Promise<void>[],
+  ): Promise<void> {
     if (after === before) return;
-    await this.deps.store.put(at.destination.id, at.key, at.partition, after);
+    const write = this.deps.store.put(at.destination.id, at.key, at.partition, after);
+    if (written) {
+      // Waited for by the caller; until then a failure is not unhandled.
+      write.catch(() => undefined);
+      written.push(write);
+    } else await write;
+    this.#wakeTurns(at.destination.id, at.key);
     const freed =
       before?.head !== after?.head ||
       before?.first !== after?.first ||
@@ -567,6 +708,13 @@ interface QueueAt {
 const chainId = (destinationId: string, key: string) => `${destinationId}\u0000${key}`;
 
 const onDeadLetterOf = (at: QueueAt) => at.destination.ordering!.onDeadLetter;
+
+/**
+ * Held by nothing but attempts in flight (no head, or a live head in flight) and no record of the
+ * list format ahead: its numbered records go one after the other, each as the one before is done.
+ */
+const isMoving = (q: QueueState, inFlight: boolean) =>
+  (q.head === undefined || (q.live === true && inFlight)) && (q.legacy?.length ?? 0) === 0;
 
 /** The `sluice-ordering` header of a waiting record: the round it was written in and its place in the queue. */
 function orderingHeader(round: string, seq: number | undefined): string {
