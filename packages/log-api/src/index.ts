@@ -2,6 +2,7 @@ export type { AnswerGuard } from './answer-guard.ts';
 export {
   type Ledger,
   type LedgerBucket,
+  type LedgerCounts,
   type LedgerTotals,
   ledgerAnswer,
   type Unaccounted,

@@ -13,10 +13,8 @@ export type UnsettledState = (typeof UNSETTLED_STATES)[number];
 export const UNACCOUNTED_REASONS = ['never_attempted', 'retry_stopped'] as const;
 export type UnaccountedReason = (typeof UNACCOUNTED_REASONS)[number];
 
-/** The figures of one source and destination over a span of receive times (times ISO 8601). */
-export interface LedgerTotals {
-  sourceId: string;
-  destinationId: string;
+/** The counts of one source and destination over a span of receive times, as both the API and the store keep them. */
+export interface LedgerCounts {
   /** Deliveries of events received in the span (one per event and destination). */
   accepted: number;
   delivered: number;
@@ -28,6 +26,12 @@ export interface LedgerTotals {
   parked: number;
   /** Unsettled past the retry window plus the grace, not parked. */
   unaccounted: number;
+}
+
+/** The figures of one source and destination over a span of receive times (times ISO 8601). */
+export interface LedgerTotals extends LedgerCounts {
+  sourceId: string;
+  destinationId: string;
   oldestUnsettledAt: string | null;
   oldestUnsettledAgeSeconds: number | null;
 }

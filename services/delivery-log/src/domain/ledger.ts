@@ -1,4 +1,4 @@
-import type { UnaccountedReason, UnsettledState } from '@sluice/log-api';
+import type { LedgerCounts, UnaccountedReason, UnsettledState } from '@sluice/log-api';
 import { DEFAULT_PAGE_SIZE, MAX_LEDGER_BUCKETS, MAX_LEDGER_SPAN_MS, MAX_PAGE_SIZE } from '../constants.ts';
 import { type Checked, checkId, checkInt, checkParams, checkTime, type Invalid } from './query.ts';
 
@@ -73,15 +73,7 @@ export function unaccountedReason(state: UnsettledState): { reason: UnaccountedR
 }
 
 /** The figures of one source and destination over a span of receive times. */
-export interface LedgerFigures {
-  accepted: number;
-  delivered: number;
-  filtered: number;
-  dead: number;
-  /** Accepted, not settled (parked and unaccounted included). */
-  inFlight: number;
-  parked: number;
-  unaccounted: number;
+export interface LedgerFigures extends LedgerCounts {
   /** Epoch ms the oldest unsettled one was received; null when none is. */
   oldestUnsettledAt: number | null;
 }
