@@ -1,6 +1,7 @@
 // Drill: an endpoint with `maxRequestsPerSecond` gets a burst far over its rate → every event
 // delivered once, never faster than the rate allows (a burst of one second's worth, then the rate).
 import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, it } from 'node:test';
 import { formatSummary } from '../support/ledger.ts';
 import { Pipeline } from '../support/pipeline.ts';
@@ -30,6 +31,11 @@ it(`an endpoint limited to ${RATE} requests/s gets all ${EVENTS} events of a bur
     endpointSettings: { maxRequestsPerSecond: RATE },
     config: { retry: { window: '60s', schedule: ['1s', '2s'], tiers: ['1s', '2s'] } },
   });
+  // The receiver runs on this process's event loop: a request is stamped when the loop gets to it,
+  // so a stall of the loop stamps requests that came apart as if together. Its longest stall is
+  // added to the slack below (measured, not guessed).
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const started = Date.now();
   const { acked } = await pipeline.send(EVENTS, { batchSize: 80 });
   assert.equal(acked, EVENTS);
@@ -42,10 +48,13 @@ it(`an endpoint limited to ${RATE} requests/s gets all ${EVENTS} events of a bur
   assert.equal(summary.delivered, EVENTS);
   assert.equal(summary.deadLettered, 0);
   assert.equal(summary.duplicates, 0);
+  loop.disable();
+  const stallMs = Math.ceil(loop.max / 1e6);
   const times = pipeline.ledger.arrivals.map((a) => a.at);
-  // 20 ms of slack per stretch: the bucket counts at the deliverer, the receiver notes arrival.
-  const worst = worstExcess(times, RATE, 20);
-  assert.ok(worst.excess <= 0, `over the rate: ${worst.at}`);
+  // 20 ms of slack per stretch (the bucket counts at the deliverer, the receiver notes arrival),
+  // plus the receiver's longest event-loop stall during the run.
+  const worst = worstExcess(times, RATE, 20 + stallMs);
+  assert.ok(worst.excess <= 0, `over the rate: ${worst.at} (receiver's longest stall ${stallMs} ms)`);
   // The burst really was held back: at the rate, the last event cannot arrive before
   // (EVENTS − RATE) / RATE seconds after the first.
   const span = Math.max(...times) - Math.min(...times);

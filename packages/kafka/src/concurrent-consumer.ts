@@ -47,14 +47,16 @@ export interface RecordSlot {
  * - offsets are committed only below the lowest unfinished record (an `OffsetTracker` per partition);
  * - a record this consumer already handed out is not handed out again when kafkajs re-fetches from
  *   the committed offset (the group re-joined and the partition stayed ours);
- * - handlers run outside kafkajs's callback, so heartbeats keep flowing while they work, and the
- *   callback heartbeats while it waits for a free slot;
+ * - handlers run outside kafkajs's callback, so heartbeats keep flowing while they work; a
+ *   partition whose slots are all taken is paused (never waited for inside the callback, which
+ *   would stop kafkajs fetching for every other partition of the broker) and resumed as they free;
  * - a handler that throws is reported through `fatal` so the process exits instead of idling with
  *   a healthy face; a crash caused by Kafka runs the consumer again (crash-watch.ts).
  */
 export class ConcurrentConsumer extends ManagedConsumer {
   #trackers = new Map<string, OffsetTracker>();
-  #waiting = new Map<string, Slot[]>();
+  /** Partitions paused because every slot is taken (`#pauseFull`), resumed as slots free up. */
+  readonly #full = new Set<string>();
   #commitTimer: NodeJS.Timeout | undefined;
   /** Bytes of the records in flight, and who waits for some of them to finish. */
   #bytes = 0;
@@ -85,6 +87,9 @@ export class ConcurrentConsumer extends ManagedConsumer {
       }
       // A re-join (after a crash, a rebalance) may forget kafkajs's pauses; the holds stand.
       this.#pauseHeld();
+      // A partition paused for its slots whose records all finished meanwhile reads on (one still
+      // full is paused again by its next batch).
+      for (const key of [...this.#full]) this.#resumeIfRoom(key);
       options.onAssigned?.(assigned);
     });
   }
@@ -183,8 +188,12 @@ export class ConcurrentConsumer extends ManagedConsumer {
           continue;
         }
         if (tracker.holding >= this.options.maxInFlightPerPartition) {
-          await this.#acquire(key, tracker, heartbeat);
-          if (this.intakeStopped || this.#held.has(topic)) return;
+          // Full: this partition is paused until slots free up, and the callback returns at once.
+          // Waiting here would hold kafkajs's fetch loop, and with it every other partition this
+          // consumer reads from the same broker (kafkajs fetches again only once every batch of a
+          // fetch is done with).
+          this.#pauseFull(topic, partition);
+          return;
         }
         const size = (message.key?.length ?? 0) + (message.value?.length ?? 0);
         // Checked again after every wait, and from there on synchronously up to `#run`, which
@@ -251,13 +260,28 @@ export class ConcurrentConsumer extends ManagedConsumer {
     return this.#wake(heartbeat, (wake) => this.#bytesWaiting.push(wake));
   }
 
-  async #acquire(key: string, tracker: OffsetTracker, heartbeat: () => Promise<void>): Promise<void> {
-    while (tracker.holding >= this.options.maxInFlightPerPartition && !this.intakeStopped) {
-      await this.#wake(heartbeat, (wake) => {
-        const queue = this.#waiting.get(key) ?? [];
-        queue.push(wake);
-        this.#waiting.set(key, queue);
-      });
+  #pauseFull(topic: string, partition: number): void {
+    this.#full.add(partitionKey(topic, partition));
+    try {
+      this.consumer.pause([{ topic, partitions: [partition] }]);
+    } catch {
+      // Not running (stopping): nothing more is fetched anyway.
+    }
+  }
+
+  /** A partition paused for its slots reads on once a quarter of them are free again. */
+  #resumeIfRoom(key: string): void {
+    if (!this.#full.has(key)) return;
+    const tracker = this.#trackers.get(key);
+    const max = this.options.maxInFlightPerPartition;
+    if (tracker && tracker.holding > max - Math.ceil(max / 4)) return;
+    this.#full.delete(key);
+    const [topic, partition] = splitKey(key);
+    if (this.intakeStopped || this.#held.has(topic)) return;
+    try {
+      this.consumer.resume([{ topic, partitions: [partition] }]);
+    } catch {
+      // Not running: nothing was paused.
     }
   }
 
@@ -270,7 +294,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
   }
 
   #release(key: string): void {
-    this.#waiting.get(key)?.shift()?.();
+    this.#resumeIfRoom(key);
   }
 
   /**
@@ -294,7 +318,6 @@ export class ConcurrentConsumer extends ManagedConsumer {
   override stopIntake(): void {
     this.intakeStopped = true;
     this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
-    for (const queue of this.#waiting.values()) queue.splice(0).forEach((wake) => wake());
     this.#bytesWaiting.splice(0).forEach((wake) => wake());
   }
 

@@ -93,3 +93,52 @@ describe('concurrent consumer: a handler releases its slot', () => {
     }
   });
 });
+
+describe('concurrent consumer: a partition with every slot taken', () => {
+  it('holds back neither another partition nor another topic of the same broker, and reads on once slots free', async () => {
+    const full = await onePartitionTopic(kafka, 'full');
+    const other = await onePartitionTopic(kafka, 'other');
+    await full.producer.send(
+      full.topic,
+      Array.from({ length: 6 }, (_, i) => ({ key: 'k', value: `f${i}` })),
+    );
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const handled: string[] = [];
+    const consumer = new ConcurrentConsumer({
+      kafka,
+      groupId: uniqueName('group'),
+      topics: [full.topic, other.topic],
+      logger,
+      maxInFlightPerPartition: 2,
+      commitIntervalMs: 50,
+      handle: async (r) => {
+        const value = r.value!.toString();
+        handled.push(value);
+        // The full topic's records wait (as records waiting for another's outcome in their slots do).
+        if (value.startsWith('f')) await gate;
+      },
+    });
+    await consumer.start();
+    try {
+      await waitUntil(() => handled.length === 2, 15_000, 'the full partition takes its two slots');
+      // Records of the other topic written after the full partition filled up still go at once.
+      for (let i = 0; i < 3; i++) {
+        await other.producer.send(other.topic, [{ key: 'k', value: `o${i}` }]);
+        await waitUntil(() => handled.includes(`o${i}`), 10_000, `o${i} while the full partition waits`);
+      }
+      assert.deepEqual(
+        handled.filter((v) => v.startsWith('f')),
+        ['f0', 'f1'],
+        'nothing more of the full partition meanwhile',
+      );
+      openGate();
+      await waitUntil(() => handled.filter((v) => v.startsWith('f')).length === 6, 15_000, 'the rest once slots free');
+    } finally {
+      consumer.stopIntake();
+      await consumer.close();
+      await full.producer.disconnect();
+      await other.producer.disconnect();
+    }
+  });
+});

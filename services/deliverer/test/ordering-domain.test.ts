@@ -6,9 +6,15 @@ import {
   afterStep,
   freshDecision,
   isIdle,
+  PARK_TAIL_MAX,
   parked,
+  parkTag,
   retryDecision,
+  tailFull,
+  trimTail,
+  unwrittenPlace,
   waitingDecision,
+  QUEUE_STATE_MAX_BYTES,
   type QueueState,
   type WaitingPlace,
 } from '../src/ordering/queue-rules.ts';
@@ -77,9 +83,51 @@ describe('per-user queue rules', () => {
     assert.equal(q.bytes, 0);
   });
 
+  it('every park whose waiting record may be missing is in the tail: read again, each is written at its own place', () => {
+    const { q } = park({ head: 'h', first: 0, next: 0, bytes: 0 }, 'a', 'b', 'c');
+    assert.deepEqual(
+      ['a', 'b', 'c', 'd'].map((id) => unwrittenPlace(q, id)),
+      [0, 1, 2, undefined],
+    );
+    assert.equal(freshDecision(q, fresh('b'), { maxEvents: 10, maxBytes: 1_000 }), 'rewrite');
+    // Written here: a and b leave the tail (from the oldest on), c stays until its record is written.
+    const trimmed = trimTail(q, (seq) => seq < 2)!;
+    assert.deepEqual(trimmed.tail, { from: 2, tags: [parkTag('c')] });
+    assert.equal(unwrittenPlace(trimmed, 'a'), undefined);
+    // Only a prefix goes: b written before a keeps both.
+    assert.deepEqual(trimTail(q, (seq) => seq === 1)!.tail, q.tail);
+    // A record leaving the front of the queue takes its tag with it.
+    const moved = afterStep(
+      { ...q, head: undefined },
+      {
+        messageId: 'a',
+        outcome: 'delivered',
+        onDeadLetter: release,
+        fromWaiting: { messageId: 'a', seq: 0, bytes: 10 },
+      },
+    )!;
+    assert.deepEqual(moved.tail, { from: 1, tags: [parkTag('b'), parkTag('c')] });
+    // A record of the earlier format names its last park by id: it stays covered once the tail starts.
+    const old = parked({ head: 'h', first: 0, next: 1, bytes: 10, last: 'z' }, { messageId: 'y', bytes: 10 }).state;
+    assert.deepEqual([unwrittenPlace(old, 'z'), unwrittenPlace(old, 'y'), old.last], [0, 1, undefined]);
+    // The tail is bounded: a further park waits (tailFull) for the oldest to be written.
+    const full = park(undefined, ...Array.from({ length: PARK_TAIL_MAX }, (_, i) => `e${i}`)).q;
+    assert.ok(tailFull(full));
+    assert.ok(!tailFull(trimTail(full, (seq) => seq === 0)));
+    const encoded = JSON.stringify({ v: 2, ...full, head: '"\\'.repeat(43), deadHead: '"\\'.repeat(43) });
+    assert.ok(Buffer.byteLength(encoded) <= QUEUE_STATE_MAX_BYTES, `${Buffer.byteLength(encoded)} B`);
+  });
+
   it('an event parked behind an attempt in flight makes that attempt the live head until its outcome', () => {
     const { state } = parked(undefined, { messageId: 'b', bytes: 10, behind: 'a' });
-    assert.deepEqual(state, { head: 'a', live: true, first: 0, next: 1, last: 'b', bytes: 10 });
+    assert.deepEqual(state, {
+      head: 'a',
+      live: true,
+      first: 0,
+      next: 1,
+      bytes: 10,
+      tail: { from: 0, tags: [parkTag('b')] },
+    });
     const place = { messageId: 'b', seq: 0, bytes: 10 };
     assert.equal(waitingDecision(state, place, false), 'cycle');
     const paused = afterStep(state, { messageId: 'a', outcome: 'parked', onDeadLetter: release })!;

@@ -19,7 +19,7 @@ import { DelivererMetrics } from '../src/metrics.ts';
 import { Ordering, type AttemptStep, type OrderingDeps } from '../src/ordering/ordering.ts';
 import { OrderingStore } from '../src/ordering/ordering-store.ts';
 import { QUEUE_STATE_MAX_BYTES, type StepOutcome } from '../src/ordering/queue-rules.ts';
-import { QueueStates } from '../src/ordering/queue-states.ts';
+import { decodeStateRecord, QueueStates } from '../src/ordering/queue-states.ts';
 
 // The real Ordering over the real OrderingStore and its in-memory states, with a recording sink in
 // place of Kafka (docs/reference/ordering.md). Records are handed to it as the consumer does: in
@@ -149,6 +149,30 @@ const unparkedId = (record: ConsumedRecord): string => {
   return unparked.job.messageId;
 };
 
+/** An OrderingStore over the rig's states writing through `sink`. */
+const storeOver = (r: Rig, sink: RecordSink): OrderingStore =>
+  new OrderingStore({
+    kafka: {} as Kafka,
+    admin: { fetchTopicOffsets: async () => [] } as unknown as Admin,
+    sink,
+    topic: () => config.kafka.topics.ordering,
+    logger: createLogger({ name: 'test', level: 'silent' }),
+    groupPrefix: 'test',
+    states: r.states,
+  });
+
+/** The retry state of a head's due retry. */
+const retryOf = (messageId: string): NonNullable<DeliveryJob['previous']> => ({
+  messageId,
+  sourceId: 's',
+  destinationId: 'ord',
+  eventType: 'track',
+  endpoints: ord.endpoints.map((e) => e.ref),
+  firstAttemptAt: Date.now(),
+  attempts: 1,
+  history: [],
+});
+
 const stateWrites = (r: Rig) => r.sent.filter((s) => s.topic === config.kafka.topics.ordering);
 
 describe('per-user order with the real Ordering', () => {
@@ -172,13 +196,13 @@ describe('per-user order with the real Ordering', () => {
     // While a-0 is still in flight: user b and the unordered destination went out; a's burst waited
     // in memory up to its bound, then was parked (those in memory first, in order).
     await waitUntil(() => attempted.includes('b-0') && attempted.includes('p-0'), 5_000, 'b-0 and p-0 attempted');
-    await waitUntil(() => stateWrites(r).length >= 299, 5_000, "a's burst parked");
+    const waitingTopic = waitingTopicName(config, 'ord');
+    await waitUntil(() => readBack(r, waitingTopic).length >= 299, 5_000, "a's burst parked");
     assert.deepEqual(
       attempted.filter((id) => id.startsWith('a-')),
       ['a-0'],
       'nothing of a overtook its attempt in flight',
     );
-    const waitingTopic = waitingTopicName(config, 'ord');
     assert.equal(readBack(r, waitingTopic).length, 299);
     // A waiting record read while a-0 is in flight is not its turn.
     const [first] = readBack(r, waitingTopic);
@@ -277,6 +301,92 @@ describe('per-user order with the real Ordering', () => {
     const total = sizes.reduce((a, b) => a + b, 0);
     console.log(`${N} parks of hostile ids: ${total} B written to the state topic, largest record ${largest} B`);
     assert.ok(r.states.bytes < 2_000, `memory held for the queue: ${r.states.bytes} B`);
+  });
+
+  it("a held user's burst (its head in the retry path) holds back neither another user nor an unordered destination: parks leave their slots, and share state records", async () => {
+    const r = rig();
+    // Kafka answers each write after 5 ms: a park's state record, then its waiting record.
+    const slowSink: RecordSink = {
+      send: async (topic, message) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        r.sent.push({ topic, message });
+      },
+    };
+    const ordering = r.another({ sink: slowSink, store: storeOver(r, slowSink) });
+    const attempted: string[] = [];
+    const attempt: AttemptStep = async (j): Promise<StepOutcome> => {
+      attempted.push(j.messageId);
+      return j.messageId === 'h-0' ? 'retrying' : 'delivered';
+    };
+    await ordering.step(job('h', 'h-0'), ord, 1, PARTITION, false, attempt);
+    const handle = slots(SLOTS);
+    const N = 1_000;
+    const waitingTopic = waitingTopicName(config, 'ord');
+    let parkedWhenOthersWent = -1;
+    const others: AttemptStep = async (j, ...rest) => {
+      if (parkedWhenOthersWent < 0) parkedWhenOthersWent = readBack(r, waitingTopic).length;
+      return attempt(j, ...rest);
+    };
+    const handled = [
+      ...Array.from({ length: N }, (_, i) =>
+        handle((slot) => ordering.step(job('h', `h-${i + 1}`), ord, 1, PARTITION, false, attempt, slot)),
+      ),
+      handle((slot) => ordering.step(job('b', 'b-0'), ord, 1, PARTITION, false, others, slot)),
+      handle((slot) => ordering.step(job('h', 'p-0', plain), plain, 1, PARTITION, false, others, slot)),
+    ];
+    await Promise.all(handled);
+    assert.ok(attempted.includes('b-0') && attempted.includes('p-0'));
+    assert.ok(
+      parkedWhenOthersWent < N / 2,
+      `the others went when ${parkedWhenOthersWent} of the ${N} parks were written, not behind them`,
+    );
+    assert.equal(readBack(r, waitingTopic).length, N, 'every park has its record');
+    const stateRecords = stateWrites(r).filter((w) => String(w.message.key) === 'ord/s:h').length;
+    assert.ok(stateRecords < N / 4, `${stateRecords} state records for ${N} parks`);
+    assert.deepEqual(
+      attempted.filter((id) => id.startsWith('h-')),
+      ['h-0'],
+      'nothing of h attempted behind its head',
+    );
+    assert.equal(r.states.get('ord', 's:h')?.next, N);
+  });
+
+  it('a crash in the middle of a burst of parks leaves no place without its record: each park read again writes it', async () => {
+    const r = rig();
+    const waitingTopic = waitingTopicName(config, 'ord');
+    // Kafka takes the state records and the first three waiting records, then the process "dies".
+    let waitingTaken = 0;
+    const dying: RecordSink = {
+      send: (topic, message) => {
+        if (topic === waitingTopic && waitingTaken++ >= 3) return new Promise(() => undefined);
+        r.sent.push({ topic, message });
+        return Promise.resolve();
+      },
+    };
+    const before = r.another({ sink: dying, store: storeOver(r, dying) });
+    const retrying: AttemptStep = async (j) => (j.messageId === 'c-0' ? 'retrying' : 'delivered');
+    await before.step(job('c', 'c-0'), ord, 1, PARTITION, false, retrying);
+    const ids = Array.from({ length: 10 }, (_, i) => `c-${i + 1}`);
+    for (const id of ids) void before.step(job('c', id), ord, 1, PARTITION, false, retrying);
+    await waitUntil(() => readBack(r, waitingTopic).length === 3 && waitingTaken === 10, 5_000, 'parks under way');
+    // The restart reads the newest state record written.
+    const last = stateWrites(r)
+      .filter((w) => String(w.message.key) === 'ord/s:c')
+      .at(-1)!;
+    const restarted = rig();
+    restarted.sent.push(...r.sent.filter((w) => w.topic === waitingTopic));
+    restarted.states.apply(decodeStateRecord('ord/s:c', Buffer.from(last.message.value as string)));
+    assert.equal(restarted.states.get('ord', 's:c')?.next, 10, 'the state knows every park');
+    const attempted: string[] = [];
+    const attempt: AttemptStep = async (j) => (attempted.push(j.messageId), 'delivered');
+    // The events are read again from their source (none was committed) and write their records again.
+    for (const id of ids) await restarted.ordering.step(job('c', id), ord, 1, PARTITION, false, attempt);
+    assert.deepEqual(attempted, [], 'nothing overtook the head');
+    const head: DeliveryJob = { ...job('c', 'c-0'), previous: retryOf('c-0') };
+    await restarted.ordering.step(head, ord, 1, PARTITION, false, attempt);
+    for (const record of readBack(restarted, waitingTopic)) await restarted.ordering.onWaiting(record, attempt);
+    assert.deepEqual(attempted, ['c-0', ...ids], 'every parked event once, in order');
+    assert.equal(restarted.states.size, 0, 'the queue is gone');
   });
 
   it('the queue is capped by count: the event past the cap is dead-lettered, the queue kept', async () => {

@@ -29,6 +29,16 @@ export interface OrderingStoreDeps {
   onWritten?: (bytes: number) => void;
 }
 
+/** A queue's state record not yet sent: its newest value, and who waits for it. */
+interface UnsentWrite {
+  value: string | null;
+  partition: number;
+  listKeysDone: string[];
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * The users' queues of the ordered destinations (docs/reference/ordering.md), kept in the compacted
  * topic `sluice.ordering`, one record per destination and user (`<destinationId>/<user key>`),
@@ -46,6 +56,8 @@ export class OrderingStore {
   readonly #syncing = new Map<number, Promise<void>>();
   #group: GroupConsumer | undefined;
   #closed = false;
+  /** The queues put since the last flush (`put`), by record key, in the order first put. */
+  readonly #unsent = new Map<string, UnsentWrite>();
   private readonly deps: OrderingStoreDeps;
   constructor(deps: OrderingStoreDeps) {
     this.deps = deps;
@@ -113,16 +125,50 @@ export class OrderingStore {
   }
 
   /**
-   * Sets the user's queue for a destination and writes its record to `partition` (the user's);
-   * resolves once Kafka acknowledged it. Undefined or idle: the record is deleted.
+   * Sets the user's queue for a destination (in memory at once) and writes its record to
+   * `partition` (the user's); resolves once Kafka acknowledged a record that carries this state or
+   * a later one. Undefined or idle: the record is deleted. The puts of one queue within a tick leave
+   * as one record, the newest (`sluice.ordering` is compacted: only the newest counts), so a burst
+   * of parks costs one state record, not one each; the writes of one queue keep their order.
    */
-  async put(destinationId: string, key: string, partition: number, q: QueueState | undefined): Promise<void> {
+  put(destinationId: string, key: string, partition: number, q: QueueState | undefined): Promise<void> {
     const { value, listKeyDone } = this.deps.states.set(destinationId, key, q);
     const recordKey = stateKey(destinationId, key);
-    this.deps.onWritten?.(Buffer.byteLength(recordKey) + (value === null ? 0 : Buffer.byteLength(value)));
-    await this.deps.sink.send(this.deps.topic(), { key: recordKey, value, partition });
-    // Every queue of a list-format record was written again: that record (keyed by the user alone) goes.
-    if (listKeyDone !== undefined) await this.deps.sink.send(this.deps.topic(), { key: listKeyDone, value: null });
+    let write = this.#unsent.get(recordKey);
+    if (!write) {
+      let resolve!: () => void;
+      let reject!: (err: unknown) => void;
+      const done = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      write = { value, partition, listKeysDone: [], done, resolve, reject };
+      this.#unsent.set(recordKey, write);
+      if (this.#unsent.size === 1) setImmediate(() => this.#flush());
+    }
+    write.value = value;
+    write.partition = partition;
+    if (listKeyDone !== undefined) write.listKeysDone.push(listKeyDone);
+    return write.done;
+  }
+
+  /** Sends the newest state of every queue put since the last flush, in the order they were first put. */
+  #flush(): void {
+    const writes = [...this.#unsent];
+    this.#unsent.clear();
+    const topic = this.deps.topic();
+    for (const [key, w] of writes) {
+      this.deps.onWritten?.(Buffer.byteLength(key) + (w.value === null ? 0 : Buffer.byteLength(w.value)));
+      const sent = this.deps.sink.send(topic, { key, value: w.value, partition: w.partition });
+      // Every queue of a list-format record was written again: that record (keyed by the user alone) goes.
+      const after =
+        w.listKeysDone.length === 0
+          ? sent
+          : sent.then(() =>
+              Promise.all(w.listKeysDone.map((k) => this.deps.sink.send(topic, { key: k, value: null }))),
+            );
+      after.then(() => w.resolve(), w.reject);
+    }
   }
 
   async close(): Promise<void> {

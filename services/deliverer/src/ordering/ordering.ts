@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Destination, SluiceConfig } from '@sluice/config';
 import { headersText, headerText, noRequestRecord, type OrderingRelease } from '@sluice/envelope';
-import { waitingTopicName, type ConsumedRecord, type RecordSink, type RecordSlot } from '@sluice/kafka';
+import {
+  SideRecordRefusedError,
+  waitingTopicName,
+  type ConsumedRecord,
+  type RecordSink,
+  type RecordSlot,
+} from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import {
   ORDERING_HEADER,
@@ -24,8 +30,11 @@ import {
   afterStep,
   freshDecision,
   isIdle,
+  PARK_TAIL_MAX,
   parked,
   retryDecision,
+  trimTail,
+  unwrittenPlace,
   waitingCount,
   waitingDecision,
   type QueueState,
@@ -102,6 +111,16 @@ interface Held {
   fail: (err: unknown) => void;
 }
 
+/**
+ * A user's parks for one destination, as this process writes them: those whose waiting records
+ * are being written (by place, in order), and the places whose records it wrote (they leave the
+ * queue's `tail`).
+ */
+interface ParkLane {
+  unwritten: Map<number, Promise<void>>;
+  written: Set<number>;
+}
+
 /** An attempt of a user's event in flight, outside the chain: later events wait behind it. */
 interface Flight {
   messageId: string;
@@ -130,6 +149,8 @@ export class Ordering {
   readonly #idle = new Map<string, Set<() => void>>();
   /** Per chain, the waiting records of a moving queue waiting for their turn, by sequence number. */
   readonly #turns = new Map<string, Map<number, Turn>>();
+  /** Per chain, its parks being written and those this process wrote (`ParkLane`). */
+  readonly #lanes = new Map<string, ParkLane>();
   /** This process's rounds: a waiting record written by another process always goes round once more. */
   readonly #token = randomUUID();
   readonly #unorderedLog: LogRateLimiter;
@@ -221,6 +242,7 @@ export class Ordering {
     await this.deps.store.ready(record.partition);
     const header = orderingHeaderOf(record);
     const place: WaitingPlace = { messageId: job.messageId, seq: header.seq, bytes: record.value?.length ?? 0 };
+    if (header.gap) place.gap = true;
     const at: QueueAt = { destination, key, partition: record.partition };
     // After a timeout or at shutdown the record is written again at the tail however it stands.
     let force = false;
@@ -238,6 +260,8 @@ export class Ordering {
       }
       force = !(await this.#idleUntilProgress(destination.id, record.partition, step.round));
     }
+    // A gap (a park whose record Kafka refused, its event rejected): its turn moves the queue past it.
+    if (place.gap) return void (await this.#flown(at, job, { fromWaiting: place }, async () => 'delivered'));
     // Taken out now: the window moves by the whole time waited, idle waits included.
     const taken = unparkJob(key, record.value ?? Buffer.alloc(0), record.headers, this.deps.now());
     await this.#flown(at, job, { fromWaiting: place }, () =>
@@ -262,8 +286,10 @@ export class Ordering {
     const { accepted, fromParked, attempt } = how;
     const id = destination.id;
     const chain = chainId(id, key);
+    // Behind earlier steps of its user: waits for them with its slot given back (within the bound).
+    let inMemory = this.#chains.has(chain) ? this.#giveBack(how.slot, job.body.length) : undefined;
     const decided = await this.#serial(id, key, async () => {
-      const q = this.deps.store.get(id, key);
+      let q = this.deps.store.get(id, key);
       const flight = this.#flights.get(chain);
       const event = { messageId: job.messageId, bytes: job.body.length, inFlight: flight !== undefined };
       const decision = freshDecision(q, event, this.#limits());
@@ -277,8 +303,8 @@ export class Ordering {
           );
           return undefined;
         case 'rewrite':
-          // Parked last before a crash: its record may not have been written.
-          await this.#writeWaiting(job, accepted, q!.next - 1);
+          // Parked before a crash, its record perhaps not written: written (again) at its place.
+          await this.#rewrite(at, job, { accepted, seq: unwrittenPlace(q, job.messageId)! });
           return undefined;
         case 'wait': {
           if (flight && isIdle(q)) {
@@ -288,20 +314,35 @@ export class Ordering {
             if (!this.deps.store.admitsNew()) return 'unordered';
             // Past a bound: those waiting in memory go to the waiting topic first, in order.
             await this.#parkHeld(at, flight);
+            await this.#roomInTail(chain);
             const now = this.deps.store.get(id, key);
-            await this.#park(at, job, accepted, now, flight.fresh && isIdle(now) ? flight.messageId : undefined);
-            return undefined;
+            const behind = flight.fresh && isIdle(now) ? flight.messageId : undefined;
+            return { parked: this.#park(at, job, { accepted, q: now, behind }) };
           }
           if (isIdle(q) && !this.deps.store.admitsNew()) return 'unordered';
+          if (await this.#roomInTail(chain)) q = this.deps.store.get(id, key);
           const behind = flight?.fresh && isIdle(q) ? flight.messageId : undefined;
-          await this.#park(at, job, accepted, q, behind);
-          return undefined;
+          return { parked: this.#park(at, job, { accepted, q, behind }) };
         }
         default:
           this.#flights.set(chain, { messageId: job.messageId, fresh: decision === 'attempt' });
           return decision;
       }
+    }).catch((err: unknown) => {
+      inMemory?.();
+      throw err;
     });
+    if (typeof decided === 'object' && 'parked' in decided) {
+      // Its park is written after the chain moved on: it waits for it with its slot given back.
+      inMemory ??= this.#giveBack(how.slot, job.body.length);
+      try {
+        await decided.parked;
+      } finally {
+        inMemory?.();
+      }
+      return;
+    }
+    inMemory?.();
     if (decided === undefined) return;
     if (decided === 'unordered') {
       this.#unordered(id, key);
@@ -421,18 +462,13 @@ export class Ordering {
    * park fails is told so (its record is rejected); an infrastructure failure fails the rest too.
    */
   async #parkHeld(at: QueueAt, flight: Flight | undefined): Promise<void> {
-    const held = this.#takeHeld(chainId(at.destination.id, at.key));
-    for (const [i, h] of held.entries()) {
+    const chain = chainId(at.destination.id, at.key);
+    const held = this.#takeHeld(chain);
+    for (const h of held) {
+      await this.#roomInTail(chain);
       const q = this.deps.store.get(at.destination.id, at.key);
-      try {
-        await this.#park(at, h.job, h.accepted, q, flight?.fresh && isIdle(q) ? flight.messageId : undefined);
-        h.turn('parked');
-      } catch (err) {
-        h.fail(err);
-        if (!isInfrastructureFailure(err)) continue;
-        for (const rest of held.slice(i + 1)) rest.fail(err);
-        return;
-      }
+      const behind = flight?.fresh && isIdle(q) ? flight.messageId : undefined;
+      this.#park(at, h.job, { accepted: h.accepted, q, behind }).then(() => h.turn('parked'), h.fail);
     }
   }
 
@@ -470,10 +506,11 @@ export class Ordering {
           return { step: 'done' };
         }
         case 'dead-letter': {
-          await this.deps.deadLetter(
-            job,
-            `dead-lettered with the event it waited for, ${q!.deadHead || 'an earlier event'}`,
-          );
+          if (!place.gap)
+            await this.deps.deadLetter(
+              job,
+              `dead-lettered with the event it waited for, ${q!.deadHead || 'an earlier event'}`,
+            );
           await this.#moved(at, q, afterDeadLettered(q!, place));
           return { step: 'done' };
         }
@@ -486,35 +523,129 @@ export class Ordering {
   }
 
   /**
-   * Parks the job: its place in the queue is written first (`sluice.ordering`), then its record
-   * (the waiting topic) and its `waiting` attempt record. A crash between the two leaves the place
-   * named by the job's message id (`last`): read again, the job writes its record there.
+   * Parks the job: its place in the queue is set at once, so the user's next step goes on; its
+   * state record leaves with the other puts of the tick (`OrderingStore.put`), then its waiting
+   * record and its `waiting` attempt record. Resolves once parked. Until its waiting record is
+   * written the park is in the queue's `tail`: read again after a crash, the job writes its record
+   * at its place (`#rewrite`), so no place stays without a record. A waiting record Kafka refuses
+   * for its content leaves a gap record at its place (the queue moves past it) and fails the park:
+   * the event goes to `sluice.rejected`.
    */
-  async #park(
+  #park(
     at: QueueAt,
     job: DeliveryJob,
-    accepted: number | undefined,
-    q: QueueState | undefined,
-    behind: string | undefined,
+    how: { accepted: number | undefined; q: QueueState | undefined; behind: string | undefined },
   ): Promise<void> {
     const { destination, key, partition } = at;
-    const now = this.deps.now();
-    const { state, seq } = parked(q, { messageId: job.messageId, bytes: job.body.length, ...(behind && { behind }) });
-    await this.deps.store.put(destination.id, key, partition, state);
-    try {
-      await Promise.all([
-        this.#writeWaiting(job, accepted, seq),
-        this.deps.sink.send(this.deps.config().kafka.topics.attempts, {
-          key,
-          value: noRequestRecord(job, 'waiting', now, state.head ?? q?.last ?? ''),
-        }),
-      ]);
-    } catch (err) {
-      // Not parked after all (its record goes to sluice.rejected, or is read again after a restart).
-      if (!isInfrastructureFailure(err)) await this.deps.store.put(destination.id, key, partition, q);
-      throw err;
+    const lane = this.#lane(chainId(destination.id, key));
+    const q = trimTail(how.q, (seq) => lane.written.has(seq));
+    for (const seq of lane.written) if (seq < (q?.tail?.from ?? Number.POSITIVE_INFINITY)) lane.written.delete(seq);
+    const event = { messageId: job.messageId, bytes: job.body.length, ...(how.behind && { behind: how.behind }) };
+    const { state, seq } = parked(q, event);
+    const stateWritten = this.deps.store.put(destination.id, key, partition, state);
+    const done = stateWritten
+      .then(() => this.#writeParked(job, { accepted: how.accepted, seq, head: state.head ?? '' }))
+      .then(
+        () => {
+          lane.written.add(seq);
+          this.deps.metrics.orderingWaiting.inc({ destination: destination.id });
+        },
+        async (err: unknown) => {
+          if (isInfrastructureFailure(err)) throw err;
+          await this.#writeGap(job, { accepted: how.accepted, seq });
+          lane.written.add(seq);
+          throw err;
+        },
+      )
+      .finally(() => {
+        lane.unwritten.delete(seq);
+        this.#dropLane(at);
+      });
+    lane.unwritten.set(seq, done);
+    return done;
+  }
+
+  /** The waiting record and the `waiting` attempt record of a park (an attempt record Kafka refuses is counted and logged by the sink, not a failure of the park). */
+  async #writeParked(
+    job: DeliveryJob,
+    how: { accepted: number | undefined; seq: number; head: string },
+  ): Promise<void> {
+    const attempt = this.deps.sink
+      .send(this.deps.config().kafka.topics.attempts, {
+        key: job.key,
+        value: noRequestRecord(job, 'waiting', this.deps.now(), how.head),
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof SideRecordRefusedError)) throw err;
+      });
+    const [waiting, written] = await Promise.allSettled([this.#writeWaiting(job, how.accepted, how.seq), attempt]);
+    if (waiting.status === 'rejected') throw waiting.reason;
+    if (written.status === 'rejected') throw written.reason;
+  }
+
+  /** A park's place whose waiting record Kafka refused: a record with no body that the queue moves past. */
+  #writeGap(job: DeliveryJob, how: { accepted: number | undefined; seq: number }): Promise<void> {
+    const headers = {
+      ...parkedHeaders(job, how.accepted, this.deps.now()),
+      [ORDERING_HEADER]: orderingHeader('', how.seq, true),
+    };
+    const topic = waitingTopicName(this.deps.config(), job.destinationId);
+    return this.deps.sink.send(topic, { key: job.key, value: Buffer.alloc(0), headers });
+  }
+
+  /**
+   * A park read again whose waiting record may be missing: written at its place. One still being
+   * written by this process (the same message id again) is left to that park.
+   */
+  async #rewrite(at: QueueAt, job: DeliveryJob, how: { accepted: number | undefined; seq: number }): Promise<void> {
+    const lane = this.#lane(chainId(at.destination.id, at.key));
+    if (lane.unwritten.has(how.seq)) return;
+    await this.#writeWaiting(job, how.accepted, how.seq);
+    lane.written.add(how.seq);
+  }
+
+  /**
+   * Waits, in the user's chain, until fewer than `PARK_TAIL_MAX` of its parks are being written.
+   * True when it waited (the queue may have been trimmed meanwhile).
+   */
+  async #roomInTail(chain: string): Promise<boolean> {
+    const lane = this.#lanes.get(chain);
+    let waited = false;
+    while (lane && lane.unwritten.size >= PARK_TAIL_MAX) {
+      waited = true;
+      await Promise.allSettled([lane.unwritten.values().next().value]);
     }
-    this.deps.metrics.orderingWaiting.inc({ destination: destination.id });
+    return waited;
+  }
+
+  #lane(chain: string): ParkLane {
+    let lane = this.#lanes.get(chain);
+    if (!lane) this.#lanes.set(chain, (lane = { unwritten: new Map(), written: new Set() }));
+    return lane;
+  }
+
+  /** Forgets a user's parks once none is being written and its queue has no tail left to trim. */
+  #dropLane(at: QueueAt): void {
+    const chain = chainId(at.destination.id, at.key);
+    const lane = this.#lanes.get(chain);
+    if (lane && lane.unwritten.size === 0 && !this.deps.store.get(at.destination.id, at.key)?.tail)
+      this.#lanes.delete(chain);
+  }
+
+  /**
+   * Gives the record's slot back while its job waits in memory (for its user's earlier steps, or
+   * for its park to be written), counted in `ORDERING_HELD_BYTES`; past that bound it keeps its
+   * slot (undefined). Returns the uncounting.
+   */
+  #giveBack(slot: RecordSlot | undefined, bytes: number): (() => void) | undefined {
+    if (!slot || this.#heldBytes + bytes > (this.deps.maxHeldBytes ?? ORDERING_HELD_BYTES)) return undefined;
+    this.#countHeld(bytes);
+    slot.release();
+    let counted = true;
+    return () => {
+      if (counted) this.#countHeld(-bytes);
+      counted = false;
+    };
   }
 
   #writeWaiting(job: DeliveryJob, accepted: number | undefined, seq: number): Promise<void> {
@@ -717,20 +848,26 @@ const isMoving = (q: QueueState, inFlight: boolean) =>
   (q.head === undefined || (q.live === true && inFlight)) && (q.legacy?.length ?? 0) === 0;
 
 /** The `sluice-ordering` header of a waiting record: the round it was written in and its place in the queue. */
-function orderingHeader(round: string, seq: number | undefined): string {
-  return JSON.stringify(seq === undefined ? { round } : { round, seq });
+function orderingHeader(round: string, seq: number | undefined, gap?: true): string {
+  return JSON.stringify(seq === undefined ? { round } : { round, seq, ...(gap && { gap }) });
 }
 
-function orderingHeaderOf(record: ConsumedRecord): { round: string | undefined; seq: number | undefined } {
+function orderingHeaderOf(record: ConsumedRecord): {
+  round: string | undefined;
+  seq: number | undefined;
+  gap: boolean;
+} {
   const text = headerText(record.headers, ORDERING_HEADER);
-  if (text === undefined) return { round: undefined, seq: undefined };
+  if (text === undefined) return { round: undefined, seq: undefined, gap: false };
   try {
-    const { round, seq } = JSON.parse(text) as { round?: unknown; seq?: unknown };
+    const { round, seq, gap } = JSON.parse(text) as { round?: unknown; seq?: unknown; gap?: unknown };
+    const place = typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
     return {
       round: typeof round === 'string' ? round : undefined,
-      seq: typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined,
+      seq: place,
+      gap: gap === true && place !== undefined,
     };
   } catch {
-    return { round: undefined, seq: undefined };
+    return { round: undefined, seq: undefined, gap: false };
   }
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The per-user queue of an ordered destination (docs/reference/ordering.md), as pure rules. A user
  * (the record key) is *held* while its head — the event that failed retryably, or an attempt still
@@ -19,8 +21,14 @@ export interface QueueState {
   first: number;
   /** The sequence number the next parked event takes; `next - first` events wait. */
   next: number;
-  /** The message id parked at `next - 1`: read again after a crash, its record is written again (it may be missing). */
+  /** The message id parked at `next - 1` (records of an earlier format): read again after a crash, its record is written again. */
   last?: string;
+  /**
+   * The parks whose waiting records may not be written yet: the tags (`parkTag`) of the events at
+   * `from`, `from + 1`, …, at most `PARK_TAIL_MAX`. Read again after a crash, such an event writes
+   * its record again at its place, so no place of the queue stays without a record.
+   */
+  tail?: ParkTail;
   /** Body bytes of the waiting events (`ORDERING_MAX_WAITING_BYTES`). */
   bytes: number;
   /** Waiting records below this sequence number are dead-lettered with a dead head (`dead-letter-waiting`). */
@@ -31,6 +39,23 @@ export interface QueueState {
   legacy?: string[];
   /** How many of `legacy` are to be dead-lettered with `deadHead`. */
   legacyDead?: number;
+}
+
+/** The parks of a queue whose waiting records may be missing: tags of consecutive places from `from`. */
+export interface ParkTail {
+  from: number;
+  tags: string[];
+}
+
+/**
+ * The most parks of one queue whose waiting records are not yet known written: a further park
+ * waits for the oldest of them. Bounds the state record (each tag 11 characters).
+ */
+export const PARK_TAIL_MAX = 32;
+
+/** A short tag of a message id (8 bytes of its SHA-256, base64url): names a park in `tail`. */
+export function parkTag(messageId: string): string {
+  return createHash('sha256').update(messageId).digest().subarray(0, 8).toString('base64url');
 }
 
 /** What became of one attempt step of a job: the outcomes the queue cares about. */
@@ -50,13 +75,16 @@ export interface WaitingPlace {
   seq: number | undefined;
   /** Its body bytes. */
   bytes: number;
+  /** A gap: a park whose waiting record Kafka refused (its event was rejected); the queue moves past it at its turn. */
+  gap?: true;
 }
 
 /**
  * Bytes a state record's value takes at most (no `legacy` list): three message ids (128 visible
- * ASCII characters, at most 258 bytes once JSON-escaped), five integers below 2^53 and the field names.
+ * ASCII characters, at most 258 bytes once JSON-escaped), six integers below 2^53, `PARK_TAIL_MAX`
+ * tags of 11 characters and the field names.
  */
-export const QUEUE_STATE_MAX_BYTES = 1_200;
+export const QUEUE_STATE_MAX_BYTES = 1_700;
 
 const emptyQueue = (): QueueState => ({ first: 0, next: 0, bytes: 0 });
 
@@ -93,11 +121,45 @@ export function freshDecision(
   limits: WaitingLimits,
 ): FreshDecision {
   if (q?.head === event.messageId) return q.live && !event.inFlight ? 'attempt-head' : 'already';
-  if (q !== undefined && q.last === event.messageId && q.next > q.first) return 'rewrite';
+  if (unwrittenPlace(q, event.messageId) !== undefined) return 'rewrite';
   if (isIdle(q) && !event.inFlight) return 'attempt';
   if (q === undefined) return 'wait';
   const overBytes = q.bytes > 0 && q.bytes + event.bytes > limits.maxBytes;
   return waitingCount(q) >= limits.maxEvents || overBytes ? 'full' : 'wait';
+}
+
+/**
+ * The place of `messageId` when its waiting record may be missing (it is in the queue's `tail`, or
+ * is `last` of a record of the earlier format): read again, it writes its record there.
+ */
+export function unwrittenPlace(q: QueueState | undefined, messageId: string): number | undefined {
+  if (q === undefined || q.next <= q.first) return undefined;
+  if (q.tail) {
+    const i = q.tail.tags.indexOf(parkTag(messageId));
+    const seq = q.tail.from + i;
+    if (i >= 0 && seq >= q.first && seq < q.next) return seq;
+  }
+  return q.last === messageId ? q.next - 1 : undefined;
+}
+
+/** Whether a further park must wait for the oldest park of `tail` to be written. */
+export function tailFull(q: QueueState | undefined): boolean {
+  return (q?.tail?.tags.length ?? 0) >= PARK_TAIL_MAX;
+}
+
+/** The queue without the parks of its tail that `written` says are written, from the oldest on. */
+export function trimTail(q: QueueState | undefined, written: (seq: number) => boolean): QueueState | undefined {
+  const tail = q?.tail;
+  if (!q || !tail) return q;
+  let n = 0;
+  while (n < tail.tags.length && written(tail.from + n)) n++;
+  if (n === 0) return q;
+  return withTail(q, { from: tail.from + n, tags: tail.tags.slice(n) });
+}
+
+function withTail(q: QueueState, tail: ParkTail): QueueState {
+  const { tail: _old, ...rest } = q;
+  return tail.tags.length > 0 ? { ...rest, tail } : rest;
 }
 
 /** A retry of `messageId`: the user's head (its outcome moves the queue), or a stray copy (attempted, no effect). */
@@ -113,9 +175,16 @@ export function parked(
   q: QueueState | undefined,
   event: { messageId: string; bytes: number; behind?: string },
 ): { state: QueueState; seq: number } {
-  const base = q ?? emptyQueue();
+  const { last, ...base } = q ?? emptyQueue();
   const seq = base.next;
-  const state: QueueState = { ...base, next: seq + 1, last: event.messageId, bytes: base.bytes + event.bytes };
+  const tag = parkTag(event.messageId);
+  let tail: ParkTail;
+  if (base.tail && base.tail.from + base.tail.tags.length === seq)
+    tail = { from: base.tail.from, tags: [...base.tail.tags, tag] };
+  // A record of the earlier format names its last park by id: it stays covered, as the tail's first.
+  else if (last !== undefined && seq > base.first) tail = { from: seq - 1, tags: [parkTag(last), tag] };
+  else tail = { from: seq, tags: [tag] };
+  const state: QueueState = { ...base, next: seq + 1, bytes: base.bytes + event.bytes, tail };
   if (state.head === undefined && event.behind !== undefined) {
     state.head = event.behind;
     state.live = true;
@@ -163,8 +232,15 @@ export function leftWaiting(q: QueueState, place: WaitingPlace): QueueState {
     if (next.deadUntil !== undefined && next.first >= next.deadUntil) delete next.deadUntil;
   }
   if (next.deadUntil === undefined && next.legacyDead === undefined) delete next.deadHead;
+  if (next.tail && next.tail.from < next.first) {
+    const gone = Math.min(next.first - next.tail.from, next.tail.tags.length);
+    const tags = next.tail.tags.slice(gone);
+    if (tags.length > 0) next.tail = { from: next.tail.from + gone, tags };
+    else delete next.tail;
+  }
   if (next.first === next.next) {
     delete next.last;
+    delete next.tail;
     if ((next.legacy?.length ?? 0) === 0) next.bytes = 0;
   }
   return next;
@@ -242,11 +318,23 @@ export function readQueueState(value: unknown): QueueState | undefined {
   if (v.legacy !== undefined && !(Array.isArray(v.legacy) && v.legacy.every((id) => typeof id === 'string')))
     return undefined;
   if (v.legacyDead !== undefined && !int(v.legacyDead)) return undefined;
+  if (v.tail !== undefined && !readTail(v.tail)) return undefined;
   const state: QueueState = { first: v.first as number, next: v.next as number, bytes: v.bytes as number };
   for (const k of ['head', 'last', 'deadHead'] as const) if (typeof v[k] === 'string') state[k] = v[k];
   if (v.live === true) state.live = true;
   if (v.deadUntil !== undefined) state.deadUntil = v.deadUntil as number;
   if (Array.isArray(v.legacy) && v.legacy.length > 0) state.legacy = v.legacy as string[];
   if (v.legacyDead !== undefined && (v.legacyDead as number) > 0) state.legacyDead = v.legacyDead as number;
+  const tail = readTail(v.tail);
+  if (tail && tail.tags.length > 0) state.tail = tail;
   return state;
+}
+
+function readTail(value: unknown): ParkTail | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { from, tags } = value as { from?: unknown; tags?: unknown };
+  if (typeof from !== 'number' || !Number.isSafeInteger(from) || from < 0) return undefined;
+  if (!Array.isArray(tags) || tags.length > PARK_TAIL_MAX) return undefined;
+  if (!tags.every((t) => typeof t === 'string' && t.length <= 16)) return undefined;
+  return { from, tags: tags as string[] };
 }
