@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TestContext } from 'node:test';
 import { ENVELOPE_LIMITS } from '@sluice/envelope';
 import { createLogger } from '@sluice/logging';
-import { metric, sleep, testKafka, type TopicWatcher, waitUntil, watchTopics } from '@sluice/testkit';
+import { metric, scrapeMetrics, sleep, testKafka, type TopicWatcher, waitUntil, watchTopics } from '@sluice/testkit';
 import { percentile } from '../../bench/lib/ingest-load.ts';
 import { DeadLetters, Receipts } from './drill-receipts.ts';
 import { ledgerProperties } from './ledger.ts';
@@ -386,6 +386,22 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
       () => pendingText(idsB),
     );
     phase('phase B');
+    // Where the others' tail is: per destination, and how long the deliverer's side records took.
+    t.diagnostic(
+      `phase B p99 per destination: ${DESTINATIONS.map(
+        (d) =>
+          `${d} ${percentile(
+            idsB.map((id) => receipts.at(d, id)! - ackedAt.get(id)!),
+            99,
+          )} ms`,
+      ).join(', ')}`,
+    );
+    const writes = (await scrapeMetrics(p.service('deliverer').url))
+      .split('\n')
+      .filter((l) => l.startsWith('sluice_side_record_write_seconds_bucket') && !l.includes('+Inf'));
+    t.diagnostic(
+      `deliverer side-record write times so far: ${writes.map((l) => l.replace(/^.*le="([^"]+)".*\} /, '≤$1s:')).join(' ')}`,
+    );
     const others = latencies(idsB);
     f.p99B = percentile(others, 99);
     f.othersB = { events: others.length, p50: percentile(others, 50), max: Math.max(...others) };

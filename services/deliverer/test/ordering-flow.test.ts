@@ -48,6 +48,18 @@ interface Rig {
   another: (extra?: Partial<OrderingDeps>) => Ordering;
 }
 
+/** An OrderingStore over `states` writing through `sink`; nothing on the state topic: a partition is this process's at once. */
+const storeOver = (states: QueueStates, sink: RecordSink): OrderingStore =>
+  new OrderingStore({
+    kafka: {} as Kafka,
+    admin: { fetchTopicOffsets: async () => [] } as unknown as Admin,
+    sink,
+    topic: () => config.kafka.topics.ordering,
+    logger: createLogger({ name: 'test', level: 'silent' }),
+    groupPrefix: 'test',
+    states,
+  });
+
 function rig(budgetBytes = 64 * 1024 * 1024): Rig {
   const sent: Rig['sent'] = [];
   const dead: Rig['dead'] = [];
@@ -55,17 +67,7 @@ function rig(budgetBytes = 64 * 1024 * 1024): Rig {
   const logger = createLogger({ name: 'test', level: 'silent' });
   const states = new QueueStates(budgetBytes);
   const metrics = new DelivererMetrics(new Registry());
-  // Nothing on the state topic: a partition is this process's at once.
-  const admin = { fetchTopicOffsets: async () => [] } as unknown as Admin;
-  const store = new OrderingStore({
-    kafka: {} as Kafka,
-    admin,
-    sink,
-    topic: () => config.kafka.topics.ordering,
-    logger,
-    groupPrefix: 'test',
-    states,
-  });
+  const store = storeOver(states, sink);
   const deps: OrderingDeps = {
     config: () => config,
     sink,
@@ -148,18 +150,6 @@ const unparkedId = (record: ConsumedRecord): string => {
   assert.ok(unparked.ok);
   return unparked.job.messageId;
 };
-
-/** An OrderingStore over the rig's states writing through `sink`. */
-const storeOver = (r: Rig, sink: RecordSink): OrderingStore =>
-  new OrderingStore({
-    kafka: {} as Kafka,
-    admin: { fetchTopicOffsets: async () => [] } as unknown as Admin,
-    sink,
-    topic: () => config.kafka.topics.ordering,
-    logger: createLogger({ name: 'test', level: 'silent' }),
-    groupPrefix: 'test',
-    states: r.states,
-  });
 
 /** The retry state of a head's due retry. */
 const retryOf = (messageId: string): NonNullable<DeliveryJob['previous']> => ({
@@ -312,7 +302,7 @@ describe('per-user order with the real Ordering', () => {
         r.sent.push({ topic, message });
       },
     };
-    const ordering = r.another({ sink: slowSink, store: storeOver(r, slowSink) });
+    const ordering = r.another({ sink: slowSink, store: storeOver(r.states, slowSink) });
     const attempted: string[] = [];
     const attempt: AttemptStep = async (j): Promise<StepOutcome> => {
       attempted.push(j.messageId);
@@ -363,7 +353,7 @@ describe('per-user order with the real Ordering', () => {
         return Promise.resolve();
       },
     };
-    const before = r.another({ sink: dying, store: storeOver(r, dying) });
+    const before = r.another({ sink: dying, store: storeOver(r.states, dying) });
     const retrying: AttemptStep = async (j) => (j.messageId === 'c-0' ? 'retrying' : 'delivered');
     await before.step(job('c', 'c-0'), ord, 1, PARTITION, false, retrying);
     const ids = Array.from({ length: 10 }, (_, i) => `c-${i + 1}`);
@@ -464,19 +454,7 @@ describe('per-user order with the real Ordering', () => {
       assert.deepEqual(attempted, []);
       const before = await cycled();
       held = false;
-      const head: DeliveryJob = {
-        ...job('w', 'w-0'),
-        previous: {
-          messageId: 'w-0',
-          sourceId: 's',
-          destinationId: 'ord',
-          eventType: 'track',
-          endpoints: ord.endpoints.map((e) => e.ref),
-          firstAttemptAt: Date.now(),
-          attempts: 1,
-          history: [],
-        },
-      };
+      const head: DeliveryJob = { ...job('w', 'w-0'), previous: retryOf('w-0') };
       await r.ordering.step(head, ord, 1, PARTITION, false, attempt);
       await waitUntil(
         () => attempted.length === N,
