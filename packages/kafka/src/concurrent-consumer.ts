@@ -227,7 +227,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
         tracker.detach(offset);
         this.#bytes -= size;
         this.#detachedBytes += size;
-        this.#release(key);
+        this.#resumeIfRoom(key);
         this.#bytesWaiting.splice(0).forEach((wake) => wake());
       },
     };
@@ -235,7 +235,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
       try {
         await this.options.handle(record, slot);
         tracker.finish(offset);
-        if (!detached) this.#release(key);
+        if (!detached) this.#resumeIfRoom(key);
       } catch (err) {
         this.options.logger.error(
           { err, topic: record.topic, partition: record.partition, offset },
@@ -291,10 +291,6 @@ export class ConcurrentConsumer extends ManagedConsumer {
     const tick = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref());
     await Promise.race([freed, tick]);
     await heartbeat().catch(() => undefined);
-  }
-
-  #release(key: string): void {
-    this.#resumeIfRoom(key);
   }
 
   /**

@@ -15,6 +15,7 @@ import {
   unwrittenPlace,
   waitingDecision,
   QUEUE_STATE_MAX_BYTES,
+  readQueueState,
   type QueueState,
   type WaitingPlace,
 } from '../src/ordering/queue-rules.ts';
@@ -114,6 +115,14 @@ describe('per-user queue rules', () => {
     const full = park(undefined, ...Array.from({ length: PARK_TAIL_MAX }, (_, i) => `e${i}`)).q;
     assert.ok(tailFull(full));
     assert.ok(!tailFull(trimTail(full, (seq) => seq === 0)));
+    // A park on a full tail pushes out its oldest (the caller waits while that one is being written here).
+    const pushed = parked(full, { messageId: 'more', bytes: 10 }).state;
+    assert.equal(pushed.tail?.tags.length, PARK_TAIL_MAX);
+    assert.deepEqual(
+      [pushed.tail?.from, unwrittenPlace(pushed, 'e0'), unwrittenPlace(pushed, 'more')],
+      [1, undefined, PARK_TAIL_MAX],
+    );
+    assert.ok(readQueueState(JSON.parse(JSON.stringify(pushed))), 'still a readable state record');
     const encoded = JSON.stringify({ v: 2, ...full, head: '"\\'.repeat(43), deadHead: '"\\'.repeat(43) });
     assert.ok(Buffer.byteLength(encoded) <= QUEUE_STATE_MAX_BYTES, `${Buffer.byteLength(encoded)} B`);
   });

@@ -18,7 +18,7 @@ import { unparkJob } from '../src/domain/parked-job.ts';
 import { DelivererMetrics } from '../src/metrics.ts';
 import { Ordering, type AttemptStep, type OrderingDeps } from '../src/ordering/ordering.ts';
 import { OrderingStore } from '../src/ordering/ordering-store.ts';
-import { QUEUE_STATE_MAX_BYTES, type StepOutcome } from '../src/ordering/queue-rules.ts';
+import { PARK_TAIL_MAX, QUEUE_STATE_MAX_BYTES, type StepOutcome } from '../src/ordering/queue-rules.ts';
 import { decodeStateRecord, QueueStates } from '../src/ordering/queue-states.ts';
 
 // The real Ordering over the real OrderingStore and its in-memory states, with a recording sink in
@@ -377,6 +377,44 @@ describe('per-user order with the real Ordering', () => {
     for (const record of readBack(restarted, waitingTopic)) await restarted.ordering.onWaiting(record, attempt);
     assert.deepEqual(attempted, ['c-0', ...ids], 'every parked event once, in order');
     assert.equal(restarted.states.size, 0, 'the queue is gone');
+  });
+
+  it("a park whose record is slow to be written holds the tail's place: later parks wait for it, every state record stays readable", async () => {
+    const r = rig();
+    const waitingTopic = waitingTopicName(config, 'ord');
+    // Kafka is slow to take the first waiting record; every other write is taken at once.
+    let releaseFirst!: () => void;
+    const firstTaken = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let waitingWrites = 0;
+    const sink: RecordSink = {
+      send: async (topic, message) => {
+        if (topic === waitingTopic && waitingWrites++ === 0) await firstTaken;
+        r.sent.push({ topic, message });
+      },
+    };
+    const ordering = r.another({ sink, store: storeOver(r.states, sink) });
+    const retrying: AttemptStep = async (j) => (j.messageId === 'q-0' ? 'retrying' : 'delivered');
+    await ordering.step(job('q', 'q-0'), ord, 1, PARTITION, false, retrying);
+    const N = PARK_TAIL_MAX + 8;
+    const step = (i: number) => ordering.step(job('q', `q-${i + 1}`), ord, 1, PARTITION, false, retrying);
+    // A full tail's worth of parks; all but the first are written, then more events come.
+    const steps = Array.from({ length: PARK_TAIL_MAX }, (_, i) => step(i));
+    await waitUntil(
+      () => readBack(r, waitingTopic).length === PARK_TAIL_MAX - 1,
+      5_000,
+      'the parks after the first written',
+    );
+    steps.push(...Array.from({ length: N - PARK_TAIL_MAX }, (_, i) => step(PARK_TAIL_MAX + i)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(r.states.get('ord', 's:q')?.next, PARK_TAIL_MAX, 'no park past a full tail whose oldest is unwritten');
+    releaseFirst();
+    await Promise.all(steps);
+    assert.equal(readBack(r, waitingTopic).length, N);
+    for (const w of stateWrites(r).filter((x) => String(x.message.key) === 'ord/s:q')) {
+      const record = decodeStateRecord('ord/s:q', Buffer.from(w.message.value as string));
+      assert.equal(record.kind, 'queue', 'every state record written is readable');
+      if (record.kind === 'queue') assert.ok((record.state?.tail?.tags.length ?? 0) <= PARK_TAIL_MAX);
+    }
   });
 
   it('the queue is capped by count: the event past the cap is dead-lettered, the queue kept', async () => {

@@ -30,9 +30,9 @@ import {
   afterStep,
   freshDecision,
   isIdle,
-  PARK_TAIL_MAX,
   parked,
   retryDecision,
+  tailFull,
   trimTail,
   unwrittenPlace,
   waitingCount,
@@ -314,13 +314,13 @@ export class Ordering {
             if (!this.deps.store.admitsNew()) return 'unordered';
             // Past a bound: those waiting in memory go to the waiting topic first, in order.
             await this.#parkHeld(at, flight);
-            await this.#roomInTail(chain);
+            await this.#roomInTail(at);
             const now = this.deps.store.get(id, key);
             const behind = flight.fresh && isIdle(now) ? flight.messageId : undefined;
             return { parked: this.#park(at, job, { accepted, q: now, behind }) };
           }
           if (isIdle(q) && !this.deps.store.admitsNew()) return 'unordered';
-          if (await this.#roomInTail(chain)) q = this.deps.store.get(id, key);
+          if (await this.#roomInTail(at)) q = this.deps.store.get(id, key);
           const behind = flight?.fresh && isIdle(q) ? flight.messageId : undefined;
           return { parked: this.#park(at, job, { accepted, q, behind }) };
         }
@@ -465,7 +465,7 @@ export class Ordering {
     const chain = chainId(at.destination.id, at.key);
     const held = this.#takeHeld(chain);
     for (const h of held) {
-      await this.#roomInTail(chain);
+      await this.#roomInTail(at);
       const q = this.deps.store.get(at.destination.id, at.key);
       const behind = flight?.fresh && isIdle(q) ? flight.messageId : undefined;
       this.#park(at, h.job, { accepted: h.accepted, q, behind }).then(() => h.turn('parked'), h.fail);
@@ -587,7 +587,7 @@ export class Ordering {
   #writeGap(job: DeliveryJob, how: { accepted: number | undefined; seq: number }): Promise<void> {
     const headers = {
       ...parkedHeaders(job, how.accepted, this.deps.now()),
-      [ORDERING_HEADER]: orderingHeader('', how.seq, true),
+      [ORDERING_HEADER]: JSON.stringify({ round: '', seq: how.seq, gap: true }),
     };
     const topic = waitingTopicName(this.deps.config(), job.destinationId);
     return this.deps.sink.send(topic, { key: job.key, value: Buffer.alloc(0), headers });
@@ -605,17 +605,22 @@ export class Ordering {
   }
 
   /**
-   * Waits, in the user's chain, until fewer than `PARK_TAIL_MAX` of its parks are being written.
-   * True when it waited (the queue may have been trimmed meanwhile).
+   * Waits, in the user's chain, while the queue's tail is full (`tailFull`, the parks this process
+   * wrote trimmed off) and its oldest park is still being written here, so a park never pushes out
+   * one whose record may be missing. An oldest park from before this start is pushed out by the
+   * next park (`parked`): its event was read again and wrote its record, or was committed with it
+   * (docs/reference/ordering.md). True when it waited (the queue may have been trimmed meanwhile).
    */
-  async #roomInTail(chain: string): Promise<boolean> {
-    const lane = this.#lanes.get(chain);
+  async #roomInTail(at: QueueAt): Promise<boolean> {
+    const lane = this.#lanes.get(chainId(at.destination.id, at.key));
     let waited = false;
-    while (lane && lane.unwritten.size >= PARK_TAIL_MAX) {
+    for (;;) {
+      const q = lane && trimTail(this.deps.store.get(at.destination.id, at.key), (seq) => lane.written.has(seq));
+      const oldest = q?.tail && tailFull(q) ? lane!.unwritten.get(q.tail.from) : undefined;
+      if (oldest === undefined) return waited;
       waited = true;
-      await Promise.allSettled([lane.unwritten.values().next().value]);
+      await Promise.allSettled([oldest]);
     }
-    return waited;
   }
 
   #lane(chain: string): ParkLane {
@@ -624,7 +629,7 @@ export class Ordering {
     return lane;
   }
 
-  /** Forgets a user's parks once none is being written and its queue has no tail left to trim. */
+  /** Forgets a user's parks once none is being written and its queue has no tail left to trim (after a park, or a move of the queue). */
   #dropLane(at: QueueAt): void {
     const chain = chainId(at.destination.id, at.key);
     const lane = this.#lanes.get(chain);
@@ -749,6 +754,7 @@ export class Ordering {
   ): Promise<void> {
     if (after === before) return;
     const write = this.deps.store.put(at.destination.id, at.key, at.partition, after);
+    this.#dropLane(at);
     if (written) {
       // Waited for by the caller; until then a failure is not unhandled.
       write.catch(() => undefined);
@@ -848,8 +854,8 @@ const isMoving = (q: QueueState, inFlight: boolean) =>
   (q.head === undefined || (q.live === true && inFlight)) && (q.legacy?.length ?? 0) === 0;
 
 /** The `sluice-ordering` header of a waiting record: the round it was written in and its place in the queue. */
-function orderingHeader(round: string, seq: number | undefined, gap?: true): string {
-  return JSON.stringify(seq === undefined ? { round } : { round, seq, ...(gap && { gap }) });
+function orderingHeader(round: string, seq: number | undefined): string {
+  return JSON.stringify(seq === undefined ? { round } : { round, seq });
 }
 
 function orderingHeaderOf(record: ConsumedRecord): {

@@ -49,7 +49,8 @@ export interface ParkTail {
 
 /**
  * The most parks of one queue whose waiting records are not yet known written: a further park
- * waits for the oldest of them. Bounds the state record (each tag 11 characters).
+ * waits for the oldest of them, or (one from before a restart) pushes it out. Bounds the state
+ * record (each tag 11 characters).
  */
 export const PARK_TAIL_MAX = 32;
 
@@ -179,8 +180,11 @@ export function parked(
   const seq = base.next;
   const tag = parkTag(event.messageId);
   let tail: ParkTail;
-  if (base.tail && base.tail.from + base.tail.tags.length === seq)
-    tail = { from: base.tail.from, tags: [...base.tail.tags, tag] };
+  if (base.tail && base.tail.from + base.tail.tags.length === seq) {
+    // Full: the oldest park leaves it (the caller waits while that one's record is being written).
+    const kept = base.tail.tags.slice(Math.max(0, base.tail.tags.length - PARK_TAIL_MAX + 1));
+    tail = { from: seq - kept.length, tags: [...kept, tag] };
+  }
   // A record of the earlier format names its last park by id: it stays covered, as the tail's first.
   else if (last !== undefined && seq > base.first) tail = { from: seq - 1, tags: [parkTag(last), tag] };
   else tail = { from: seq, tags: [tag] };
