@@ -1,4 +1,4 @@
-import type { EachBatchPayload, PartitionAssigner } from 'kafkajs';
+import type { EachBatchPayload, KafkaMessage, PartitionAssigner } from 'kafkajs';
 import { toConsumedRecord, type ConsumedRecord } from './consumed-record.ts';
 import { ManagedConsumer, type ManagedConsumerBase } from './managed-consumer.ts';
 import { OffsetTracker } from './offset-tracker.ts';
@@ -32,6 +32,25 @@ export interface ConcurrentConsumerOptions extends ManagedConsumerBase {
 type Slot = () => void;
 
 /**
+ * What is left of a fetched batch when its partition's slots are all taken: handed out from here
+ * as slots free up, so a full partition is not fetched again (and most of the fetch dropped) for
+ * every few slots. At most one batch per partition (kafkajs's `maxBytesPerPartition`, 1 MB).
+ */
+interface FetchedRest {
+  topic: string;
+  partition: number;
+  key: string;
+  tracker: OffsetTracker;
+  messages: KafkaMessage[];
+  /** The first message not handed out yet. */
+  next: number;
+  payload: Pick<EachBatchPayload, 'resolveOffset' | 'isRunning' | 'isStale'>;
+}
+
+/** Why handing out stopped: the batch is done, every slot is taken, or the in-flight bytes are. */
+type HandOutStop = 'done' | 'full' | 'bytes';
+
+/**
  * A handed-out record's place among the records handled at once. A handler that is about to wait
  * for something other than its own work (another record's outcome) releases it: the partition's
  * next record is handed out at once, while this one stays unfinished, so the committed offset
@@ -57,6 +76,8 @@ export class ConcurrentConsumer extends ManagedConsumer {
   #trackers = new Map<string, OffsetTracker>();
   /** Partitions paused because every slot is taken (`#pauseFull`), resumed as slots free up. */
   readonly #full = new Set<string>();
+  /** Per full partition, the rest of its last batch, handed out as slots free up (`FetchedRest`). */
+  readonly #rests = new Map<string, FetchedRest>();
   #commitTimer: NodeJS.Timeout | undefined;
   /** Bytes of the records in flight, and who waits for some of them to finish. */
   #bytes = 0;
@@ -85,7 +106,9 @@ export class ConcurrentConsumer extends ManagedConsumer {
         const [topic, partition] = splitKey(key);
         if (!assigned[topic]?.includes(partition)) this.#trackers.delete(key);
       }
-      // A re-join (after a crash, a rebalance) may forget kafkajs's pauses; the holds stand.
+      // A re-join (after a crash, a rebalance) may forget kafkajs's pauses; the holds stand. kafkajs
+      // fetches from the committed offsets again, so the rests kept from before are dropped.
+      this.#rests.clear();
       this.#pauseHeld();
       // A partition paused for its slots whose records all finished meanwhile reads on (one still
       // full is paused again by its next batch).
@@ -126,6 +149,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
    */
   hold(topic: string): void {
     this.#held.add(topic);
+    this.#dropRests((rest) => rest.topic === topic);
     this.#pauseHeld();
   }
 
@@ -169,15 +193,45 @@ export class ConcurrentConsumer extends ManagedConsumer {
     );
   }
 
-  async #onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
-    const { topic, partition } = batch;
+  async #onBatch(payload: EachBatchPayload): Promise<void> {
+    const { topic, partition } = payload.batch;
     const key = partitionKey(topic, partition);
     let tracker = this.#trackers.get(key);
     if (!tracker) this.#trackers.set(key, (tracker = new OffsetTracker()));
+    const rest: FetchedRest = { topic, partition, key, tracker, messages: payload.batch.messages, next: 0, payload };
+    for (;;) {
+      if (!this.#mayHandOut(rest)) return;
+      const stop = this.#handOut(rest);
+      if (stop === 'done') return;
+      if (stop === 'full') {
+        // Full: this partition is paused, the rest of the batch kept, and the callback returns at
+        // once. Waiting here would hold kafkajs's fetch loop, and with it every other partition
+        // this consumer reads from the same broker (kafkajs fetches again only once every batch
+        // of a fetch is done with).
+        this.#rests.set(key, rest);
+        this.#pauseFull(topic, partition);
+        return;
+      }
+      await this.#bytesFreed(payload.heartbeat);
+    }
+  }
+
+  #mayHandOut(rest: FetchedRest): boolean {
+    const { isRunning, isStale } = rest.payload;
+    return isRunning() && !isStale() && !this.intakeStopped && !this.#held.has(rest.topic);
+  }
+
+  /**
+   * Hands out the rest's records while its partition has a free slot and the in-flight bytes
+   * room; synchronous from each check up to `#run`, which counts the bytes, so two partitions
+   * woken together cannot both take the same room.
+   */
+  #handOut(rest: FetchedRest): HandOutStop {
+    const { tracker, messages } = rest;
     let last: string | undefined;
     try {
-      for (const message of batch.messages) {
-        if (!isRunning() || isStale() || this.intakeStopped || this.#held.has(topic)) return;
+      for (; rest.next < messages.length; rest.next++) {
+        const message = messages[rest.next]!;
         const offset = Number(message.offset);
         if (offset <= tracker.highestStarted) {
           // Already handed to a handler by this consumer: kafkajs fetches from the committed offset
@@ -187,32 +241,19 @@ export class ConcurrentConsumer extends ManagedConsumer {
           last = message.offset;
           continue;
         }
-        if (tracker.holding >= this.options.maxInFlightPerPartition) {
-          // Full: this partition is paused until slots free up, and the callback returns at once.
-          // Waiting here would hold kafkajs's fetch loop, and with it every other partition this
-          // consumer reads from the same broker (kafkajs fetches again only once every batch of a
-          // fetch is done with).
-          this.#pauseFull(topic, partition);
-          return;
-        }
+        if (tracker.holding >= this.options.maxInFlightPerPartition) return 'full';
         const size = (message.key?.length ?? 0) + (message.value?.length ?? 0);
-        // Checked again after every wait, and from there on synchronously up to `#run`, which
-        // counts the bytes: two partitions woken together cannot both take the same room.
-        while (!this.#fits(size)) {
-          await this.#bytesFreed(heartbeat);
-          if (this.intakeStopped || this.#held.has(topic)) return;
-        }
+        if (!this.#fits(size)) return 'bytes';
         tracker.begin(offset);
         if (tracker.holding === this.#crowdedAt()) this.options.onCrowded?.();
         last = message.offset;
-        void this.#run(toConsumedRecord(topic, partition, message), key, tracker, offset, size);
+        void this.#run(toConsumedRecord(rest.topic, rest.partition, message), rest.key, tracker, offset, size);
       }
+      return 'done';
     } finally {
-      if (last !== undefined) {
-        // Moves kafkajs's fetch position (read when this callback returns) past what was handed
-        // out; what is committed comes from the tracker. A stale batch is re-fetched anyway.
-        if (!isStale()) resolveOffset(last);
-      }
+      // Moves kafkajs's fetch position (read when it fetches the partition next) past what was
+      // handed out; what is committed comes from the tracker. A stale batch is re-fetched anyway.
+      if (last !== undefined && !rest.payload.isStale()) rest.payload.resolveOffset(last);
     }
   }
 
@@ -260,6 +301,10 @@ export class ConcurrentConsumer extends ManagedConsumer {
     return this.#wake(heartbeat, (wake) => this.#bytesWaiting.push(wake));
   }
 
+  #dropRests(which: (rest: FetchedRest) => boolean): void {
+    for (const [key, rest] of this.#rests) if (which(rest)) this.#rests.delete(key);
+  }
+
   #pauseFull(topic: string, partition: number): void {
     this.#full.add(partitionKey(topic, partition));
     try {
@@ -269,9 +314,22 @@ export class ConcurrentConsumer extends ManagedConsumer {
     }
   }
 
-  /** A partition paused for its slots reads on once a quarter of them are free again. */
+  /**
+   * A partition paused for its slots: the rest of its batch is handed out as slots free up; once
+   * that is done, it is fetched again when a quarter of its slots are free.
+   */
   #resumeIfRoom(key: string): void {
     if (!this.#full.has(key)) return;
+    const rest = this.#rests.get(key);
+    if (rest && this.#mayHandOut(rest)) {
+      const stop = this.#handOut(rest);
+      if (stop === 'full') return;
+      if (stop === 'bytes') {
+        this.#bytesWaiting.push(() => this.#resumeIfRoom(key));
+        return;
+      }
+    }
+    this.#rests.delete(key);
     const tracker = this.#trackers.get(key);
     const max = this.options.maxInFlightPerPartition;
     if (tracker && tracker.holding > max - Math.ceil(max / 4)) return;
@@ -313,6 +371,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
   /** Stops taking new records (SIGTERM step 1). In-flight handlers keep running. */
   override stopIntake(): void {
     this.intakeStopped = true;
+    this.#rests.clear();
     this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
     this.#bytesWaiting.splice(0).forEach((wake) => wake());
   }

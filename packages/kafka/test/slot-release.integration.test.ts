@@ -141,4 +141,52 @@ describe('concurrent consumer: a partition with every slot taken', () => {
       await other.producer.disconnect();
     }
   });
+
+  it('hands out the rest of its batch as slots free, instead of fetching the partition again for each', async () => {
+    const records = 200;
+    const { topic, producer } = await onePartitionTopic(kafka, 'rest');
+    await producer.send(
+      topic,
+      Array.from({ length: records }, (_, i) => ({ key: 'k', value: `r${i}` })),
+    );
+    // Each handler waits for its own gate; the test opens them one at a time, in order, as a
+    // user's queue moves one event at a time while the events behind it wait in their slots.
+    const gates: (() => void)[] = [];
+    const handled: string[] = [];
+    const consumer = new ConcurrentConsumer({
+      kafka,
+      groupId: uniqueName('group'),
+      topics: [topic],
+      logger,
+      maxInFlightPerPartition: 4,
+      commitIntervalMs: 50,
+      handle: async (r) => {
+        handled.push(r.value!.toString());
+        await new Promise<void>((resolve) => gates.push(resolve));
+      },
+    });
+    let fetched = 0;
+    consumer.consumer.on(consumer.consumer.events.START_BATCH_PROCESS, (e) => {
+      fetched += e.payload.batchSize;
+    });
+    await consumer.start();
+    try {
+      for (let i = 0; i < records; i++) {
+        await waitUntil(() => gates.length > i, 15_000, `record ${i} handed out`);
+        gates[i]!();
+      }
+      assert.deepEqual(
+        handled,
+        Array.from({ length: records }, (_, i) => `r${i}`),
+        'every record once, in order',
+      );
+      // Fetching the partition again for each freed slot reads ~records²/2 records (the rest of
+      // the batch each time, all but one dropped); keeping the rest reads each about once.
+      assert.ok(fetched <= 2 * records, `${fetched} records fetched to hand out ${records}`);
+    } finally {
+      consumer.stopIntake();
+      await consumer.close();
+      await producer.disconnect();
+    }
+  });
 });
