@@ -72,6 +72,10 @@ function rig(budgetBytes = 64 * 1024 * 1024): Rig {
     config: () => config,
     sink,
     store,
+    intake: {
+      config: () => config,
+      deadLetter: async (job, reason, why) => void dead.push({ job, lastError: `${reason}: ${why}` }),
+    },
     deadLetter: async (job, lastError) => void dead.push({ job, lastError }),
     metrics,
     logger,
@@ -415,6 +419,33 @@ describe('per-user order with the real Ordering', () => {
       assert.equal(record.kind, 'queue', 'every state record written is readable');
       if (record.kind === 'queue') assert.ok((record.state?.tail?.tags.length ?? 0) <= PARK_TAIL_MAX);
     }
+  });
+
+  it('a waiting record whose destination was disabled meanwhile is dead-lettered no_endpoints, as a parked or redelivered one is', async () => {
+    const r = rig();
+    const attempt: AttemptStep = async (j) => (j.messageId === 'w-0' ? 'retrying' : 'delivered');
+    for (let i = 0; i < 3; i++) await r.ordering.step(job('w', `w-${i}`), ord, 1, PARTITION, false, attempt);
+    const waitingTopic = waitingTopicName(config, 'ord');
+    await waitUntil(() => readBack(r, waitingTopic).length >= 2, 5_000, 'the two behind the head parked');
+    const waiting = readBack(r, waitingTopic);
+    assert.deepEqual(waiting.map(unparkedId), ['w-1', 'w-2'], 'the two behind the head parked');
+    const disabled: SluiceConfig = {
+      ...config,
+      destinations: config.destinations.map((d) => (d.id === ord.id ? { ...d, enabled: false } : d)),
+    };
+    const dead: string[] = [];
+    const after = r.another({
+      config: () => disabled,
+      intake: {
+        config: () => disabled,
+        deadLetter: async (j, reason, why) => void dead.push(`${j.messageId} ${reason}: ${why}`),
+      },
+    });
+    for (const record of waiting) await after.onWaiting(record, attempt);
+    assert.deepEqual(dead, [
+      'w-1 no_endpoints: destination ord is disabled',
+      'w-2 no_endpoints: destination ord is disabled',
+    ]);
   });
 
   it('the queue is capped by count: the event past the cap is dead-lettered, the queue kept', async () => {

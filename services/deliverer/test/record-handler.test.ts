@@ -17,7 +17,7 @@ import { Registry } from 'prom-client';
 import { WebhookThreadError } from '../src/adapters/webhook-thread.ts';
 import type { Delivery } from '../src/delivery.ts';
 import type { DeliveryJob } from '../src/domain/delivery-job.ts';
-import { createRecordHandler } from '../src/handle-record.ts';
+import { createRecordHandler } from '../src/intake/handle-record.ts';
 import { DelivererMetrics } from '../src/metrics.ts';
 
 // The record handler with fakes for Kafka and HTTP: what it does with one bad record.

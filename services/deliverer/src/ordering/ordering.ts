@@ -24,6 +24,7 @@ import { LogRateLimiter } from '../domain/log-rate-limit.ts';
 import { parkedHeaders, unparkJob } from '../domain/parked-job.ts';
 import { isInfrastructureFailure } from '../infrastructure-errors.ts';
 import type { DelivererMetrics } from '../metrics.ts';
+import { liveDestinationOrDeadLetter, type LiveDestinationContext } from '../intake/live-destination.ts';
 import type { OrderingStore } from './ordering-store.ts';
 import {
   afterDeadLettered,
@@ -54,6 +55,8 @@ export interface OrderingDeps {
   config: () => SluiceConfig;
   sink: RecordSink;
   store: Pick<OrderingStore, 'ready' | 'get' | 'put' | 'admitsNew'>;
+  /** The intake decision for a waiting record (its destination gone or disabled: dead-lettered `no_endpoints`). */
+  intake: LiveDestinationContext;
   /** Dead-letters a waiting event behind a dead head (`dead-letter-waiting`), or one its user's full queue refuses. */
   deadLetter: (job: DeliveryJob, lastError: string) => Promise<void>;
   metrics: DelivererMetrics;
@@ -229,11 +232,8 @@ export class Ordering {
     if (!unparked.ok || unparked.job.key === null) return 'rejected';
     const { job, acceptedAt } = unparked;
     const key = job.key!;
-    const destination = this.deps.config().destinations.find((d) => d.id === job.destinationId);
-    if (!destination?.enabled) {
-      await this.deps.deadLetter(job, `destination ${job.destinationId} is ${destination ? 'disabled' : 'gone'}`);
-      return undefined;
-    }
+    const destination = await liveDestinationOrDeadLetter(this.deps.intake, job);
+    if (!destination) return undefined;
     if (destination.ordering === undefined) {
       // No longer ordered: delivered as any event.
       await attempt(job, destination, acceptedAt, true);

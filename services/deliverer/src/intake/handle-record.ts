@@ -13,17 +13,18 @@ import { writeRejected, type ConsumedRecord, type RecordSink, type RecordSlot } 
 import type { Logger } from '@sluice/logging';
 import { traceHeadersOf, type TraceHeaders } from '@sluice/tracing';
 import { encodeBody, renderBody, routeEvent } from '@sluice/webhook';
-import { REJECT_ORIGIN } from './constants.ts';
-import type { Delivery } from './delivery.ts';
-import { type FilterDeps, filterRouted } from './filter-routed.ts';
-import type { DeliveryJob } from './domain/delivery-job.ts';
-import type { StepOutcome } from './ordering/queue-rules.ts';
-import { classifyFailure, type RecordStep, type RejectReason } from './domain/poison.ts';
-import { acceptedAt, attemptWindow, checkWindow } from './domain/window.ts';
-import { isInfrastructureFailure } from './infrastructure-errors.ts';
-import type { DelivererMetrics } from './metrics.ts';
-import type { AttemptStep, Ordering } from './ordering/ordering.ts';
-import type { Parking } from './parking.ts';
+import { REJECT_ORIGIN } from '../constants.ts';
+import type { Delivery } from '../delivery.ts';
+import { type FilterDeps, filterRouted } from '../filter-routed.ts';
+import type { DeliveryJob } from '../domain/delivery-job.ts';
+import type { StepOutcome } from '../ordering/queue-rules.ts';
+import { classifyFailure, type RecordStep, type RejectReason } from '../domain/poison.ts';
+import { acceptedAt, attemptWindow, checkWindow } from '../domain/window.ts';
+import { isInfrastructureFailure } from '../infrastructure-errors.ts';
+import type { DelivererMetrics } from '../metrics.ts';
+import type { AttemptStep, Ordering } from '../ordering/ordering.ts';
+import type { Parking } from '../parking.ts';
+import { liveDestinationOrDeadLetter, type LiveDestinationContext } from './live-destination.ts';
 
 export interface RecordHandlerDeps {
   config: () => SluiceConfig;
@@ -42,6 +43,11 @@ export interface RecordHandlerDeps {
   watch?: FilterDeps['watch'];
   /** Per-user order (docs/reference/ordering.md); without it no destination is ordered. */
   ordering?: Ordering;
+}
+
+/** The intake decision's context (`liveDestinationOrDeadLetter`) from a handler's deps. */
+export function intakeContext(deps: Pick<RecordHandlerDeps, 'config' | 'delivery'>): LiveDestinationContext {
+  return { config: deps.config, deadLetter: (job, reason, why) => deps.delivery.deadLetter(job, reason, why) };
 }
 
 /** Where a job comes from: its parked topic (`fromParked`), its record's partition (its user's) and slot. */
@@ -205,14 +211,8 @@ export function createRecordHandler(
       endpoints: state.endpoints,
       previous: state,
     };
-    const destination = deps.config().destinations.find((d) => d.id === state.destinationId);
-    if (!destination?.enabled) {
-      return deps.delivery.deadLetter(
-        job,
-        'no_endpoints',
-        `destination ${state.destinationId} is ${destination ? 'disabled' : 'gone'}`,
-      );
-    }
+    const destination = await liveDestinationOrDeadLetter(intakeContext(deps), job);
+    if (!destination) return;
     progress.step = 'deliver';
     await deliver(job, destination, undefined, { partition: record.partition, ...(slot && { slot }) });
   };

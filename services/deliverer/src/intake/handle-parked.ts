@@ -1,8 +1,9 @@
 import type { ConsumedRecord, RecordSlot } from '@sluice/kafka';
-import { createDeliverStep, rejecter, type RecordHandlerDeps } from './handle-record.ts';
-import { classifyFailure } from './domain/poison.ts';
-import { unparkJob } from './domain/parked-job.ts';
-import { isInfrastructureFailure } from './infrastructure-errors.ts';
+import { createDeliverStep, intakeContext, rejecter, type RecordHandlerDeps } from './handle-record.ts';
+import { liveDestinationOrDeadLetter } from './live-destination.ts';
+import { classifyFailure } from '../domain/poison.ts';
+import { unparkJob } from '../domain/parked-job.ts';
+import { isInfrastructureFailure } from '../infrastructure-errors.ts';
 
 /**
  * The handler of the parked topics (docs/deliverer.md "Pausing"): a parked record is its job again,
@@ -17,6 +18,7 @@ export function createParkedHandler(
   const now = deps.now ?? Date.now;
   const reject = rejecter(deps);
   const deliver = createDeliverStep(deps);
+  const live = intakeContext(deps);
   return async (record, slot) => {
     let sourceId: string | undefined;
     try {
@@ -25,11 +27,8 @@ export function createParkedHandler(
       if (!unparked.ok) return reject(record, 'invalid_parked_headers', unparked.message);
       const { job, acceptedAt } = unparked;
       sourceId = job.sourceId;
-      const destination = deps.config().destinations.find((d) => d.id === job.destinationId);
-      if (!destination?.enabled) {
-        const why = `destination ${job.destinationId} is ${destination ? 'disabled' : 'gone'}`;
-        return deps.delivery.deadLetter(job, 'no_endpoints', why);
-      }
+      const destination = await liveDestinationOrDeadLetter(live, job);
+      if (!destination) return;
       await deliver(job, destination, acceptedAt, {
         fromParked: true,
         partition: record.partition,

@@ -1,0 +1,37 @@
+import type { Destination, SluiceConfig } from '@sluice/config';
+import type { DeliveryJob } from '../domain/delivery-job.ts';
+
+/** What the intake decision needs: the config, and how an event whose destination may not send is dead-lettered. */
+export interface LiveDestinationContext {
+  config: () => SluiceConfig;
+  deadLetter: (job: DeliveryJob, reason: 'no_endpoints', lastError: string) => Promise<void>;
+}
+
+/**
+ * Why an event's destination may no longer send, or undefined while it may: removed from the
+ * config, or disabled there. The one rule every intake applies (docs/deliverer.md, "Intake").
+ */
+export function whyDestinationCannotSend(
+  destination: Destination | undefined,
+  destinationId: string,
+): string | undefined {
+  if (destination === undefined) return `destination ${destinationId} is gone`;
+  if (!destination.enabled) return `destination ${destinationId} is disabled`;
+  return undefined;
+}
+
+/**
+ * The destination a job is for, if it may still send; otherwise the job is dead-lettered
+ * `no_endpoints` (replayable like any dead letter) and undefined is returned. Every intake — a
+ * redelivered, a parked and a waiting record — goes through here before delivering.
+ */
+export async function liveDestinationOrDeadLetter(
+  ctx: LiveDestinationContext,
+  job: DeliveryJob,
+): Promise<Destination | undefined> {
+  const destination = ctx.config().destinations.find((d) => d.id === job.destinationId);
+  const why = whyDestinationCannotSend(destination, job.destinationId);
+  if (why === undefined) return destination;
+  await ctx.deadLetter(job, 'no_endpoints', why);
+  return undefined;
+}
