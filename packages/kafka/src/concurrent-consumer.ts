@@ -149,7 +149,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
    */
   hold(topic: string): void {
     this.#held.add(topic);
-    this.#dropRests((rest) => rest.topic === topic);
+    for (const [key, rest] of this.#rests) if (rest.topic === topic) this.#rests.delete(key);
     this.#pauseHeld();
   }
 
@@ -299,10 +299,6 @@ export class ConcurrentConsumer extends ManagedConsumer {
   /** Waits for a record to finish (or a second to pass), then heartbeats. */
   #bytesFreed(heartbeat: () => Promise<void>): Promise<void> {
     return this.#wake(heartbeat, (wake) => this.#bytesWaiting.push(wake));
-  }
-
-  #dropRests(which: (rest: FetchedRest) => boolean): void {
-    for (const [key, rest] of this.#rests) if (which(rest)) this.#rests.delete(key);
   }
 
   #pauseFull(topic: string, partition: number): void {

@@ -20,7 +20,7 @@ import {
 import { Delivery } from './delivery.ts';
 import { EndpointGates } from './endpoint-gates.ts';
 import { createParkedHandler } from './intake/handle-parked.ts';
-import { createRecordHandler, intakeContext, type RecordHandlerDeps } from './intake/handle-record.ts';
+import { createRecordHandler, type RecordHandlerDeps } from './intake/handle-record.ts';
 import { IsolationMetrics } from './isolation-metrics.ts';
 import { DelivererMetrics } from './metrics.ts';
 import { OperatorWatch } from './operator-watch.ts';
@@ -285,8 +285,7 @@ async function startOrdering(
     config: () => ctx.config.current,
     sink: parts.sink,
     store,
-    intake: intakeContext({ config: () => ctx.config.current, delivery: parts.delivery }),
-    deadLetter: (job, lastError) => parts.delivery.deadLetter(job, 'permanent_failure', lastError),
+    deadLetter: (job, reason, lastError) => parts.delivery.deadLetter(job, reason, lastError),
     metrics: parts.metrics,
     logger: ctx.logger,
     now: Date.now,

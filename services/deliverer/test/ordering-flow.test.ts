@@ -72,11 +72,7 @@ function rig(budgetBytes = 64 * 1024 * 1024): Rig {
     config: () => config,
     sink,
     store,
-    intake: {
-      config: () => config,
-      deadLetter: async (job, reason, why) => void dead.push({ job, lastError: `${reason}: ${why}` }),
-    },
-    deadLetter: async (job, lastError) => void dead.push({ job, lastError }),
+    deadLetter: async (job, _reason, lastError) => void dead.push({ job, lastError }),
     metrics,
     logger,
     now: Date.now,
@@ -436,10 +432,7 @@ describe('per-user order with the real Ordering', () => {
     const dead: string[] = [];
     const after = r.another({
       config: () => disabled,
-      intake: {
-        config: () => disabled,
-        deadLetter: async (j, reason, why) => void dead.push(`${j.messageId} ${reason}: ${why}`),
-      },
+      deadLetter: async (j, reason, why) => void dead.push(`${j.messageId} ${reason}: ${why}`),
     });
     for (const record of waiting) await after.onWaiting(record, attempt);
     assert.deepEqual(dead, [

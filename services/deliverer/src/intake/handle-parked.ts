@@ -1,6 +1,6 @@
 import type { ConsumedRecord, RecordSlot } from '@sluice/kafka';
-import { createDeliverStep, intakeContext, rejecter, type RecordHandlerDeps } from './handle-record.ts';
-import { liveDestinationOrDeadLetter } from './live-destination.ts';
+import { createDeliverStep, rejecter, type RecordHandlerDeps } from './handle-record.ts';
+import { intakeContext, liveDestinationOrDeadLetter } from './live-destination.ts';
 import { classifyFailure } from '../domain/poison.ts';
 import { unparkJob } from '../domain/parked-job.ts';
 import { isInfrastructureFailure } from '../infrastructure-errors.ts';

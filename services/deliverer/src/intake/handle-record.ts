@@ -24,7 +24,7 @@ import { isInfrastructureFailure } from '../infrastructure-errors.ts';
 import type { DelivererMetrics } from '../metrics.ts';
 import type { AttemptStep, Ordering } from '../ordering/ordering.ts';
 import type { Parking } from '../parking.ts';
-import { liveDestinationOrDeadLetter, type LiveDestinationContext } from './live-destination.ts';
+import { intakeContext, liveDestinationOrDeadLetter } from './live-destination.ts';
 
 export interface RecordHandlerDeps {
   config: () => SluiceConfig;
@@ -43,11 +43,6 @@ export interface RecordHandlerDeps {
   watch?: FilterDeps['watch'];
   /** Per-user order (docs/reference/ordering.md); without it no destination is ordered. */
   ordering?: Ordering;
-}
-
-/** The intake decision's context (`liveDestinationOrDeadLetter`) from a handler's deps. */
-export function intakeContext(deps: Pick<RecordHandlerDeps, 'config' | 'delivery'>): LiveDestinationContext {
-  return { config: deps.config, deadLetter: (job, reason, why) => deps.delivery.deadLetter(job, reason, why) };
 }
 
 /** Where a job comes from: its parked topic (`fromParked`), its record's partition (its user's) and slot. */
@@ -134,6 +129,7 @@ export function createRecordHandler(
   deps: RecordHandlerDeps,
 ): (record: ConsumedRecord, slot?: RecordSlot) => Promise<void> {
   const now = deps.now ?? Date.now;
+  const live = intakeContext(deps);
   const filterDeps: FilterDeps = {
     config: deps.config,
     sink: deps.sink,
@@ -211,7 +207,7 @@ export function createRecordHandler(
       endpoints: state.endpoints,
       previous: state,
     };
-    const destination = await liveDestinationOrDeadLetter(intakeContext(deps), job);
+    const destination = await liveDestinationOrDeadLetter(live, job);
     if (!destination) return;
     progress.step = 'deliver';
     await deliver(job, destination, undefined, { partition: record.partition, ...(slot && { slot }) });

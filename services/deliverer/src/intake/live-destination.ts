@@ -1,4 +1,5 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
+import type { Delivery } from '../delivery.ts';
 import type { DeliveryJob } from '../domain/delivery-job.ts';
 
 /** What the intake decision needs: the config, and how an event whose destination may not send is dead-lettered. */
@@ -7,14 +8,19 @@ export interface LiveDestinationContext {
   deadLetter: (job: DeliveryJob, reason: 'no_endpoints', lastError: string) => Promise<void>;
 }
 
+/** The context from a record handler's config and `Delivery`, whose `deadLetter` writes the dead letter. */
+export function intakeContext(deps: {
+  config: () => SluiceConfig;
+  delivery: Pick<Delivery, 'deadLetter'>;
+}): LiveDestinationContext {
+  return { config: deps.config, deadLetter: (job, reason, why) => deps.delivery.deadLetter(job, reason, why) };
+}
+
 /**
  * Why an event's destination may no longer send, or undefined while it may: removed from the
  * config, or disabled there. The one rule every intake applies (docs/deliverer.md, "Intake").
  */
-export function whyDestinationCannotSend(
-  destination: Destination | undefined,
-  destinationId: string,
-): string | undefined {
+function whyDestinationCannotSend(destination: Destination | undefined, destinationId: string): string | undefined {
   if (destination === undefined) return `destination ${destinationId} is gone`;
   if (!destination.enabled) return `destination ${destinationId} is disabled`;
   return undefined;

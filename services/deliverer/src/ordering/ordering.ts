@@ -24,7 +24,7 @@ import { LogRateLimiter } from '../domain/log-rate-limit.ts';
 import { parkedHeaders, unparkJob } from '../domain/parked-job.ts';
 import { isInfrastructureFailure } from '../infrastructure-errors.ts';
 import type { DelivererMetrics } from '../metrics.ts';
-import { liveDestinationOrDeadLetter, type LiveDestinationContext } from '../intake/live-destination.ts';
+import { liveDestinationOrDeadLetter } from '../intake/live-destination.ts';
 import type { OrderingStore } from './ordering-store.ts';
 import {
   afterDeadLettered,
@@ -55,10 +55,12 @@ export interface OrderingDeps {
   config: () => SluiceConfig;
   sink: RecordSink;
   store: Pick<OrderingStore, 'ready' | 'get' | 'put' | 'admitsNew'>;
-  /** The intake decision for a waiting record (its destination gone or disabled: dead-lettered `no_endpoints`). */
-  intake: LiveDestinationContext;
-  /** Dead-letters a waiting event behind a dead head (`dead-letter-waiting`), or one its user's full queue refuses. */
-  deadLetter: (job: DeliveryJob, lastError: string) => Promise<void>;
+  /**
+   * Dead-letters a waiting event: `permanent_failure` behind a dead head (`dead-letter-waiting`) or
+   * when its user's full queue refuses it; `no_endpoints` when its destination is gone or disabled
+   * (the intake decision, `liveDestinationOrDeadLetter`).
+   */
+  deadLetter: (job: DeliveryJob, reason: 'permanent_failure' | 'no_endpoints', lastError: string) => Promise<void>;
   metrics: DelivererMetrics;
   logger: Logger;
   now: () => number;
@@ -232,7 +234,7 @@ export class Ordering {
     if (!unparked.ok || unparked.job.key === null) return 'rejected';
     const { job, acceptedAt } = unparked;
     const key = job.key!;
-    const destination = await liveDestinationOrDeadLetter(this.deps.intake, job);
+    const destination = await liveDestinationOrDeadLetter(this.deps, job);
     if (!destination) return undefined;
     if (destination.ordering === undefined) {
       // No longer ordered: delivered as any event.
@@ -299,6 +301,7 @@ export class Ordering {
         case 'full':
           await this.deps.deadLetter(
             job,
+            'permanent_failure',
             `${waitingCount(q!)} events (${q!.bytes} bytes) of this user already wait behind ${q!.head ?? q!.last ?? 'its earlier events'} (the most per user and destination)`,
           );
           return undefined;
@@ -509,6 +512,7 @@ export class Ordering {
           if (!place.gap)
             await this.deps.deadLetter(
               job,
+              'permanent_failure',
               `dead-lettered with the event it waited for, ${q!.deadHead || 'an earlier event'}`,
             );
           await this.#moved(at, q, afterDeadLettered(q!, place));
