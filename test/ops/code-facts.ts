@@ -128,7 +128,7 @@ function filesUnder(dir: string, prefix: string, keep: (name: string) => boolean
 }
 
 /**
- * The `.ts`/`.js` files of a service: paths relative to its `src/` (`domain/window.ts`), and
+ * The `.ts`/`.js` files of a service: paths relative to its `src/` (`intake/window.ts`), and
  * those of its side folders relative to the service (`console/app.js`).
  */
 export function serviceSourceFiles(service: string): string[] {
@@ -151,7 +151,7 @@ export function layoutFilePath(service: string, name: string): string {
 
 /**
  * The files named in the first cell of each row of the first table under `## Layout` in a doc.
- * A bare name after the first file of a cell (`domain/classify.ts`, `retry-after.ts`) is in the
+ * A bare name after the first file of a cell (`transport/classify.ts`, `retry-after.ts`) is in the
  * same folder as that first file.
  */
 export function layoutFiles(doc: string): string[] {

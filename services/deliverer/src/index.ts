@@ -1,6 +1,6 @@
-export { createDeliverer, type DelivererOptions, type DelivererService } from './service.ts';
-export { webhookThreadSettings } from './config.ts';
-export { AddressPolicy } from './domain/address-policy.ts';
-export type { AttemptResult } from './domain/attempt-result.ts';
-export { UndiciWebhookClient, type WebhookClient, type WebhookRequest } from './adapters/webhook-client.ts';
-export { WebhookThread } from './adapters/webhook-thread.ts';
+export { createDeliverer, type DelivererOptions, type DelivererService } from './service/deliverer.ts';
+export { webhookThreadSettings } from './service/config.ts';
+export { AddressPolicy } from './transport/address-policy.ts';
+export type { AttemptResult } from './transport/attempt-result.ts';
+export { UndiciWebhookClient, type WebhookClient, type WebhookRequest } from './transport/webhook-client.ts';
+export { WebhookThread } from './transport/webhook-thread.ts';

@@ -7,9 +7,9 @@ import { freePort, startReceiver, testConfig, type ReceivedRequest, type Receive
 import { MAX_BATCH_RESULT_BYTES } from '@sluice/webhook';
 import { verifySignature } from '@sluice/webhook-signature';
 import { Webhook } from 'standardwebhooks';
-import { UndiciWebhookClient } from '../src/adapters/webhook-client.ts';
-import type { DeliveryJob } from '../src/domain/delivery-job.ts';
-import type { PartDecision } from '../src/domain/part-decision.ts';
+import { UndiciWebhookClient } from '../src/transport/webhook-client.ts';
+import type { DeliveryJob } from '../src/intake/delivery-job.ts';
+import type { PartDecision } from '../src/attempt/part-decision.ts';
 import { deliveryRig, LOOPBACK_POLICY, type DeliveryRig } from './delivery-rig.ts';
 
 // Batched delivery through the real Delivery, a real undici client and real receivers on

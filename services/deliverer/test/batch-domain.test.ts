@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BatchSettings } from '@sluice/config';
 import { batchBodyBytes, batchItemBytes, renderBatchBody, type BatchItem } from '@sluice/webhook';
-import type { AttemptResult } from '../src/domain/attempt-result.ts';
-import { BatchComposer } from '../src/domain/batch-composer.ts';
-import { BATCH_ITEM_FAILED, batchEventResults } from '../src/domain/batch-outcome.ts';
+import type { AttemptResult } from '../src/transport/attempt-result.ts';
+import { BatchComposer } from '../src/attempt/batching/batch-composer.ts';
+import { BATCH_ITEM_FAILED, batchEventResults } from '../src/attempt/batching/batch-outcome.ts';
 
 const ID = '00000000-0000-4000-8000-000000000000';
 const item = (n: number, bytes = 20): BatchItem => ({

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DeadlineQueue } from '../src/adapters/deadline-queue.ts';
+import { DeadlineQueue } from '../src/transport/deadline-queue.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -4,12 +4,12 @@ import { createLogger } from '@sluice/logging';
 import type { Tracing } from '@sluice/tracing';
 import type { Message } from 'kafkajs';
 import { Registry } from 'prom-client';
-import { UndiciWebhookClient } from '../src/adapters/webhook-client.ts';
-import { Delivery } from '../src/delivery.ts';
-import { AddressPolicy } from '../src/domain/address-policy.ts';
-import { EndpointGates } from '../src/endpoint-gates.ts';
-import { IsolationMetrics } from '../src/isolation-metrics.ts';
-import { DelivererMetrics } from '../src/metrics.ts';
+import { UndiciWebhookClient } from '../src/transport/webhook-client.ts';
+import { Delivery } from '../src/attempt/delivery.ts';
+import { AddressPolicy } from '../src/transport/address-policy.ts';
+import { EndpointGates } from '../src/attempt/endpoint-gates.ts';
+import { IsolationMetrics } from '../src/attempt/isolation-metrics.ts';
+import { DelivererMetrics } from '../src/service/metrics.ts';
 
 /** Webhooks to 127.0.0.0/8 allowed: where the tests' receivers listen. */
 export const LOOPBACK_POLICY = new AddressPolicy(true, ['127.0.0.0/8']);

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testRetryState } from '@sluice/testkit';
-import { AddressPolicy } from '../src/domain/address-policy.ts';
-import type { AttemptResult } from '../src/domain/attempt-result.ts';
-import { classifyError, classifyStatus } from '../src/domain/classify.ts';
-import { decide } from '../src/domain/decide.ts';
-import { stateAfterAttempt, type DeliveryJob } from '../src/domain/delivery-job.ts';
-import { parseRetryAfter } from '../src/domain/retry-after.ts';
-import { DeliveryTimeoutError, InvalidEndpointUrlError, SsrfBlockedError } from '../src/errors.ts';
+import { AddressPolicy } from '../src/transport/address-policy.ts';
+import type { AttemptResult } from '../src/transport/attempt-result.ts';
+import { classifyError, classifyStatus } from '../src/transport/classify.ts';
+import { decide } from '../src/attempt/decide.ts';
+import { stateAfterAttempt, type DeliveryJob } from '../src/intake/delivery-job.ts';
+import { parseRetryAfter } from '../src/transport/retry-after.ts';
+import { DeliveryTimeoutError, InvalidEndpointUrlError, SsrfBlockedError } from '../src/transport/transport-errors.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00.000Z');
 

@@ -6,12 +6,12 @@ import {
   STALL_EVIDENCE,
   UNPROVEN_IN_FLIGHT,
   type Progress,
-} from '../src/adapters/destination-cap.ts';
-import type { AttemptResult } from '../src/domain/attempt-result.ts';
-import { CircuitBreaker } from '../src/domain/circuit-breaker.ts';
-import { deferralWaitMs } from '../src/domain/deferral.ts';
-import { breakerResult, EndpointGate } from '../src/domain/endpoint-gate.ts';
-import { decidePart } from '../src/domain/part-decision.ts';
+} from '../src/transport/destination-cap.ts';
+import type { AttemptResult } from '../src/transport/attempt-result.ts';
+import { CircuitBreaker } from '../src/attempt/circuit-breaker.ts';
+import { deferralWaitMs } from '../src/attempt/deferral.ts';
+import { breakerResult, EndpointGate } from '../src/attempt/endpoint-gate.ts';
+import { decidePart } from '../src/attempt/part-decision.ts';
 
 const settings = { failureThreshold: 3, cooldownMs: 1_000 };
 const timeout = { outcome: 'retryable', error: 'timeout' } as const;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testConfig } from '@sluice/testkit';
-import type { DeliveryJob } from '../src/domain/delivery-job.ts';
+import type { DeliveryJob } from '../src/intake/delivery-job.ts';
 import { liveDestinationOrDeadLetter } from '../src/intake/live-destination.ts';
 
 const config = testConfig({

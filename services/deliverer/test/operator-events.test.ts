@@ -6,13 +6,13 @@ import { type Receiver, sleep, startReceiver, testConfig, waitUntil } from '@slu
 import { Webhook } from 'standardwebhooks';
 import type { RecordSink } from '@sluice/kafka';
 import { Registry } from 'prom-client';
-import { OperatorSender } from '../src/adapters/operator-sender.ts';
-import type { AttemptResult } from '../src/domain/attempt-result.ts';
-import { DelivererMetrics } from '../src/metrics.ts';
-import { OperatorWatch } from '../src/operator-watch.ts';
-import { OPERATOR_QUEUE_MAX } from '../src/constants.ts';
-import { AutoDisableTracker } from '../src/domain/auto-disable.ts';
-import { DeadLetterBursts, expiringKeys, RefusalStreaks } from '../src/domain/operator-signals.ts';
+import { OperatorSender } from '../src/attempt/health/operator-sender.ts';
+import type { AttemptResult } from '../src/transport/attempt-result.ts';
+import { DelivererMetrics } from '../src/service/metrics.ts';
+import { OperatorWatch } from '../src/attempt/health/operator-watch.ts';
+import { OPERATOR_QUEUE_MAX } from '../src/service/constants.ts';
+import { AutoDisableTracker } from '../src/attempt/health/auto-disable.ts';
+import { DeadLetterBursts, expiringKeys, RefusalStreaks } from '../src/attempt/health/operator-signals.ts';
 
 const HOUR = 3_600_000;
 const WHSEC = `whsec_${randomBytes(32).toString('base64')}`;

@@ -20,9 +20,9 @@ import {
   type WaitingPlace,
 } from '../src/ordering/queue-rules.ts';
 import { decodeStateRecord, QueueStates } from '../src/ordering/queue-states.ts';
-import { parkedHeaders, unparkJob } from '../src/domain/parked-job.ts';
-import type { DeliveryJob } from '../src/domain/delivery-job.ts';
-import { attemptWindow, checkWindow } from '../src/domain/window.ts';
+import { parkedHeaders, unparkJob } from '../src/parking/parked-job.ts';
+import type { DeliveryJob } from '../src/intake/delivery-job.ts';
+import { attemptWindow, checkWindow } from '../src/intake/window.ts';
 
 const limits = { maxEvents: 2, maxBytes: 1_000 };
 const fresh = (id: string, inFlight = false) => ({ messageId: id, bytes: 10, inFlight });

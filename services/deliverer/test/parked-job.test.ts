@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testRetryState } from '@sluice/testkit';
-import type { DeliveryJob } from '../src/domain/delivery-job.ts';
-import { PARKED_HEADER, parkedHeaders, unparkJob } from '../src/domain/parked-job.ts';
-import { attemptWindow, checkWindow } from '../src/domain/window.ts';
+import type { DeliveryJob } from '../src/intake/delivery-job.ts';
+import { PARKED_HEADER, parkedHeaders, unparkJob } from '../src/parking/parked-job.ts';
+import { attemptWindow, checkWindow } from '../src/intake/window.ts';
 
 const T0 = 1_700_000_000_000;
 const HOUR = 3_600_000;

@@ -6,10 +6,10 @@ import { createLogger } from '@sluice/logging';
 import { testConfig } from '@sluice/testkit';
 import type { Message } from 'kafkajs';
 import { Registry } from 'prom-client';
-import type { DeliveryJob } from '../src/domain/delivery-job.ts';
-import { PARKED_HEADER } from '../src/domain/parked-job.ts';
-import { DelivererMetrics } from '../src/metrics.ts';
-import { Parking } from '../src/parking.ts';
+import type { DeliveryJob } from '../src/intake/delivery-job.ts';
+import { PARKED_HEADER } from '../src/parking/parked-job.ts';
+import { DelivererMetrics } from '../src/service/metrics.ts';
+import { Parking } from '../src/parking/parking.ts';
 
 // Parking's steering with stand-ins for Kafka: which topics it holds, when a resumed destination
 // goes back to the live path. On the real broker: pause.integration.test.ts and the pause drill.

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CodecError, SchemaRegistryUnavailableError } from '@sluice/codec';
 import { ProducerThreadError, RecordBatcherClosedError } from '@sluice/kafka';
-import { WebhookThreadError } from '../src/adapters/webhook-thread.ts';
-import { classifyFailure, failureMessage, MAX_REJECT_MESSAGE_CHARS, REJECT_REASONS } from '../src/domain/poison.ts';
-import { isInfrastructureFailure } from '../src/infrastructure-errors.ts';
+import { WebhookThreadError } from '../src/transport/webhook-thread.ts';
+import { classifyFailure, failureMessage, MAX_REJECT_MESSAGE_CHARS, REJECT_REASONS } from '../src/intake/poison.ts';
+import { isInfrastructureFailure } from '../src/intake/infrastructure-errors.ts';
 
 describe('classifyFailure (one record vs. infrastructure)', () => {
   const table: [string, unknown, 'decode' | 'route' | 'render' | 'deliver', string][] = [

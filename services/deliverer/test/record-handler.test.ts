@@ -14,11 +14,11 @@ import { createLogger } from '@sluice/logging';
 import { testConfig, testEnvelope } from '@sluice/testkit';
 import type { Message } from 'kafkajs';
 import { Registry } from 'prom-client';
-import { WebhookThreadError } from '../src/adapters/webhook-thread.ts';
-import type { Delivery } from '../src/delivery.ts';
-import type { DeliveryJob } from '../src/domain/delivery-job.ts';
+import { WebhookThreadError } from '../src/transport/webhook-thread.ts';
+import type { Delivery } from '../src/attempt/delivery.ts';
+import type { DeliveryJob } from '../src/intake/delivery-job.ts';
 import { createRecordHandler } from '../src/intake/handle-record.ts';
-import { DelivererMetrics } from '../src/metrics.ts';
+import { DelivererMetrics } from '../src/service/metrics.ts';
 
 // The record handler with fakes for Kafka and HTTP: what it does with one bad record.
 const NOW = Date.parse('2026-11-21T12:00:00.000Z');

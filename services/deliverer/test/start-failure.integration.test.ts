@@ -6,7 +6,7 @@ import { ConcurrentConsumer, createKafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { brokerSockets, testBrokers, testConfig, testServiceContext, workerThreads } from '@sluice/testkit';
 import { createDeliverer } from '../src/index.ts';
-import { delivererGroupId } from '../src/config.ts';
+import { delivererGroupId } from '../src/service/config.ts';
 
 const config = () =>
   testConfig({

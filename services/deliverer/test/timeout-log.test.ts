@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { createLogger } from '@sluice/logging';
-import { TimeoutLog } from '../src/adapters/timeout-log.ts';
-import { LogRateLimiter } from '../src/domain/log-rate-limit.ts';
+import { TimeoutLog } from '../src/transport/timeout-log.ts';
+import { LogRateLimiter } from '../src/service/log-rate-limit.ts';
 
 describe('LogRateLimiter (injected clock)', () => {
   it('writes the first line of a key, holds back the rest of the interval, and reports how many', () => {

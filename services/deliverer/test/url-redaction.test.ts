@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide } from '../src/domain/decide.ts';
-import { InvalidEndpointUrlError } from '../src/errors.ts';
+import { decide } from '../src/attempt/decide.ts';
+import { InvalidEndpointUrlError } from '../src/transport/transport-errors.ts';
 
 const SECRET_URL = 'https://user:pass@hooks.example/in?token=tok3n';
 
@@ -20,7 +20,7 @@ test('an invalid endpoint URL is named redacted in its error', () => {
 });
 
 test('endpoints held back are named redacted in lastError, whatever the reason and whether others were tried', async () => {
-  const { decidePart } = await import('../src/domain/part-decision.ts');
+  const { decidePart } = await import('../src/attempt/part-decision.ts');
   const reasons = ['circuit_open', 'retry_after', 'rate_limited', 'destination_stalled'] as const;
   for (const reason of reasons) {
     const held = [{ endpoint: SECRET_URL, reason, until: 0 }];

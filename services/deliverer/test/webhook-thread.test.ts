@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startReceiver, type Receiver } from '@sluice/testkit';
-import { WebhookThread, type WebhookThreadSettings } from '../src/adapters/webhook-thread.ts';
+import { WebhookThread, type WebhookThreadSettings } from '../src/transport/webhook-thread.ts';
 
 const settings = (allowCidrs: string[], origins: string[] = []): WebhookThreadSettings => ({
   pool: { connections: 4 },

@@ -1,9 +1,9 @@
 import type { ConsumedRecord, RecordSlot } from '@sluice/kafka';
 import { createDeliverStep, rejecter, type RecordHandlerDeps } from './handle-record.ts';
 import { intakeContext, liveDestinationOrDeadLetter } from './live-destination.ts';
-import { classifyFailure } from '../domain/poison.ts';
-import { unparkJob } from '../domain/parked-job.ts';
-import { isInfrastructureFailure } from '../infrastructure-errors.ts';
+import { classifyFailure } from './poison.ts';
+import { unparkJob } from '../parking/parked-job.ts';
+import { isInfrastructureFailure } from './infrastructure-errors.ts';
 
 /**
  * The handler of the parked topics (docs/deliverer.md "Pausing"): a parked record is its job again,

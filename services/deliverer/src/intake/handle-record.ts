@@ -13,17 +13,17 @@ import { writeRejected, type ConsumedRecord, type RecordSink, type RecordSlot } 
 import type { Logger } from '@sluice/logging';
 import { traceHeadersOf, type TraceHeaders } from '@sluice/tracing';
 import { encodeBody, renderBody, routeEvent } from '@sluice/webhook';
-import { REJECT_ORIGIN } from '../constants.ts';
-import type { Delivery } from '../delivery.ts';
-import { type FilterDeps, filterRouted } from '../filter-routed.ts';
-import type { DeliveryJob } from '../domain/delivery-job.ts';
+import { REJECT_ORIGIN } from '../service/constants.ts';
+import type { Delivery } from '../attempt/delivery.ts';
+import { type FilterDeps, filterRouted } from './filter-routed.ts';
+import type { DeliveryJob } from './delivery-job.ts';
 import type { StepOutcome } from '../ordering/queue-rules.ts';
-import { classifyFailure, type RecordStep, type RejectReason } from '../domain/poison.ts';
-import { acceptedAt, attemptWindow, checkWindow } from '../domain/window.ts';
-import { isInfrastructureFailure } from '../infrastructure-errors.ts';
-import type { DelivererMetrics } from '../metrics.ts';
+import { classifyFailure, type RecordStep, type RejectReason } from './poison.ts';
+import { acceptedAt, attemptWindow, checkWindow } from './window.ts';
+import { isInfrastructureFailure } from './infrastructure-errors.ts';
+import type { DelivererMetrics } from '../service/metrics.ts';
 import type { AttemptStep, Ordering } from '../ordering/ordering.ts';
-import type { Parking } from '../parking.ts';
+import type { Parking } from '../parking/parking.ts';
 import { intakeContext, liveDestinationOrDeadLetter } from './live-destination.ts';
 
 export interface RecordHandlerDeps {
@@ -66,7 +66,7 @@ export type DeliverStep = (
 
 /**
  * The step both the live records and the parked ones go through. No attempt starts once the
- * event's window is closed (`domain/window.ts`): the job is dead-lettered as `window_exhausted`.
+ * event's window is closed (`intake/window.ts`): the job is dead-lettered as `window_exhausted`.
  * A stopped destination's job is parked; so is a live job while its destination's parked topic
  * drains (a parked job is then attempted: it is the drain). Endpoints paused on their own are
  * left out of the attempt (`Parking.activeEndpoints`). A destination with per-user order runs it
@@ -122,7 +122,7 @@ interface Progress {
  * to the endpoints the retry names). Bad input goes to `sluice.rejected`, and so does a record
  * any step of which throws (decode, route, render, encode, sign, send): one record never stops its
  * partition. Only infrastructure failures (`isInfrastructureFailure`) are thrown on, and end the
- * consumer. No attempt starts once the event's window is closed (`domain/window.ts`): the job is
+ * consumer. No attempt starts once the event's window is closed (`intake/window.ts`): the job is
  * dead-lettered as `window_exhausted`.
  */
 export function createRecordHandler(

@@ -1,6 +1,6 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
-import type { Delivery } from '../delivery.ts';
-import type { DeliveryJob } from '../domain/delivery-job.ts';
+import type { Delivery } from '../attempt/delivery.ts';
+import type { DeliveryJob } from './delivery-job.ts';
 
 /** What the intake decision needs: the config, and how an event whose destination may not send is dead-lettered. */
 export interface LiveDestinationContext {

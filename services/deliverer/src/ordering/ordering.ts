@@ -18,12 +18,12 @@ import {
   ORDERING_MAX_WAITING,
   ORDERING_MAX_WAITING_BYTES,
   ORDERING_UNORDERED_LOG_INTERVAL_MS,
-} from '../constants.ts';
-import type { DeliveryJob } from '../domain/delivery-job.ts';
-import { LogRateLimiter } from '../domain/log-rate-limit.ts';
-import { parkedHeaders, unparkJob } from '../domain/parked-job.ts';
-import { isInfrastructureFailure } from '../infrastructure-errors.ts';
-import type { DelivererMetrics } from '../metrics.ts';
+} from '../service/constants.ts';
+import type { DeliveryJob } from '../intake/delivery-job.ts';
+import { LogRateLimiter } from '../service/log-rate-limit.ts';
+import { parkedHeaders, unparkJob } from '../parking/parked-job.ts';
+import { isInfrastructureFailure } from '../intake/infrastructure-errors.ts';
+import type { DelivererMetrics } from '../service/metrics.ts';
 import { liveDestinationOrDeadLetter } from '../intake/live-destination.ts';
 import type { OrderingStore } from './ordering-store.ts';
 import {

@@ -1,7 +1,7 @@
 import type { AttemptEvent, AttemptRecord } from '@sluice/envelope';
-import type { AttemptResult } from './attempt-result.ts';
+import type { AttemptResult } from '../transport/attempt-result.ts';
 import type { Deferred } from './deferral.ts';
-import type { DeliveryJob } from './delivery-job.ts';
+import type { DeliveryJob } from '../intake/delivery-job.ts';
 
 /** The `sluice.attempts` record of one request (docs/reference/delivery.md). */
 export function attemptEvent(job: DeliveryJob, attempt: number, r: AttemptResult): AttemptEvent {

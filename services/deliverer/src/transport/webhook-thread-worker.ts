@@ -3,8 +3,8 @@
 // Messages from the parent: settings, send (a batch of requests), close; replies: results
 // (a batch), closed. Requests and results travel in batches, one message per event-loop turn.
 import { parentPort } from 'node:worker_threads';
-import { AddressPolicy } from '../domain/address-policy.ts';
-import type { AttemptResult } from '../domain/attempt-result.ts';
+import { AddressPolicy } from './address-policy.ts';
+import type { AttemptResult } from './attempt-result.ts';
 import { TurnBatch } from './turn-batch.ts';
 import { UndiciWebhookClient, type PoolSettings, type WebhookRequest } from './webhook-client.ts';
 

@@ -3,14 +3,14 @@ import { retryStateToHeaders, type AttemptEvent, type DeadReason, type RetryStat
 import type { RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { endSpan, headersOf, SpanKind, type Tracing } from '@sluice/tracing';
-import { attemptEvent, attemptRecords, deferralEvent } from './domain/attempt-events.ts';
-import type { AttemptResult } from './domain/attempt-result.ts';
-import { deferralWaitMs, type Deferred } from './domain/deferral.ts';
-import { stateAfterAttempt, type DeliveryJob } from './domain/delivery-job.ts';
-import { decidePart, type PartDecision } from './domain/part-decision.ts';
+import { attemptEvent, attemptRecords, deferralEvent } from './attempt-events.ts';
+import type { AttemptResult } from '../transport/attempt-result.ts';
+import { deferralWaitMs, type Deferred } from './deferral.ts';
+import { stateAfterAttempt, type DeliveryJob } from '../intake/delivery-job.ts';
+import { decidePart, type PartDecision } from './part-decision.ts';
 import type { IsolationMetrics } from './isolation-metrics.ts';
-import type { DeliveryWatch } from './operator-watch.ts';
-import type { DelivererMetrics } from './metrics.ts';
+import type { DeliveryWatch } from './health/operator-watch.ts';
+import type { DelivererMetrics } from '../service/metrics.ts';
 
 export interface SettleDeps {
   sink: RecordSink;

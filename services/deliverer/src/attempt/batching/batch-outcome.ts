@@ -1,6 +1,6 @@
 import { parseBatchResult, type FailedItem } from '@sluice/webhook';
-import type { AttemptResult } from './attempt-result.ts';
-import { classifyStatus } from './classify.ts';
+import type { AttemptResult } from '../../transport/attempt-result.ts';
+import { classifyStatus } from '../../transport/classify.ts';
 
 /** The error code of an event a receiver reported as failed without a status (retryable). */
 export const BATCH_ITEM_FAILED = 'batch_item_failed';

@@ -12,7 +12,7 @@ import {
   TRACESTATE,
   type Tracing,
 } from '@sluice/tracing';
-import type { DeliveryJob } from './domain/delivery-job.ts';
+import type { DeliveryJob } from '../intake/delivery-job.ts';
 import { isDeferred, type Outcome } from './endpoint-request.ts';
 
 /**

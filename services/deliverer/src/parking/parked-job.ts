@@ -1,6 +1,6 @@
 import { traceHeadersOf } from '@sluice/tracing';
 import { headerText, type RetryState } from '@sluice/envelope';
-import type { DeliveryJob } from './delivery-job.ts';
+import type { DeliveryJob } from '../intake/delivery-job.ts';
 
 /** The header of a parked record holding what its later delivery needs (docs/reference/destination-states.md). */
 export const PARKED_HEADER = 'sluice-parked';

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
 import { batchItemBytes, batchRequestHeaders, renderBatchBody, signatureHeaders } from '@sluice/webhook';
-import type { DestinationCap } from './adapters/destination-cap.ts';
-import type { WebhookRequest } from './adapters/webhook-client.ts';
-import type { AttemptResult } from './domain/attempt-result.ts';
-import { BatchComposer, type ComposedBatch } from './domain/batch-composer.ts';
-import { batchEventResults } from './domain/batch-outcome.ts';
-import { attemptNumber, type DeliveryJob } from './domain/delivery-job.ts';
-import type { PartDecision } from './domain/part-decision.ts';
-import { admitEndpoints, isDeferred, sendRequest, type RequestDeps } from './endpoint-request.ts';
-import type { Settler } from './settle.ts';
+import type { DestinationCap } from '../../transport/destination-cap.ts';
+import type { WebhookRequest } from '../../transport/webhook-client.ts';
+import type { AttemptResult } from '../../transport/attempt-result.ts';
+import { BatchComposer, type ComposedBatch } from './batch-composer.ts';
+import { batchEventResults } from './batch-outcome.ts';
+import { attemptNumber, type DeliveryJob } from '../../intake/delivery-job.ts';
+import type { PartDecision } from '../part-decision.ts';
+import { admitEndpoints, isDeferred, sendRequest, type RequestDeps } from '../endpoint-request.ts';
+import type { Settler } from '../settle.ts';
 import type { Tracing } from '@sluice/tracing';
-import { endDelivery, startBatch, tracedRequest } from './delivery-trace.ts';
+import { endDelivery, startBatch, tracedRequest } from '../delivery-trace.ts';
 
 /** Bytes of a batch id: `crypto.randomUUID()`, 36 ASCII characters. */
 const BATCH_ID_BYTES = 36;

@@ -1,7 +1,7 @@
 import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
-import type { AttemptResult } from './domain/attempt-result.ts';
-import { EndpointGate, type EndpointGateSettings, type GateDecision } from './domain/endpoint-gate.ts';
+import type { AttemptResult } from '../transport/attempt-result.ts';
+import { EndpointGate, type EndpointGateSettings, type GateDecision } from './endpoint-gate.ts';
 
 interface Entry {
   gate: EndpointGate;

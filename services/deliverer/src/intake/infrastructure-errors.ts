@@ -1,6 +1,6 @@
 import { CodecError } from '@sluice/codec';
 import { ProducerThreadError, RecordBatcherClosedError } from '@sluice/kafka';
-import { WebhookThreadError } from './adapters/webhook-thread.ts';
+import { WebhookThreadError } from '../transport/webhook-thread.ts';
 
 /**
  * Failures that are not the fault of the record being handled: its side records could not be

@@ -10,9 +10,9 @@ import {
   type RecordSink,
 } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import type { DeliveryJob } from './domain/delivery-job.ts';
-import { parkedHeaders } from './domain/parked-job.ts';
-import type { DelivererMetrics } from './metrics.ts';
+import type { DeliveryJob } from '../intake/delivery-job.ts';
+import { parkedHeaders } from './parked-job.ts';
+import type { DelivererMetrics } from '../service/metrics.ts';
 
 export interface ParkingDeps {
   config: () => SluiceConfig;

@@ -1,5 +1,5 @@
 import { redactUrl } from '@sluice/logging';
-import type { AttemptResult } from './attempt-result.ts';
+import type { AttemptResult } from '../transport/attempt-result.ts';
 import { decide, type Decision } from './decide.ts';
 import type { Deferred } from './deferral.ts';
 

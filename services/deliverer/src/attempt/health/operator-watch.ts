@@ -1,7 +1,7 @@
 import type { SluiceConfig } from '@sluice/config';
 import { createGroupConsumer, type GroupConsumer, type Kafka, type RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import { AUTO_ACTOR, SECRET_CHECK_INTERVAL_MS } from './constants.ts';
+import { AUTO_ACTOR, SECRET_CHECK_INTERVAL_MS } from '../../service/constants.ts';
 import {
   actionRecord,
   appendDestinationAction,
@@ -10,12 +10,12 @@ import {
   stateOf,
   writeDestinationState,
 } from '@sluice/destination-state';
-import { OperatorSender } from './adapters/operator-sender.ts';
-import type { AttemptResult } from './domain/attempt-result.ts';
-import { AutoDisableTracker } from './domain/auto-disable.ts';
-import { DeadLetterBursts, expiringKeys, type OperatorEvent, RefusalStreaks } from './domain/operator-signals.ts';
-import type { DelivererMetrics } from './metrics.ts';
-import { INVALID_REQUEST_CODE } from './errors.ts';
+import { OperatorSender } from './operator-sender.ts';
+import type { AttemptResult } from '../../transport/attempt-result.ts';
+import { AutoDisableTracker } from './auto-disable.ts';
+import { DeadLetterBursts, expiringKeys, type OperatorEvent, RefusalStreaks } from './operator-signals.ts';
+import type { DelivererMetrics } from '../../service/metrics.ts';
+import { INVALID_REQUEST_CODE } from '../../transport/transport-errors.ts';
 
 export interface OperatorWatchDeps {
   config: () => SluiceConfig;

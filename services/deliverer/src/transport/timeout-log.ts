@@ -1,5 +1,5 @@
 import { redactUrl, type Logger } from '@sluice/logging';
-import { LogRateLimiter } from '../domain/log-rate-limit.ts';
+import { LogRateLimiter } from '../service/log-rate-limit.ts';
 
 /** One webhook request that got no answer within its deadline. */
 export interface TimedOutRequest {

@@ -1,6 +1,6 @@
 import { TokenBucket } from '@sluice/service-kit';
-import { INVALID_REQUEST_CODE, TIMEOUT_CODE } from '../errors.ts';
-import type { AttemptResult } from './attempt-result.ts';
+import { INVALID_REQUEST_CODE, TIMEOUT_CODE } from '../transport/transport-errors.ts';
+import type { AttemptResult } from '../transport/attempt-result.ts';
 import {
   CircuitBreaker,
   type BreakerResult,

@@ -2,8 +2,8 @@ import type { Destination, SluiceConfig } from '@sluice/config';
 import { type EventEnvelope, noRequestRecord } from '@sluice/envelope';
 import { filterAccepts } from '@sluice/event-filter';
 import type { RecordSink } from '@sluice/kafka';
-import type { DelivererMetrics } from './metrics.ts';
-import type { DeliveryWatch } from './operator-watch.ts';
+import type { DelivererMetrics } from '../service/metrics.ts';
+import type { DeliveryWatch } from '../attempt/health/operator-watch.ts';
 
 export interface FilterDeps {
   config: () => SluiceConfig;

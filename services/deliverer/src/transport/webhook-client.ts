@@ -4,11 +4,11 @@ import type { Readable } from 'node:stream';
 import { type Dispatcher, Pool } from 'undici';
 import { LIMITS } from '@sluice/config';
 import { MAX_BATCH_RESULT_BYTES } from '@sluice/webhook';
-import { RESPONSE_SNIPPET_BYTES } from '../constants.ts';
-import { CaFileError, DeliveryTimeoutError, InvalidEndpointUrlError } from '../errors.ts';
-import type { AddressPolicy } from '../domain/address-policy.ts';
-import type { AttemptResult } from '../domain/attempt-result.ts';
-import { classifyError, classifyStatus, type Classification } from '../domain/classify.ts';
+import { RESPONSE_SNIPPET_BYTES } from '../service/constants.ts';
+import { CaFileError, DeliveryTimeoutError, InvalidEndpointUrlError } from './transport-errors.ts';
+import type { AddressPolicy } from './address-policy.ts';
+import type { AttemptResult } from './attempt-result.ts';
+import { classifyError, classifyStatus, type Classification } from './classify.ts';
 import { DeadlineQueue } from './deadline-queue.ts';
 import { guardedConnector, type LookupFunction } from './guarded-connector.ts';
 

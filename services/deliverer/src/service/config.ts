@@ -1,7 +1,7 @@
 import type { SluiceConfig } from '@sluice/config';
-import { AddressPolicy } from './domain/address-policy.ts';
-import type { PoolSettings } from './adapters/webhook-client.ts';
-import type { WebhookThreadSettings } from './adapters/webhook-thread.ts';
+import { AddressPolicy } from '../transport/address-policy.ts';
+import type { PoolSettings } from '../transport/webhook-client.ts';
+import type { WebhookThreadSettings } from '../transport/webhook-thread.ts';
 
 /** The consumer group of the deliverer, shared by all its replicas. */
 export function delivererGroupId(config: SluiceConfig): string {

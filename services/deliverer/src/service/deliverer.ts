@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { ConcurrentConsumer, ConsumerMetrics, copartitionedAssigner, RecordBatcher } from '@sluice/kafka';
 import { defineService, type RunningService, type ServiceContext, type ServiceLifecycle } from '@sluice/service-kit';
 import { OPERATOR_GROUP_SUFFIX, PRODUCE_INTERVAL_MS, PRODUCE_LINGER_MS } from './constants.ts';
-import type { LookupFunction } from './adapters/guarded-connector.ts';
-import { TimeoutLog } from './adapters/timeout-log.ts';
-import { UndiciWebhookClient, type WebhookClient } from './adapters/webhook-client.ts';
-import { WebhookThread } from './adapters/webhook-thread.ts';
+import type { LookupFunction } from '../transport/guarded-connector.ts';
+import { TimeoutLog } from '../transport/timeout-log.ts';
+import { UndiciWebhookClient, type WebhookClient } from '../transport/webhook-client.ts';
+import { WebhookThread } from '../transport/webhook-thread.ts';
 import {
   addressPolicy,
   delivererGroupId,
@@ -17,18 +17,18 @@ import {
   poolSettings,
   webhookThreadSettings,
 } from './config.ts';
-import { Delivery } from './delivery.ts';
-import { EndpointGates } from './endpoint-gates.ts';
-import { createParkedHandler } from './intake/handle-parked.ts';
-import { createRecordHandler, type RecordHandlerDeps } from './intake/handle-record.ts';
-import { IsolationMetrics } from './isolation-metrics.ts';
+import { Delivery } from '../attempt/delivery.ts';
+import { EndpointGates } from '../attempt/endpoint-gates.ts';
+import { createParkedHandler } from '../intake/handle-parked.ts';
+import { createRecordHandler, type RecordHandlerDeps } from '../intake/handle-record.ts';
+import { IsolationMetrics } from '../attempt/isolation-metrics.ts';
 import { DelivererMetrics } from './metrics.ts';
-import { OperatorWatch } from './operator-watch.ts';
-import { OrderingStore, type OrderingStoreDeps } from './ordering/ordering-store.ts';
-import { Ordering } from './ordering/ordering.ts';
-import { QueueStates } from './ordering/queue-states.ts';
-import { startWaitingTrim } from './ordering/waiting-trim.ts';
-import { Parking } from './parking.ts';
+import { OperatorWatch } from '../attempt/health/operator-watch.ts';
+import { OrderingStore, type OrderingStoreDeps } from '../ordering/ordering-store.ts';
+import { Ordering } from '../ordering/ordering.ts';
+import { QueueStates } from '../ordering/queue-states.ts';
+import { startWaitingTrim } from '../ordering/waiting-trim.ts';
+import { Parking } from '../parking/parking.ts';
 
 export interface DelivererOptions {
   /** Port of /metrics, /healthz and /readyz (0 picks a free one). */

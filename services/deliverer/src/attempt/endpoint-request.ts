@@ -1,12 +1,12 @@
 import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
-import type { DestinationCap } from './adapters/destination-cap.ts';
-import type { TimedOutRequest } from './adapters/timeout-log.ts';
-import type { WebhookClient, WebhookRequest } from './adapters/webhook-client.ts';
-import type { AttemptResult } from './domain/attempt-result.ts';
-import type { Deferred } from './domain/deferral.ts';
+import type { DestinationCap } from '../transport/destination-cap.ts';
+import type { TimedOutRequest } from '../transport/timeout-log.ts';
+import type { WebhookClient, WebhookRequest } from '../transport/webhook-client.ts';
+import type { AttemptResult } from '../transport/attempt-result.ts';
+import type { Deferred } from './deferral.ts';
 import type { EndpointGates } from './endpoint-gates.ts';
-import { TIMEOUT_CODE } from './errors.ts';
-import type { DelivererMetrics } from './metrics.ts';
+import { TIMEOUT_CODE } from '../transport/transport-errors.ts';
+import type { DelivererMetrics } from '../service/metrics.ts';
 
 /** An endpoint its gate let through; `probe` when its request is the breaker's half-open probe. */
 export interface Admitted {

@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { isIP, type Socket } from 'node:net';
 import { buildConnector } from 'undici';
-import { SsrfBlockedError } from '../errors.ts';
-import type { AddressPolicy } from '../domain/address-policy.ts';
+import { SsrfBlockedError } from './transport-errors.ts';
+import type { AddressPolicy } from './address-policy.ts';
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 export type LookupFunction = (

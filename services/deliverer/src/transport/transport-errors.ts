@@ -7,7 +7,7 @@ export class DelivererError extends CodedError {}
 /**
  * Every failure of a delivery attempt has a stable `code` (written to `sluice.attempts` and the
  * retry history) and a `retryable` flag (docs/reference/delivery.md). Raw errors from the network stack are mapped
- * onto these codes by `classifyError` in `domain/classify.ts`.
+ * onto these codes by `classifyError` in `transport/classify.ts`.
  */
 export abstract class DeliveryError extends DelivererError {}
 

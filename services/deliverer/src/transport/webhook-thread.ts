@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { AttemptResult } from '../domain/attempt-result.ts';
+import type { AttemptResult } from './attempt-result.ts';
 import { TurnBatch } from './turn-batch.ts';
 import type { WebhookClient, WebhookRequest } from './webhook-client.ts';
 import type {

@@ -4,8 +4,8 @@ import type { Logger } from '@sluice/logging';
 import { signStandardWebhook, STANDARD_WEBHOOKS_HEADERS, webhookSecretKey } from '@sluice/webhook-signature';
 import { request } from 'undici';
 import { CONTENT_TYPE, USER_AGENT } from '@sluice/webhook';
-import { OPERATOR_BACKOFF_MS, OPERATOR_QUEUE_MAX } from '../constants.ts';
-import type { OperatorEvent } from '../domain/operator-signals.ts';
+import { OPERATOR_BACKOFF_MS, OPERATOR_QUEUE_MAX } from '../../service/constants.ts';
+import type { OperatorEvent } from './operator-signals.ts';
 
 export interface OperatorSenderOptions {
   /** The settings in force (read at each send, so a reload applies); undefined: events are not sent. */
