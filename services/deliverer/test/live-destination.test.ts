@@ -34,7 +34,7 @@ describe('the intake decision (liveDestinationOrDeadLetter)', () => {
     const destination = await liveDestinationOrDeadLetter(
       {
         config: () => config,
-        deadLetter: async (job, reason, why) => void dead.push(`${job.messageId} ${reason}: ${why}`),
+        deadLetter: async (job, { reason, lastError }) => void dead.push(`${job.messageId} ${reason}: ${lastError}`),
       },
       jobFor(destinationId),
     );

@@ -16,7 +16,7 @@ import { Registry } from 'prom-client';
 import type { DeliveryJob } from '../src/intake/delivery-job.ts';
 import { unparkJob } from '../src/parking/parked-job.ts';
 import { DelivererMetrics } from '../src/service/metrics.ts';
-import { Ordering, type AttemptStep, type OrderingDeps } from '../src/ordering/ordering.ts';
+import { Ordering, type AttemptStep, type OrderedTurn, type OrderingDeps } from '../src/ordering/ordering.ts';
 import { OrderingStore } from '../src/ordering/ordering-store.ts';
 import { PARK_TAIL_MAX, QUEUE_STATE_MAX_BYTES, type StepOutcome } from '../src/ordering/queue-rules.ts';
 import { decodeStateRecord, QueueStates } from '../src/ordering/queue-states.ts';
@@ -27,6 +27,16 @@ import { decodeStateRecord, QueueStates } from '../src/ordering/queue-states.ts'
 
 const SLOTS = 128;
 const PARTITION = 0;
+
+/** A live turn of `job` at `destination` in the test's partition, accepted at 1. */
+const turn = (job: DeliveryJob, destination: Destination, slot?: RecordSlot): OrderedTurn => ({
+  job,
+  destination,
+  acceptedAt: 1,
+  source: 'live',
+  partition: PARTITION,
+  ...(slot && { slot }),
+});
 
 const config: SluiceConfig = testConfig({
   sources: [{ id: 's', writeKeys: ['k'] }],
@@ -72,7 +82,7 @@ function rig(budgetBytes = 64 * 1024 * 1024): Rig {
     config: () => config,
     sink,
     store,
-    deadLetter: async (job, _reason, lastError) => void dead.push({ job, lastError }),
+    deadLetter: async (job, { lastError }) => void dead.push({ job, lastError }),
     metrics,
     logger,
     now: Date.now,
@@ -171,7 +181,7 @@ describe('per-user order with the real Ordering', () => {
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
     const attempted: string[] = [];
-    const attempt: AttemptStep = async (j): Promise<StepOutcome> => {
+    const attempt: AttemptStep = async ({ job: j }): Promise<StepOutcome> => {
       attempted.push(j.messageId);
       if (j.messageId === 'a-0') await gate; // the slow receiver: an attempt in flight
       return 'delivered';
@@ -179,9 +189,9 @@ describe('per-user order with the real Ordering', () => {
     const handle = slots(SLOTS);
     const burst = Array.from({ length: 300 }, (_, i) => `a-${i}`);
     const handled = [
-      ...burst.map((id) => handle((slot) => r.ordering.step(job('a', id), ord, 1, PARTITION, false, attempt, slot))),
-      handle((slot) => r.ordering.step(job('b', 'b-0'), ord, 1, PARTITION, false, attempt, slot)),
-      handle((slot) => r.ordering.step(job('a', 'p-0', plain), plain, 1, PARTITION, false, attempt, slot)),
+      ...burst.map((id) => handle((slot) => r.ordering.step(turn(job('a', id), ord, slot), attempt))),
+      handle((slot) => r.ordering.step(turn(job('b', 'b-0'), ord, slot), attempt)),
+      handle((slot) => r.ordering.step(turn(job('a', 'p-0', plain), plain, slot), attempt)),
     ];
     // While a-0 is still in flight: user b and the unordered destination went out; a's burst waited
     // in memory up to its bound, then was parked (those in memory first, in order).
@@ -216,7 +226,7 @@ describe('per-user order with the real Ordering', () => {
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
     const attempted: string[] = [];
-    const attempt: AttemptStep = async (j): Promise<StepOutcome> => {
+    const attempt: AttemptStep = async ({ job: j }): Promise<StepOutcome> => {
       attempted.push(j.messageId);
       if (j.messageId === 'b-0') await gate;
       return 'delivered';
@@ -224,8 +234,8 @@ describe('per-user order with the real Ordering', () => {
     const handle = slots(2);
     const burst = Array.from({ length: 10 }, (_, i) => `b-${i}`);
     const handled = [
-      ...burst.map((id) => handle((slot) => r.ordering.step(job('b', id), ord, 1, PARTITION, false, attempt, slot))),
-      handle((slot) => r.ordering.step(job('c', 'c-0'), ord, 1, PARTITION, false, attempt, slot)),
+      ...burst.map((id) => handle((slot) => r.ordering.step(turn(job('b', id), ord, slot), attempt))),
+      handle((slot) => r.ordering.step(turn(job('c', 'c-0'), ord, slot), attempt)),
     ];
     // Two slots: c-0 gets one only because b's waiting events gave theirs back.
     await waitUntil(() => attempted.includes('c-0'), 5_000, 'c-0 attempted while b-0 is in flight');
@@ -247,14 +257,12 @@ describe('per-user order with the real Ordering', () => {
       const ordering = bound === 'bound' ? r.another({ maxHeld: 3 }) : r.ordering;
       let openGate!: () => void;
       const gate = new Promise<void>((resolve) => (openGate = resolve));
-      const attempt: AttemptStep = async (j) => {
+      const attempt: AttemptStep = async ({ job: j }) => {
         if (j.messageId !== 'x-0') return 'delivered';
         await gate;
         return 'retrying';
       };
-      const handled = Array.from({ length: 5 }, (_, i) =>
-        ordering.step(job('x', `x-${i}`), ord, 1, PARTITION, false, attempt),
-      );
+      const handled = Array.from({ length: 5 }, (_, i) => ordering.step(turn(job('x', `x-${i}`), ord), attempt));
       const waitingTopic = waitingTopicName(config, 'ord');
       if (bound === 'bound') {
         // x-4 is past the bound of 3: x-1..x-3 are parked first, then x-4, behind x-0 in flight.
@@ -276,11 +284,11 @@ describe('per-user order with the real Ordering', () => {
   it('5,000 waiting events with 128-character ids full of quotes and backslashes: each park writes a state record of the same few hundred bytes', async () => {
     const r = rig();
     const hostile = (i: number) => `${i}-`.padEnd(128, '"\\');
-    const attempt: AttemptStep = async (j) => (j.messageId === hostile(0) ? 'retrying' : 'delivered');
-    await r.ordering.step(job('h', hostile(0)), ord, 1, PARTITION, false, attempt);
+    const attempt: AttemptStep = async ({ job: j }) => (j.messageId === hostile(0) ? 'retrying' : 'delivered');
+    await r.ordering.step(turn(job('h', hostile(0)), ord), attempt);
     const before = stateWrites(r).length;
     const N = 5_000;
-    for (let i = 1; i <= N; i++) await r.ordering.step(job('h', hostile(i)), ord, 1, PARTITION, false, attempt);
+    for (let i = 1; i <= N; i++) await r.ordering.step(turn(job('h', hostile(i)), ord), attempt);
     const writes = stateWrites(r).slice(before);
     assert.equal(writes.length, N, 'one state write per park');
     const sizes = writes.map((w) => Buffer.byteLength(w.message.value as string));
@@ -304,25 +312,25 @@ describe('per-user order with the real Ordering', () => {
     };
     const ordering = r.another({ sink: slowSink, store: storeOver(r.states, slowSink) });
     const attempted: string[] = [];
-    const attempt: AttemptStep = async (j): Promise<StepOutcome> => {
+    const attempt: AttemptStep = async ({ job: j }): Promise<StepOutcome> => {
       attempted.push(j.messageId);
       return j.messageId === 'h-0' ? 'retrying' : 'delivered';
     };
-    await ordering.step(job('h', 'h-0'), ord, 1, PARTITION, false, attempt);
+    await ordering.step(turn(job('h', 'h-0'), ord), attempt);
     const handle = slots(SLOTS);
     const N = 1_000;
     const waitingTopic = waitingTopicName(config, 'ord');
     let parkedWhenOthersWent = -1;
-    const others: AttemptStep = async (j, ...rest) => {
+    const others: AttemptStep = async (t) => {
       if (parkedWhenOthersWent < 0) parkedWhenOthersWent = readBack(r, waitingTopic).length;
-      return attempt(j, ...rest);
+      return attempt(t);
     };
     const handled = [
       ...Array.from({ length: N }, (_, i) =>
-        handle((slot) => ordering.step(job('h', `h-${i + 1}`), ord, 1, PARTITION, false, attempt, slot)),
+        handle((slot) => ordering.step(turn(job('h', `h-${i + 1}`), ord, slot), attempt)),
       ),
-      handle((slot) => ordering.step(job('b', 'b-0'), ord, 1, PARTITION, false, others, slot)),
-      handle((slot) => ordering.step(job('h', 'p-0', plain), plain, 1, PARTITION, false, others, slot)),
+      handle((slot) => ordering.step(turn(job('b', 'b-0'), ord, slot), others)),
+      handle((slot) => ordering.step(turn(job('h', 'p-0', plain), plain, slot), others)),
     ];
     await Promise.all(handled);
     assert.ok(attempted.includes('b-0') && attempted.includes('p-0'));
@@ -354,10 +362,10 @@ describe('per-user order with the real Ordering', () => {
       },
     };
     const before = r.another({ sink: dying, store: storeOver(r.states, dying) });
-    const retrying: AttemptStep = async (j) => (j.messageId === 'c-0' ? 'retrying' : 'delivered');
-    await before.step(job('c', 'c-0'), ord, 1, PARTITION, false, retrying);
+    const retrying: AttemptStep = async ({ job: j }) => (j.messageId === 'c-0' ? 'retrying' : 'delivered');
+    await before.step(turn(job('c', 'c-0'), ord), retrying);
     const ids = Array.from({ length: 10 }, (_, i) => `c-${i + 1}`);
-    for (const id of ids) void before.step(job('c', id), ord, 1, PARTITION, false, retrying);
+    for (const id of ids) void before.step(turn(job('c', id), ord), retrying);
     await waitUntil(() => readBack(r, waitingTopic).length === 3 && waitingTaken === 10, 5_000, 'parks under way');
     // The restart reads the newest state record written.
     const last = stateWrites(r)
@@ -368,12 +376,12 @@ describe('per-user order with the real Ordering', () => {
     restarted.states.apply(decodeStateRecord('ord/s:c', Buffer.from(last.message.value as string)));
     assert.equal(restarted.states.get('ord', 's:c')?.next, 10, 'the state knows every park');
     const attempted: string[] = [];
-    const attempt: AttemptStep = async (j) => (attempted.push(j.messageId), 'delivered');
+    const attempt: AttemptStep = async ({ job: j }) => (attempted.push(j.messageId), 'delivered');
     // The events are read again from their source (none was committed) and write their records again.
-    for (const id of ids) await restarted.ordering.step(job('c', id), ord, 1, PARTITION, false, attempt);
+    for (const id of ids) await restarted.ordering.step(turn(job('c', id), ord), attempt);
     assert.deepEqual(attempted, [], 'nothing overtook the head');
     const head: DeliveryJob = { ...job('c', 'c-0'), previous: retryOf('c-0') };
-    await restarted.ordering.step(head, ord, 1, PARTITION, false, attempt);
+    await restarted.ordering.step(turn(head, ord), attempt);
     for (const record of readBack(restarted, waitingTopic)) await restarted.ordering.onWaiting(record, attempt);
     assert.deepEqual(attempted, ['c-0', ...ids], 'every parked event once, in order');
     assert.equal(restarted.states.size, 0, 'the queue is gone');
@@ -393,10 +401,10 @@ describe('per-user order with the real Ordering', () => {
       },
     };
     const ordering = r.another({ sink, store: storeOver(r.states, sink) });
-    const retrying: AttemptStep = async (j) => (j.messageId === 'q-0' ? 'retrying' : 'delivered');
-    await ordering.step(job('q', 'q-0'), ord, 1, PARTITION, false, retrying);
+    const retrying: AttemptStep = async ({ job: j }) => (j.messageId === 'q-0' ? 'retrying' : 'delivered');
+    await ordering.step(turn(job('q', 'q-0'), ord), retrying);
     const N = PARK_TAIL_MAX + 8;
-    const step = (i: number) => ordering.step(job('q', `q-${i + 1}`), ord, 1, PARTITION, false, retrying);
+    const step = (i: number) => ordering.step(turn(job('q', `q-${i + 1}`), ord), retrying);
     // A full tail's worth of parks; all but the first are written, then more events come.
     const steps = Array.from({ length: PARK_TAIL_MAX }, (_, i) => step(i));
     await waitUntil(
@@ -419,8 +427,8 @@ describe('per-user order with the real Ordering', () => {
 
   it('a waiting record whose destination was disabled meanwhile is dead-lettered no_endpoints, as a parked or redelivered one is', async () => {
     const r = rig();
-    const attempt: AttemptStep = async (j) => (j.messageId === 'w-0' ? 'retrying' : 'delivered');
-    for (let i = 0; i < 3; i++) await r.ordering.step(job('w', `w-${i}`), ord, 1, PARTITION, false, attempt);
+    const attempt: AttemptStep = async ({ job: j }) => (j.messageId === 'w-0' ? 'retrying' : 'delivered');
+    for (let i = 0; i < 3; i++) await r.ordering.step(turn(job('w', `w-${i}`), ord), attempt);
     const waitingTopic = waitingTopicName(config, 'ord');
     await waitUntil(() => readBack(r, waitingTopic).length >= 2, 5_000, 'the two behind the head parked');
     const waiting = readBack(r, waitingTopic);
@@ -432,7 +440,7 @@ describe('per-user order with the real Ordering', () => {
     const dead: string[] = [];
     const after = r.another({
       config: () => disabled,
-      deadLetter: async (j, reason, why) => void dead.push(`${j.messageId} ${reason}: ${why}`),
+      deadLetter: async (j, { reason, lastError }) => void dead.push(`${j.messageId} ${reason}: ${lastError}`),
     });
     for (const record of waiting) await after.onWaiting(record, attempt);
     assert.deepEqual(dead, [
@@ -444,8 +452,8 @@ describe('per-user order with the real Ordering', () => {
   it('the queue is capped by count: the event past the cap is dead-lettered, the queue kept', async () => {
     const r = rig();
     const capped = r.another({ maxWaiting: 3 });
-    const attempt: AttemptStep = async (j) => (j.messageId === 'c-0' ? 'retrying' : 'delivered');
-    for (let i = 0; i < 5; i++) await capped.step(job('c', `c-${i}`), ord, 1, PARTITION, false, attempt);
+    const attempt: AttemptStep = async ({ job: j }) => (j.messageId === 'c-0' ? 'retrying' : 'delivered');
+    for (let i = 0; i < 5; i++) await capped.step(turn(job('c', `c-${i}`), ord), attempt);
     assert.deepEqual(
       r.dead.map((d) => d.job.messageId),
       ['c-4'],
@@ -457,13 +465,13 @@ describe('per-user order with the real Ordering', () => {
     const big = rig();
     const small = rig(1); // spent by the first queue
     for (const r of [big, small]) {
-      const attempt: AttemptStep = async (j) => (j.messageId.endsWith('-0') ? 'retrying' : 'delivered');
+      const attempt: AttemptStep = async ({ job: j }) => (j.messageId.endsWith('-0') ? 'retrying' : 'delivered');
       const attempted: string[] = [];
-      const counting: AttemptStep = async (j, ...rest) => (attempted.push(j.messageId), attempt(j, ...rest));
-      await r.ordering.step(job('u1', 'u1-0'), ord, 1, PARTITION, false, counting);
-      await r.ordering.step(job('u2', 'u2-0'), ord, 1, PARTITION, false, counting);
-      await r.ordering.step(job('u2', 'u2-1'), ord, 1, PARTITION, false, counting);
-      await r.ordering.step(job('u1', 'u1-1'), ord, 1, PARTITION, false, counting);
+      const counting: AttemptStep = async (t) => (attempted.push(t.job.messageId), attempt(t));
+      await r.ordering.step(turn(job('u1', 'u1-0'), ord), counting);
+      await r.ordering.step(turn(job('u2', 'u2-0'), ord), counting);
+      await r.ordering.step(turn(job('u2', 'u2-1'), ord), counting);
+      await r.ordering.step(turn(job('u1', 'u1-1'), ord), counting);
       const counted = (await r.metrics.orderingUnordered.get()).values.find((v) => v.labels.destination === 'ord');
       const gauge = (await r.metrics.orderingStateBytes.get()).values[0]?.value;
       if (r === big) {
@@ -488,13 +496,13 @@ describe('per-user order with the real Ordering', () => {
     const ids = Array.from({ length: N }, (_, i) => `w-${i}`);
     const attempted: string[] = [];
     let held = true;
-    const attempt: AttemptStep = async (j) => {
+    const attempt: AttemptStep = async ({ job: j }) => {
       if (j.messageId === 'w-0' && held) return 'retrying';
       attempted.push(j.messageId);
       return 'delivered';
     };
-    await r.ordering.step(job('w', 'w-0'), ord, 1, PARTITION, false, attempt);
-    for (const id of ids.slice(1)) await r.ordering.step(job('w', id), ord, 1, PARTITION, false, attempt);
+    await r.ordering.step(turn(job('w', 'w-0'), ord), attempt);
+    for (const id of ids.slice(1)) await r.ordering.step(turn(job('w', id), ord), attempt);
     const waitingTopic = waitingTopicName(config, 'ord');
     const cycled = async () =>
       (await r.metrics.orderingCycled.get()).values.find((v) => v.labels.destination === 'ord')?.value ?? 0;
@@ -517,7 +525,7 @@ describe('per-user order with the real Ordering', () => {
       const before = await cycled();
       held = false;
       const head: DeliveryJob = { ...job('w', 'w-0'), previous: retryOf('w-0') };
-      await r.ordering.step(head, ord, 1, PARTITION, false, attempt);
+      await r.ordering.step(turn(head, ord), attempt);
       await waitUntil(
         () => attempted.length === N,
         10_000,
@@ -543,20 +551,20 @@ describe('per-user order with the real Ordering', () => {
     const attempted: string[] = [];
     // Nothing waits in memory: l-1 is parked behind l-0 in flight.
     const first = r.another({ maxHeld: 0 });
-    const slow: AttemptStep = async (j) => {
+    const slow: AttemptStep = async ({ job: j }) => {
       attempted.push(j.messageId);
       if (attempted.length === 1) await gate; // the first l-0, in flight at the "crash"
       return 'delivered';
     };
-    const inFlight = first.step(job('l', 'l-0'), ord, 1, PARTITION, false, slow);
+    const inFlight = first.step(turn(job('l', 'l-0'), ord), slow);
     await waitUntil(() => attempted.includes('l-0'), 5_000, 'l-0 in flight');
-    await first.step(job('l', 'l-1'), ord, 1, PARTITION, false, slow);
+    await first.step(turn(job('l', 'l-1'), ord), slow);
     // "Crash": a new Ordering over the same states; l-0 and l-1 are read again from their source.
     const again = r.another();
     const before = readBack(r, waitingTopicName(config, 'ord')).length;
-    await again.step(job('l', 'l-0'), ord, 1, PARTITION, false, slow);
+    await again.step(turn(job('l', 'l-0'), ord), slow);
     assert.deepEqual(attempted, ['l-0', 'l-0'], 'the live head attempted again');
-    await again.step(job('l', 'l-1'), ord, 1, PARTITION, false, slow);
+    await again.step(turn(job('l', 'l-1'), ord), slow);
     const records = readBack(r, waitingTopicName(config, 'ord'));
     assert.equal(records.length, before + 1, "l-1's record written again at its place");
     for (const record of records) await again.onWaiting(record, slow);

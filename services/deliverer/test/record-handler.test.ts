@@ -16,6 +16,7 @@ import type { Message } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { WebhookThreadError } from '../src/transport/webhook-thread.ts';
 import type { Delivery } from '../src/attempt/delivery.ts';
+import type { DeadLetter } from '../src/attempt/settle.ts';
 import type { DeliveryJob } from '../src/intake/delivery-job.ts';
 import { createRecordHandler } from '../src/intake/handle-record.ts';
 import { DelivererMetrics } from '../src/service/metrics.ts';
@@ -58,8 +59,7 @@ function fixture(
   };
   const delivery = {
     run: async (job: DeliveryJob) => (runs.push(job), run(job)),
-    deadLetter: async (job: DeliveryJob, reason: DeadReason, lastError: string, windowOpenedAt?: number) =>
-      void dead.push({ job, reason, lastError, ...(windowOpenedAt !== undefined && { windowOpenedAt }) }),
+    deadLetter: async (job: DeliveryJob, letter: DeadLetter) => void dead.push({ job, ...letter }),
   } as unknown as Delivery;
   const metrics = new DelivererMetrics(new Registry());
   const handle = createRecordHandler({

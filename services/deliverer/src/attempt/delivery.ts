@@ -1,5 +1,4 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
-import type { DeadReason } from '@sluice/envelope';
 import type { Logger } from '@sluice/logging';
 import type { RecordSink } from '@sluice/kafka';
 import { type Span, TRACING_OFF, type Tracing } from '@sluice/tracing';
@@ -19,7 +18,7 @@ import type { IsolationMetrics } from './isolation-metrics.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
 import type { DeliveryWatch } from './health/operator-watch.ts';
 import { LogRateLimiter } from '../service/log-rate-limit.ts';
-import { Settler } from './settle.ts';
+import { Settler, type AttemptContext, type DeadLetter } from './settle.ts';
 
 /** At most one "held back" line per destination per this many ms. */
 export const HELD_BACK_LOG_INTERVAL_MS = 10_000;
@@ -49,6 +48,18 @@ export interface DeliveryDeps {
   watch?: DeliveryWatch;
   /** Spans of deliveries, attempts and dead letters (docs/reference/observability.md, "Tracing"); default off. */
   tracing?: Tracing;
+}
+
+/**
+ * One attempt of a job to its destination, as it goes from admission to settling: what its
+ * records are written under, the endpoints admitted and those held back, and its span.
+ */
+interface Dispatch extends AttemptContext {
+  destination: Destination;
+  startedAt: number;
+  admitted: ReturnType<typeof admitEndpoints>['admitted'];
+  deferred: Deferred[];
+  span?: Span;
 }
 
 /**
@@ -108,28 +119,21 @@ export class Delivery {
       (e) => job.endpoints.includes(e.ref) || job.endpoints.includes(e.url),
     );
     if (endpoints.length === 0) {
-      await this.deadLetter(job, 'no_endpoints', `no endpoint of ${destination.id} left to deliver to`);
+      await this.deadLetter(job, {
+        reason: 'no_endpoints',
+        lastError: `no endpoint of ${destination.id} left to deliver to`,
+      });
       return { kind: 'dead', reason: 'no_endpoints' };
     }
     if (destination.batch !== undefined) return this.#batches.add(job, destination, endpoints, config);
     const startedAt = this.#now();
     const { admitted, deferred } = admitEndpoints(this.deps.gates, destination, endpoints, config, startedAt);
-    const attempt = attemptNumber(job);
-    if (!this.#tracing.traces(job.trace))
-      return this.#attempt(job, destination, config, startedAt, attempt, admitted, deferred, undefined);
-    const started = startDelivery(this.#tracing, job, destination, attempt);
+    const dispatch: Dispatch = { job, destination, config, startedAt, attempt: attemptNumber(job), admitted, deferred };
+    if (!this.#tracing.traces(job.trace)) return this.#attempt(dispatch);
+    const started = startDelivery(this.#tracing, job, destination, dispatch.attempt);
     const { span } = started;
     try {
-      const decision = await this.#attempt(
-        started.job,
-        destination,
-        config,
-        startedAt,
-        attempt,
-        admitted,
-        deferred,
-        span,
-      );
+      const decision = await this.#attempt({ ...dispatch, job: started.job, span });
       endDelivery(span, decision.kind);
       return decision;
     } catch (err) {
@@ -138,16 +142,8 @@ export class Delivery {
     }
   }
 
-  async #attempt(
-    job: DeliveryJob,
-    destination: Destination,
-    config: SluiceConfig,
-    startedAt: number,
-    attempt: number,
-    admitted: ReturnType<typeof admitEndpoints>['admitted'],
-    deferred: Deferred[],
-    span: Span | undefined,
-  ): Promise<PartDecision> {
+  async #attempt(dispatch: Dispatch): Promise<PartDecision> {
+    const { job, destination, config, admitted, deferred, span } = dispatch;
     const results: AttemptResult[] = [];
     if (admitted.length > 0) {
       const signature = signatureHeaders(destination.signing, job.messageId, job.body, this.#now());
@@ -169,18 +165,19 @@ export class Delivery {
         if (isDeferred(outcome)) deferred.push(outcome);
         else results.push(outcome);
       } else {
-        await this.#firstSuccessOrAll(admitted.map(send), results, deferred, job, attempt, config);
+        await this.#firstSuccessOrAll(admitted.map(send), dispatch, results);
       }
     }
+    const { attempt, startedAt } = dispatch;
     return this.#settler.settle(job, { attempt, startedAt, results, deferred }, config);
   }
 
   /**
    * Dead-letters a job without attempting it (destination gone, disabled, no endpoint left, or its
-   * window closed). `windowOpenedAt` stands as the first attempt time of a job never attempted.
+   * window closed).
    */
-  deadLetter(job: DeliveryJob, reason: DeadReason, lastError: string, windowOpenedAt?: number): Promise<void> {
-    return this.#settler.deadLetter(job, reason, lastError, this.deps.config(), windowOpenedAt);
+  deadLetter(job: DeliveryJob, dead: DeadLetter): Promise<void> {
+    return this.#settler.deadLetter(job, dead, this.deps.config());
   }
 
   /** Waits for requests still in flight after their destination was done, and their records (shutdown). */
@@ -243,14 +240,8 @@ export class Delivery {
    * still in flight then finish on their own: their attempt records are written when they do, and
    * `drain` waits for them.
    */
-  #firstSuccessOrAll(
-    outcomes: Promise<Outcome>[],
-    results: AttemptResult[],
-    deferred: Deferred[],
-    job: DeliveryJob,
-    attempt: number,
-    config: SluiceConfig,
-  ): Promise<void> {
+  #firstSuccessOrAll(outcomes: Promise<Outcome>[], dispatch: Dispatch, results: AttemptResult[]): Promise<void> {
+    const { job, deferred } = dispatch;
     return new Promise<void>((resolve, reject) => {
       let pending = outcomes.length;
       let done = false;
@@ -270,7 +261,7 @@ export class Delivery {
         }
         if (!isDeferred(outcome)) {
           this.deps.isolation.lateAttempts.inc({ destination: job.destinationId });
-          lateWrites.push(this.#settler.recordAttempt(job, attempt, outcome, config));
+          lateWrites.push(this.#settler.recordAttempt(dispatch, outcome));
         }
         if (pending === 0) finishLate();
       };

@@ -32,6 +32,24 @@ export interface BatchRef {
   batchSize: number;
 }
 
+/**
+ * What one attempt's records are written under: the job, its attempt number, the config of its
+ * round, and the batch it went in.
+ */
+export interface AttemptContext {
+  job: DeliveryJob;
+  attempt: number;
+  config: SluiceConfig;
+  batch?: BatchRef;
+}
+
+/** A dead letter without an attempt: why, and the window's start standing as the first attempt time of a job never attempted. */
+export interface DeadLetter {
+  reason: DeadReason;
+  lastError: string;
+  windowOpenedAt?: number;
+}
+
 /** One attempt round of one job: what its endpoints' requests gave it, and which endpoints were held back. */
 export interface Round {
   attempt: number;
@@ -56,10 +74,11 @@ export class Settler {
 
   async settle(job: DeliveryJob, round: Round, config: SluiceConfig): Promise<PartDecision> {
     const { results, deferred, attempt, startedAt, batch } = round;
+    const ctx: AttemptContext = { job, attempt, config, ...(batch && { batch }) };
     const decision = decidePart(results, deferred);
     const decidedAt = this.deps.now();
-    const writes = results.map((r) => this.recordAttempt(job, attempt, r, config, batch));
-    for (const d of deferred) writes.push(this.#recordDeferral(job, attempt, d, config, decidedAt));
+    const writes = results.map((r) => this.recordAttempt(ctx, r));
+    for (const d of deferred) writes.push(this.#recordDeferral(ctx, d, decidedAt));
     const { metrics } = this.deps;
     const destination = job.destinationId;
     switch (decision.kind) {
@@ -75,7 +94,7 @@ export class Settler {
         // Endpoints held back after the others failed permanently: their wait is the deferral's.
         const retried = results.some((r) => r.outcome === 'retryable');
         const heldOnly = decision.retryAfterMs === undefined && deferred.length > 0 && !retried;
-        const retryAfterMs = heldOnly ? this.#deferralWait(job, deferred, config, decidedAt) : decision.retryAfterMs;
+        const retryAfterMs = heldOnly ? this.#deferralWait(ctx, deferred, decidedAt) : decision.retryAfterMs;
         const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
           endpoints: decision.endpoints,
           lastError: decision.lastError,
@@ -95,7 +114,7 @@ export class Settler {
         const state = stateAfterAttempt(job, startedAt, [], {
           endpoints: decision.endpoints,
           lastError: decision.lastError,
-          retryAfterMs: this.#deferralWait(job, deferred, config, decidedAt),
+          retryAfterMs: this.#deferralWait(ctx, deferred, decidedAt),
         });
         // No attempt was made: the count and the history stay where the previous attempt left them.
         state.attempts = job.previous?.attempts ?? 0;
@@ -110,7 +129,7 @@ export class Settler {
           endpoints: results.map((r) => r.endpoint),
           ...(decision.lastError !== undefined && { lastError: decision.lastError }),
         });
-        writes.push(this.#writeDead(job, state, decision.reason, config));
+        writes.push(this.#writeDead(ctx, state, decision.reason));
         break;
       }
     }
@@ -120,36 +139,25 @@ export class Settler {
 
   /**
    * Dead-letters a job without attempting it (destination gone, disabled, no endpoint left, or its
-   * window closed). `windowOpenedAt` stands as the first attempt time of a job never attempted.
+   * window closed).
    */
-  deadLetter(
-    job: DeliveryJob,
-    reason: DeadReason,
-    lastError: string,
-    config: SluiceConfig,
-    windowOpenedAt?: number,
-  ): Promise<void> {
-    const state = stateAfterAttempt(job, windowOpenedAt ?? this.deps.now(), [], {
+  deadLetter(job: DeliveryJob, dead: DeadLetter, config: SluiceConfig): Promise<void> {
+    const state = stateAfterAttempt(job, dead.windowOpenedAt ?? this.deps.now(), [], {
       endpoints: job.endpoints,
-      lastError,
+      lastError: dead.lastError,
     });
     // No attempt was made: the count stays where the previous attempt left it.
     state.attempts = job.previous?.attempts ?? 0;
-    return this.#writeDead(job, state, reason, config);
+    return this.#writeDead({ job, config }, state, dead.reason);
   }
 
-  recordAttempt(
-    job: DeliveryJob,
-    attempt: number,
-    r: AttemptResult,
-    config: SluiceConfig,
-    batch?: BatchRef,
-  ): Promise<void> {
-    this.deps.watch?.attempted(job.destinationId, r);
-    return this.#sendAttempt(job, config, attemptEvent(job, attempt, r), batch);
+  recordAttempt(ctx: AttemptContext, r: AttemptResult): Promise<void> {
+    this.deps.watch?.attempted(ctx.job.destinationId, r);
+    return this.#sendAttempt(ctx, attemptEvent(ctx.job, ctx.attempt, r));
   }
 
-  #deferralWait(job: DeliveryJob, deferred: readonly Deferred[], config: SluiceConfig, now: number): number {
+  #deferralWait(ctx: AttemptContext, deferred: readonly Deferred[], now: number): number {
+    const { job, config } = ctx;
     const previous = job.previous;
     return deferralWaitMs({
       deferred,
@@ -162,17 +170,14 @@ export class Settler {
   }
 
   /** The record of an endpoint held back: no request, the reason as its outcome. */
-  #recordDeferral(job: DeliveryJob, attempt: number, d: Deferred, config: SluiceConfig, at: number): Promise<void> {
-    this.deps.isolation.deferred.inc({ destination: job.destinationId, reason: d.reason });
-    return this.#sendAttempt(job, config, deferralEvent(job, attempt, d, at), undefined);
+  #recordDeferral(ctx: AttemptContext, d: Deferred, at: number): Promise<void> {
+    this.deps.isolation.deferred.inc({ destination: ctx.job.destinationId, reason: d.reason });
+    // Held back, so in no request: the record carries no batch.
+    return this.#sendAttempt({ job: ctx.job, config: ctx.config }, deferralEvent(ctx.job, ctx.attempt, d, at));
   }
 
-  #sendAttempt(
-    job: DeliveryJob,
-    config: SluiceConfig,
-    event: AttemptEvent,
-    batch: BatchRef | undefined,
-  ): Promise<void> {
+  #sendAttempt(ctx: Pick<AttemptContext, 'job' | 'config' | 'batch'>, event: AttemptEvent): Promise<void> {
+    const { job, config, batch } = ctx;
     if (batch !== undefined) {
       event.batchId = batch.batchId;
       event.batchSize = batch.batchSize;
@@ -184,7 +189,8 @@ export class Settler {
     );
   }
 
-  #writeDead(job: DeliveryJob, state: RetryState, reason: DeadReason, config: SluiceConfig): Promise<void> {
+  #writeDead(ctx: Pick<AttemptContext, 'job' | 'config'>, state: RetryState, reason: DeadReason): Promise<void> {
+    const { job, config } = ctx;
     const dead: RetryState = { ...state, deadReason: reason, deadAt: this.deps.now() };
     this.deps.metrics.deadLettered.inc({ destination: job.destinationId, reason });
     this.deps.watch?.deadLettered(job.destinationId);

@@ -22,22 +22,26 @@ export function createParkedHandler(
   return async (record, slot) => {
     let sourceId: string | undefined;
     try {
-      if (!record.value || record.value.length === 0) return reject(record, 'empty', 'parked record has no body');
+      if (!record.value || record.value.length === 0)
+        return reject(record, { code: 'empty', message: 'parked record has no body' });
       const unparked = unparkJob(record.key?.toString() ?? null, record.value, record.headers, now());
-      if (!unparked.ok) return reject(record, 'invalid_parked_headers', unparked.message);
+      if (!unparked.ok) return reject(record, { code: 'invalid_parked_headers', message: unparked.message });
       const { job, acceptedAt } = unparked;
       sourceId = job.sourceId;
       const destination = await liveDestinationOrDeadLetter(live, job);
       if (!destination) return;
-      await deliver(job, destination, acceptedAt, {
-        fromParked: true,
+      await deliver({
+        job,
+        destination,
+        acceptedAt,
+        source: 'parked',
         partition: record.partition,
         ...(slot && { slot }),
       });
     } catch (err) {
       const verdict = classifyFailure(err, 'deliver', isInfrastructureFailure);
       if (verdict.kind === 'fatal') throw err;
-      return reject(record, verdict.reason, verdict.message, sourceId);
+      return reject(record, { code: verdict.reason, message: verdict.message, sourceId });
     }
   };
 }

@@ -25,6 +25,7 @@ import type { DelivererMetrics } from '../service/metrics.ts';
 import type { AttemptStep, Ordering } from '../ordering/ordering.ts';
 import type { Parking } from '../parking/parking.ts';
 import { intakeContext, liveDestinationOrDeadLetter } from './live-destination.ts';
+import { takenOut, type Turn } from './turn.ts';
 
 export interface RecordHandlerDeps {
   config: () => SluiceConfig;
@@ -45,24 +46,11 @@ export interface RecordHandlerDeps {
   ordering?: Ordering;
 }
 
-/** Where a job comes from: its parked topic (`fromParked`), its record's partition (its user's) and slot. */
-export interface DeliverFrom {
-  fromParked?: boolean;
-  partition?: number;
-  /** The record's consumer slot: given back while the job waits in memory behind its user's attempt in flight. */
-  slot?: RecordSlot;
-}
-
 /**
- * Delivers a job to its destination: attempted, parked, or dead-lettered when its window is closed;
- * for an ordered destination in its user's turn.
+ * Delivers a turn's job to its destination: attempted, parked, or dead-lettered when its window is
+ * closed; for an ordered destination in its user's turn.
  */
-export type DeliverStep = (
-  job: DeliveryJob,
-  destination: Destination,
-  accepted: number | undefined,
-  from?: DeliverFrom,
-) => Promise<void>;
+export type DeliverStep = (turn: Turn) => Promise<void>;
 
 /**
  * The step both the live records and the parked ones go through. No attempt starts once the
@@ -76,10 +64,11 @@ export function createDeliverStep(
   deps: Pick<RecordHandlerDeps, 'config' | 'delivery' | 'parking' | 'now' | 'ordering'>,
 ): DeliverStep {
   const attempt = createAttemptStep(deps);
-  return async (job, destination, accepted, { fromParked = false, partition, slot } = {}) => {
-    if (deps.ordering && destination.ordering && partition !== undefined)
-      return deps.ordering.step(job, destination, accepted, partition, fromParked, attempt, slot);
-    await attempt(job, destination, accepted, fromParked);
+  return async (turn) => {
+    const { partition } = turn;
+    if (deps.ordering && turn.destination.ordering && partition !== undefined)
+      return deps.ordering.step({ ...turn, partition }, attempt);
+    await attempt(turn);
   };
 }
 
@@ -90,17 +79,23 @@ export function createAttemptStep(
   deps: Pick<RecordHandlerDeps, 'config' | 'delivery' | 'parking' | 'now'>,
 ): AttemptStep {
   const now = deps.now ?? Date.now;
-  return async (job, destination, accepted, fromParked): Promise<StepOutcome> => {
-    const window = attemptWindow(job, accepted, deps.config().retry.windowMs);
+  return async (turn): Promise<StepOutcome> => {
+    const { destination, acceptedAt } = turn;
+    let { job } = turn;
+    const window = attemptWindow(job, acceptedAt, deps.config().retry.windowMs);
     const verdict = window === undefined ? undefined : checkWindow(window, now());
     if (verdict?.open === false) {
-      await deps.delivery.deadLetter(job, 'window_exhausted', verdict.message, window!.opensAt);
+      await deps.delivery.deadLetter(job, {
+        reason: 'window_exhausted',
+        lastError: verdict.message,
+        windowOpenedAt: window!.opensAt,
+      });
       return 'dead';
     }
     const { parking } = deps;
     if (parking) {
-      if (fromParked ? parking.stopped(destination) : parking.mustPark(destination)) {
-        await parking.park(job, accepted);
+      if (takenOut(turn) ? parking.stopped(destination) : parking.mustPark(destination)) {
+        await parking.park(job, acceptedAt);
         return 'parked';
       }
       const endpoints = parking.activeEndpoints(destination, job.endpoints);
@@ -142,7 +137,7 @@ export function createRecordHandler(
 
   const onEvent = async (record: ConsumedRecord, progress: Progress, slot: RecordSlot | undefined) => {
     const decoded = await deps.codec.decode(record.value);
-    if (!decoded.ok) return reject(record, decoded.code, decoded.message);
+    if (!decoded.ok) return reject(record, { code: decoded.code, message: decoded.message });
     const event = decoded.envelope;
     progress.sourceId = event.sourceId;
     progress.step = 'route';
@@ -157,22 +152,25 @@ export function createRecordHandler(
     if (destinations.length === 0) return;
     progress.step = 'render';
     const rendered = renderBody(event);
-    if (!rendered.ok) return reject(record, rendered.code, rendered.message, event.sourceId);
-    const body = encodeBody(rendered.body);
-    progress.step = 'deliver';
-    const accepted = acceptedAt(record.timestamp, event.receivedAt);
+    if (!rendered.ok)
+      return reject(record, { code: rendered.code, message: rendered.message, sourceId: event.sourceId });
     const trace = traceHeadersOf(record.headers);
-    const { partition } = record;
-    if (destinations.length === 1)
-      return deliver(newEventJob(event, key, body, destinations[0]!, trace), destinations[0]!, accepted, {
-        partition,
-        ...(slot && { slot }),
-      });
+    const fresh: FreshEvent = { event, key, body: encodeBody(rendered.body), ...(trace && { trace }) };
+    progress.step = 'deliver';
+    const turn = {
+      acceptedAt: acceptedAt(record.timestamp, event.receivedAt),
+      source: 'live',
+      partition: record.partition,
+    } as const;
+    if (destinations.length === 1) {
+      const destination = destinations[0]!;
+      return deliver({ ...turn, job: newEventJob(fresh, destination), destination, ...(slot && { slot }) });
+    }
     // Every destination finishes before a failure of one is reported: the record is done only then.
     const shares = splitSlot(slot, destinations.length);
     const settled = await Promise.allSettled(
-      destinations.map((d, i) =>
-        deliver(newEventJob(event, key, body, d, trace), d, accepted, { partition, slot: shares[i]! }).finally(() =>
+      destinations.map((destination, i) =>
+        deliver({ ...turn, job: newEventJob(fresh, destination), destination, slot: shares[i]! }).finally(() =>
           shares[i]!.release(),
         ),
       ),
@@ -188,12 +186,12 @@ export function createRecordHandler(
     try {
       state = retryStateFromHeaders(record.headers);
     } catch (err) {
-      if (err instanceof RetryHeadersError) return reject(record, err.code, err.message);
+      if (err instanceof RetryHeadersError) return reject(record, { code: err.code, message: err.message });
       throw err;
     }
     progress.sourceId = state.sourceId;
     if (!record.value || record.value.length === 0)
-      return reject(record, 'empty', 'retry record has no body', state.sourceId);
+      return reject(record, { code: 'empty', message: 'retry record has no body', sourceId: state.sourceId });
     progress.step = 'route';
     const trace = traceHeadersOf(record.headers);
     const job: DeliveryJob = {
@@ -210,7 +208,14 @@ export function createRecordHandler(
     const destination = await liveDestinationOrDeadLetter(live, job);
     if (!destination) return;
     progress.step = 'deliver';
-    await deliver(job, destination, undefined, { partition: record.partition, ...(slot && { slot }) });
+    await deliver({
+      job,
+      destination,
+      acceptedAt: undefined,
+      source: 'retry',
+      partition: record.partition,
+      ...(slot && { slot }),
+    });
   };
 
   const waitingTopics = new Set(deps.topics.waiting);
@@ -218,7 +223,10 @@ export function createRecordHandler(
   const onWaiting = async (record: ConsumedRecord, progress: Progress, slot: RecordSlot | undefined) => {
     progress.step = 'deliver';
     if ((await deps.ordering!.onWaiting(record, attempt, slot)) === 'rejected')
-      return reject(record, 'invalid_parked_headers', 'waiting record without a readable sluice-parked header or key');
+      return reject(record, {
+        code: 'invalid_parked_headers',
+        message: 'waiting record without a readable sluice-parked header or key',
+      });
   };
 
   return async (record, slot) => {
@@ -230,7 +238,7 @@ export function createRecordHandler(
     } catch (err) {
       const verdict = classifyFailure(err, progress.step, isInfrastructureFailure);
       if (verdict.kind === 'fatal') throw err;
-      return reject(record, verdict.reason, verdict.message, progress.sourceId);
+      return reject(record, { code: verdict.reason, message: verdict.message, sourceId: progress.sourceId });
     }
     deps.logger.warn({ topic: record.topic }, 'record from an unexpected topic ignored');
   };
@@ -254,13 +262,16 @@ function splitSlot(slot: RecordSlot | undefined, n: number): RecordSlot[] {
   });
 }
 
-function newEventJob(
-  event: EventEnvelope,
-  key: string | null,
-  body: Buffer,
-  destination: Destination,
-  trace: TraceHeaders | undefined,
-): DeliveryJob {
+/** A new event decoded and rendered once, for each destination it is routed to. */
+interface FreshEvent {
+  event: EventEnvelope;
+  key: string | null;
+  body: Buffer;
+  trace?: TraceHeaders;
+}
+
+function newEventJob(fresh: FreshEvent, destination: Destination): DeliveryJob {
+  const { event, key, body, trace } = fresh;
   const job: DeliveryJob = {
     key,
     body,
@@ -275,14 +286,21 @@ function newEventJob(
   return job;
 }
 
+/** Why a record is rejected, and the source it came from when that was read. */
+export interface Rejection {
+  code: RejectReason;
+  message: string;
+  sourceId?: string | undefined;
+}
+
 /**
  * Sends a record the deliverer cannot handle to `sluice.rejected`, with its reason; without its
  * value if Kafka refuses it whole (`writeRejected`), so a rejection never stops the partition.
  */
 export function rejecter(
   deps: Pick<RecordHandlerDeps, 'config' | 'sink' | 'metrics' | 'logger'>,
-): (record: ConsumedRecord, code: RejectReason, message: string, sourceId?: string) => Promise<void> {
-  return async (record, code, message, sourceId) => {
+): (record: ConsumedRecord, why: Rejection) => Promise<void> {
+  return async (record, { code, message, sourceId }) => {
     deps.metrics.rejected.inc({ topic: record.topic, code });
     deps.logger.warn(
       { topic: record.topic, partition: record.partition, offset: record.offset, code, message },

@@ -1,11 +1,12 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
 import type { Delivery } from '../attempt/delivery.ts';
+import type { DeadLetter } from '../attempt/settle.ts';
 import type { DeliveryJob } from './delivery-job.ts';
 
 /** What the intake decision needs: the config, and how an event whose destination may not send is dead-lettered. */
 export interface LiveDestinationContext {
   config: () => SluiceConfig;
-  deadLetter: (job: DeliveryJob, reason: 'no_endpoints', lastError: string) => Promise<void>;
+  deadLetter: (job: DeliveryJob, dead: DeadLetter) => Promise<void>;
 }
 
 /** The context from a record handler's config and `Delivery`, whose `deadLetter` writes the dead letter. */
@@ -13,7 +14,7 @@ export function intakeContext(deps: {
   config: () => SluiceConfig;
   delivery: Pick<Delivery, 'deadLetter'>;
 }): LiveDestinationContext {
-  return { config: deps.config, deadLetter: (job, reason, why) => deps.delivery.deadLetter(job, reason, why) };
+  return { config: deps.config, deadLetter: (job, dead) => deps.delivery.deadLetter(job, dead) };
 }
 
 /**
@@ -38,6 +39,6 @@ export async function liveDestinationOrDeadLetter(
   const destination = ctx.config().destinations.find((d) => d.id === job.destinationId);
   const why = whyDestinationCannotSend(destination, job.destinationId);
   if (why === undefined) return destination;
-  await ctx.deadLetter(job, 'no_endpoints', why);
+  await ctx.deadLetter(job, { reason: 'no_endpoints', lastError: why });
   return undefined;
 }

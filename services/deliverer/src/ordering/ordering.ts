@@ -25,6 +25,8 @@ import { parkedHeaders, unparkJob } from '../parking/parked-job.ts';
 import { isInfrastructureFailure } from '../intake/infrastructure-errors.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
 import { liveDestinationOrDeadLetter } from '../intake/live-destination.ts';
+import type { Turn } from '../intake/turn.ts';
+import type { DeadLetter } from '../attempt/settle.ts';
 import type { OrderingStore } from './ordering-store.ts';
 import {
   afterDeadLettered,
@@ -43,13 +45,11 @@ import {
   type WaitingPlace,
 } from './queue-rules.ts';
 
-/** One attempt step of a job (window check, pause, attempt) and what became of it. */
-export type AttemptStep = (
-  job: DeliveryJob,
-  destination: Destination,
-  accepted: number | undefined,
-  fromParked: boolean,
-) => Promise<StepOutcome>;
+/** One attempt step of a turn's job (window check, pause, attempt) and what became of it. */
+export type AttemptStep = (turn: Turn) => Promise<StepOutcome>;
+
+/** A turn read from a partition: a live, parked or retried job of an ordered destination. */
+export type OrderedTurn = Turn & { partition: number };
 
 export interface OrderingDeps {
   config: () => SluiceConfig;
@@ -60,7 +60,7 @@ export interface OrderingDeps {
    * when its user's full queue refuses it; `no_endpoints` when its destination is gone or disabled
    * (the intake decision, `liveDestinationOrDeadLetter`).
    */
-  deadLetter: (job: DeliveryJob, reason: 'permanent_failure' | 'no_endpoints', lastError: string) => Promise<void>;
+  deadLetter: (job: DeliveryJob, dead: DeadLetter) => Promise<void>;
   metrics: DelivererMetrics;
   logger: Logger;
   now: () => number;
@@ -85,13 +85,13 @@ type WaitingStep =
   | { step: 'done' }
   | { step: 'deliver' }
   | { step: 'idle'; round: string }
-  | { step: 'turn'; turn: Turn };
+  | { step: 'turn'; turn: AwaitedTurn };
 
 /**
  * A waiting record of a moving queue waiting for its turn: woken when its user's queue moves. It
  * stays listed until its next step decides again (woken, it still counts as in hand).
  */
-interface Turn {
+interface AwaitedTurn {
   seq: number;
   bytes: number;
   /** Resolves true when woken, false after `idleWaitMs` or at shutdown. */
@@ -109,10 +109,9 @@ interface Turn {
  * given its turn (`attempt`) when that attempt is done with, or parked behind it (`parked`).
  */
 interface Held {
-  job: DeliveryJob;
-  accepted: number | undefined;
+  turn: Turn;
   bytes: number;
-  turn: (next: 'attempt' | 'parked') => void;
+  next: (next: 'attempt' | 'parked') => void;
   fail: (err: unknown) => void;
 }
 
@@ -153,7 +152,7 @@ export class Ordering {
   readonly #progress = new Map<string, number>();
   readonly #idle = new Map<string, Set<() => void>>();
   /** Per chain, the waiting records of a moving queue waiting for their turn, by sequence number. */
-  readonly #turns = new Map<string, Map<number, Turn>>();
+  readonly #turns = new Map<string, Map<number, AwaitedTurn>>();
   /** Per chain, its parks being written and those this process wrote (`ParkLane`). */
   readonly #lanes = new Map<string, ParkLane>();
   /** This process's rounds: a waiting record written by another process always goes round once more. */
@@ -180,31 +179,27 @@ export class Ordering {
    * waiting topic behind its user's queue (or behind its user's attempt in flight); its outcome
    * moves the queue.
    */
-  async step(
-    job: DeliveryJob,
-    destination: Destination,
-    accepted: number | undefined,
-    partition: number,
-    fromParked: boolean,
-    attempt: AttemptStep,
-    slot?: RecordSlot,
-  ): Promise<void> {
+  async step(turn: OrderedTurn, attempt: AttemptStep): Promise<void> {
+    const { job, destination, partition } = turn;
     const key = job.key;
     if (key === null || destination.ordering === undefined || !this.#ordered.has(destination.id)) {
-      await attempt(job, destination, accepted, fromParked);
+      await attempt(turn);
       return;
     }
     await this.deps.store.ready(partition);
     const at: QueueAt = { destination, key, partition };
-    if (job.previous === undefined) return this.#fresh(at, job, { accepted, fromParked, attempt, slot });
+    if (job.previous === undefined) return this.#fresh(at, turn, attempt);
     const id = destination.id;
     const isHead = await this.#serial(id, key, async () => retryDecision(this.deps.store.get(id, key), job.messageId));
-    const outcome = await attempt(job, destination, accepted, fromParked);
+    const outcome = await attempt(turn);
     if (isHead === 'stray') return;
     await this.#serial(id, key, async () => {
       const q = this.deps.store.get(id, key);
       if (q?.head !== job.messageId) return;
-      await this.#moved(at, q, afterStep(q, { messageId: job.messageId, outcome, onDeadLetter: onDeadLetterOf(at) }));
+      await this.#moved(at, {
+        before: q,
+        after: afterStep(q, { messageId: job.messageId, outcome, onDeadLetter: onDeadLetterOf(at) }),
+      });
     });
   }
 
@@ -218,7 +213,7 @@ export class Ordering {
       const q = this.deps.store.get(destination.id, key);
       if (retryDecision(q, marker.messageId) !== 'head') return;
       const after = afterStep(q, { messageId: marker.messageId, outcome: 'dead', onDeadLetter: onDeadLetterOf(at) });
-      await this.#moved(at, q, after);
+      await this.#moved(at, { before: q, after });
     });
   }
 
@@ -236,9 +231,10 @@ export class Ordering {
     const key = job.key!;
     const destination = await liveDestinationOrDeadLetter(this.deps, job);
     if (!destination) return undefined;
+    const turnOf = (acceptedAt: number | undefined): Turn => ({ job, destination, acceptedAt, source: 'waiting' });
     if (destination.ordering === undefined) {
       // No longer ordered: delivered as any event.
-      await attempt(job, destination, acceptedAt, true);
+      await attempt(turnOf(acceptedAt));
       return undefined;
     }
     await this.deps.store.ready(record.partition);
@@ -248,9 +244,9 @@ export class Ordering {
     const at: QueueAt = { destination, key, partition: record.partition };
     // After a timeout or at shutdown the record is written again at the tail however it stands.
     let force = false;
-    let turn: Turn | undefined;
+    let turn: AwaitedTurn | undefined;
     for (;;) {
-      const step = await this.#waitingStep(at, record, job, place, { round: header.round, force, turn });
+      const step = await this.#waitingStep(at, { record, job, place }, { round: header.round, force, turn });
       turn = undefined;
       if (step.step === 'done') return undefined;
       if (step.step === 'deliver') break;
@@ -263,12 +259,10 @@ export class Ordering {
       force = !(await this.#idleUntilProgress(destination.id, record.partition, step.round));
     }
     // A gap (a park whose record Kafka refused, its event rejected): its turn moves the queue past it.
-    if (place.gap) return void (await this.#flown(at, job, { fromWaiting: place }, async () => 'delivered'));
+    if (place.gap) return void (await this.#flown(at, { job, fromWaiting: place }, async () => 'delivered'));
     // Taken out now: the window moves by the whole time waited, idle waits included.
     const taken = unparkJob(key, record.value ?? Buffer.alloc(0), record.headers, this.deps.now());
-    await this.#flown(at, job, { fromWaiting: place }, () =>
-      attempt(job, destination, taken.ok ? taken.acceptedAt : acceptedAt, true),
-    );
+    await this.#flown(at, { job, fromWaiting: place }, () => attempt(turnOf(taken.ok ? taken.acceptedAt : acceptedAt)));
     return undefined;
   }
 
@@ -279,17 +273,13 @@ export class Ordering {
     for (const turns of this.#turns.values()) for (const turn of [...turns.values()]) turn.wake();
   }
 
-  async #fresh(
-    at: QueueAt,
-    job: DeliveryJob,
-    how: { accepted: number | undefined; fromParked: boolean; attempt: AttemptStep; slot: RecordSlot | undefined },
-  ): Promise<void> {
+  async #fresh(at: QueueAt, turn: OrderedTurn, attempt: AttemptStep): Promise<void> {
     const { destination, key } = at;
-    const { accepted, fromParked, attempt } = how;
+    const { job, acceptedAt: accepted } = turn;
     const id = destination.id;
     const chain = chainId(id, key);
     // Behind earlier steps of its user: waits for them with its slot given back (within the bound).
-    let inMemory = this.#chains.has(chain) ? this.#giveBack(how.slot, job.body.length) : undefined;
+    let inMemory = this.#chains.has(chain) ? this.#giveBack(turn.slot, job.body.length) : undefined;
     const decided = await this.#serial(id, key, async () => {
       let q = this.deps.store.get(id, key);
       const flight = this.#flights.get(chain);
@@ -299,11 +289,10 @@ export class Ordering {
         case 'already':
           return undefined;
         case 'full':
-          await this.deps.deadLetter(
-            job,
-            'permanent_failure',
-            `${waitingCount(q!)} events (${q!.bytes} bytes) of this user already wait behind ${q!.head ?? q!.last ?? 'its earlier events'} (the most per user and destination)`,
-          );
+          await this.deps.deadLetter(job, {
+            reason: 'permanent_failure',
+            lastError: `${waitingCount(q!)} events (${q!.bytes} bytes) of this user already wait behind ${q!.head ?? q!.last ?? 'its earlier events'} (the most per user and destination)`,
+          });
           return undefined;
         case 'rewrite':
           // Parked before a crash, its record perhaps not written: written (again) at its place.
@@ -312,7 +301,7 @@ export class Ordering {
         case 'wait': {
           if (flight && isIdle(q)) {
             // Behind its user's attempt in flight alone: waits in memory while the bounds allow.
-            const held = this.#hold(chain, job, accepted);
+            const held = this.#hold(chain, turn);
             if (held) return { held };
             if (!this.deps.store.admitsNew()) return 'unordered';
             // Past a bound: those waiting in memory go to the waiting topic first, in order.
@@ -337,7 +326,7 @@ export class Ordering {
     });
     if (typeof decided === 'object' && 'parked' in decided) {
       // Its park is written after the chain moved on: it waits for it with its slot given back.
-      inMemory ??= this.#giveBack(how.slot, job.body.length);
+      inMemory ??= this.#giveBack(turn.slot, job.body.length);
       try {
         await decided.parked;
       } finally {
@@ -349,15 +338,15 @@ export class Ordering {
     if (decided === undefined) return;
     if (decided === 'unordered') {
       this.#unordered(id, key);
-      await attempt(job, destination, accepted, fromParked);
+      await attempt(turn);
       return;
     }
     if (typeof decided === 'object') {
-      how.slot?.release();
+      turn.slot?.release();
       // Its turn comes in flight already (set by the step that gave it), or it was parked.
       if ((await decided.held) === 'parked') return;
     }
-    await this.#flown(at, job, {}, () => attempt(job, destination, accepted, fromParked));
+    await this.#flown(at, { job }, () => attempt(turn));
   }
 
   /**
@@ -368,10 +357,10 @@ export class Ordering {
    */
   async #flown(
     at: QueueAt,
-    job: DeliveryJob,
-    how: { fromWaiting?: WaitingPlace },
+    flight: { job: DeliveryJob; fromWaiting?: WaitingPlace },
     run: () => Promise<StepOutcome>,
   ): Promise<void> {
+    const { job, ...how } = flight;
     const { destination, key } = at;
     const id = destination.id;
     const chain = chainId(id, key);
@@ -385,7 +374,7 @@ export class Ordering {
         if (isInfrastructureFailure(err)) throw err;
         const q = this.deps.store.get(id, key);
         const step = { messageId: job.messageId, outcome: 'dead' as const, onDeadLetter: 'release' as const, ...how };
-        await this.#moved(at, q, afterStep(q, step));
+        await this.#moved(at, { before: q, after: afterStep(q, step) });
       });
       throw err;
     }
@@ -397,7 +386,7 @@ export class Ordering {
         this.#unordered(id, key);
         return;
       }
-      await this.#moved(at, q, after, how.fromWaiting && written);
+      await this.#moved(at, { before: q, after, ...(how.fromWaiting && { written }) });
     });
     // The next event of the queue went once this one was done with: a crash before this state
     // record is written sends this one again (a duplicate), never one out of order.
@@ -430,19 +419,19 @@ export class Ordering {
       }
       if (!isIdle(this.deps.store.get(destination.id, key))) return this.#parkHeld(at, undefined);
       const next = this.#takeHeld(chain, 1)[0]!;
-      this.#flights.set(chain, { messageId: next.job.messageId, fresh: true });
-      next.turn('attempt');
+      this.#flights.set(chain, { messageId: next.turn.job.messageId, fresh: true });
+      next.next('attempt');
     });
   }
 
   /** Waits in memory behind the user's attempt in flight, unless that passes a bound (undefined). */
-  #hold(chain: string, job: DeliveryJob, accepted: number | undefined): Promise<'attempt' | 'parked'> | undefined {
+  #hold(chain: string, turn: Turn): Promise<'attempt' | 'parked'> | undefined {
     const held = this.#held.get(chain) ?? [];
-    const bytes = job.body.length;
+    const bytes = turn.job.body.length;
     if (held.length >= (this.deps.maxHeld ?? ORDERING_HELD_EVENTS)) return undefined;
     if (this.#heldBytes + bytes > (this.deps.maxHeldBytes ?? ORDERING_HELD_BYTES)) return undefined;
-    return new Promise((turn, fail) => {
-      held.push({ job, accepted, bytes, turn, fail });
+    return new Promise((next, fail) => {
+      held.push({ turn, bytes, next, fail });
       this.#held.set(chain, held);
       this.#heldBytes += bytes;
       this.deps.metrics.orderingHeldBytes.set(this.#heldBytes);
@@ -471,17 +460,16 @@ export class Ordering {
       await this.#roomInTail(at);
       const q = this.deps.store.get(at.destination.id, at.key);
       const behind = flight?.fresh && isIdle(q) ? flight.messageId : undefined;
-      this.#park(at, h.job, { accepted: h.accepted, q, behind }).then(() => h.turn('parked'), h.fail);
+      this.#park(at, h.turn.job, { accepted: h.turn.acceptedAt, q, behind }).then(() => h.next('parked'), h.fail);
     }
   }
 
   #waitingStep(
     at: QueueAt,
-    record: ConsumedRecord,
-    job: DeliveryJob,
-    place: WaitingPlace,
-    read: { round: string | undefined; force: boolean; turn: Turn | undefined },
+    waiting: { record: ConsumedRecord; job: DeliveryJob; place: WaitingPlace },
+    read: { round: string | undefined; force: boolean; turn: AwaitedTurn | undefined },
   ): Promise<WaitingStep> {
+    const { record, job, place } = waiting;
     const { destination, key } = at;
     const id = destination.id;
     return this.#serial(id, key, async (): Promise<WaitingStep> => {
@@ -492,7 +480,7 @@ export class Ordering {
         case 'drop':
           return { step: 'done' };
         case 'cycle': {
-          const moving = isMoving(q!, inFlight);
+          const moving = isMoving(q!, this.#flights.get(chainId(id, key)));
           if (moving && place.seq !== undefined && !read.force && !this.#closed) {
             const turn = this.#awaitTurn(at, { seq: place.seq, bytes: place.bytes, first: q!.first, inFlight });
             if (turn) return turn;
@@ -510,12 +498,11 @@ export class Ordering {
         }
         case 'dead-letter': {
           if (!place.gap)
-            await this.deps.deadLetter(
-              job,
-              'permanent_failure',
-              `dead-lettered with the event it waited for, ${q!.deadHead || 'an earlier event'}`,
-            );
-          await this.#moved(at, q, afterDeadLettered(q!, place));
+            await this.deps.deadLetter(job, {
+              reason: 'permanent_failure',
+              lastError: `dead-lettered with the event it waited for, ${q!.deadHead || 'an earlier event'}`,
+            });
+          await this.#moved(at, { before: q, after: afterDeadLettered(q!, place) });
           return { step: 'done' };
         }
         case 'deliver':
@@ -675,7 +662,7 @@ export class Ordering {
     place: { seq: number; bytes: number; first: number; inFlight: boolean },
   ): WaitingStep | undefined {
     const chain = chainId(at.destination.id, at.key);
-    const turns = this.#turns.get(chain) ?? new Map<number, Turn>();
+    const turns = this.#turns.get(chain) ?? new Map<number, AwaitedTurn>();
     // A second copy of a record already waiting (read again after a restart) takes the usual path.
     if (turns.has(place.seq)) return undefined;
     const inMemory =
@@ -686,28 +673,28 @@ export class Ordering {
     if (inMemory) this.#countHeld(place.bytes);
     let wake!: (moved: boolean) => void;
     const moved = new Promise<boolean>((resolve) => (wake = resolve));
-    const timer = setTimeout(() => done(false), this.deps.idleWaitMs ?? ORDERING_IDLE_WAIT_MS);
-    const turn: Turn = {
+    const timer = setTimeout(() => done('timeout'), this.deps.idleWaitMs ?? ORDERING_IDLE_WAIT_MS);
+    const turn: AwaitedTurn = {
       seq: place.seq,
       bytes: place.bytes,
       moved,
       inMemory,
       woken: false,
-      wake: () => done(true),
+      wake: () => done('moved'),
       timer,
     };
-    const done = (byMove: boolean) => {
+    const done = (why: WakeReason) => {
       if (turn.woken) return;
       turn.woken = true;
       clearTimeout(timer);
-      wake(byMove && !this.#closed);
+      wake(why === 'moved' && !this.#closed);
     };
     turns.set(place.seq, turn);
     return { step: 'turn', turn };
   }
 
   /** A record's wait for its turn is over (its step decides again): no longer listed nor counted. */
-  #endTurn(chain: string, turn: Turn): void {
+  #endTurn(chain: string, turn: AwaitedTurn): void {
     const turns = this.#turns.get(chain);
     if (turns?.get(turn.seq) !== turn) return;
     turns.delete(turn.seq);
@@ -727,7 +714,7 @@ export class Ordering {
     if (!turns) return;
     const q = this.deps.store.get(destinationId, key);
     const inFlight = this.#flights.has(chain);
-    const moving = q !== undefined && isMoving(q, inFlight);
+    const moving = q !== undefined && isMoving(q, this.#flights.get(chain));
     if (!moving || (!inFlight && !turns.has(q.first))) {
       for (const turn of [...turns.values()]) turn.wake();
       return;
@@ -750,12 +737,8 @@ export class Ordering {
    * (the queue in memory moves at once, so the next event's turn need not wait for Kafka): the
    * caller waits for it before its record is done with, and the writes of one queue go in order.
    */
-  async #moved(
-    at: QueueAt,
-    before: QueueState | undefined,
-    after: QueueState | undefined,
-    written?: Promise<void>[],
-  ): Promise<void> {
+  async #moved(at: QueueAt, move: QueueMove): Promise<void> {
+    const { before, after, written } = move;
     if (after === before) return;
     const write = this.deps.store.put(at.destination.id, at.key, at.partition, after);
     this.#dropLane(at);
@@ -811,13 +794,13 @@ export class Ordering {
     if (!waiters) this.#idle.set(at, (waiters = new Set()));
     const set = waiters;
     return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => done(false), this.deps.idleWaitMs ?? ORDERING_IDLE_WAIT_MS);
-      const done = (progressed: boolean) => {
+      const timer = setTimeout(() => done('timeout'), this.deps.idleWaitMs ?? ORDERING_IDLE_WAIT_MS);
+      const done = (why: WakeReason) => {
         clearTimeout(timer);
         set.delete(wake);
-        resolve(progressed && !this.#closed);
+        resolve(why === 'moved' && !this.#closed);
       };
-      const wake = () => done(true);
+      const wake = () => done('moved');
       set.add(wake);
     });
   }
@@ -839,12 +822,22 @@ export class Ordering {
   }
 }
 
+/** A queue before and after a step, and where its state record's write goes when the caller waits for it (`#moved`). */
+interface QueueMove {
+  before: QueueState | undefined;
+  after: QueueState | undefined;
+  written?: Promise<void>[];
+}
+
 /** The queue a step works on: its destination, user and partition (where its state record goes). */
 interface QueueAt {
   destination: Destination;
   key: string;
   partition: number;
 }
+
+/** Why a wait ended: its queue (or partition) moved, or its `idleWaitMs` passed. */
+type WakeReason = 'moved' | 'timeout';
 
 const chainId = (destinationId: string, key: string) => `${destinationId}\u0000${key}`;
 
@@ -854,8 +847,8 @@ const onDeadLetterOf = (at: QueueAt) => at.destination.ordering!.onDeadLetter;
  * Held by nothing but attempts in flight (no head, or a live head in flight) and no record of the
  * list format ahead: its numbered records go one after the other, each as the one before is done.
  */
-const isMoving = (q: QueueState, inFlight: boolean) =>
-  (q.head === undefined || (q.live === true && inFlight)) && (q.legacy?.length ?? 0) === 0;
+const isMoving = (q: QueueState, flight: Flight | undefined) =>
+  (q.head === undefined || (q.live === true && flight !== undefined)) && (q.legacy?.length ?? 0) === 0;
 
 /** The `sluice-ordering` header of a waiting record: the round it was written in and its place in the queue. */
 function orderingHeader(round: string, seq: number | undefined): string {

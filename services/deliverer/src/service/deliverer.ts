@@ -285,7 +285,7 @@ async function startOrdering(
     config: () => ctx.config.current,
     sink: parts.sink,
     store,
-    deadLetter: (job, reason, lastError) => parts.delivery.deadLetter(job, reason, lastError),
+    deadLetter: (job, dead) => parts.delivery.deadLetter(job, dead),
     metrics: parts.metrics,
     logger: ctx.logger,
     now: Date.now,
