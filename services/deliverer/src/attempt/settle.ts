@@ -76,7 +76,8 @@ export class Settler {
         const retried = results.some((r) => r.outcome === 'retryable');
         const heldOnly = decision.retryAfterMs === undefined && deferred.length > 0 && !retried;
         const retryAfterMs = heldOnly ? this.#deferralWait(job, deferred, config, decidedAt) : decision.retryAfterMs;
-        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
+        const state = stateAfterAttempt(job, startedAt, {
+          records: attemptRecords(attempt, results),
           endpoints: decision.endpoints,
           lastError: decision.lastError,
           ...(retryAfterMs !== undefined && { retryAfterMs }),
@@ -92,7 +93,7 @@ export class Settler {
         break;
       }
       case 'defer': {
-        const state = stateAfterAttempt(job, startedAt, [], {
+        const state = stateAfterAttempt(job, startedAt, {
           endpoints: decision.endpoints,
           lastError: decision.lastError,
           retryAfterMs: this.#deferralWait(job, deferred, config, decidedAt),
@@ -106,7 +107,8 @@ export class Settler {
       }
       case 'dead': {
         // The dead letter names every endpoint tried, so a replay retries them all.
-        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
+        const state = stateAfterAttempt(job, startedAt, {
+          records: attemptRecords(attempt, results),
           endpoints: results.map((r) => r.endpoint),
           ...(decision.lastError !== undefined && { lastError: decision.lastError }),
         });
@@ -129,7 +131,7 @@ export class Settler {
     config: SluiceConfig,
     windowOpenedAt?: number,
   ): Promise<void> {
-    const state = stateAfterAttempt(job, windowOpenedAt ?? this.deps.now(), [], {
+    const state = stateAfterAttempt(job, windowOpenedAt ?? this.deps.now(), {
       endpoints: job.endpoints,
       lastError,
     });
@@ -164,7 +166,7 @@ export class Settler {
   /** The record of an endpoint held back: no request, the reason as its outcome. */
   #recordDeferral(job: DeliveryJob, attempt: number, d: Deferred, config: SluiceConfig, at: number): Promise<void> {
     this.deps.isolation.deferred.inc({ destination: job.destinationId, reason: d.reason });
-    return this.#sendAttempt(job, config, deferralEvent(job, attempt, d, at), undefined);
+    return this.#sendAttempt(job, config, deferralEvent(job, d, { attempt, at }), undefined);
   }
 
   #sendAttempt(

@@ -23,7 +23,10 @@ export function createParkedHandler(
     let sourceId: string | undefined;
     try {
       if (!record.value || record.value.length === 0) return reject(record, 'empty', 'parked record has no body');
-      const unparked = unparkJob(record.key?.toString() ?? null, record.value, record.headers, now());
+      const unparked = unparkJob(
+        { key: record.key?.toString() ?? null, body: record.value, headers: record.headers },
+        now(),
+      );
       if (!unparked.ok) return reject(record, 'invalid_parked_headers', unparked.message);
       const { job, acceptedAt } = unparked;
       sourceId = job.sourceId;
