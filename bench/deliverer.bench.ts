@@ -432,7 +432,7 @@ async function delivererRun(config: SluiceConfig, receiver: BenchReceiver, inter
     IN_PROCESS_HTTP
       ? new UndiciWebhookClient({
           settings: () => ({ connections: CONNECTIONS }),
-          policy: () => new AddressPolicy(true, ['127.0.0.0/8']),
+          policy: () => new AddressPolicy({ enabled: true, allowCidrs: ['127.0.0.0/8'] }),
         })
       : new WebhookThread(webhookThreadSettings(config)),
     latencies,

@@ -20,7 +20,7 @@ const limits = (over: Partial<BatchSettings> = {}): BatchSettings => ({
 
 describe('BatchComposer: a batch leaves at each limit, exactly at its edge (injected clock)', () => {
   const add = (c: BatchComposer<BatchItem>, i: BatchItem, l: BatchSettings, now = 0, key = 'd') =>
-    c.add(key, i, batchItemBytes(i), l, now);
+    c.add({ key, item: i, bytes: batchItemBytes(i) }, l, now);
 
   it('maxEvents: the Nth event sends the batch, the N-1th does not', () => {
     const c = new BatchComposer<BatchItem>(ID.length);

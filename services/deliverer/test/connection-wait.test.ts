@@ -26,7 +26,7 @@ describe('the wait for a pooled connection, reported apart from the endpoint tim
   const sendFour = async (connections: number) => {
     const client = new UndiciWebhookClient({
       settings: () => ({ connections }),
-      policy: () => new AddressPolicy(true, ['127.0.0.0/8']),
+      policy: () => new AddressPolicy({ enabled: true, allowCidrs: ['127.0.0.0/8'] }),
     });
     try {
       const request = { url: receiver.url, headers: {}, body, timeoutMs: 10_000 };
@@ -61,7 +61,7 @@ describe("an endpoint's breaker, with more requests than connections", () => {
     const receiver = await startReceiver({ behaviour: () => ({ status: 200, delayMs: answerMs }) });
     const client = new UndiciWebhookClient({
       settings: () => ({ connections: 1 }),
-      policy: () => new AddressPolicy(true, ['127.0.0.0/8']),
+      policy: () => new AddressPolicy({ enabled: true, allowCidrs: ['127.0.0.0/8'] }),
     });
     try {
       const request = { url: receiver.url, headers: {}, body, timeoutMs: 500 };
@@ -116,12 +116,20 @@ describe('a destination is judged slow by its endpoint time, not by its own queu
   const judgeAfter = async (latencyMs: number, waitMs: number) => {
     const clock = { now: 1_000_000 };
     const progress: Progress = { finishedAt: Number.NEGATIVE_INFINITY, finished: 0 };
-    const busy = new DestinationCap(256, 250, progress, () => clock.now);
-    const quiet = new DestinationCap(256, 250, progress, () => clock.now);
+    const busy = new DestinationCap(256, 250, { progress, now: () => clock.now });
+    const quiet = new DestinationCap(256, 250, { progress, now: () => clock.now });
     const request = { url: endpoint.url, headers: {}, body, timeoutMs: 5_000 };
     for (let i = 0; i < 8; i += 1) {
-      await sendRequest(destination(clock, latencyMs, waitMs), busy, 'busy', { endpoint, probe: false }, request, 'm');
-      await sendRequest(destination(clock, 130, 0), quiet, 'quiet', { endpoint, probe: false }, request, 'm');
+      await sendRequest(
+        destination(clock, latencyMs, waitMs),
+        { endpoint, probe: false },
+        { destinationId: 'busy', cap: busy, request, id: 'm' },
+      );
+      await sendRequest(
+        destination(clock, 130, 0),
+        { endpoint, probe: false },
+        { destinationId: 'quiet', cap: quiet, request, id: 'm' },
+      );
     }
     busy.judge(Math.min(busy.latencyMs!, quiet.latencyMs!));
     return busy;

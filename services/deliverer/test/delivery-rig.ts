@@ -12,7 +12,7 @@ import { IsolationMetrics } from '../src/attempt/isolation-metrics.ts';
 import { DelivererMetrics } from '../src/service/metrics.ts';
 
 /** Webhooks to 127.0.0.0/8 allowed: where the tests' receivers listen. */
-export const LOOPBACK_POLICY = new AddressPolicy(true, ['127.0.0.0/8']);
+export const LOOPBACK_POLICY = new AddressPolicy({ enabled: true, allowCidrs: ['127.0.0.0/8'] });
 
 export interface DeliveryRig {
   delivery: Delivery;

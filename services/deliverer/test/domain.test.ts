@@ -113,7 +113,7 @@ describe('stateAfterAttempt', () => {
   };
   const rec = { attempt: 1, endpoint: 'a', at: NOW, outcome: 'retryable' as const, latencyMs: 3 };
   it('first attempt starts the window and the history', () => {
-    const s = stateAfterAttempt(job, NOW, [rec], { endpoints: ['a'], lastError: 'x' });
+    const s = stateAfterAttempt(job, NOW, { records: [rec], endpoints: ['a'], lastError: 'x' });
     assert.equal(s.attempts, 1);
     assert.equal(s.firstAttemptAt, NOW);
     assert.deepEqual(s.history, [rec]);
@@ -128,7 +128,8 @@ describe('stateAfterAttempt', () => {
       receivedAt: 'r',
       windowMs: 1_000,
     });
-    const s = stateAfterAttempt({ ...job, receivedAt: undefined, previous }, NOW, [{ ...rec, attempt: 3 }], {
+    const s = stateAfterAttempt({ ...job, receivedAt: undefined, previous }, NOW, {
+      records: [{ ...rec, attempt: 3 }],
       endpoints: ['a'],
     });
     assert.equal(s.attempts, 3);
@@ -140,7 +141,7 @@ describe('stateAfterAttempt', () => {
 });
 
 describe('AddressPolicy (docs/reference/security.md)', () => {
-  const guard = new AddressPolicy(true, []);
+  const guard = new AddressPolicy({ enabled: true, allowCidrs: [] });
   const refused = [
     '127.0.0.1',
     '10.0.0.1',
@@ -175,7 +176,7 @@ describe('AddressPolicy (docs/reference/security.md)', () => {
   const allowed = ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '168.63.129.17'];
   for (const a of allowed) it(`allows ${a}`, () => assert.equal(guard.check(a).allowed, true));
   it('the allow-list opens a range, including IPv4-mapped forms', () => {
-    const open = new AddressPolicy(true, ['127.0.0.0/8']);
+    const open = new AddressPolicy({ enabled: true, allowCidrs: ['127.0.0.0/8'] });
     assert.equal(open.check('127.0.0.1').allowed, true);
     assert.equal(open.check('::ffff:127.0.0.1').allowed, true);
     assert.equal(open.check('10.0.0.1').allowed, false);
@@ -184,7 +185,11 @@ describe('AddressPolicy (docs/reference/security.md)', () => {
   it("Azure's WireServer is refused as `metadata`, in both notations; an allow-list naming it opens it", () => {
     assert.deepEqual(guard.check('168.63.129.16'), { allowed: false, range: 'metadata' });
     assert.deepEqual(guard.check('::ffff:a83f:8110'), { allowed: false, range: 'metadata' });
-    assert.equal(new AddressPolicy(true, ['168.63.129.16/32']).check('168.63.129.16').allowed, true);
+    assert.equal(
+      new AddressPolicy({ enabled: true, allowCidrs: ['168.63.129.16/32'] }).check('168.63.129.16').allowed,
+      true,
+    );
   });
-  it('disabled allows everything', () => assert.equal(new AddressPolicy(false, []).check('127.0.0.1').allowed, true));
+  it('disabled allows everything', () =>
+    assert.equal(new AddressPolicy({ enabled: false, allowCidrs: [] }).check('127.0.0.1').allowed, true));
 });

@@ -21,50 +21,50 @@ const ok = { outcome: 'success', status: 200 } as const;
 describe('circuit breaker (pure, clock passed in)', () => {
   it('opens after N consecutive failures, not before', () => {
     const b = new CircuitBreaker(settings);
-    assert.equal(b.record('failed', false, 0), undefined);
-    assert.equal(b.record('failed', false, 1), undefined);
+    assert.equal(b.record('failed', 'normal', 0), undefined);
+    assert.equal(b.record('failed', 'normal', 1), undefined);
     assert.deepEqual(b.admit(2), { kind: 'send' });
-    assert.equal(b.record('failed', false, 2), 'opened');
+    assert.equal(b.record('failed', 'normal', 2), 'opened');
     assert.deepEqual(b.state, { kind: 'open', until: 1_002 });
     assert.deepEqual(b.admit(500), { kind: 'open', until: 1_002 });
   });
 
   it('an answer in between resets the count', () => {
     const b = new CircuitBreaker(settings);
-    b.record('failed', false, 0);
-    b.record('failed', false, 1);
-    b.record('answered', false, 2);
-    b.record('failed', false, 3);
-    b.record('failed', false, 4);
+    b.record('failed', 'normal', 0);
+    b.record('failed', 'normal', 1);
+    b.record('answered', 'normal', 2);
+    b.record('failed', 'normal', 3);
+    b.record('failed', 'normal', 4);
     assert.equal(b.state.kind, 'closed');
-    assert.equal(b.record('failed', false, 5), 'opened');
+    assert.equal(b.record('failed', 'normal', 5), 'opened');
   });
 
   it('after the cool-down lets exactly one probe through; its answer closes the breaker', () => {
     const b = new CircuitBreaker(settings);
-    for (let i = 0; i < 3; i += 1) b.record('failed', false, 0);
+    for (let i = 0; i < 3; i += 1) b.record('failed', 'normal', 0);
     assert.deepEqual(b.admit(999), { kind: 'open', until: 1_000 });
     assert.deepEqual(b.admit(1_000), { kind: 'probe' });
     assert.equal(b.admit(1_001).kind, 'open', 'others wait while the probe is out');
     // A request sent before the breaker opened says nothing about the endpoint now.
-    assert.equal(b.record('answered', false, 1_002), undefined);
+    assert.equal(b.record('answered', 'normal', 1_002), undefined);
     assert.equal(b.state.kind, 'half-open');
-    assert.equal(b.record('answered', true, 1_003), 'closed');
+    assert.equal(b.record('answered', 'probe', 1_003), 'closed');
     assert.deepEqual(b.admit(1_004), { kind: 'send' });
   });
 
   it('a failed probe opens it for another cool-down', () => {
     const b = new CircuitBreaker(settings);
-    for (let i = 0; i < 3; i += 1) b.record('failed', false, 0);
+    for (let i = 0; i < 3; i += 1) b.record('failed', 'normal', 0);
     assert.equal(b.admit(1_500).kind, 'probe');
-    assert.equal(b.record('failed', true, 1_600), 'opened');
+    assert.equal(b.record('failed', 'probe', 1_600), 'opened');
     assert.deepEqual(b.admit(2_599), { kind: 'open', until: 2_600 });
     assert.equal(b.admit(2_600).kind, 'probe');
   });
 
   it('a probe given back (never sent) lets the next request probe', () => {
     const b = new CircuitBreaker(settings);
-    for (let i = 0; i < 3; i += 1) b.record('failed', false, 0);
+    for (let i = 0; i < 3; i += 1) b.record('failed', 'normal', 0);
     assert.equal(b.admit(1_000).kind, 'probe');
     b.cancelProbe();
     assert.equal(b.admit(1_001).kind, 'probe');
@@ -87,9 +87,9 @@ describe('circuit breaker (pure, clock passed in)', () => {
     assert.equal(breakerResult(onTheWire), 'failed', 'the endpoint held it for 4 s of 5');
     assert.equal(breakerResult({ outcome: 'retryable', latencyMs: 10, connectionWaitMs: 9 }), 'failed', 'refused');
     const gate = new EndpointGate({ ...settings, maxHoldMs: 60_000 });
-    for (let i = 0; i < 10; i += 1) gate.record(queued, false, i);
+    for (let i = 0; i < 10; i += 1) gate.record(queued, 'normal', i);
     assert.deepEqual(gate.breaker.state, { kind: 'closed', failures: 0 }, 'a crowded pool never opens it');
-    for (let i = 0; i < 3; i += 1) gate.record(onTheWire, false, 10 + i);
+    for (let i = 0; i < 3; i += 1) gate.record(onTheWire, 'normal', 10 + i);
     assert.equal(gate.breaker.state.kind, 'open', 'an endpoint that holds its requests does');
   });
 
@@ -98,13 +98,13 @@ describe('circuit breaker (pure, clock passed in)', () => {
     assert.equal(breakerResult(unsent), 'unsent');
     assert.equal(breakerResult({ outcome: 'permanent', error: 'invalid_url' }), 'answered');
     const b = new CircuitBreaker(settings);
-    b.record('failed', false, 0);
-    b.record('failed', false, 1);
-    for (let i = 0; i < 10; i += 1) assert.equal(b.record(breakerResult(unsent), false, 2), undefined);
+    b.record('failed', 'normal', 0);
+    b.record('failed', 'normal', 1);
+    for (let i = 0; i < 10; i += 1) assert.equal(b.record(breakerResult(unsent), 'normal', 2), undefined);
     assert.deepEqual(b.state, { kind: 'closed', failures: 2 }, 'no count and no reset');
-    assert.equal(b.record('failed', false, 3), 'opened');
+    assert.equal(b.record('failed', 'normal', 3), 'opened');
     assert.equal(b.admit(1_003).kind, 'probe');
-    assert.equal(b.record(breakerResult(unsent), true, 1_004), undefined, 'an unsent probe does not close it');
+    assert.equal(b.record(breakerResult(unsent), 'probe', 1_004), undefined, 'an unsent probe does not close it');
     assert.equal(b.state.kind, 'half-open');
     assert.equal(b.admit(1_005).kind, 'probe', 'the next request probes');
   });
@@ -116,7 +116,7 @@ describe('endpoint gate', () => {
   it('a Retry-After holds the endpoint until then, never earlier, then lets requests go', () => {
     const g = new EndpointGate(gateSettings);
     assert.equal(g.admit(0).kind, 'send');
-    g.record({ outcome: 'retryable', status: 503, retryAfterMs: 7_000 }, false, 100);
+    g.record({ outcome: 'retryable', status: 503, retryAfterMs: 7_000 }, 'normal', 100);
     assert.deepEqual(g.admit(101), { kind: 'defer', reason: 'retry_after', until: 7_100 });
     assert.deepEqual(g.admit(7_099), { kind: 'defer', reason: 'retry_after', until: 7_100 });
     assert.deepEqual(g.admit(7_100), { kind: 'send', probe: false });
@@ -124,16 +124,16 @@ describe('endpoint gate', () => {
 
   it('a shorter Retry-After never shortens a hold in force; an absurd one is bounded', () => {
     const g = new EndpointGate(gateSettings);
-    g.record({ outcome: 'retryable', status: 429, retryAfterMs: 5_000 }, false, 0);
-    g.record({ outcome: 'retryable', status: 429, retryAfterMs: 1_000 }, false, 10);
+    g.record({ outcome: 'retryable', status: 429, retryAfterMs: 5_000 }, 'normal', 0);
+    g.record({ outcome: 'retryable', status: 429, retryAfterMs: 1_000 }, 'normal', 10);
     assert.equal(g.holdUntil, 5_000);
-    g.record({ outcome: 'retryable', status: 429, retryAfterMs: 10 * 365 * 86_400_000 }, false, 20);
+    g.record({ outcome: 'retryable', status: 429, retryAfterMs: 10 * 365 * 86_400_000 }, 'normal', 20);
     assert.equal(g.holdUntil, 60_020);
   });
 
   it('defers with the breaker open and gives the time of the next probe', () => {
     const g = new EndpointGate(gateSettings);
-    for (let i = 0; i < 3; i += 1) g.record(timeout, false, 10);
+    for (let i = 0; i < 3; i += 1) g.record(timeout, 'normal', 10);
     assert.deepEqual(g.admit(20), { kind: 'defer', reason: 'circuit_open', until: 1_010 });
     assert.deepEqual(g.admit(1_010), { kind: 'send', probe: true });
   });
@@ -245,7 +245,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
   it('a destination that answers nothing holds at most UNPROVEN_IN_FLIGHT requests; stalled once others move on', async () => {
     let now = 0;
     const progress = fresh();
-    const cap = new DestinationCap(256, 40, progress, () => now);
+    const cap = new DestinationCap(256, 40, { progress, now: () => now });
     const waiting = fillAllowance(cap);
     assert.ok(waiting instanceof Promise, 'not stalled yet: may wait');
     now = 100;
@@ -266,7 +266,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
   it('stalled by the clock once others moved on, even when they stopped since (their slots held by its waiters)', async () => {
     let now = 0;
     const progress = fresh();
-    const cap = new DestinationCap(256, 40, progress, () => now);
+    const cap = new DestinationCap(256, 40, { progress, now: () => now });
     const waiting = fillAllowance(cap);
     neighbourFinished(progress, 10);
     now = 30;
@@ -281,7 +281,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
 
   it('a process slow as a whole stalls nobody: without progress elsewhere, a quiet destination keeps waiting', () => {
     let now = 0;
-    const cap = new DestinationCap(256, 40, fresh(), () => now);
+    const cap = new DestinationCap(256, 40, { progress: fresh(), now: () => now });
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     now = 5_000;
     cap.judge(undefined);
@@ -293,10 +293,10 @@ describe('destination cap (clock injected, judged explicitly)', () => {
   it('a request that timed out frees its slot but proves nothing: not moving, no progress for the process', () => {
     let now = 0;
     const progress = fresh();
-    const cap = new DestinationCap(256, 1_000, progress, () => now);
+    const cap = new DestinationCap(256, 1_000, { progress, now: () => now });
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     now = 5_000;
-    cap.release(5_000, true);
+    cap.release(5_000, 'timed-out');
     assert.equal(progress.finishedAt, Number.NEGATIVE_INFINITY);
     assert.equal(cap.acquire(), true, 'its own slot back');
     assert.ok(cap.acquire() instanceof Promise, 'still limited to UNPROVEN_IN_FLIGHT');
@@ -305,7 +305,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
 
   it('a destination that keeps answering may use the whole cap, and a burst before its first answer waits', () => {
     let now = 0;
-    const cap = new DestinationCap(40, 1_000, fresh(), () => now);
+    const cap = new DestinationCap(40, 1_000, { progress: fresh(), now: () => now });
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     const burst = Array.from({ length: 100 }, () => cap.acquire());
     assert.ok(
@@ -325,21 +325,21 @@ describe('destination cap (clock injected, judged explicitly)', () => {
   it('stalled only once its waiters are about to hold others back (a partition crowded), then until it answers', async () => {
     let now = 0;
     const progress = fresh();
-    const cap = new DestinationCap(256, 40, progress, () => now);
+    const cap = new DestinationCap(256, 40, { progress, now: () => now });
     const waiting = fillAllowance(cap);
     neighbourFinished(progress, 10);
     now = 1_000;
-    cap.judge(5, false);
+    cap.judge(5, 'calm');
     assert.equal(cap.stalled, false, 'no partition crowded: its waiters keep nobody waiting');
     assert.ok(cap.acquire() instanceof Promise, 'a further event still waits');
-    cap.judge(5, true);
+    cap.judge(5, 'crowded');
     assert.equal(cap.stalled, true, 'a partition crowded: stalled');
     assert.equal(await waiting, false);
-    cap.judge(5, false);
+    cap.judge(5, 'calm');
     assert.equal(cap.stalled, true, 'stays stalled when the slots are freed (by its own waiters leaving)');
     assert.equal(cap.acquire(), false);
     cap.release(1_000);
-    cap.judge(5, true);
+    cap.judge(5, 'crowded');
     assert.equal(cap.stalled, false, 'one request answered: moving again');
     cap.close();
   });
@@ -347,7 +347,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
   it('an endpoint known to be slow gets PATIENCE_FACTOR × its answer time before it counts as stalled', async () => {
     let now = 0;
     const progress = fresh();
-    const cap = new DestinationCap(256, 100, progress, () => now);
+    const cap = new DestinationCap(256, 100, { progress, now: () => now });
     cap.acquire();
     now = 400;
     cap.release(400); // it answers, in 400 ms
@@ -368,10 +368,10 @@ describe('destination cap (clock injected, judged explicitly)', () => {
   it('timeouts do not lengthen the patience: a black hole is judged on stallMs however long its requests hang', async () => {
     let now = 0;
     const progress = fresh();
-    const cap = new DestinationCap(256, 100, progress, () => now);
+    const cap = new DestinationCap(256, 100, { progress, now: () => now });
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     now = 5_000;
-    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.release(5_000, true);
+    for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.release(5_000, 'timed-out');
     const waiting = fillAllowance(cap);
     neighbourFinished(progress, 5_010);
     now = 5_100;
@@ -383,7 +383,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
 
   it('a destination 4× slower than the fastest may queue only what it works off within the stall time', () => {
     let now = 0;
-    const cap = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, fresh(), () => now);
+    const cap = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, { progress: fresh(), now: () => now });
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) cap.acquire();
     now = 400;
     cap.release(400); // 400 ms per request, 16 at a time: 25 ms per slot
@@ -394,7 +394,7 @@ describe('destination cap (clock injected, judged explicitly)', () => {
       own.every((a) => a instanceof Promise),
       'the fastest itself: its queue is its own business',
     );
-    const slow = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, fresh(), () => now);
+    const slow = new DestinationCap(UNPROVEN_IN_FLIGHT, 100, { progress: fresh(), now: () => now });
     for (let i = 0; i < UNPROVEN_IN_FLIGHT; i += 1) slow.acquire();
     slow.release(400);
     slow.acquire();

@@ -68,17 +68,17 @@ describe('per-user queue rules', () => {
     assert.deepEqual(q, { head: 'h', first: 0, next: 0, bytes: 0 });
     const { q: queued, at } = park(q, 'a', 'b');
     q = queued;
-    assert.equal(waitingDecision(q, at.a!, false), 'cycle', 'not while the head is in the retry path');
+    assert.equal(waitingDecision(q, at.a!, 'idle'), 'cycle', 'not while the head is in the retry path');
     assert.equal(retryDecision(q, 'h'), 'head');
     assert.equal(retryDecision(q, 'x'), 'stray');
     q = afterStep(q, { messageId: 'h', outcome: 'delivered', onDeadLetter: release })!;
     assert.equal(q.head, undefined);
-    assert.equal(waitingDecision(q, at.b!, false), 'cycle', 'b waits for a');
-    assert.equal(waitingDecision(q, at.a!, true), 'cycle', 'not while an attempt of the user is in flight');
-    assert.equal(waitingDecision(q, at.a!, false), 'deliver');
+    assert.equal(waitingDecision(q, at.b!, 'idle'), 'cycle', 'b waits for a');
+    assert.equal(waitingDecision(q, at.a!, 'in-flight'), 'cycle', 'not while an attempt of the user is in flight');
+    assert.equal(waitingDecision(q, at.a!, 'idle'), 'deliver');
     q = afterStep(q, { messageId: 'a', outcome: 'delivered', onDeadLetter: release, fromWaiting: at.a! })!;
-    assert.equal(waitingDecision(q, at.a!, false), 'drop', 'a copy of a delivered event is dropped');
-    assert.equal(waitingDecision(q, at.b!, false), 'deliver');
+    assert.equal(waitingDecision(q, at.a!, 'idle'), 'drop', 'a copy of a delivered event is dropped');
+    assert.equal(waitingDecision(q, at.b!, 'idle'), 'deliver');
     q = afterStep(q, { messageId: 'b', outcome: 'delivered', onDeadLetter: release, fromWaiting: at.b! })!;
     assert.ok(isIdle(q));
     assert.equal(q.bytes, 0);
@@ -138,20 +138,20 @@ describe('per-user queue rules', () => {
       tail: { from: 0, tags: [parkTag('b')] },
     });
     const place = { messageId: 'b', seq: 0, bytes: 10 };
-    assert.equal(waitingDecision(state, place, false), 'cycle');
+    assert.equal(waitingDecision(state, place, 'idle'), 'cycle');
     const paused = afterStep(state, { messageId: 'a', outcome: 'parked', onDeadLetter: release })!;
     assert.equal(paused.head, 'a', 'parked by a pause, it stays the head');
     const retrying = afterStep(state, { messageId: 'a', outcome: 'retrying', onDeadLetter: release })!;
     assert.deepEqual([retrying.head, retrying.live], ['a', undefined], 'in the retry path now');
     const done = afterStep(state, { messageId: 'a', outcome: 'delivered', onDeadLetter: release })!;
-    assert.equal(waitingDecision(done, place, false), 'deliver');
+    assert.equal(waitingDecision(done, place, 'idle'), 'deliver');
   });
 
   it('a waiting event that fails retryably becomes the head of what is left; one parked by a pause leads it', () => {
     const { q, at } = park(undefined, 'a', 'b');
     const retry = afterStep(q, { messageId: 'a', outcome: 'retrying', onDeadLetter: release, fromWaiting: at.a! })!;
     assert.equal(retry.head, 'a');
-    assert.equal(waitingDecision(retry, at.b!, false), 'cycle');
+    assert.equal(waitingDecision(retry, at.b!, 'idle'), 'cycle');
     const paused = afterStep(q, { messageId: 'a', outcome: 'parked', onDeadLetter: release, fromWaiting: at.a! })!;
     assert.deepEqual([paused.head, paused.live], ['a', true]);
   });
@@ -159,20 +159,20 @@ describe('per-user queue rules', () => {
   it('a dead head releases the queue (release), or takes the waiting events with it (dead-letter-waiting)', () => {
     const { q: held, at } = park({ head: 'h', first: 0, next: 0, bytes: 0 }, 'a', 'b');
     const released = afterStep(held, { messageId: 'h', outcome: 'dead', onDeadLetter: release })!;
-    assert.equal(waitingDecision(released, at.a!, false), 'deliver');
+    assert.equal(waitingDecision(released, at.a!, 'idle'), 'deliver');
     let q = afterStep(held, { messageId: 'h', outcome: 'dead', onDeadLetter: 'dead-letter-waiting' })!;
     assert.deepEqual([q.deadUntil, q.deadHead], [2, 'h']);
-    assert.equal(waitingDecision(q, at.b!, false), 'cycle');
-    assert.equal(waitingDecision(q, at.a!, false), 'dead-letter');
+    assert.equal(waitingDecision(q, at.b!, 'idle'), 'cycle');
+    assert.equal(waitingDecision(q, at.a!, 'idle'), 'dead-letter');
     q = afterDeadLettered(q, at.a!);
     // A later event parks behind the dead ones and is delivered, not dead-lettered.
     const later = parked(q, { messageId: 'c', bytes: 10 });
     q = later.state;
-    assert.equal(waitingDecision(q, at.b!, false), 'dead-letter');
+    assert.equal(waitingDecision(q, at.b!, 'idle'), 'dead-letter');
     q = afterDeadLettered(q, at.b!);
     assert.equal(q.deadUntil, undefined);
     assert.equal(q.deadHead, undefined);
-    assert.equal(waitingDecision(q, { messageId: 'c', seq: later.seq, bytes: 10 }, false), 'deliver');
+    assert.equal(waitingDecision(q, { messageId: 'c', seq: later.seq, bytes: 10 }, 'idle'), 'deliver');
   });
 
   it('an event dead-lettered without being the head, or a retried head parked by a pause, leaves the queue as it is', () => {
@@ -193,9 +193,9 @@ describe('per-user queue rules', () => {
     const c = parked(q, { messageId: 'c', bytes: 10 });
     q = afterStep(c.state, { messageId: 'h', outcome: 'delivered', onDeadLetter: release })!;
     const numbered = { messageId: 'c', seq: c.seq, bytes: 10 };
-    assert.equal(waitingDecision(q, numbered, false), 'cycle', 'behind the listed ids');
-    assert.equal(waitingDecision(q, { messageId: 'b', seq: undefined, bytes: 0 }, false), 'cycle');
-    assert.equal(waitingDecision(q, { messageId: 'a', seq: undefined, bytes: 0 }, false), 'deliver');
+    assert.equal(waitingDecision(q, numbered, 'idle'), 'cycle', 'behind the listed ids');
+    assert.equal(waitingDecision(q, { messageId: 'b', seq: undefined, bytes: 0 }, 'idle'), 'cycle');
+    assert.equal(waitingDecision(q, { messageId: 'a', seq: undefined, bytes: 0 }, 'idle'), 'deliver');
     q = afterStep(q, {
       messageId: 'a',
       outcome: 'delivered',
@@ -208,7 +208,7 @@ describe('per-user queue rules', () => {
       onDeadLetter: release,
       fromWaiting: { messageId: 'b', seq: undefined, bytes: 0 },
     })!;
-    assert.equal(waitingDecision(q, numbered, false), 'deliver');
+    assert.equal(waitingDecision(q, numbered, 'idle'), 'deliver');
     // Written again in the numbered format, the list-format record is to be deleted.
     assert.equal(states.set('d', 'src:user', q).listKeyDone, 'src:user');
   });
@@ -238,7 +238,10 @@ describe('the window of a waiting event', () => {
     endpoints: ['https://a.example/h'],
   };
   it('does not count the time waited: accepted at T0, waiting 6 h, still inside its 4 h window', () => {
-    const out = unparkJob('src:u', Buffer.from('{}'), parkedHeaders(job, T0, T0 + 1_000), T0 + 6 * HOUR);
+    const out = unparkJob(
+      { key: 'src:u', body: Buffer.from('{}'), headers: parkedHeaders(job, T0, T0 + 1_000) },
+      T0 + 6 * HOUR,
+    );
     assert.ok(out.ok);
     const window = attemptWindow(out.job, out.acceptedAt, 4 * HOUR);
     assert.equal(checkWindow(window!, T0 + 6 * HOUR).open, true);

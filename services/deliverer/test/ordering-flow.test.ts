@@ -156,7 +156,7 @@ const readBack = (r: Rig, topic: string): ConsumedRecord[] =>
     );
 
 const unparkedId = (record: ConsumedRecord): string => {
-  const unparked = unparkJob(String(record.key), record.value!, record.headers, Date.now());
+  const unparked = unparkJob({ key: String(record.key), body: record.value!, headers: record.headers }, Date.now());
   assert.ok(unparked.ok);
   return unparked.job.messageId;
 };

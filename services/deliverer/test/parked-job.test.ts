@@ -23,7 +23,7 @@ const job = (over: Partial<DeliveryJob> = {}): DeliveryJob => ({
 describe('parked records', () => {
   it('carry the job whole: the same job comes out, the key and body being the record own', () => {
     const headers = parkedHeaders(job(), T0, T0 + 1_000);
-    const out = unparkJob('src:user-1', Buffer.from('{"type":"track"}'), headers, T0 + 1_000);
+    const out = unparkJob({ key: 'src:user-1', body: Buffer.from('{"type":"track"}'), headers }, T0 + 1_000);
     assert.ok(out.ok);
     assert.deepEqual(out.job, job());
     assert.equal(out.acceptedAt, T0);
@@ -32,7 +32,10 @@ describe('parked records', () => {
 
   it('the window counts only time not spent parked: a fresh event parked 6 h still has its 4 h window', () => {
     const parkedAt = T0 + HOUR; // waited 1 h for its turn, then parked for 6 h
-    const out = unparkJob('k', Buffer.from('x'), parkedHeaders(job(), T0, parkedAt), parkedAt + 6 * HOUR);
+    const out = unparkJob(
+      { key: 'k', body: Buffer.from('x'), headers: parkedHeaders(job(), T0, parkedAt) },
+      parkedAt + 6 * HOUR,
+    );
     assert.ok(out.ok);
     assert.equal(out.parkedMs, 6 * HOUR);
     const now = parkedAt + 6 * HOUR + 2 * HOUR; // 1 h + 2 h of window used
@@ -46,7 +49,7 @@ describe('parked records', () => {
   it('a retried event keeps its history; its first attempt time moves later by the time parked', () => {
     const previous = testRetryState({ firstAttemptAt: T0, attempts: 3, destinationId: 'd' });
     const parked = parkedHeaders(job({ previous }), undefined, T0 + 2 * HOUR);
-    const out = unparkJob('k', Buffer.from('x'), parked, T0 + 5 * HOUR);
+    const out = unparkJob({ key: 'k', body: Buffer.from('x'), headers: parked }, T0 + 5 * HOUR);
     assert.ok(out.ok);
     assert.equal(out.job.previous?.firstAttemptAt, T0 + 3 * HOUR);
     assert.equal(out.job.previous?.attempts, 3);
@@ -56,9 +59,12 @@ describe('parked records', () => {
 
   it('an unreadable header is refused with why', () => {
     const body = Buffer.from('x');
-    assert.equal(unparkJob('k', body, {}, T0).ok, false);
-    assert.equal(unparkJob('k', body, { [PARKED_HEADER]: 'nope' }, T0).ok, false);
-    const partial = unparkJob('k', body, { [PARKED_HEADER]: JSON.stringify({ messageId: 'm', parkedAt: T0 }) }, T0);
+    assert.equal(unparkJob({ key: 'k', body, headers: {} }, T0).ok, false);
+    assert.equal(unparkJob({ key: 'k', body, headers: { [PARKED_HEADER]: 'nope' } }, T0).ok, false);
+    const partial = unparkJob(
+      { key: 'k', body, headers: { [PARKED_HEADER]: JSON.stringify({ messageId: 'm', parkedAt: T0 }) } },
+      T0,
+    );
     assert.deepEqual(partial, { ok: false, message: `${PARKED_HEADER} header lacks a field the delivery needs` });
   });
 });

@@ -10,8 +10,8 @@ import { UndiciWebhookClient } from '../src/transport/webhook-client.ts';
 import { AddressPolicy } from '../src/transport/address-policy.ts';
 
 const body = Buffer.from('{"type":"delete","userId":"u","timestamp":"2026-01-01T00:00:00.000Z"}');
-const loopbackOpen = new AddressPolicy(true, ['127.0.0.0/8']);
-const guarded = new AddressPolicy(true, []);
+const loopbackOpen = new AddressPolicy({ enabled: true, allowCidrs: ['127.0.0.0/8'] });
+const guarded = new AddressPolicy({ enabled: true, allowCidrs: [] });
 
 function client(policy: AddressPolicy, extra: { caFile?: string; lookup?: LookupFunction } = {}) {
   return new UndiciWebhookClient({

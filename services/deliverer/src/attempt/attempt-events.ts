@@ -5,26 +5,34 @@ import type { DeliveryJob } from '../intake/delivery-job.ts';
 
 /** The `sluice.attempts` record of one request (docs/reference/delivery.md). */
 export function attemptEvent(job: DeliveryJob, attempt: number, r: AttemptResult): AttemptEvent {
-  const event = baseEvent(job, attempt, r.endpoint, r.outcome, r.latencyMs, r.at);
+  const event = baseEvent(job, attempt, r);
   if (r.status !== undefined) event.status = r.status;
   if (r.error !== undefined) event.error = r.error;
   if (r.responseSnippet !== undefined) event.responseSnippet = r.responseSnippet;
   return event;
 }
 
-/** The `sluice.attempts` record of an endpoint held back: no request, the reason as its outcome. */
-export function deferralEvent(job: DeliveryJob, attempt: number, d: Deferred, at: number): AttemptEvent {
-  return baseEvent(job, attempt, d.endpoint, d.reason, 0, at);
+/** An attempt round as its records name it: its number, and when (ms) it was made. */
+export interface AttemptRound {
+  attempt: number;
+  at: number;
 }
 
-function baseEvent(
-  job: DeliveryJob,
-  attempt: number,
-  endpoint: string,
-  outcome: AttemptEvent['outcome'],
-  latencyMs: number,
-  at: number,
-): AttemptEvent {
+/** The `sluice.attempts` record of an endpoint held back: no request, the reason as its outcome. */
+export function deferralEvent(job: DeliveryJob, d: Deferred, round: AttemptRound): AttemptEvent {
+  return baseEvent(job, round.attempt, { endpoint: d.endpoint, outcome: d.reason, latencyMs: 0, at: round.at });
+}
+
+/** What one record says of its endpoint: which, its outcome, the request's time and its start (ms). */
+interface EventFields {
+  endpoint: string;
+  outcome: AttemptEvent['outcome'];
+  latencyMs: number;
+  at: number;
+}
+
+function baseEvent(job: DeliveryJob, attempt: number, fields: EventFields): AttemptEvent {
+  const { endpoint, outcome, latencyMs, at } = fields;
   return {
     messageId: job.messageId,
     sourceId: job.sourceId,

@@ -34,6 +34,9 @@ export type BreakerAdmission =
  */
 export type BreakerResult = 'answered' | 'failed' | 'unsent';
 
+/** Which request a result is of: the half-open probe (admitted as `probe`), or any other. */
+export type RequestRole = 'probe' | 'normal';
+
 /** A state change worth telling the operator about. */
 export type BreakerTransition = 'opened' | 'closed' | undefined;
 
@@ -72,7 +75,8 @@ export class CircuitBreaker {
    * The result of a request. Only the probe's result counts while the breaker is not closed:
    * requests sent before it opened may still be finishing, and say nothing about the endpoint now.
    */
-  record(result: BreakerResult, probe: boolean, now: number): BreakerTransition {
+  record(result: BreakerResult, role: RequestRole, now: number): BreakerTransition {
+    const probe = role === 'probe';
     if (result === 'unsent') {
       // Nothing learnt: the failure count stays, and a probe that was never sent is given back.
       if (probe) this.cancelProbe();

@@ -15,6 +15,13 @@ import {
 import type { DeliveryJob } from '../intake/delivery-job.ts';
 import { isDeferred, type Outcome } from './endpoint-request.ts';
 
+/** One destination's part of one event, one attempt round: what its span is named and labelled by. */
+export interface DeliveryRound {
+  destination: Destination;
+  /** 1-based number of the attempt. */
+  attempt: number;
+}
+
 /**
  * The span of one destination's part of one event, one attempt round (docs/reference/observability.md,
  * "Tracing"): a child of the trace context the event's record carried. The job returned carries the
@@ -23,9 +30,9 @@ import { isDeferred, type Outcome } from './endpoint-request.ts';
 export function startDelivery(
   tracing: Tracing,
   job: DeliveryJob,
-  destination: Destination,
-  attempt: number,
+  round: DeliveryRound,
 ): { span: Span; job: DeliveryJob } {
+  const { destination, attempt } = round;
   const span = tracing.start(`deliver ${destination.id}`, job.trace, {
     kind: SpanKind.CONSUMER,
     attributes: {
@@ -41,18 +48,20 @@ export function startDelivery(
 /** The span limit on links (the SDK's default): a batch links this many of its events' traces. */
 export const MAX_BATCH_LINKS = 128;
 
+/** One batch request round: whose batch, and its id. */
+export interface BatchRound {
+  destinationId: string;
+  batchId: string;
+}
+
 /**
  * The span of one batch request round (docs/reference/batches.md): its events come from many
  * traces, so it starts a trace of its own, linked to the first `MAX_BATCH_LINKS` sampled events'
  * contexts; its attempts are its children and the request carries the attempt's `traceparent`.
  * Under a parent-based sampler a batch none of whose events is sampled makes no span.
  */
-export function startBatch(
-  tracing: Tracing,
-  jobs: readonly DeliveryJob[],
-  destinationId: string,
-  batchId: string,
-): Span | undefined {
+export function startBatch(tracing: Tracing, jobs: readonly DeliveryJob[], batch: BatchRound): Span | undefined {
+  const { destinationId, batchId } = batch;
   const links: Link[] = [];
   for (const job of jobs) {
     if (links.length === MAX_BATCH_LINKS) break;
@@ -76,17 +85,26 @@ export function traceRequest(headers: Record<string, string>, trace: TraceHeader
   else delete headers[TRACESTATE];
 }
 
+/** One request of a delivery as `tracedRequest` sees it. */
+export interface TracedRequest {
+  /** The delivery's (or batch's) span. */
+  parent: Span;
+  /** The endpoint's redacted URL. */
+  endpointRef: string;
+  /** The request's headers: its `traceparent` and `tracestate` are set to the request's span. */
+  headers: Record<string, string>;
+}
+
 /**
  * One request of a delivery as a client span: the webhook's `traceparent` names this span, so a
  * receiver's own tracing joins the trace under it. Ends with the HTTP status and outcome.
  */
 export function tracedRequest(
   tracing: Tracing,
-  parent: Span,
-  endpointRef: string,
-  headers: Record<string, string>,
+  request: TracedRequest,
   send: () => Promise<Outcome>,
 ): Promise<Outcome> {
+  const { parent, endpointRef, headers } = request;
   const span = tracing.start('POST', inSpan(parent), {
     kind: SpanKind.CLIENT,
     attributes: { 'http.request.method': 'POST', 'sluice.endpoint': endpointRef },

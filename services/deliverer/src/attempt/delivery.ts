@@ -125,12 +125,12 @@ export class Delivery {
       });
       return { kind: 'dead', reason: 'no_endpoints' };
     }
-    if (destination.batch !== undefined) return this.#batches.add(job, destination, endpoints, config);
+    if (destination.batch !== undefined) return this.#batches.add(job, { destination, endpoints, config });
     const startedAt = this.#now();
-    const { admitted, deferred } = admitEndpoints(this.deps.gates, destination, endpoints, config, startedAt);
+    const { admitted, deferred } = admitEndpoints(this.deps.gates, endpoints, { destination, config, now: startedAt });
     const dispatch: Dispatch = { job, destination, config, startedAt, attempt: attemptNumber(job), admitted, deferred };
     if (!this.#tracing.traces(job.trace)) return this.#attempt(dispatch);
-    const started = startDelivery(this.#tracing, job, destination, dispatch.attempt);
+    const started = startDelivery(this.#tracing, job, { destination, attempt: dispatch.attempt });
     const { span } = started;
     try {
       const decision = await this.#attempt({ ...dispatch, job: started.job, span });
@@ -153,12 +153,12 @@ export class Delivery {
         const headers = requestHeaders(a.endpoint, job.messageId, signature);
         const request = { url: a.endpoint.url, headers, body: job.body, timeoutMs };
         if (span)
-          return tracedRequest(this.#tracing, span, a.endpoint.ref, headers, () =>
-            sendRequest(this.#requests, cap, destination.id, a, request, job.messageId),
+          return tracedRequest(this.#tracing, { parent: span, endpointRef: a.endpoint.ref, headers }, () =>
+            sendRequest(this.#requests, a, { destinationId: destination.id, cap, request, id: job.messageId }),
           );
         // No span (tracing off, or an unsampled parent): the webhook carries the event's trace context as it came.
         if (job.trace) traceRequest(headers, job.trace);
-        return sendRequest(this.#requests, cap, destination.id, a, request, job.messageId);
+        return sendRequest(this.#requests, a, { destinationId: destination.id, cap, request, id: job.messageId });
       };
       if (admitted.length === 1) {
         const outcome = await send(admitted[0]!);
@@ -212,7 +212,7 @@ export class Delivery {
     }
     const { judged } = this.deps.isolation;
     for (const [destination, cap] of this.#caps) {
-      cap.judge(fastest, crowded);
+      cap.judge(fastest, crowded ? 'crowded' : 'calm');
       judged.set({ destination, state: 'stalled' }, cap.stalled ? 1 : 0);
       judged.set({ destination, state: 'slow' }, cap.slow ? 1 : 0);
     }
@@ -296,7 +296,11 @@ export class Delivery {
   #cap(destinationId: string, config: SluiceConfig): DestinationCap {
     const { maxInFlightPerDestination: limit, stallAfterMs } = config.delivery;
     let cap = this.#caps.get(destinationId);
-    if (!cap) this.#caps.set(destinationId, (cap = new DestinationCap(limit, stallAfterMs, this.#progress, this.#now)));
+    if (!cap)
+      this.#caps.set(
+        destinationId,
+        (cap = new DestinationCap(limit, stallAfterMs, { progress: this.#progress, now: this.#now })),
+      );
     else cap.configure(limit, stallAfterMs);
     const every = Math.max(10, stallAfterMs / 4);
     if (every !== this.#judgingEveryMs) {

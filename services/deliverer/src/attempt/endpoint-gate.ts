@@ -6,6 +6,7 @@ import {
   type BreakerResult,
   type BreakerTransition,
   type CircuitBreakerSettings,
+  type RequestRole,
 } from './circuit-breaker.ts';
 
 /**
@@ -98,13 +99,13 @@ export class EndpointGate {
     result: Pick<AttemptResult, 'outcome' | 'status' | 'retryAfterMs' | 'error' | 'connectionWaitMs'> & {
       latencyMs?: number;
     },
-    probe: boolean,
+    role: RequestRole,
     now: number,
   ): BreakerTransition {
     if (result.retryAfterMs !== undefined && result.retryAfterMs > 0) {
       this.#holdUntil = Math.max(this.#holdUntil, now + Math.min(result.retryAfterMs, this.#settings.maxHoldMs));
     }
-    return this.breaker.record(breakerResult(result), probe, now);
+    return this.breaker.record(breakerResult(result), role, now);
   }
 
   /** The endpoint's token bucket (`ratePerSecond`, a burst of one second's worth), or none without a rate limit. */

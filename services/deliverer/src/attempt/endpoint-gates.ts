@@ -3,6 +3,23 @@ import type { Logger } from '@sluice/logging';
 import type { AttemptResult } from '../transport/attempt-result.ts';
 import { EndpointGate, type EndpointGateSettings, type GateDecision } from './endpoint-gate.ts';
 
+/** What the gate of each endpoint of one destination's part is asked with. */
+export interface AdmissionContext {
+  destination: Destination;
+  /** The config the part is delivered under (a gate's settings follow it after a reload). */
+  config: SluiceConfig;
+  now: number;
+}
+
+/** The request a result is of, as `EndpointGates.record` is told. */
+export interface RecordedRequest {
+  destinationId: string;
+  /** It was the breaker's half-open probe (`GateDecision.probe`). */
+  probe: boolean;
+  /** When its result came. */
+  now: number;
+}
+
 interface Entry {
   gate: EndpointGate;
   /** The config the gate's settings were taken from (re-read after a reload). */
@@ -28,18 +45,19 @@ export class EndpointGates {
     this.#logger = logger;
   }
 
-  admit(destination: Destination, endpoint: Endpoint, config: SluiceConfig, now: number): GateDecision {
-    return this.#entry(destination, endpoint, config).gate.admit(now);
+  admit(endpoint: Endpoint, context: AdmissionContext): GateDecision {
+    return this.#entry(context.destination, endpoint, context.config).gate.admit(context.now);
   }
 
   cancel(destinationId: string, url: string, decision: { probe: boolean }): void {
     this.#entries.get(destinationId)?.get(url)?.gate.cancel(decision);
   }
 
-  record(destinationId: string, result: AttemptResult, probe: boolean, now: number): void {
+  record(result: AttemptResult, request: RecordedRequest): void {
+    const { destinationId } = request;
     const entry = this.#entries.get(destinationId)?.get(result.endpoint);
     if (!entry) return;
-    const transition = entry.gate.record(result, probe, now);
+    const transition = entry.gate.record(result, request.probe ? 'probe' : 'normal', request.now);
     if (transition === 'opened') {
       const state = entry.gate.breaker.state;
       const until = state.kind === 'open' ? new Date(state.until).toISOString() : undefined;

@@ -1,10 +1,10 @@
-import type { Destination, Endpoint, SluiceConfig } from '@sluice/config';
+import type { Endpoint } from '@sluice/config';
 import type { DestinationCap } from '../transport/destination-cap.ts';
 import type { TimedOutRequest } from '../transport/timeout-log.ts';
 import type { WebhookClient, WebhookRequest } from '../transport/webhook-client.ts';
 import type { AttemptResult } from '../transport/attempt-result.ts';
 import type { Deferred } from './deferral.ts';
-import type { EndpointGates } from './endpoint-gates.ts';
+import type { AdmissionContext, EndpointGates } from './endpoint-gates.ts';
 import { TIMEOUT_CODE } from '../transport/transport-errors.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
 
@@ -24,15 +24,13 @@ export const isDeferred = (o: Outcome): o is Deferred => (o as Deferred).reason 
 /** Asks each endpoint's gate (breaker, `Retry-After`, rate limit) once: one request each may go, or none. */
 export function admitEndpoints(
   gates: EndpointGates,
-  destination: Destination,
   endpoints: readonly Endpoint[],
-  config: SluiceConfig,
-  now: number,
+  context: AdmissionContext,
 ): { admitted: Admitted[]; deferred: Deferred[] } {
   const admitted: Admitted[] = [];
   const deferred: Deferred[] = [];
   for (const endpoint of endpoints) {
-    const gate = gates.admit(destination, endpoint, config, now);
+    const gate = gates.admit(endpoint, context);
     if (gate.kind === 'send') admitted.push({ endpoint, probe: gate.probe });
     else deferred.push({ endpoint: endpoint.ref, reason: gate.reason, until: gate.until });
   }
@@ -49,19 +47,23 @@ export interface RequestDeps {
   onHeldBack?: (destinationId: string, cap: DestinationCap) => void;
 }
 
+/** The request `sendRequest` makes to an admitted endpoint, and the destination it counts against. */
+export interface OutgoingRequest {
+  destinationId: string;
+  /** The destination's cap on requests in flight: the request takes one of its slots. */
+  cap: DestinationCap;
+  request: WebhookRequest;
+  /** Names it in the timeout log: the message or batch id. */
+  id: string;
+}
+
 /**
  * One request to one admitted endpoint, a single event's or a batch's: it takes a slot of the
  * destination's cap (or is deferred as `destination_stalled`), and its result counts once in the
- * metrics and the endpoint's gate. `id` names it in the timeout log (the message or batch id).
+ * metrics and the endpoint's gate.
  */
-export async function sendRequest(
-  deps: RequestDeps,
-  cap: DestinationCap,
-  destinationId: string,
-  admitted: Admitted,
-  request: WebhookRequest,
-  id: string,
-): Promise<Outcome> {
+export async function sendRequest(deps: RequestDeps, admitted: Admitted, outgoing: OutgoingRequest): Promise<Outcome> {
+  const { cap, destinationId, request, id } = outgoing;
   const { endpoint, probe } = admitted;
   let slot = cap.acquire();
   if (slot !== true && slot !== false) slot = await slot;
@@ -82,10 +84,10 @@ export async function sendRequest(
     timedOut = result.error === TIMEOUT_CODE;
     deps.metrics.attempt(destinationId, result);
     if (timedOut) deps.onTimeout?.({ destinationId, url: endpoint.url, messageId: id, timeoutMs: request.timeoutMs });
-    deps.gates.record(destinationId, result, probe, deps.now());
+    deps.gates.record(result, { destinationId, probe, now: deps.now() });
     // From here on the endpoint is named by its ref: results go into records and `lastError`.
     return { ...result, endpoint: endpoint.ref };
   } finally {
-    cap.release(Math.max(0, deps.now() - sentAt - queuedMs), timedOut);
+    cap.release(Math.max(0, deps.now() - sentAt - queuedMs), timedOut ? 'timed-out' : 'finished');
   }
 }

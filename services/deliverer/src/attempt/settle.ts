@@ -95,7 +95,8 @@ export class Settler {
         const retried = results.some((r) => r.outcome === 'retryable');
         const heldOnly = decision.retryAfterMs === undefined && deferred.length > 0 && !retried;
         const retryAfterMs = heldOnly ? this.#deferralWait(ctx, deferred, decidedAt) : decision.retryAfterMs;
-        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
+        const state = stateAfterAttempt(job, startedAt, {
+          records: attemptRecords(attempt, results),
           endpoints: decision.endpoints,
           lastError: decision.lastError,
           ...(retryAfterMs !== undefined && { retryAfterMs }),
@@ -111,7 +112,7 @@ export class Settler {
         break;
       }
       case 'defer': {
-        const state = stateAfterAttempt(job, startedAt, [], {
+        const state = stateAfterAttempt(job, startedAt, {
           endpoints: decision.endpoints,
           lastError: decision.lastError,
           retryAfterMs: this.#deferralWait(ctx, deferred, decidedAt),
@@ -125,7 +126,8 @@ export class Settler {
       }
       case 'dead': {
         // The dead letter names every endpoint tried, so a replay retries them all.
-        const state = stateAfterAttempt(job, startedAt, attemptRecords(attempt, results), {
+        const state = stateAfterAttempt(job, startedAt, {
+          records: attemptRecords(attempt, results),
           endpoints: results.map((r) => r.endpoint),
           ...(decision.lastError !== undefined && { lastError: decision.lastError }),
         });
@@ -142,7 +144,7 @@ export class Settler {
    * window closed).
    */
   deadLetter(job: DeliveryJob, dead: DeadLetter, config: SluiceConfig): Promise<void> {
-    const state = stateAfterAttempt(job, dead.windowOpenedAt ?? this.deps.now(), [], {
+    const state = stateAfterAttempt(job, dead.windowOpenedAt ?? this.deps.now(), {
       endpoints: job.endpoints,
       lastError: dead.lastError,
     });
@@ -173,7 +175,10 @@ export class Settler {
   #recordDeferral(ctx: AttemptContext, d: Deferred, at: number): Promise<void> {
     this.deps.isolation.deferred.inc({ destination: ctx.job.destinationId, reason: d.reason });
     // Held back, so in no request: the record carries no batch.
-    return this.#sendAttempt({ job: ctx.job, config: ctx.config }, deferralEvent(ctx.job, ctx.attempt, d, at));
+    return this.#sendAttempt(
+      { job: ctx.job, config: ctx.config },
+      deferralEvent(ctx.job, d, { attempt: ctx.attempt, at }),
+    );
   }
 
   #sendAttempt(ctx: Pick<AttemptContext, 'job' | 'config' | 'batch'>, event: AttemptEvent): Promise<void> {

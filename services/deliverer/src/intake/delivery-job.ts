@@ -27,29 +27,34 @@ export function attemptNumber(job: DeliveryJob): number {
   return (job.previous?.attempts ?? 0) + 1;
 }
 
+/** What an attempt round leaves in the retry state, as `stateAfterAttempt` is told. */
+export interface AttemptSummary {
+  /** The round's attempt records, appended to the history; none when no request was made. */
+  records?: readonly AttemptRecord[];
+  /** The endpoints the state names (those a retry tries, or a dead letter's replay). */
+  endpoints: string[];
+  lastError?: string;
+  retryAfterMs?: number;
+}
+
 /**
  * The retry state after this attempt, for `sluice.retry` or `sluice.dead-letter`: the first
  * attempt time and any replay window are kept from the previous state, the history is appended.
  */
-export function stateAfterAttempt(
-  job: DeliveryJob,
-  attemptStartedAt: number,
-  records: readonly AttemptRecord[],
-  extra: { endpoints: string[]; lastError?: string; retryAfterMs?: number },
-): RetryState {
+export function stateAfterAttempt(job: DeliveryJob, attemptStartedAt: number, summary: AttemptSummary): RetryState {
   const previous = job.previous;
   const state: RetryState = {
     messageId: job.messageId,
     sourceId: job.sourceId,
     destinationId: job.destinationId,
     eventType: job.eventType,
-    endpoints: extra.endpoints,
+    endpoints: summary.endpoints,
     firstAttemptAt: previous?.firstAttemptAt ?? attemptStartedAt,
     attempts: attemptNumber(job),
-    history: [...(previous?.history ?? []), ...records],
+    history: [...(previous?.history ?? []), ...(summary.records ?? [])],
   };
-  if (extra.lastError !== undefined) state.lastError = extra.lastError;
-  if (extra.retryAfterMs !== undefined) state.retryAfterMs = extra.retryAfterMs;
+  if (summary.lastError !== undefined) state.lastError = summary.lastError;
+  if (summary.retryAfterMs !== undefined) state.retryAfterMs = summary.retryAfterMs;
   const receivedAt = job.receivedAt ?? previous?.receivedAt;
   if (receivedAt !== undefined) state.receivedAt = receivedAt;
   if (previous?.windowMs !== undefined) state.windowMs = previous.windowMs;

@@ -14,6 +14,12 @@ export interface FilterDeps {
   watch?: Pick<DeliveryWatch, 'filtered'>;
 }
 
+/** A new event as `filterRouted` judges it, with its record's key (written on its `filtered` records). */
+export interface NewEvent {
+  event: EventEnvelope;
+  key: string | null;
+}
+
 /** The destinations a new event goes on to, and the `filtered` records written for the others. */
 export interface Filtered {
   accepted: Destination[];
@@ -28,12 +34,8 @@ export interface Filtered {
  * nothing else: no request, no retry, no dead letter. Retries are not filtered again: they are of
  * events the filter let through.
  */
-export function filterRouted(
-  deps: FilterDeps,
-  event: EventEnvelope,
-  key: string | null,
-  routed: Destination[],
-): Filtered {
+export function filterRouted(deps: FilterDeps, incoming: NewEvent, routed: Destination[]): Filtered {
+  const { event, key } = incoming;
   if (!routed.some((d) => d.filter !== undefined)) return { accepted: routed };
   const accepted: Destination[] = [];
   const writes: Promise<void>[] = [];

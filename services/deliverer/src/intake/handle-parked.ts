@@ -24,7 +24,10 @@ export function createParkedHandler(
     try {
       if (!record.value || record.value.length === 0)
         return reject(record, { code: 'empty', message: 'parked record has no body' });
-      const unparked = unparkJob(record.key?.toString() ?? null, record.value, record.headers, now());
+      const unparked = unparkJob(
+        { key: record.key?.toString() ?? null, body: record.value, headers: record.headers },
+        now(),
+      );
       if (!unparked.ok) return reject(record, { code: 'invalid_parked_headers', message: unparked.message });
       const { job, acceptedAt } = unparked;
       sourceId = job.sourceId;

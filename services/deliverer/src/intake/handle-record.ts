@@ -144,8 +144,7 @@ export function createRecordHandler(
     const key = record.key?.toString() ?? null;
     const { accepted: destinations, written } = filterRouted(
       filterDeps,
-      event,
-      key,
+      { event, key },
       routeEvent(event, deps.config().destinations),
     );
     if (written) await written;

@@ -29,6 +29,13 @@ export interface OrderingStoreDeps {
   onWritten?: (bytes: number) => void;
 }
 
+/** Whose queue a state record is: the user `key`'s for a destination, kept on the user's partition. */
+export interface QueueKey {
+  destinationId: string;
+  key: string;
+  partition: number;
+}
+
 /** A queue's state record not yet sent: its newest value, and who waits for it. */
 interface UnsentWrite {
   value: string | null;
@@ -126,12 +133,13 @@ export class OrderingStore {
 
   /**
    * Sets the user's queue for a destination (in memory at once) and writes its record to
-   * `partition` (the user's); resolves once Kafka acknowledged a record that carries this state or
+   * `queue.partition` (the user's); resolves once Kafka acknowledged a record that carries this state or
    * a later one. Undefined or idle: the record is deleted. The puts of one queue within a tick leave
    * as one record, the newest (`sluice.ordering` is compacted: only the newest counts), so a burst
    * of parks costs one state record, not one each; the writes of one queue keep their order.
    */
-  put(destinationId: string, key: string, partition: number, q: QueueState | undefined): Promise<void> {
+  put(queue: QueueKey, q: QueueState | undefined): Promise<void> {
+    const { destinationId, key, partition } = queue;
     const { value, listKeyDone } = this.deps.states.set(destinationId, key, q);
     const recordKey = stateKey(destinationId, key);
     let write = this.#unsent.get(recordKey);

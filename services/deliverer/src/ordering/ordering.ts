@@ -225,7 +225,10 @@ export class Ordering {
    */
   async onWaiting(record: ConsumedRecord, attempt: AttemptStep, slot?: RecordSlot): Promise<'rejected' | undefined> {
     const now = this.deps.now();
-    const unparked = unparkJob(record.key?.toString() ?? null, record.value ?? Buffer.alloc(0), record.headers, now);
+    const unparked = unparkJob(
+      { key: record.key?.toString() ?? null, body: record.value ?? Buffer.alloc(0), headers: record.headers },
+      now,
+    );
     if (!unparked.ok || unparked.job.key === null) return 'rejected';
     const { job, acceptedAt } = unparked;
     const key = job.key!;
@@ -261,7 +264,7 @@ export class Ordering {
     // A gap (a park whose record Kafka refused, its event rejected): its turn moves the queue past it.
     if (place.gap) return void (await this.#flown(at, { job, fromWaiting: place }, async () => 'delivered'));
     // Taken out now: the window moves by the whole time waited, idle waits included.
-    const taken = unparkJob(key, record.value ?? Buffer.alloc(0), record.headers, this.deps.now());
+    const taken = unparkJob({ key, body: record.value ?? Buffer.alloc(0), headers: record.headers }, this.deps.now());
     await this.#flown(at, { job, fromWaiting: place }, () => attempt(turnOf(taken.ok ? taken.acceptedAt : acceptedAt)));
     return undefined;
   }
@@ -476,7 +479,7 @@ export class Ordering {
       if (read.turn) this.#endTurn(chainId(id, key), read.turn);
       const q = this.deps.store.get(id, key);
       const inFlight = this.#flights.has(chainId(id, key));
-      switch (waitingDecision(q, place, inFlight)) {
+      switch (waitingDecision(q, place, inFlight ? 'in-flight' : 'idle')) {
         case 'drop':
           return { step: 'done' };
         case 'cycle': {
@@ -533,7 +536,7 @@ export class Ordering {
     for (const seq of lane.written) if (seq < (q?.tail?.from ?? Number.POSITIVE_INFINITY)) lane.written.delete(seq);
     const event = { messageId: job.messageId, bytes: job.body.length, ...(how.behind && { behind: how.behind }) };
     const { state, seq } = parked(q, event);
-    const stateWritten = this.deps.store.put(destination.id, key, partition, state);
+    const stateWritten = this.deps.store.put({ destinationId: destination.id, key, partition }, state);
     const done = stateWritten
       .then(() => this.#writeParked(job, { accepted: how.accepted, seq, head: state.head ?? '' }))
       .then(
@@ -740,7 +743,10 @@ export class Ordering {
   async #moved(at: QueueAt, move: QueueMove): Promise<void> {
     const { before, after, written } = move;
     if (after === before) return;
-    const write = this.deps.store.put(at.destination.id, at.key, at.partition, after);
+    const write = this.deps.store.put(
+      { destinationId: at.destination.id, key: at.key, partition: at.partition },
+      after,
+    );
     this.#dropLane(at);
     if (written) {
       // Waited for by the caller; until then a failure is not unhandled.

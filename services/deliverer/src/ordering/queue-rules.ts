@@ -196,18 +196,21 @@ export function parked(
   return { state, seq };
 }
 
+/** Whether an attempt of a user is in flight, as `waitingDecision` is told. */
+export type UserAttempt = 'in-flight' | 'idle';
+
 /**
  * A record read from the waiting topic: its turn (`deliver`, or `dead-letter` behind a dead head
  * with `dead-letter-waiting`), not yet (`cycle`), or a copy of an event no longer waiting (`drop`).
- * Not its turn while an attempt of its user is in flight (`inFlight`): nothing overtakes it.
+ * Not its turn while an attempt of its user is in flight (`in-flight`): nothing overtakes it.
  */
 export function waitingDecision(
   q: QueueState | undefined,
   place: WaitingPlace,
-  inFlight: boolean,
+  user: UserAttempt,
 ): 'deliver' | 'dead-letter' | 'cycle' | 'drop' {
   if (q === undefined) return 'drop';
-  const held = q.head !== undefined || inFlight;
+  const held = q.head !== undefined || user === 'in-flight';
   if (place.seq === undefined) {
     const legacy = q.legacy ?? [];
     if (!legacy.includes(place.messageId)) return 'drop';

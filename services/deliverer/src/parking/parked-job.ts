@@ -41,6 +41,13 @@ export function parkedHeaders(
   return { [PARKED_HEADER]: JSON.stringify(doc), ...job.trace };
 }
 
+/** A parked record as read: its key and body are the job's, its headers say the rest. */
+export interface ParkedRecord {
+  key: string | null;
+  body: Buffer;
+  headers: Record<string, Buffer | string | (Buffer | string)[] | undefined>;
+}
+
 export type Unparked =
   | { ok: true; job: DeliveryJob; acceptedAt: number | undefined; parkedMs: number }
   | { ok: false; message: string };
@@ -51,12 +58,8 @@ export type Unparked =
  * the time the record was parked — a fresh event's acceptance time, or a retried event's first
  * attempt time (which its later retry records then carry).
  */
-export function unparkJob(
-  key: string | null,
-  body: Buffer,
-  headers: Record<string, Buffer | string | (Buffer | string)[] | undefined>,
-  now: number,
-): Unparked {
+export function unparkJob(record: ParkedRecord, now: number): Unparked {
+  const { key, body, headers } = record;
   const text = headerText(headers, PARKED_HEADER);
   if (text === undefined) return { ok: false, message: `parked record without its ${PARKED_HEADER} header` };
   let doc: ParkedDocument;

@@ -28,6 +28,9 @@ export interface ParkingDeps {
   checkEveryMs?: number;
 }
 
+/** Why a destination's steering is refreshed: at `start` (each destination once), or on a `change` of its state. */
+type RefreshMoment = 'start' | 'change';
+
 /**
  * Pausing without loss, in order (docs/reference/destination-states.md, docs/deliverer.md "Pausing"):
  * a destination that is stopped (paused or disabled, or every endpoint of it is) has its events
@@ -67,7 +70,7 @@ export class Parking {
   async start(consumer: ConcurrentConsumer): Promise<void> {
     this.#consumer = consumer;
     // Whatever a destination's state, its parked topic may hold records from before this start.
-    for (const d of this.deps.config().destinations) this.#refresh(d.id, true);
+    for (const d of this.deps.config().destinations) this.#refresh(d.id, 'start');
     // The first check at once: a destination with nothing parked goes out directly from the first event.
     await this.checkDrained();
     this.#timer = setInterval(() => void this.checkDrained(), this.deps.checkEveryMs ?? 250);
@@ -147,7 +150,8 @@ export class Parking {
     if (this.#timer) clearInterval(this.#timer);
   }
 
-  #refresh(destinationId: string, starting = false): void {
+  #refresh(destinationId: string, moment: RefreshMoment = 'change'): void {
+    const starting = moment === 'start';
     const consumer = this.#consumer;
     if (!consumer || this.#closed) return;
     const config = this.deps.config();

@@ -15,7 +15,7 @@ export function parkedGroupId(config: SluiceConfig): string {
 
 /** The SSRF policy of `delivery.ssrf` (CIDRs were validated with the config). */
 export function addressPolicy(config: SluiceConfig): AddressPolicy {
-  return new AddressPolicy(config.delivery.ssrf.enabled, config.delivery.ssrf.allowCidrs);
+  return new AddressPolicy(config.delivery.ssrf);
 }
 
 export function poolSettings(config: SluiceConfig): PoolSettings {

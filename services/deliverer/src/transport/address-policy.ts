@@ -3,6 +3,14 @@ import ipaddr from 'ipaddr.js';
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
 
+/** The SSRF guard's settings (`delivery.ssrf`). */
+export interface AddressPolicySettings {
+  /** Off: every address is allowed. */
+  enabled: boolean;
+  /** `delivery.ssrf.allowCidrs`: ranges allowed even where the rule refuses them. */
+  allowCidrs: readonly string[];
+}
+
 export type AddressVerdict = { allowed: true } | { allowed: false; range: string };
 
 /**
@@ -30,10 +38,10 @@ export class AddressPolicy {
 
   readonly enabled: boolean;
 
-  /** @param allowCidrs `delivery.ssrf.allowCidrs`; throws on an unparsable entry. */
-  constructor(enabled: boolean, allowCidrs: readonly string[]) {
-    this.enabled = enabled;
-    this.#allow = allowCidrs.map((c) => normaliseCidr(ipaddr.parseCIDR(c)));
+  /** Throws on an unparsable `allowCidrs` entry. */
+  constructor(settings: AddressPolicySettings) {
+    this.enabled = settings.enabled;
+    this.#allow = settings.allowCidrs.map((c) => normaliseCidr(ipaddr.parseCIDR(c)));
   }
 
   check(address: string): AddressVerdict {

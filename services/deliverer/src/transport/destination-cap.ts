@@ -30,6 +30,20 @@ export const STALL_EVIDENCE = 16;
  */
 export const PATIENCE_FACTOR = 2;
 
+/** What every destination's cap shares with the others. */
+export interface CapContext {
+  /** The process's progress, one object for all of its destinations' caps. */
+  progress: Progress;
+  /** The clock (ms); `Date.now` unless a test injects one. */
+  now?: () => number;
+}
+
+/** Whether some partition has half its slots or more taken, as `judge` is told. */
+export type PartitionLoad = 'crowded' | 'calm';
+
+/** How a request ended, as `release` is told: `timed-out` when it hit its deadline. */
+export type RequestEnd = 'finished' | 'timed-out';
+
 /**
  * A destination's cap on requests in flight (`delivery.maxInFlightPerDestination`) that never lets
  * an event sit on its partition slot waiting for a destination that does not move
@@ -78,11 +92,11 @@ export class DestinationCap {
   #slow = false;
   readonly #progress: Progress;
 
-  constructor(limit: number, stallMs: number, progress: Progress, now: () => number = Date.now) {
+  constructor(limit: number, stallMs: number, context: CapContext) {
     this.#limit = limit;
     this.#stallMs = stallMs;
-    this.#progress = progress;
-    this.#now = now;
+    this.#progress = context.progress;
+    this.#now = context.now ?? Date.now;
   }
 
   /** As judged last: requests in flight, and the others kept finishing for its patience after this one last moved. */
@@ -116,19 +130,19 @@ export class DestinationCap {
    * event-loop turns, when the results of a batch have all been counted (judged in the middle of
    * one, a destination whose results come later in it would look behind). `fastestMs` is the
    * lowest average request time of the process's moving destinations: a destination 4× slower
-   * than that has its queue bounded. `crowded`: some partition has half its slots or more taken, so
-   * events waiting are about to hold others back; a destination becomes stalled only then (until
-   * then its waiters cost nobody anything), and stays stalled until one of its requests finishes or
-   * none is in flight. A stalled destination's waiters give up.
+   * than that has its queue bounded. `crowded` (the default): some partition has half its slots or
+   * more taken, so events waiting are about to hold others back; a destination becomes stalled
+   * only then (until then its waiters cost nobody anything), and stays stalled until one of its
+   * requests finishes or none is in flight. A stalled destination's waiters give up.
    */
-  judge(fastestMs: number | undefined, crowded = true): void {
+  judge(fastestMs: number | undefined, load: PartitionLoad = 'crowded'): void {
     // Wall time since it last moved, provided the rest of the process has moved since (the
     // evidence): the others may well have stopped since, their partition slots taken by events
     // waiting for this destination, so how long ago they last finished is no measure.
     const behind = this.#now() - Math.max(this.#finishedAt, this.#busySince);
     const evidence = this.#progress.finished - this.#finishedMark;
     const stuck = this.#active > 0 && behind >= this.#patienceMs() && evidence >= STALL_EVIDENCE;
-    this.#stalled = stuck && (this.#stalled || crowded);
+    this.#stalled = stuck && (this.#stalled || load === 'crowded');
     const latency = this.#latencyMs;
     this.#slow = latency !== undefined && fastestMs !== undefined && latency > SLOW_FACTOR * fastestMs;
     if (this.#stalled) this.#expire();
@@ -170,13 +184,13 @@ export class DestinationCap {
   }
 
   /**
-   * A request finished after `latencyMs`. One that hit its deadline frees its slot but proves
-   * nothing: it neither makes its destination moving nor counts as the process's progress.
+   * A request finished after `latencyMs`. One that hit its deadline (`timed-out`) frees its slot
+   * but proves nothing: it neither makes its destination moving nor counts as the process's progress.
    */
-  release(latencyMs: number, timedOut = false): void {
+  release(latencyMs: number, end: RequestEnd = 'finished'): void {
     this.#active -= 1;
     const now = this.#now();
-    if (!timedOut) {
+    if (end !== 'timed-out') {
       this.#finishedAt = now;
       this.#stalled = false;
       if (now > this.#progress.finishedAt) this.#progress.finishedAt = now;

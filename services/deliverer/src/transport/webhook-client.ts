@@ -72,15 +72,14 @@ export class UndiciWebhookClient implements WebhookClient {
   }
 
   async send(request: WebhookRequest): Promise<AttemptResult> {
-    const at = Date.now();
-    const started = performance.now();
+    const sent: Sent = { endpoint: request.url, at: Date.now(), started: performance.now() };
     let target: Target;
     let pool: Pool;
     try {
       target = this.#target(request.url);
       pool = this.#pool(target.origin);
     } catch (err) {
-      return result(request.url, at, started, classifyError(err));
+      return result(sent, classifyError(err));
     }
     const { timeoutMs } = request;
     // One deadline from here: the wait for a pooled connection, connect, TLS, the response
@@ -97,10 +96,10 @@ export class UndiciWebhookClient implements WebhookClient {
         bodyTimeout: timeoutMs + 1_000,
       });
       const status = res.statusCode;
-      const attempt = result(request.url, at, started, classifyStatus(status, res.headers['retry-after'], Date.now()));
+      const attempt = result(sent, classifyStatus(status, res.headers['retry-after'], Date.now()));
       attempt.status = status;
       const wiredAt = this.#wiredAt.get(deadline);
-      if (wiredAt !== undefined) attempt.connectionWaitMs = Math.round((wiredAt - started) * 10) / 10;
+      if (wiredAt !== undefined) attempt.connectionWaitMs = Math.round((wiredAt - sent.started) * 10) / 10;
       if (request.readAnswer === true && attempt.outcome === 'success') {
         const kept = await readBody(res.body, MAX_BATCH_RESULT_BYTES, MAX_BATCH_RESULT_BYTES + 1);
         const contentType = res.headers['content-type'];
@@ -116,10 +115,11 @@ export class UndiciWebhookClient implements WebhookClient {
       if (kept.body !== undefined) attempt.responseSnippet = kept.body.toString('utf8');
       return attempt;
     } catch (err) {
-      const failed = result(request.url, at, started, classifyError(deadline.aborted ? deadline.reason : err));
+      const failed = result(sent, classifyError(deadline.aborted ? deadline.reason : err));
       // A request that timed out still queued for a connection waited here the whole time.
       const wiredAt = this.#wiredAt.get(deadline);
-      failed.connectionWaitMs = wiredAt === undefined ? failed.latencyMs : Math.round((wiredAt - started) * 10) / 10;
+      failed.connectionWaitMs =
+        wiredAt === undefined ? failed.latencyMs : Math.round((wiredAt - sent.started) * 10) / 10;
       return failed;
     } finally {
       this.#deadlines.finish(deadline, timeoutMs);
@@ -233,11 +233,18 @@ interface Target {
 /** Parsed endpoint URLs kept; past this the cache starts over (URLs come from the config). */
 const MAX_CACHED_TARGETS = 10_000;
 
-function result(endpoint: string, at: number, started: number, c: Classification): AttemptResult {
+/** A request as it left: its endpoint URL, when (`Date.now()`) and its `performance.now()` then. */
+interface Sent {
+  endpoint: string;
+  at: number;
+  started: number;
+}
+
+function result(sent: Sent, c: Classification): AttemptResult {
   const r: AttemptResult = {
-    endpoint,
-    at,
-    latencyMs: Math.round((performance.now() - started) * 10) / 10,
+    endpoint: sent.endpoint,
+    at: sent.at,
+    latencyMs: Math.round((performance.now() - sent.started) * 10) / 10,
     outcome: c.outcome,
   };
   if (c.error !== undefined) r.error = c.error;

@@ -59,7 +59,7 @@ port.on('message', (msg: ToWebhookThread) => {
     // anyway, the thread keeps the settings it has rather than end (a throw here would kill it).
     let next: AddressPolicy;
     try {
-      next = new AddressPolicy(msg.settings.ssrf.enabled, msg.settings.ssrf.allowCidrs);
+      next = new AddressPolicy(msg.settings.ssrf);
     } catch {
       if (settings) return;
       throw new Error('webhook thread: the first settings carry an unusable SSRF allow-list');

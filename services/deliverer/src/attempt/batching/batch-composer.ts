@@ -8,6 +8,14 @@ export interface ComposedBatch<T> {
   bytes: number;
 }
 
+/** One item for `BatchComposer.add`: the batch key it joins and its size. */
+export interface BatchEntry<T> {
+  key: string;
+  item: T;
+  /** Its `batchItemBytes`. */
+  bytes: number;
+}
+
 interface OpenBatch<T> extends ComposedBatch<T> {
   /** When it must leave at the latest: `maxWaitMs` after its first item. */
   dueAt: number;
@@ -30,8 +38,9 @@ export class BatchComposer<T> {
     this.#emptyBytes = batchBaseBytes(idBytes) - 2;
   }
 
-  /** Adds an item of `itemBytes` (`batchItemBytes`); returns the batches that leave because of it, oldest first. */
-  add(key: string, item: T, itemBytes: number, limits: BatchSettings, now: number): ComposedBatch<T>[] {
+  /** Adds an item to its key's batch; returns the batches that leave because of it, oldest first. */
+  add(entry: BatchEntry<T>, limits: BatchSettings, now: number): ComposedBatch<T>[] {
+    const { key, item, bytes: itemBytes } = entry;
     const left: ComposedBatch<T>[] = [];
     let open = this.#open.get(key);
     if (open !== undefined && open.bytes + itemBytes > limits.maxBytes) {

@@ -26,12 +26,17 @@ export interface BatchDeliveryDeps {
   tracing?: Tracing;
 }
 
-/** A job waiting in an open batch, and how to hand its part's decision back to its `Delivery.run`. */
-interface Waiting {
-  job: DeliveryJob;
+/** A destination's part of a job, as `BatchDelivery.add` is given it. */
+export interface BatchPart {
   destination: Destination;
+  /** The endpoints the job names (the batch key: jobs naming the same ones share a batch). */
   endpoints: Endpoint[];
   config: SluiceConfig;
+}
+
+/** A job waiting in an open batch, and how to hand its part's decision back to its `Delivery.run`. */
+interface Waiting extends BatchPart {
+  job: DeliveryJob;
   resolve: (decision: PartDecision) => void;
   reject: (err: unknown) => void;
 }
@@ -58,14 +63,16 @@ export class BatchDelivery {
   }
 
   /** Puts the job in its destination's open batch; resolves with its part's decision once settled. */
-  add(job: DeliveryJob, destination: Destination, endpoints: Endpoint[], config: SluiceConfig): Promise<PartDecision> {
+  add(job: DeliveryJob, part: BatchPart): Promise<PartDecision> {
+    const { destination, endpoints, config } = part;
     const limits = destination.batch!;
     let key = destination.id;
     for (const e of endpoints) key += `\n${e.ref}`;
     return new Promise<PartDecision>((resolve, reject) => {
       const now = this.deps.now();
       const waiting: Waiting = { job, destination, endpoints, config, resolve, reject };
-      for (const batch of this.#composer.add(key, waiting, batchItemBytes(job), limits, now)) this.#start(batch);
+      for (const batch of this.#composer.add({ key, item: waiting, bytes: batchItemBytes(job) }, limits, now))
+        this.#start(batch);
       this.#wakeBy(now + limits.maxWaitMs);
     });
   }
@@ -114,7 +121,7 @@ export class BatchDelivery {
     const { requests, now } = this.deps;
     const batchId = randomUUID();
     const startedAt = now();
-    const { admitted, deferred } = admitEndpoints(requests.gates, destination, endpoints, config, startedAt);
+    const { admitted, deferred } = admitEndpoints(requests.gates, endpoints, { destination, config, now: startedAt });
     /** Per admitted endpoint: each event's result, in the batch's order. */
     const perEndpoint: AttemptResult[][] = [];
     const { tracing } = this.deps;
@@ -123,8 +130,7 @@ export class BatchDelivery {
         ? startBatch(
             tracing,
             items.map((i) => i.job),
-            destination.id,
-            batchId,
+            { destinationId: destination.id, batchId },
           )
         : undefined;
     if (admitted.length > 0) {
@@ -139,8 +145,8 @@ export class BatchDelivery {
           const request: WebhookRequest = { url: a.endpoint.url, headers, body, timeoutMs, readAnswer: true };
           // Sent to one endpoint, the batch body is not read again here: it may move to the webhook thread.
           if (admitted.length === 1) request.bodyHandedOver = true;
-          const sent = () => sendRequest(requests, cap, destination.id, a, request, batchId);
-          return span ? tracedRequest(tracing!, span, a.endpoint.ref, headers, sent) : sent();
+          const sent = () => sendRequest(requests, a, { destinationId: destination.id, cap, request, id: batchId });
+          return span ? tracedRequest(tracing!, { parent: span, endpointRef: a.endpoint.ref, headers }, sent) : sent();
         }),
       );
       const ids = jobs.map((j) => j.messageId);
