@@ -1,6 +1,6 @@
 import type { SluiceConfig, SluiceEnv } from '@sluice/config';
 import { EMBEDDED_MAX_SIZE_BYTES, GROUP_SUFFIX } from './constants.ts';
-import type { DatabaseSettings } from './adapters/database.ts';
+import type { DatabaseSettings } from './adapters/db/database.ts';
 import type { TopicRoles } from './domain/records.ts';
 
 /**

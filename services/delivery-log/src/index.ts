@@ -1,7 +1,7 @@
 export { createDeliveryLog, type DeliveryLogService } from './service.ts';
-export { openDatabase, type Sql } from './adapters/database.ts';
-export { migrate } from './adapters/migrations.ts';
-export { LogStore } from './adapters/store.ts';
-export { Pruner } from './adapters/pruner.ts';
+export { openDatabase, type Sql } from './adapters/db/database.ts';
+export { migrate } from './adapters/db/migrations.ts';
+export { LogStore } from './adapters/db/store.ts';
+export { Pruner } from './adapters/db/pruner.ts';
 export { DeliveryLogMetrics } from './metrics.ts';
 export { RETENTION_PACING } from './constants.ts';

@@ -16,8 +16,8 @@ import {
   uniqueName,
   waitUntil,
 } from '@sluice/testkit';
-import { openDatabase, type Sql } from '../src/adapters/database.ts';
-import { openApiDocument } from '../src/adapters/openapi.ts';
+import { openDatabase, type Sql } from '../src/adapters/db/database.ts';
+import { openApiDocument } from '../src/adapters/http/openapi.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
 
 const TOKEN = 'api-test-token-of-32-characters-or-more';

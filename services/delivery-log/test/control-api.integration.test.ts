@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createKafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { readTopic, testBrokers, testConfig, testServiceContext, uniqueName, waitUntil } from '@sluice/testkit';
-import { openApiDocument } from '../src/adapters/openapi.ts';
+import { openApiDocument } from '../src/adapters/http/openapi.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
 
 const TOKEN = 'control-test-token-of-32-characters-or-more';

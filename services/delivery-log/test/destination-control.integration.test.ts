@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Kafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { createTestTopics, readTopic, testConfig, testKafka, uniqueName, waitUntil } from '@sluice/testkit';
-import { KafkaDestinationControl } from '../src/adapters/destination-control.ts';
+import { KafkaDestinationControl } from '../src/adapters/kafka/destination-control.ts';
 
 /**
  * The delivery log's destination control on the real broker, its clock fixed: an action and its

@@ -1,8 +1,8 @@
 import type { ConsumedRecord } from '@sluice/kafka';
 import { after, before } from 'node:test';
-import { openDatabase, type Sql } from '../src/adapters/database.ts';
-import { LogStore } from '../src/adapters/store.ts';
-import { migrate } from '../src/adapters/migrations.ts';
+import { openDatabase, type Sql } from '../src/adapters/db/database.ts';
+import { LogStore } from '../src/adapters/db/store.ts';
+import { migrate } from '../src/adapters/db/migrations.ts';
 import type { AttemptEntry, DeadEntry, EventEntry, RejectedEntry } from '../src/domain/records.ts';
 
 /**

@@ -4,10 +4,10 @@ import type { ConsumedRecord } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { testAttempt } from '@sluice/testkit';
 import { Registry } from 'prom-client';
-import type { Sql } from '../src/adapters/database.ts';
-import { IngestBatcher } from '../src/adapters/ingest-batcher.ts';
-import { ReplayLog } from '../src/adapters/replay-log.ts';
-import { LogStore } from '../src/adapters/store.ts';
+import type { Sql } from '../src/adapters/db/database.ts';
+import { IngestBatcher } from '../src/adapters/kafka/ingest-batcher.ts';
+import { ReplayLog } from '../src/adapters/db/replay-log.ts';
+import { LogStore } from '../src/adapters/db/store.ts';
 import { DeliveryLogMetrics } from '../src/metrics.ts';
 import { testDatabase, topicRecord } from './helpers.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ledgerRows } from '../src/adapters/ledger-store.ts';
-import { LogStore } from '../src/adapters/store.ts';
+import { ledgerRows } from '../src/adapters/db/ledger-store.ts';
+import { LogStore } from '../src/adapters/db/store.ts';
 import { LedgerTooWideError } from '../src/errors.ts';
 import {
   ledgerCutoff,

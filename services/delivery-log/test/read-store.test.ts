@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Sql } from '../src/adapters/database.ts';
-import { ReplayLog } from '../src/adapters/replay-log.ts';
-import { LogStore } from '../src/adapters/store.ts';
+import type { Sql } from '../src/adapters/db/database.ts';
+import { ReplayLog } from '../src/adapters/db/replay-log.ts';
+import { LogStore } from '../src/adapters/db/store.ts';
 import { MAX_VIEW_ATTEMPTS, MAX_VIEW_REJECTED } from '../src/constants.ts';
 import type { ReplayMarkerEntry } from '../src/domain/records.ts';
 import { attemptEntry, deadEntry, eventEntry, rejectedEntry, testDatabase } from './helpers.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MIGRATIONS, migrate } from '../src/adapters/migrations.ts';
+import { MIGRATIONS, migrate } from '../src/adapters/db/migrations.ts';
 import { MAX_ID_LENGTH, MAX_VIEW_BATCH_EVENTS } from '../src/constants.ts';
 import { readRecord } from '../src/domain/records.ts';
 import { attemptEntry, eventEntry, storeFixture, TEST_TOPICS, topicRecord } from './helpers.ts';

@@ -6,9 +6,9 @@ import {
   type LedgerRow,
   type UnaccountedQuery,
   unaccountedReason,
-} from '../domain/ledger.ts';
-import { LEDGER_BOUNDS } from '../constants.ts';
-import { LedgerTooWideError } from '../errors.ts';
+} from '../../domain/ledger.ts';
+import { LEDGER_BOUNDS } from '../../constants.ts';
+import { LedgerTooWideError } from '../../errors.ts';
 import type { Sql } from './database.ts';
 import { iso, ms, NO_DESTINATION, rowsAsJson } from './sql-values.ts';
 

@@ -1,6 +1,6 @@
 import type { Logger } from '@sluice/logging';
-import { EVICT_FRACTION, EVICT_HIGH_WATER, PRUNE_PAUSE_RATIO, SIZE_CHECK_INTERVAL_MS } from '../constants.ts';
-import type { DeliveryLogMetrics } from '../metrics.ts';
+import { EVICT_FRACTION, EVICT_HIGH_WATER, PRUNE_PAUSE_RATIO, SIZE_CHECK_INTERVAL_MS } from '../../constants.ts';
+import type { DeliveryLogMetrics } from '../../metrics.ts';
 import type { Sql } from './database.ts';
 import { logSize, messageCount, oldestCut, pruneBefore, reclaim } from './retention.ts';
 import { iso } from './sql-values.ts';

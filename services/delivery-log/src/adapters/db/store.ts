@@ -1,4 +1,4 @@
-import type { LogEntry } from '../domain/records.ts';
+import type { LogEntry } from '../../domain/records.ts';
 import { LogReader } from './read-store.ts';
 import { logSize, type PruneOptions, pruneBefore } from './retention.ts';
 import { type IngestReport, ingestEntries } from './store-write.ts';

@@ -1,24 +1,14 @@
 import type { SluiceConfig } from '@sluice/config';
-import type { Ledger, Unaccounted } from '@sluice/log-api';
 import type { Logger } from '@sluice/logging';
-import {
-  type DestinationRun,
-  type LedgerCutoff,
-  LEDGER_PARAMS,
-  ledgerCutoff,
-  ledgerTotals,
-  parseLedgerQuery,
-  parseUnaccountedQuery,
-  UNACCOUNTED_PARAMS,
-} from '../domain/ledger.ts';
-import type { DeliveryLogMetrics } from '../metrics.ts';
-import type { DestinationControl } from './destination-control.ts';
-import { LedgerTooWideError } from '../errors.ts';
-import { badRequest, HttpError, type Route } from './http-io.ts';
+import { type DestinationRun, type LedgerCutoff, ledgerCutoff } from '../../domain/ledger.ts';
+import type { DeliveryLogMetrics } from '../../metrics.ts';
+import type { DestinationControl } from '../kafka/destination-control.ts';
 import type { LogReader } from './read-store.ts';
-import { iso } from './sql-values.ts';
 
-/** The live ledger's wiring (docs/delivery-log.md, "Ledger"): destination states, its gauges, its routes. */
+/**
+ * The live ledger's wiring (docs/delivery-log.md, "Ledger"): destination states, the cutoff, its
+ * gauges. Its routes are in ../http/ledger-routes.ts.
+ */
 
 const stopped = (state: string | undefined) => state === 'paused' || state === 'disabled';
 
@@ -105,55 +95,4 @@ export class LedgerMonitor {
       metrics.oldestUnsettled.set({ destination }, oldest === null ? 0 : Math.max(0, (now - oldest) / 1000));
     }
   }
-}
-
-/** `GET /api/v1/ledger` and `GET /api/v1/ledger/unaccounted`. */
-export function ledgerRoutes(deps: LedgerDeps): Route[] {
-  return [
-    {
-      method: 'GET',
-      pattern: /^\/api\/v1\/ledger$/,
-      name: 'ledger',
-      params: LEDGER_PARAMS,
-      run: async (_m, url) => {
-        const now = deps.now();
-        const q = parseLedgerQuery(url.searchParams, now);
-        if (!q.ok) throw badRequest(q);
-        const cutoff = currentCutoff(deps);
-        const rows = await deps.store.ledger(q.value, cutoff).catch((err: unknown) => {
-          if (err instanceof LedgerTooWideError) throw new HttpError(400, 'invalid_parameter', err.message, 'from');
-          throw err;
-        });
-        const oldest = (at: number | null) => ({
-          oldestUnsettledAt: at === null ? null : iso(at),
-          oldestUnsettledAgeSeconds: at === null ? null : Math.max(0, Math.round((now - at) / 1000)),
-        });
-        return [
-          200,
-          {
-            from: iso(q.value.from),
-            to: iso(q.value.to),
-            bucketSeconds: q.value.bucketMs / 1000,
-            unaccountedBefore: iso(cutoff.before),
-            parkedDestinations: cutoff.parked,
-            totals: ledgerTotals(rows).map((t) => ({ ...t, ...oldest(t.oldestUnsettledAt) })),
-            buckets: rows.map((r) => ({ ...r, bucketStart: iso(r.bucketStart), ...oldest(r.oldestUnsettledAt) })),
-          } satisfies Ledger,
-        ];
-      },
-    },
-    {
-      method: 'GET',
-      pattern: /^\/api\/v1\/ledger\/unaccounted$/,
-      name: 'ledgerUnaccounted',
-      params: UNACCOUNTED_PARAMS,
-      run: async (_m, url) => {
-        const q = parseUnaccountedQuery(url.searchParams);
-        if (!q.ok) throw badRequest(q);
-        const cutoff = currentCutoff(deps);
-        const page = await deps.store.unaccounted(q.value, cutoff);
-        return [200, { unaccountedBefore: iso(cutoff.before), ...page } satisfies Unaccounted];
-      },
-    },
-  ];
 }

@@ -1,6 +1,6 @@
 import { LIMITS } from '@sluice/config';
-import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../constants.ts';
-import { CONTROL_ACTIONS } from './destination-control.ts';
+import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../../constants.ts';
+import { CONTROL_ACTIONS } from '../kafka/destination-control.ts';
 import { errors, id, idParam, json, nullable, ref, time } from './openapi-schemas.ts';
 
 const stateName = { type: 'string', enum: ['active', 'paused', 'disabled'] } as const;

@@ -3,9 +3,9 @@ import { REPLAY_HEADERS, replayPositions, replayState, type DeadLetterFilter } f
 import { encodeBody, renderBody } from '@sluice/webhook';
 import { isJsonObject, recordKey, retryStateToHeaders, type EventEnvelope } from '@sluice/envelope';
 import { SafeProducer, type Kafka } from '@sluice/kafka';
-import { MAX_REPLAY_LETTERS, REPLAY_IDLE_TIMEOUT_MS } from '../constants.ts';
-import type { MessageView } from './read-store.ts';
-import type { ReplayLog, ReplayRecord } from './replay-log.ts';
+import { MAX_REPLAY_LETTERS, REPLAY_IDLE_TIMEOUT_MS } from '../../constants.ts';
+import type { MessageView } from '../db/read-store.ts';
+import type { ReplayLog, ReplayRecord } from '../db/replay-log.ts';
 
 export interface ReplayCounts {
   /** Dead letters (or delivered messages) that matched. */

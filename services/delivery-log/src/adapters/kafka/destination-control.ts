@@ -15,7 +15,7 @@ import {
 } from '@sluice/destination-state';
 import { createGroupConsumer, type GroupConsumer, type Kafka, type RetryKafka } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import { CONTROL_CATCH_UP_MS, MAX_ACTIONS_KEPT } from '../constants.ts';
+import { CONTROL_CATCH_UP_MS, MAX_ACTIONS_KEPT } from '../../constants.ts';
 
 /**
  * Runtime state of destinations and endpoints (docs/reference/destination-actions.md) for the API:

@@ -1,7 +1,7 @@
-import { MAX_TEXT_LENGTH } from '../constants.ts';
-import { type EventNote, type StoredEvent, storedEvent } from '../domain/event-text.ts';
-import { foldDeliveries } from '../domain/fold.ts';
-import { messageKey, positionKey } from '../domain/keys.ts';
+import { MAX_TEXT_LENGTH } from '../../constants.ts';
+import { type EventNote, type StoredEvent, storedEvent } from '../../domain/event-text.ts';
+import { foldDeliveries } from '../../domain/fold.ts';
+import { messageKey, positionKey } from '../../domain/keys.ts';
 import type {
   AttemptEntry,
   DeadEntry,
@@ -10,15 +10,15 @@ import type {
   LogEntry,
   RejectedEntry,
   WaitingEntry,
-} from '../domain/records.ts';
-import { storableText } from '../domain/storable-text.ts';
+} from '../../domain/records.ts';
+import { storableText } from '../../domain/storable-text.ts';
 import { applyDeletions } from './deletions.ts';
-import { emptyReport, type IngestReport } from '../domain/ingest-report.ts';
+import { emptyReport, type IngestReport } from '../../domain/ingest-report.ts';
 import { readDeliveries, writeDeliveries } from './delivery-rows.ts';
 import type { Sql } from './database.ts';
 import { isDataError, ms, NO_DESTINATION, recordset, rowsAsJson } from './sql-values.ts';
 
-export type { IngestReport, UnstoredReason } from '../domain/ingest-report.ts';
+export type { IngestReport, UnstoredReason } from '../../domain/ingest-report.ts';
 
 /** Key of the advisory lock that orders deletions against event writes on PostgreSQL. */
 const DELETION_LOCK = 0x51_d1_0c;

@@ -1,5 +1,5 @@
 import type { DeadLetterFilter } from '@sluice/dead-letters';
-import type { DeadEntry, ReadEntry, ReplayMarkerEntry } from '../domain/records.ts';
+import type { DeadEntry, ReadEntry, ReplayMarkerEntry } from '../../domain/records.ts';
 import type { Sql } from './database.ts';
 import { iso } from './sql-values.ts';
 

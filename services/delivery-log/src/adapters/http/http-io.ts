@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MAX_BODY_BYTES } from '../constants.ts';
-import { checkId, type Invalid } from '../domain/query.ts';
+import { MAX_BODY_BYTES } from '../../constants.ts';
+import { checkId, type Invalid } from '../../domain/query.ts';
 
 /** What the API's routes share: their shape, the error they throw, and how they read bodies and path ids. */
 export type Route = {

@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_SIZE, DEFAULT_STREAM_SIZE, MAX_PAGE_SIZE, MAX_STREAM_SIZE } from '../constants.ts';
+import { DEFAULT_PAGE_SIZE, DEFAULT_STREAM_SIZE, MAX_PAGE_SIZE, MAX_STREAM_SIZE } from '../../constants.ts';
 import { controlPaths, controlSchemas } from './openapi-control.ts';
 import { ledgerPaths, ledgerSchemas } from './openapi-ledger.ts';
 import { errors, id, idParam, json, queryId, queryTime, ref, schemas } from './openapi-schemas.ts';

@@ -1,6 +1,6 @@
-import type { DeliveryRow } from '../domain/fold.ts';
-import { splitMessageKey } from '../domain/keys.ts';
-import type { DeliveryState } from '../domain/state.ts';
+import type { DeliveryRow } from '../../domain/fold.ts';
+import { splitMessageKey } from '../../domain/keys.ts';
+import type { DeliveryState } from '../../domain/state.ts';
 import type { Sql } from './database.ts';
 import { ms, recordset, rowsAsJson } from './sql-values.ts';
 

@@ -4,8 +4,8 @@ import {
   MAX_VIEW_BATCH_EVENTS,
   MAX_VIEW_REJECTED,
   MAX_VIEW_REPLAYS,
-} from '../constants.ts';
-import { DELIVERY_STATES } from '../domain/state.ts';
+} from '../../constants.ts';
+import { DELIVERY_STATES } from '../../domain/state.ts';
 import { eventAsText, unstoredList } from './openapi-event.ts';
 
 /** The parts of the OpenAPI document (openapi.ts) that its schemas and parameters share. */

@@ -1,14 +1,14 @@
 import { LIMITS, type SluiceConfig } from '@sluice/config';
-import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../constants.ts';
-import { checkId } from '../domain/query.ts';
+import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../../constants.ts';
+import { checkId } from '../../domain/query.ts';
 import {
   CONTROL_ACTIONS,
   type ControlAction,
   type DestinationControl,
   type StateValue,
-} from './destination-control.ts';
+} from '../kafka/destination-control.ts';
 import { badRequest, HttpError, pathId, readJson, type Route } from './http-io.ts';
-import type { LogReader } from './read-store.ts';
+import type { LogReader } from '../db/read-store.ts';
 
 export interface ControlRouteDeps {
   store: LogReader;
@@ -49,12 +49,59 @@ function actionBody(raw: unknown): { reason: string; by: string } {
 
 const ACTION = `(${CONTROL_ACTIONS.join('|')})`;
 
+/** `GET /api/v1/destinations`: each destination of the config with its delivery states and runtime state. */
+function listDestinations({ store, control, config }: ControlRouteDeps): Route {
+  return {
+    method: 'GET',
+    pattern: /^\/api\/v1\/destinations$/,
+    name: 'listDestinations',
+    params: [],
+    run: async () => {
+      const counts = await store.destinationStates();
+      const destinations = config().destinations.map((d) => ({
+        id: d.id,
+        name: d.name,
+        enabled: d.enabled,
+        sourceIds: d.sourceIds,
+        // The redacted names records carry (URLs may hold credentials), never the URLs themselves.
+        endpoints: d.endpoints.map((e) => e.ref),
+        states: Object.fromEntries(counts.filter((c) => c.destinationId === d.id).map((c) => [c.state, c.count])),
+        state: stateView(control.get(d.id)),
+        endpointStates: d.endpoints.map((e) => ({ ref: e.ref, ...stateView(control.get(d.id, e.ref)) })),
+      }));
+      return [200, { destinations }];
+    },
+  };
+}
+
+/** `GET /api/v1/destination-actions`: the newest recorded actions. */
+function listDestinationActions(control: DestinationControl): Route {
+  return {
+    method: 'GET',
+    pattern: /^\/api\/v1\/destination-actions$/,
+    name: 'listDestinationActions',
+    params: ['limit'],
+    run: async (_m, url) => {
+      const raw = url.searchParams.get('limit');
+      const limit = raw === null ? DEFAULT_ACTIONS_PAGE : Number(raw);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIONS_KEPT)
+        throw new HttpError(
+          400,
+          'invalid_parameter',
+          `limit must be an integer from 1 to ${MAX_ACTIONS_KEPT}`,
+          'limit',
+        );
+      return [200, { actions: control.actions(limit) }];
+    },
+  };
+}
+
 /**
  * The destination-control routes (docs/reference/destination-actions.md): destinations with their
  * runtime state, the four actions on a destination or one endpoint, and the recorded actions.
  */
 export function controlRoutes(deps: ControlRouteDeps): Route[] {
-  const { store, control, config } = deps;
+  const { control, config } = deps;
   const destination = (raw: string) => {
     const id = pathId('destinationId', raw);
     const d = config().destinations.find((x) => x.id === id);
@@ -67,27 +114,7 @@ export function controlRoutes(deps: ControlRouteDeps): Route[] {
     return [200, { action: record, ...stateView(control.get(id, ref)) }] as [number, unknown];
   };
   return [
-    {
-      method: 'GET',
-      pattern: /^\/api\/v1\/destinations$/,
-      name: 'listDestinations',
-      params: [],
-      run: async () => {
-        const counts = await store.destinationStates();
-        const destinations = config().destinations.map((d) => ({
-          id: d.id,
-          name: d.name,
-          enabled: d.enabled,
-          sourceIds: d.sourceIds,
-          // The redacted names records carry (URLs may hold credentials), never the URLs themselves.
-          endpoints: d.endpoints.map((e) => e.ref),
-          states: Object.fromEntries(counts.filter((c) => c.destinationId === d.id).map((c) => [c.state, c.count])),
-          state: stateView(control.get(d.id)),
-          endpointStates: d.endpoints.map((e) => ({ ref: e.ref, ...stateView(control.get(d.id, e.ref)) })),
-        }));
-        return [200, { destinations }];
-      },
-    },
+    listDestinations(deps),
     {
       method: 'POST',
       pattern: new RegExp(`^/api/v1/destinations/([^/]+)/${ACTION}$`),
@@ -109,23 +136,6 @@ export function controlRoutes(deps: ControlRouteDeps): Route[] {
         return act(d.id, ref, m[3] as ControlAction, await readJson(req));
       },
     },
-    {
-      method: 'GET',
-      pattern: /^\/api\/v1\/destination-actions$/,
-      name: 'listDestinationActions',
-      params: ['limit'],
-      run: async (_m, url) => {
-        const raw = url.searchParams.get('limit');
-        const limit = raw === null ? DEFAULT_ACTIONS_PAGE : Number(raw);
-        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIONS_KEPT)
-          throw new HttpError(
-            400,
-            'invalid_parameter',
-            `limit must be an integer from 1 to ${MAX_ACTIONS_KEPT}`,
-            'limit',
-          );
-        return [200, { actions: control.actions(limit) }];
-      },
-    },
+    listDestinationActions(control),
   ];
 }

@@ -1,12 +1,12 @@
 import { type EnvelopeCodec, isConfluentFramed, SchemaRegistryUnavailableError, unframeConfluent } from '@sluice/codec';
 import type { ConsumedRecord } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import { INGEST_BATCH_MAX, INGEST_LANES } from '../constants.ts';
-import { laneOf, type Read, readRecord, type LogEntry, type ReadEntry, type TopicRoles } from '../domain/records.ts';
-import type { DeliveryLogMetrics } from '../metrics.ts';
-import type { ReplayLog } from './replay-log.ts';
-import type { LogStore } from './store.ts';
-import type { IngestReport } from '../domain/ingest-report.ts';
+import { INGEST_BATCH_MAX, INGEST_LANES } from '../../constants.ts';
+import { laneOf, type Read, readRecord, type LogEntry, type ReadEntry, type TopicRoles } from '../../domain/records.ts';
+import type { DeliveryLogMetrics } from '../../metrics.ts';
+import type { ReplayLog } from '../db/replay-log.ts';
+import type { LogStore } from '../db/store.ts';
+import type { IngestReport } from '../../domain/ingest-report.ts';
 
 interface Pending {
   entry: ReadEntry;

@@ -4,11 +4,11 @@ import {
   MAX_VIEW_ATTEMPTS,
   MAX_VIEW_REJECTED,
   MAX_VIEW_REPLAYS,
-} from '../constants.ts';
-import type { Cursor } from '../domain/cursor.ts';
-import { type RenderedEvent, renderEvent } from '../domain/event-text.ts';
-import type { DeliveryState } from '../domain/state.ts';
-import type { LedgerCutoff, LedgerQuery, LedgerRow, UnaccountedQuery } from '../domain/ledger.ts';
+} from '../../constants.ts';
+import type { Cursor } from '../../domain/cursor.ts';
+import { type RenderedEvent, renderEvent } from '../../domain/event-text.ts';
+import type { DeliveryState } from '../../domain/state.ts';
+import type { LedgerCutoff, LedgerQuery, LedgerRow, UnaccountedQuery } from '../../domain/ledger.ts';
 import { type AttemptView, attemptView, type BatchView, readBatch } from './batch-view.ts';
 import {
   type DestinationGauges,

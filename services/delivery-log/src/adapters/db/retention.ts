@@ -1,4 +1,4 @@
-import { PRUNE_BATCH_ROWS } from '../constants.ts';
+import { PRUNE_BATCH_ROWS } from '../../constants.ts';
 import type { Sql } from './database.ts';
 import { iso, ms } from './sql-values.ts';
 

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * The web console (docs/delivery-log.md, "Console"): static files shipped with the service, plain
  * JavaScript modules the browser runs as they are (no build, no CDN). Read once, served from memory.
  */
-const DIR = new URL('../../console/', import.meta.url);
+const DIR = new URL('../../../console/', import.meta.url);
 const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/console/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },

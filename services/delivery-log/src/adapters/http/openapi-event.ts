@@ -1,4 +1,4 @@
-import { EVENT_NOTES } from '../domain/event-text.ts';
+import { EVENT_NOTES } from '../../domain/event-text.ts';
 
 /**
  * The parts of the OpenAPI document (openapi.ts) that show how the log kept an event: an event the

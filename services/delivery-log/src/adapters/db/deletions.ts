@@ -1,7 +1,7 @@
-import type { EventEntry } from '../domain/records.ts';
+import type { EventEntry } from '../../domain/records.ts';
 import type { Sql } from './database.ts';
 import { recordset } from './sql-values.ts';
-import type { IngestReport } from '../domain/ingest-report.ts';
+import type { IngestReport } from '../../domain/ingest-report.ts';
 
 /**
  * Deletion requests (`type: 'delete'` events): remembered, and every event of the user in that

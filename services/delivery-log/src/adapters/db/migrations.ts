@@ -76,7 +76,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   create index replays_message on replays (source_id, message_id);
   `,
-  // The dead-letter index (adapters/replay-log.ts): a replay reads just the records it names. A row
+  // The dead-letter index (replay-log.ts): a replay reads just the records it names. A row
   // made from a replay marker read before its dead letter has no message yet.
   `
   create table dead_letters (
@@ -124,7 +124,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   create index unstored_message on unstored (source_id, message_id);
   `,
-  // Retention deletes in small batches by each table's time column (adapters/retention.ts): an
+  // Retention deletes in small batches by each table's time column (retention.ts): an
   // index starting with that column, so a batch reads only the rows it deletes.
   `
   create index attempts_at on attempts (at);

@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_SIZE, MAX_LEDGER_BUCKETS, MAX_LEDGER_SPAN_MS, MAX_PAGE_SIZE } from '../constants.ts';
+import { DEFAULT_PAGE_SIZE, MAX_LEDGER_BUCKETS, MAX_LEDGER_SPAN_MS, MAX_PAGE_SIZE } from '../../constants.ts';
 import { UNACCOUNTED_REASONS, UNSETTLED_STATES } from '@sluice/log-api';
 import { allRequired, errors, id, json, nullable, queryId, queryTime, ref, time } from './openapi-schemas.ts';
 

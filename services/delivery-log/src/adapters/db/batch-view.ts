@@ -1,5 +1,5 @@
-import { MAX_VIEW_BATCH_EVENTS } from '../constants.ts';
-import type { DeliveryState } from '../domain/state.ts';
+import { MAX_VIEW_BATCH_EVENTS } from '../../constants.ts';
+import type { DeliveryState } from '../../domain/state.ts';
 import type { Sql } from './database.ts';
 import { iso, ms, type Row } from './sql-values.ts';
 

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SluiceConfig } from '@sluice/config';
+import type { Logger } from '@sluice/logging';
+import type { RequestHandler } from '@sluice/service-kit';
+import { checkParams } from '../../domain/query.ts';
+import type { DeliveryLogMetrics } from '../../metrics.ts';
+import type { LogReader } from '../db/read-store.ts';
+import type { DestinationControl } from '../kafka/destination-control.ts';
+import type { Replayer } from '../kafka/replayer.ts';
+import { bearerMatches } from './auth.ts';
+import { serveConsole } from './console-assets.ts';
+import { controlRoutes } from './control-routes.ts';
+import { badRequest, HttpError, type Route, send } from './http-io.ts';
+import { ledgerRoutes } from './ledger-routes.ts';
+import { readRoutes } from './read-routes.ts';
+import { openApiDocument } from './openapi.ts';
+import { replayRoutes } from './replay-routes.ts';
+
+export interface ApiDeps {
+  store: LogReader;
+  replayer: Replayer;
+  config: () => SluiceConfig;
+  metrics: DeliveryLogMetrics;
+  now: () => number;
+  /** Every 5xx is logged here with its request id. */
+  logger: Logger;
+  /** Runtime state of destinations and endpoints, and the actions on them. */
+  control: DestinationControl;
+}
+
+/** Header of the request id: taken from the request when it is a sane one, else made; sent back on every API answer. */
+const REQUEST_ID_HEADER = 'x-request-id';
+const SANE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * The delivery-log HTTP API (docs/delivery-log.md, `/openapi.json`) and the console. Every `/api/`
+ * route needs `Authorization: Bearer <deliveryLog.adminToken>`; without a configured token they
+ * answer 404. Every input is checked (bounded ids, closed sets, bounded pages) and refused with a 4xx
+ * naming the field.
+ */
+export function createApiHandler(deps: ApiDeps): RequestHandler {
+  const { store, control, config, now } = deps;
+  const routes: Route[] = [
+    ...controlRoutes({ store, control, config }),
+    ...ledgerRoutes({ store, now, config, control }),
+    ...readRoutes({ store, config, now }),
+    ...replayRoutes({ store, replayer: deps.replayer, metrics: deps.metrics }),
+  ];
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://delivery-log');
+    if (req.method === 'GET' && url.pathname === '/openapi.json') return send(res, 200, openApiDocument);
+    if (!url.pathname.startsWith('/api/')) {
+      if (await serveConsole(url.pathname, req, res)) return;
+      return send(res, 404, { code: 'not_found', message: 'no such route' });
+    }
+    await serveApi(deps, routes, { req, res, url, requestId: requestIdOf(req) });
+  };
+}
+
+/** One `/api/` request: its id, the URL it asks for, and the answer to write. */
+interface ApiRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  requestId: string;
+}
+
+/** The request id a request gives when it is a sane one, else a new one. */
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers[REQUEST_ID_HEADER];
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** Answers one `/api/` request through its route, an error as its status, and counts it by route and status. */
+async function serveApi(deps: ApiDeps, routes: Route[], call: ApiRequest): Promise<void> {
+  const { req, res, url } = call;
+  res.setHeader(REQUEST_ID_HEADER, call.requestId);
+  let name = 'unknown';
+  let status = 500;
+  try {
+    const route = authorizedRoute(deps.config().deliveryLog.adminToken, routes, req, url);
+    name = route.name;
+    const unknown = checkParams(url.searchParams, route.params);
+    if (unknown) throw badRequest(unknown);
+    const [code, body] = await route.run(route.pattern.exec(url.pathname)!, url, req);
+    status = code;
+    send(res, code, body);
+  } catch (err) {
+    status = err instanceof HttpError ? err.status : 500;
+    sendFailure(deps.logger, err, name, call);
+  } finally {
+    deps.metrics.requests.inc({ route: name, status: String(status) });
+  }
+}
+
+/** The route a request with a valid admin token asks for: 404 with no token configured or no such route, 401, 405. */
+function authorizedRoute(token: string | undefined, routes: Route[], req: IncomingMessage, url: URL): Route {
+  if (token === undefined) throw new HttpError(404, 'not_found', 'the API is off: set deliveryLog.adminToken');
+  if (!bearerMatches(req.headers.authorization, token))
+    throw new HttpError(401, 'unauthorized', 'a valid bearer token is required');
+  const matching = routes.filter((r) => r.pattern.test(url.pathname));
+  if (matching.length === 0) throw new HttpError(404, 'not_found', 'no such route');
+  const route = matching.find((r) => r.method === req.method);
+  if (!route) throw new HttpError(405, 'method_not_allowed', `use ${matching.map((r) => r.method).join(', ')}`);
+  return route;
+}
+
+/** An `HttpError` answered as it says; anything else logged with the request id and answered 500. */
+function sendFailure(logger: Logger, err: unknown, route: string, call: ApiRequest): void {
+  const { req, res, url, requestId } = call;
+  if (!(err instanceof HttpError)) {
+    logger.error({ err, requestId, route, method: req.method, path: url.pathname }, 'delivery-log API request failed');
+    if (res.headersSent) res.end();
+    else
+      send(res, 500, {
+        code: 'internal',
+        message: `internal error; the log has it under request id ${requestId}`,
+        requestId,
+      });
+    return;
+  }
+  if (err.status === 401) res.setHeader('www-authenticate', 'Bearer');
+  send(res, err.status, {
+    code: err.code,
+    message: err.message,
+    ...(err.field !== undefined && { field: err.field }),
+  });
+}

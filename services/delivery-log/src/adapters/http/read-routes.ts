@@ -1,0 +1,115 @@
+import type { SluiceConfig } from '@sluice/config';
+import { encodeCursor } from '../../domain/cursor.ts';
+import { LIST_PARAMS, parseListQuery, parseStreamLimit, parseWindow } from '../../domain/query.ts';
+import type { LogReader } from '../db/read-store.ts';
+import { badRequest, HttpError, pathId, type Route } from './http-io.ts';
+
+/** What the read routes need: the log, and for the health window the config in force and the clock. */
+export interface ReadRouteDeps {
+  store: LogReader;
+  config: () => SluiceConfig;
+  now: () => number;
+}
+
+/** `GET /api/v1/messages`: a page of messages matching the filter, and the cursor of the next one. */
+function listMessages(store: LogReader): Route {
+  return {
+    method: 'GET',
+    pattern: /^\/api\/v1\/messages$/,
+    name: 'listMessages',
+    params: LIST_PARAMS,
+    run: async (_m, url) => {
+      const q = parseListQuery(url.searchParams);
+      if (!q.ok) throw badRequest(q);
+      const { limit, cursor, ...filter } = q.value;
+      const rows = await store.listMessages(filter, limit, cursor);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      const nextCursor =
+        rows.length > limit && last
+          ? encodeCursor({
+              receivedAt: Date.parse(last.receivedAt),
+              sourceId: last.sourceId,
+              messageId: last.messageId,
+            })
+          : null;
+      return [200, { messages: page, nextCursor }];
+    },
+  };
+}
+
+/** `GET /api/v1/messages/{sourceId}/{messageId}`: one message with its deliveries, attempts and replays. */
+function getMessage(store: LogReader): Route {
+  return {
+    method: 'GET',
+    pattern: /^\/api\/v1\/messages\/([^/]+)\/([^/]+)$/,
+    name: 'getMessage',
+    params: [],
+    run: async (m) => {
+      const message = await store.message(pathId('sourceId', m[1]!), pathId('messageId', m[2]!));
+      if (!message) throw new HttpError(404, 'not_found', 'no such message in the log');
+      return [200, message];
+    },
+  };
+}
+
+/** `GET /api/v1/batches/{batchId}`: the view of one batch. */
+function getBatch(store: LogReader): Route {
+  return {
+    method: 'GET',
+    pattern: /^\/api\/v1\/batches\/([^/]+)$/,
+    name: 'getBatch',
+    params: [],
+    run: async (m) => {
+      const batch = await store.batch(pathId('batchId', m[1]!));
+      if (!batch) throw new HttpError(404, 'not_found', 'no attempt in the log names this batch');
+      return [200, batch];
+    },
+  };
+}
+
+/** `GET /api/v1/destinations/{destinationId}/health`: each endpoint's attempts over a window. */
+function endpointHealth(deps: ReadRouteDeps): Route {
+  return {
+    method: 'GET',
+    pattern: /^\/api\/v1\/destinations\/([^/]+)\/health$/,
+    name: 'endpointHealth',
+    params: ['window'],
+    run: async (m, url) => {
+      const destinationId = pathId('destinationId', m[1]!);
+      const w = parseWindow(url.searchParams.get('window'), deps.config().deliveryLog.healthWindowMs);
+      if (!w.ok) throw badRequest(w);
+      const since = deps.now() - w.value;
+      return [
+        200,
+        {
+          windowMs: w.value,
+          since: new Date(since).toISOString(),
+          endpoints: await deps.store.endpointHealth(since, destinationId),
+        },
+      ];
+    },
+  };
+}
+
+/** `GET /api/v1/sources/{sourceId}/events`: a source's newest events. */
+function recentEvents(store: LogReader): Route {
+  return {
+    method: 'GET',
+    pattern: /^\/api\/v1\/sources\/([^/]+)\/events$/,
+    name: 'recentEvents',
+    params: ['limit'],
+    run: async (m, url) => {
+      const sourceId = pathId('sourceId', m[1]!);
+      const limit = parseStreamLimit(url.searchParams);
+      if (!limit.ok) throw badRequest(limit);
+      return [200, { events: await store.recentEvents(sourceId, limit.value) }];
+    },
+  };
+}
+
+/** The routes that read the log: messages, a message, a batch, endpoint health, a source's live events. */
+export function readRoutes(deps: ReadRouteDeps): Route[] {
+  const { store } = deps;
+  return [listMessages(store), getMessage(store), getBatch(store), endpointHealth(deps), recentEvents(store)];
+}
