@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '@sluice/config';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
-import { createKafka, ensureTopics, PRODUCER_THREAD_NAME, topicSpecs } from '@sluice/kafka';
+import { createKafka, ensureTopics, PRODUCER_THREAD_NAME } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { startLocalKafka } from '@sluice/local-kafka';
 import { SERVICE_NODE_FLAGS } from '@sluice/service-kit';
@@ -28,6 +28,7 @@ import { ingestRecords, rawCeiling } from './lib/ingest-raw.ts';
 import { rerunWithNodeFlags } from './lib/node-flags.ts';
 import { startThreadCpuWindow } from './lib/thread-cpu.ts';
 import { freePort, prefixedTopics } from '@sluice/testkit';
+import { topicSpecs } from '@sluice/topology';
 
 // The raw ceiling runs in this process: give it the V8 flags ingest runs with (SERVICE_NODE_FLAGS).
 rerunWithNodeFlags(SERVICE_NODE_FLAGS.ingest);

@@ -12,12 +12,13 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigStore, parseConfig, readEnv, type SluiceConfig } from '@sluice/config';
 import { retryStateToHeaders, RETRY_HEADERS, type RetryState } from '@sluice/envelope';
-import { createKafka, ensureTopics, SafeProducer, topicSpecs, type Kafka } from '@sluice/kafka';
+import { createKafka, ensureTopics, SafeProducer, type Kafka } from '@sluice/kafka';
 import { startLocalKafka } from '@sluice/local-kafka';
 import { createLogger } from '@sluice/logging';
 import { createMetricsRegistry } from '@sluice/service-kit';
 import { createRetry } from '@sluice/retry';
 import { scrapeMetrics } from '@sluice/testkit';
+import { topicSpecs } from '@sluice/topology';
 import { formatSummary, summarise, watchArrivals } from './lib/retry-measure.ts';
 import { benchKafkaSecurity } from './lib/kafka-security.ts';
 

@@ -7,9 +7,9 @@ import { after, test } from 'node:test';
 import { runCli } from '@sluice/cli';
 import { loadConfigFile } from '@sluice/config';
 import { createIngest } from '@sluice/ingest';
-import { topicSpecs } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { jsonValues, prefixedTopics, readTopic, testBrokers, testServiceContext, testKafka } from '@sluice/testkit';
+import { topicSpecs } from '@sluice/topology';
 import { memoryIo } from './cli-io.ts';
 import { writeUniqueConfig } from './fixtures.ts';
 

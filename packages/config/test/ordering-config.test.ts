@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../src/index.ts';
-import { topicSpecs, waitingTopicName } from '@sluice/kafka';
 
 const destination = (extra: Record<string, unknown> = {}) => ({
   id: 'crm',
@@ -37,17 +36,5 @@ describe('destinations[].ordering (docs/reference/ordering.md)', () => {
         field,
       );
     }
-  });
-
-  it('an ordered destination brings its waiting topic and the ordering state topic; none without one', () => {
-    const plain = topicSpecs(parseConfig({ destinations: [destination()] })).map((s) => s.topic);
-    assert.ok(!plain.includes('sluice.ordering'));
-    const config = parseConfig({ destinations: [destination({ ordering: 'per-user' })] });
-    const specs = topicSpecs(config);
-    const state = specs.find((s) => s.topic === 'sluice.ordering');
-    assert.deepEqual(state?.configEntries, [{ name: 'cleanup.policy', value: 'compact' }]);
-    const waiting = specs.find((s) => s.topic === waitingTopicName(config, 'crm'));
-    assert.equal(waiting?.topic, 'sluice.waiting.crm');
-    assert.equal(waiting?.numPartitions, specs.find((s) => s.topic === 'sluice.events')?.numPartitions);
   });
 });

@@ -1,15 +1,6 @@
 export type { Admin, Kafka, Message, IHeaders, PartitionAssigner } from 'kafkajs';
 export { createKafka, type KafkaClientOptions } from './kafka-client.ts';
-export {
-  delayTopicName,
-  ensureTopics,
-  parkedTopicName,
-  topicSpecs,
-  TopicsNotReadyError,
-  waitingTopicName,
-  type EnsureTopicsOptions,
-  type TopicSpec,
-} from './topics.ts';
+export { ensureTopics, TopicsNotReadyError, type EnsureTopicsOptions, type TopicSpec } from './topics.ts';
 export { trackedAdmin } from './tracked-admin.ts';
 export { SafeProducer } from './producer.ts';
 export { SideRecordRefusedError, SluiceKafkaError } from './errors.ts';

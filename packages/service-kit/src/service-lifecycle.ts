@@ -8,9 +8,9 @@ import {
   ProducerThread,
   type RetryKafka,
   StartupRetry,
-  topicSpecs,
   trackedAdmin,
 } from '@sluice/kafka';
+import { topicSpecs } from '@sluice/topology';
 import { type HttpServerOptions, type ServiceHttpServer, startHttpServer } from './http-server.ts';
 import { Lifecycle } from './lifecycle.ts';
 import type { RunningService } from './run-service.ts';

@@ -1,6 +1,7 @@
 import type { SluiceConfig } from '@sluice/config';
-import { createKafka, ensureTopics, type Kafka, type KafkaClientOptions, topicSpecs } from '@sluice/kafka';
+import { createKafka, ensureTopics, type Kafka, type KafkaClientOptions } from '@sluice/kafka';
 import { createLogger, type Logger } from '@sluice/logging';
+import { topicSpecs } from '@sluice/topology';
 import { testBrokers } from './brokers.ts';
 import { uniqueName } from './names.ts';
 

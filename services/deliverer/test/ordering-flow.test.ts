@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Destination, SluiceConfig } from '@sluice/config';
-import {
-  waitingTopicName,
-  type Admin,
-  type ConsumedRecord,
-  type Kafka,
-  type RecordSink,
-  type RecordSlot,
-} from '@sluice/kafka';
+import type { Admin, ConsumedRecord, Kafka, RecordSink, RecordSlot } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { testConfig, waitUntil } from '@sluice/testkit';
+import { waitingTopicName } from '@sluice/topology';
 import type { Message } from 'kafkajs';
 import { Registry } from 'prom-client';
 import type { DeliveryJob } from '../src/intake/delivery-job.ts';

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
 import { recordKey, RETRY_HEADERS, type EventEnvelope } from '@sluice/envelope';
-import { waitingTopicName } from '@sluice/kafka';
 import { createRetry, type RetryService } from '@sluice/retry';
 import {
   createTestTopics,
@@ -18,6 +17,7 @@ import {
   type Reply,
   type TopicWatcher,
 } from '@sluice/testkit';
+import { waitingTopicName } from '@sluice/topology';
 import kafkajs, { type Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { produceEvents } from './kafka-helpers.ts';

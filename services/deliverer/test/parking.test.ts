@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DestinationStateView, stateKey, type DestinationStateValue } from '@sluice/destination-state';
-import { type Admin, type ConcurrentConsumer, parkedTopicName, type RecordSink } from '@sluice/kafka';
+import type { Admin, ConcurrentConsumer, RecordSink } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { testConfig } from '@sluice/testkit';
+import { parkedTopicName } from '@sluice/topology';
 import type { Message } from 'kafkajs';
 import { Registry } from 'prom-client';
 import type { DeliveryJob } from '../src/intake/delivery-job.ts';

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
 import { stateKey, writeDestinationState, type DestinationStateName } from '@sluice/destination-state';
 import type { AttemptEvent } from '@sluice/envelope';
-import { parkedTopicName, SafeProducer } from '@sluice/kafka';
+import { SafeProducer } from '@sluice/kafka';
 import {
   metric,
   receivedEnvelope,
@@ -18,6 +18,7 @@ import {
   type TopicWatcher,
   waitUntil,
 } from '@sluice/testkit';
+import { parkedTopicName } from '@sluice/topology';
 import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { produceEvents } from './kafka-helpers.ts';

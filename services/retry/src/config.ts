@@ -1,5 +1,5 @@
 import { formatDuration, type SluiceConfig } from '@sluice/config';
-import { delayTopicName } from '@sluice/kafka';
+import { delayTopicName } from '@sluice/topology';
 import { INTAKE_GROUP_SUFFIX, TIER_GROUP_SUFFIX } from './constants.ts';
 import type { BackoffSettings } from './domain/backoff.ts';
 import { normaliseTiers } from './domain/tiers.ts';

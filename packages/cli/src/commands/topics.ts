@@ -1,4 +1,5 @@
-import { ensureTopics, topicSpecs } from '@sluice/kafka';
+import { ensureTopics } from '@sluice/kafka';
+import { topicSpecs } from '@sluice/topology';
 import type { CliIo } from '../io.ts';
 import { openKafkaSession } from '../kafka-session.ts';
 

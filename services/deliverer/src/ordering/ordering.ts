@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Destination, SluiceConfig } from '@sluice/config';
 import { headersText, headerText, noRequestRecord, type OrderingRelease } from '@sluice/envelope';
-import {
-  SideRecordRefusedError,
-  waitingTopicName,
-  type ConsumedRecord,
-  type RecordSink,
-  type RecordSlot,
-} from '@sluice/kafka';
+import { SideRecordRefusedError, type ConsumedRecord, type RecordSink, type RecordSlot } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
+import { waitingTopicName } from '@sluice/topology';
 import {
   ORDERING_HEADER,
   ORDERING_HELD_BYTES,

@@ -1,15 +1,8 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
 import type { DestinationStateView } from '@sluice/destination-state';
-import {
-  ensureTopics,
-  parkedTopicName,
-  retryTransient,
-  topicSpecs,
-  type Admin,
-  type ConcurrentConsumer,
-  type RecordSink,
-} from '@sluice/kafka';
+import { ensureTopics, retryTransient, type Admin, type ConcurrentConsumer, type RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
+import { parkedTopicName, topicSpecs } from '@sluice/topology';
 import type { DeliveryJob } from '../intake/delivery-job.ts';
 import { parkedHeaders } from './parked-job.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';

@@ -1,0 +1,51 @@
+import type { SluiceConfig } from '@sluice/config';
+import type { TopicSpec } from '@sluice/kafka';
+import { delayTopicName, parkedTopicName, waitingTopicName } from './topic-names.ts';
+
+const RETAIN_14_DAYS = String(14 * 24 * 3_600_000);
+
+type Spec = (topic: string, configEntries?: TopicSpec['configEntries']) => TopicSpec;
+
+/** Every topic the services use, with partitions, replication and topic configs from the config. */
+export function topicSpecs(config: SluiceConfig): TopicSpec[] {
+  const { topics, partitions, replicationFactor } = config.kafka;
+  const spec: Spec = (topic, configEntries) => ({
+    topic,
+    numPartitions: partitions,
+    replicationFactor,
+    ...(configEntries && { configEntries }),
+  });
+  const longRetention = [{ name: 'retention.ms', value: RETAIN_14_DAYS }];
+  // A delay record must outlive its own wait plus slack, whatever the broker default is.
+  const delayRetention = (ms: number) => [{ name: 'retention.ms', value: String(Math.max(ms * 4, 24 * 3_600_000)) }];
+  return [
+    spec(topics.events),
+    spec(topics.rejected, longRetention),
+    spec(topics.retry),
+    spec(topics.redeliver),
+    spec(topics.deadLetter, [{ name: 'retention.ms', value: '-1' }]),
+    spec(topics.attempts),
+    spec(topics.audiences),
+    spec(topics.audienceState, [{ name: 'cleanup.policy', value: 'compact' }]),
+    // Runtime state of the destinations: a handful of keys, read whole by every service.
+    spec(topics.destinationState, [{ name: 'cleanup.policy', value: 'compact' }]),
+    // One parked topic per configured destination, partitioned like the events (same key, same
+    // partition), so the events a pause parks keep their order per partition. Kept until delivered,
+    // however long the pause: the deliverer deletes what it delivered once the topic is drained.
+    ...config.destinations.map((d) => spec(parkedTopicName(config, d.id), [{ name: 'retention.ms', value: '-1' }])),
+    spec(topics.destinationActions, longRetention),
+    // Ordered destinations (docs/reference/ordering.md): the users' queue state, compacted, and one
+    // waiting topic each, partitioned like the events so a user's queue lives in one partition index.
+    ...orderingSpecs(config, spec),
+    ...config.retry.tiersMs.map((ms) => spec(delayTopicName(config, ms), delayRetention(ms))),
+  ];
+}
+
+function orderingSpecs(config: SluiceConfig, spec: Spec): TopicSpec[] {
+  const ordered = config.destinations.filter((d) => d.ordering !== undefined);
+  if (ordered.length === 0) return [];
+  return [
+    spec(config.kafka.topics.ordering, [{ name: 'cleanup.policy', value: 'compact' }]),
+    ...ordered.map((d) => spec(waitingTopicName(config, d.id), [{ name: 'retention.ms', value: '-1' }])),
+  ];
+}
