@@ -3,8 +3,11 @@ import type { AttemptResult } from '../transport/attempt-result.ts';
 import type { Deferred } from './deferral.ts';
 import type { DeliveryJob } from '../intake/delivery-job.ts';
 
-/** The `sluice.attempts` record of one request (docs/reference/delivery.md). */
-export function attemptEvent(job: DeliveryJob, attempt: number, r: AttemptResult): AttemptEvent {
+/** What an attempt record names its request by: the event, its source and destination. */
+export type AttemptSubject = Pick<DeliveryJob, 'messageId' | 'sourceId' | 'destinationId' | 'eventType'>;
+
+/** The `sluice.attempts` record of one request (docs/reference/delivery.md), a destination's webhook or an operator event. */
+export function attemptEvent(job: AttemptSubject, attempt: number, r: AttemptResult): AttemptEvent {
   const event = baseEvent(job, attempt, r.endpoint, r.outcome, r.latencyMs, r.at);
   if (r.status !== undefined) event.status = r.status;
   if (r.error !== undefined) event.error = r.error;
@@ -18,7 +21,7 @@ export function deferralEvent(job: DeliveryJob, attempt: number, d: Deferred, at
 }
 
 function baseEvent(
-  job: DeliveryJob,
+  job: AttemptSubject,
   attempt: number,
   endpoint: string,
   outcome: AttemptEvent['outcome'],
