@@ -6,13 +6,17 @@ import { type Receiver, sleep, startReceiver, testConfig, waitUntil } from '@slu
 import { Webhook } from 'standardwebhooks';
 import type { RecordSink } from '@sluice/kafka';
 import { Registry } from 'prom-client';
-import { OperatorSender } from '../src/attempt/health/operator-sender.ts';
+import type { AttemptEvent } from '@sluice/envelope';
+import type { SluiceConfig } from '@sluice/config';
+import { OperatorOutbox, OPERATOR_DESTINATION_ID, OPERATOR_SOURCE_ID } from '../src/attempt/health/operator-outbox.ts';
 import type { AttemptResult } from '../src/transport/attempt-result.ts';
+import { UndiciWebhookClient } from '../src/transport/webhook-client.ts';
 import { DelivererMetrics } from '../src/service/metrics.ts';
-import { OperatorWatch } from '../src/attempt/health/operator-watch.ts';
+import { DestinationHealth } from '../src/attempt/health/destination-health.ts';
 import { OPERATOR_QUEUE_MAX } from '../src/service/constants.ts';
 import { AutoDisableTracker } from '../src/attempt/health/auto-disable.ts';
 import { DeadLetterBursts, expiringKeys, RefusalStreaks } from '../src/attempt/health/operator-signals.ts';
+import { deliveryRig, LOOPBACK_POLICY } from './delivery-rig.ts';
 
 const HOUR = 3_600_000;
 const WHSEC = `whsec_${randomBytes(32).toString('base64')}`;
@@ -21,30 +25,34 @@ const logger = createLogger({ name: 'operator-events-test', level: 'silent' });
 describe('auto-disable tracker', () => {
   it('disables an endpoint only once no attempt got a 2xx for the whole time, then counts anew', () => {
     const t = new AutoDisableTracker();
-    assert.equal(t.observe('d', 'e', false, 0, 'http_503', 1_000), undefined);
-    assert.equal(t.observe('d', 'e', false, 999, 'timeout', 1_000), undefined);
-    assert.deepEqual(t.observe('d', 'e', false, 1_000, 'http_500', 1_000), {
+    assert.equal(t.observe({ destinationId: 'd', endpoint: 'e', at: 0, error: 'http_503' }, 1_000), undefined);
+    assert.equal(t.observe({ destinationId: 'd', endpoint: 'e', at: 999, error: 'timeout' }, 1_000), undefined);
+    assert.deepEqual(t.observe({ destinationId: 'd', endpoint: 'e', at: 1_000, error: 'http_500' }, 1_000), {
       destinationId: 'd',
       endpoint: 'e',
       failingSince: 0,
       lastError: 'http_500',
     });
     // A new count starts with the next failure.
-    assert.equal(t.observe('d', 'e', false, 1_500, 'http_503', 1_000), undefined);
-    assert.equal(t.observe('d', 'e', false, 2_499, 'http_503', 1_000), undefined);
-    assert.ok(t.observe('d', 'e', false, 2_500, 'http_503', 1_000));
+    assert.equal(t.observe({ destinationId: 'd', endpoint: 'e', at: 1_500, error: 'http_503' }, 1_000), undefined);
+    assert.equal(t.observe({ destinationId: 'd', endpoint: 'e', at: 2_499, error: 'http_503' }, 1_000), undefined);
+    assert.ok(t.observe({ destinationId: 'd', endpoint: 'e', at: 2_500, error: 'http_503' }, 1_000));
   });
 
   it('a 2xx resets the count; endpoints and destinations count apart; 0 is off', () => {
     const t = new AutoDisableTracker();
-    t.observe('d', 'e', false, 0, 'x', 1_000);
-    t.observe('d', 'e', true, 500, '', 1_000);
-    assert.equal(t.observe('d', 'e', false, 1_200, 'x', 1_000), undefined);
-    assert.equal(t.observe('d', 'other', false, 0, 'x', 1_000), undefined);
-    assert.equal(t.observe('d2', 'e', false, 0, 'x', 1_000), undefined);
-    assert.equal(t.observe('d', 'e', false, 10_000, 'x', 0), undefined);
-    t.retain((d) => d !== 'd');
-    assert.equal(t.observe('d', 'e', false, 20_000, 'x', 1_000), undefined, 'forgotten: a new count');
+    t.observe({ destinationId: 'd', endpoint: 'e', at: 0, error: 'x' }, 1_000);
+    t.observe({ destinationId: 'd', endpoint: 'e', at: 500 }, 1_000);
+    assert.equal(t.observe({ destinationId: 'd', endpoint: 'e', at: 1_200, error: 'x' }, 1_000), undefined);
+    assert.equal(t.observe({ destinationId: 'd', endpoint: 'other', at: 0, error: 'x' }, 1_000), undefined);
+    assert.equal(t.observe({ destinationId: 'd2', endpoint: 'e', at: 0, error: 'x' }, 1_000), undefined);
+    assert.equal(t.observe({ destinationId: 'd', endpoint: 'e', at: 10_000, error: 'x' }, 0), undefined);
+    t.retain((k) => k.destinationId !== 'd');
+    assert.equal(
+      t.observe({ destinationId: 'd', endpoint: 'e', at: 20_000, error: 'x' }, 1_000),
+      undefined,
+      'forgotten: a new count',
+    );
   });
 });
 
@@ -61,11 +69,13 @@ describe('operator signals', () => {
 
   it('a filter refusing every event is told when the streak reaches the limit; one let through resets it', () => {
     const s = new RefusalStreaks();
-    assert.equal(s.verdict('d', true, 2), false);
-    assert.equal(s.verdict('d', false, 2), false);
-    assert.equal(s.verdict('d', true, 2), false);
-    assert.equal(s.verdict('d', true, 2), true);
-    assert.equal(s.verdict('d', true, 2), false, 'told once per streak');
+    const refused = { destinationId: 'd', refused: true };
+    const passed = { destinationId: 'd', refused: false };
+    assert.equal(s.verdict(refused, 2), false);
+    assert.equal(s.verdict(passed, 2), false);
+    assert.equal(s.verdict(refused, 2), false);
+    assert.equal(s.verdict(refused, 2), true);
+    assert.equal(s.verdict(refused, 2), false, 'told once per streak');
   });
 
   it('finds the signing secrets whose notAfter is within the notice, not those passed or further', () => {
@@ -107,29 +117,50 @@ describe('operator signals', () => {
   });
 });
 
-describe('operator sender', () => {
+/** The deliverer's webhook client as the tests' receivers need it: loopback allowed, every other private range refused. */
+const client = new UndiciWebhookClient({ settings: () => ({ connections: 2 }), policy: () => LOOPBACK_POLICY });
+after(() => client.close());
+
+const operatorConfig = (url: string): SluiceConfig => testConfig({ operatorEvents: { url, secret: WHSEC } });
+
+/** An outbox to `url` over the shared client; what it counts and the attempt records it writes. */
+const outbox = (url: string, backoffMs: readonly number[] = [10, 10]) => {
+  const config = operatorConfig(url);
+  const counts: string[] = [];
+  const attempts: AttemptEvent[] = [];
+  const sink: RecordSink = {
+    send: async (topic, m) => {
+      assert.equal(topic, config.kafka.topics.attempts);
+      attempts.push(JSON.parse(String(m.value)));
+    },
+  };
+  const s = new OperatorOutbox({
+    config: () => config,
+    client,
+    sink,
+    logger,
+    now: Date.now,
+    counted: (type, outcome) => counts.push(`${type}:${outcome}`),
+    backoffMs,
+  });
+  return { s, counts, attempts };
+};
+
+describe('operator outbox', () => {
   const receivers: Receiver[] = [];
   after(async () => {
     for (const r of receivers) await r.close();
   });
-  const sender = async (status: (n: number) => number, counts: string[]) => {
+  const receiver = async (status: (n: number) => number) => {
     const r = await startReceiver({ behaviour: (_req, i) => ({ status: status(i) }) });
     receivers.push(r);
-    const s = new OperatorSender({
-      settings: () => ({ url: r.url, secret: WHSEC, deadLetterBurst: 1, filterRefusesAll: 1, secretExpiryNoticeMs: 1 }),
-      timeoutMs: () => 2_000,
-      logger,
-      now: Date.now,
-      counted: (type, outcome) => counts.push(`${type}:${outcome}`),
-      backoffMs: [10, 10],
-    });
-    return { r, s };
+    return r;
   };
 
   it('POSTs each event signed (verified with the standardwebhooks library), in order, retrying failures', async () => {
-    const counts: string[] = [];
     // The first request fails: the event is sent again.
-    const { r, s } = await sender((i) => (i === 0 ? 503 : 204), counts);
+    const r = await receiver((i) => (i === 0 ? 503 : 204));
+    const { s, counts } = outbox(r.url);
     s.send({ type: 'destination.filter_refuses_all', destinationId: 'd', refused: 5 });
     s.send(
       { type: 'destination.dead_letter_burst', destinationId: 'd', deadLetters: 9, windowSeconds: 60 },
@@ -161,8 +192,8 @@ describe('operator sender', () => {
   });
 
   it('gives up after its retries (failed), and drops the oldest when its queue is full, never blocking the caller', async () => {
-    const counts: string[] = [];
-    const { s } = await sender(() => 500, counts);
+    const r = await receiver(() => 500);
+    const { s, counts } = outbox(r.url);
     const started = performance.now();
     for (let i = 0; i <= OPERATOR_QUEUE_MAX + 1; i++)
       s.send({ type: 'destination.filter_refuses_all', destinationId: `d${i}`, refused: 1 });
@@ -176,9 +207,107 @@ describe('operator sender', () => {
     await s.close();
     assert.equal(counts.length, OPERATOR_QUEUE_MAX + 2, 'every event counted once: failed or dropped');
   });
+
+  it("goes as a destination's webhook: refused by the SSRF policy, retried after a 503, each try recorded", async () => {
+    const refusedUrl = 'http://169.254.169.254/latest/hook';
+    // Each sender's first request gets a 503, its next a 200.
+    let answers = [503];
+    const flaky = await receiver(() => answers.shift() ?? 200);
+    const event = { type: 'destination.filter_refuses_all', destinationId: 'shop', refused: 7 } as const;
+
+    // What a destination's webhook to the same two URLs gets through the same kind of client.
+    const destinationConfig = testConfig({
+      sources: [{ id: 's', writeKeys: ['k'] }],
+      destinations: [
+        { id: 'refused', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: refusedUrl }] } },
+        { id: 'flaky', type: 'webhooks', sourceIds: ['s'], settings: { webhooks: [{ url: flaky.url }] } },
+      ],
+      delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
+    });
+    const rig = deliveryRig(destinationConfig, { connections: 2 });
+    const decisions = [];
+    for (const d of destinationConfig.destinations)
+      decisions.push(
+        await rig.delivery.run(
+          {
+            key: 'u',
+            body: Buffer.from('{}'),
+            messageId: `m-${d.id}`,
+            sourceId: 's',
+            destinationId: d.id,
+            eventType: 'track',
+            endpoints: d.endpoints.map((e) => e.ref),
+          },
+          d,
+        ),
+      );
+    await rig.close();
+    assert.deepEqual(
+      decisions.map((d) => d.kind),
+      ['dead', 'retry'],
+      'refused: never retried; a 503: retried',
+    );
+    const destinationAttempts = rig.sent
+      .filter((x) => x.topic === destinationConfig.kafka.topics.attempts)
+      .map((x) => JSON.parse(String(x.message.value)) as AttemptEvent);
+    const shape = (a: AttemptEvent) => ({
+      endpoint: a.endpoint,
+      attempt: a.attempt,
+      outcome: a.outcome,
+      status: a.status,
+      error: a.error,
+    });
+
+    // The SSRF policy refuses the operator URL: one try, no request, recorded, not tried again.
+    const refused = outbox(refusedUrl);
+    refused.s.send(event);
+    await waitUntil(() => refused.counts.length === 1, 10_000, 'the refused event ended');
+    assert.deepEqual(refused.counts, ['destination.filter_refuses_all:failed']);
+    assert.deepEqual(refused.attempts.map(shape), [shape(destinationAttempts[0]!)]);
+    assert.deepEqual(shape(refused.attempts[0]!), {
+      endpoint: refusedUrl,
+      attempt: 1,
+      outcome: 'permanent',
+      status: undefined,
+      error: 'ssrf_blocked',
+    });
+    await refused.s.close();
+
+    // The 503 is tried again after the backoff; the 200 ends it. Both tries recorded.
+    answers = [503];
+    const retried = outbox(flaky.url);
+    const before = flaky.requests.length;
+    retried.s.send(event);
+    await waitUntil(() => retried.counts.length === 1, 10_000, 'the retried event ended');
+    assert.deepEqual(retried.counts, ['destination.filter_refuses_all:sent']);
+    assert.equal(flaky.requests.length - before, 2);
+    const [first, second] = retried.attempts;
+    assert.deepEqual(shape(first!), shape(destinationAttempts[1]!), "the 503 recorded as the destination's");
+    assert.deepEqual(shape(first!), {
+      endpoint: flaky.url,
+      attempt: 1,
+      outcome: 'retryable',
+      status: 503,
+      error: 'http_503',
+    });
+    assert.deepEqual(shape(second!), {
+      endpoint: flaky.url,
+      attempt: 2,
+      outcome: 'success',
+      status: 200,
+      error: undefined,
+    });
+    for (const a of retried.attempts) {
+      assert.equal(a.sourceId, OPERATOR_SOURCE_ID);
+      assert.equal(a.destinationId, OPERATOR_DESTINATION_ID);
+      assert.equal(a.eventType, 'destination.filter_refuses_all');
+      assert.equal(a.messageId, flaky.requests.at(-1)!.headers['webhook-id'], 'named by its webhook-id');
+    }
+    await retried.s.close();
+  });
 });
 
-describe('operator watch', () => {
+describe('destination health', () => {
   const receivers: Receiver[] = [];
   after(async () => {
     for (const r of receivers) await r.close();
@@ -211,7 +340,15 @@ describe('operator watch', () => {
     };
     const registry = new Registry();
     const metrics = new DelivererMetrics(registry);
-    const watch = new OperatorWatch({ config: () => config, sink, metrics, logger, now: () => now, backoffMs: [10] });
+    const watch = new DestinationHealth({
+      config: () => config,
+      sink,
+      client,
+      metrics,
+      logger,
+      now: () => now,
+      backoffMs: [10],
+    });
     const fail = (at: number): AttemptResult => ({
       endpoint: 'https://example.com/h',
       outcome: 'retryable',
@@ -222,8 +359,8 @@ describe('operator watch', () => {
     watch.attempted('d', fail(now));
     now += 60_000;
     watch.attempted('d', fail(now));
-    await waitUntil(() => sent.length === 2, 5_000, 'state and action written');
     const t = config.kafka.topics;
+    await waitUntil(() => sent.filter((s) => s.topic !== t.attempts).length === 2, 5_000, 'state and action written');
     const state = sent.find((s) => s.topic === t.destinationState)!;
     assert.equal(state.key, 'd/https://example.com/h');
     assert.deepEqual(Object.keys(state.value).sort(), ['at', 'auto', 'by', 'reason', 'state']);
@@ -236,20 +373,20 @@ describe('operator watch', () => {
     assert.match(await registry.metrics(), /sluice_deliverer_auto_disabled_total\{destination="d"\} 1/);
 
     for (let i = 0; i < 3; i++) watch.deadLettered('d');
-    watch.checkSecrets();
-    watch.checkSecrets();
+    watch.signals.checkSecrets();
+    watch.signals.checkSecrets();
     await waitUntil(() => operator.requests.length === 3, 5_000, 'three operator events');
     const types = operator.requests.map((r) => JSON.parse(r.body.toString()).type);
     assert.deepEqual(types, ['endpoint.disabled', 'destination.dead_letter_burst', 'signing_secret.expiring']);
 
     // Action records: an operator's action is told with who and why; auto-disable's and odd records are not.
-    const record = (r: unknown) => watch.onActionRecord(Buffer.from(JSON.stringify(r)));
+    const record = (r: unknown) => watch.relay.record(Buffer.from(JSON.stringify(r)));
     record({ action: 'disable', destinationId: 'd', endpointRef: 'e', reason: 'x', by: 'sluice', auto: true });
     record({ action: 'constructor', destinationId: 'd', reason: 'x', by: 'y' });
     record({ action: 'pause', reason: 'no destination' });
     record(42);
-    watch.onActionRecord(Buffer.from('not json'));
-    watch.onActionRecord(null);
+    watch.relay.record(Buffer.from('not json'));
+    watch.relay.record(null);
     record({ action: 'pause', destinationId: 'd', reason: 'maintenance', by: 'ana', at: '2026-01-01T01:00:00.000Z' });
     await waitUntil(() => operator.requests.length === 4, 5_000, 'the pause told');
     await sleep(100);

@@ -71,7 +71,7 @@ function fixture(
     metrics,
     logger: createLogger({ name: 'test', level: 'silent' }),
     now: () => NOW,
-    watch: { filtered: (destinationId, refused) => void verdicts.push([destinationId, refused]) },
+    watch: { filtered: ({ destinationId, refused }) => void verdicts.push([destinationId, refused]) },
   });
   return { handle, sent, runs, dead, metrics, refuses };
 }

@@ -3,8 +3,11 @@ import type { AttemptResult } from '../transport/attempt-result.ts';
 import type { Deferred } from './deferral.ts';
 import type { DeliveryJob } from '../intake/delivery-job.ts';
 
-/** The `sluice.attempts` record of one request (docs/reference/delivery.md). */
-export function attemptEvent(job: DeliveryJob, attempt: number, r: AttemptResult): AttemptEvent {
+/** What an attempt record names its request by: the event, its source and destination. */
+export type AttemptSubject = Pick<DeliveryJob, 'messageId' | 'sourceId' | 'destinationId' | 'eventType'>;
+
+/** The `sluice.attempts` record of one request (docs/reference/delivery.md), a destination's webhook or an operator event. */
+export function attemptEvent(job: AttemptSubject, attempt: number, r: AttemptResult): AttemptEvent {
   const event = baseEvent(job, attempt, r);
   if (r.status !== undefined) event.status = r.status;
   if (r.error !== undefined) event.error = r.error;
@@ -31,7 +34,7 @@ interface EventFields {
   at: number;
 }
 
-function baseEvent(job: DeliveryJob, attempt: number, fields: EventFields): AttemptEvent {
+function baseEvent(job: AttemptSubject, attempt: number, fields: EventFields): AttemptEvent {
   const { endpoint, outcome, latencyMs, at } = fields;
   return {
     messageId: job.messageId,

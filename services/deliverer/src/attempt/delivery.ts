@@ -16,9 +16,8 @@ import { admitEndpoints, isDeferred, sendRequest, type Outcome, type RequestDeps
 import type { EndpointGates } from './endpoint-gates.ts';
 import type { IsolationMetrics } from './isolation-metrics.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
-import type { DeliveryWatch } from './health/operator-watch.ts';
 import { LogRateLimiter } from '../service/log-rate-limit.ts';
-import { Settler, type AttemptContext, type DeadLetter } from './settle.ts';
+import { type OutcomeWatch, Settler, type AttemptContext, type DeadLetter } from './settle.ts';
 
 /** At most one "held back" line per destination per this many ms. */
 export const HELD_BACK_LOG_INTERVAL_MS = 10_000;
@@ -45,7 +44,7 @@ export interface DeliveryDeps {
    */
   crowded?: () => boolean;
   /** Told of every attempt result and dead letter (auto-disable, operator events). */
-  watch?: DeliveryWatch;
+  watch?: OutcomeWatch;
   /** Spans of deliveries, attempts and dead letters (docs/reference/observability.md, "Tracing"); default off. */
   tracing?: Tracing;
 }

@@ -9,7 +9,6 @@ import { deferralWaitMs, type Deferred } from './deferral.ts';
 import { stateAfterAttempt, type DeliveryJob } from '../intake/delivery-job.ts';
 import { decidePart, type PartDecision } from './part-decision.ts';
 import type { IsolationMetrics } from './isolation-metrics.ts';
-import type { DeliveryWatch } from './health/operator-watch.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
 
 export interface SettleDeps {
@@ -20,10 +19,16 @@ export interface SettleDeps {
   now: () => number;
   /** Uniform in [0, 1): the jitter of deferral waits. */
   random: () => number;
-  /** Told of every attempt result and dead letter (auto-disable, operator events). */
-  watch?: DeliveryWatch;
+  /** Told of every attempt result and dead letter (destination health: auto-disable, operator events). */
+  watch?: OutcomeWatch;
   /** A dead letter's span (docs/reference/observability.md, "Tracing"). */
   tracing?: Tracing;
+}
+
+/** What the settling tells of its outcomes: each attempt's result and each dead letter. */
+export interface OutcomeWatch {
+  attempted(destinationId: string, result: AttemptResult): void;
+  deadLettered(destinationId: string): void;
 }
 
 /** The batch an event went in (docs/reference/batches.md): carried on its attempt records. */

@@ -3,7 +3,6 @@ import { type EventEnvelope, noRequestRecord } from '@sluice/envelope';
 import { filterAccepts } from '@sluice/event-filter';
 import type { RecordSink } from '@sluice/kafka';
 import type { DelivererMetrics } from '../service/metrics.ts';
-import type { DeliveryWatch } from '../attempt/health/operator-watch.ts';
 
 export interface FilterDeps {
   config: () => SluiceConfig;
@@ -11,7 +10,18 @@ export interface FilterDeps {
   metrics: DelivererMetrics;
   now: () => number;
   /** Told of each verdict (a filter that refuses everything is an operator event). */
-  watch?: Pick<DeliveryWatch, 'filtered'>;
+  watch?: FilterWatch;
+}
+
+/** One verdict of a destination's filter on an event. */
+export interface FilterVerdict {
+  destinationId: string;
+  refused: boolean;
+}
+
+/** What the filtering tells of each verdict. */
+export interface FilterWatch {
+  filtered(verdict: FilterVerdict): void;
 }
 
 /** A new event as `filterRouted` judges it, with its record's key (written on its `filtered` records). */
@@ -43,9 +53,9 @@ export function filterRouted(deps: FilterDeps, incoming: NewEvent, routed: Desti
     if (d.filter === undefined) accepted.push(d);
     else if (filterAccepts(d.filter, event)) {
       accepted.push(d);
-      deps.watch?.filtered(d.id, false);
+      deps.watch?.filtered({ destinationId: d.id, refused: false });
     } else {
-      deps.watch?.filtered(d.id, true);
+      deps.watch?.filtered({ destinationId: d.id, refused: true });
       deps.metrics.filtered.inc({ destination: d.id });
       writes.push(
         deps.sink.send(deps.config().kafka.topics.attempts, {

@@ -23,7 +23,7 @@ import { createParkedHandler } from '../intake/handle-parked.ts';
 import { createRecordHandler, type RecordHandlerDeps } from '../intake/handle-record.ts';
 import { IsolationMetrics } from '../attempt/isolation-metrics.ts';
 import { DelivererMetrics } from './metrics.ts';
-import { OperatorWatch } from '../attempt/health/operator-watch.ts';
+import { DestinationHealth } from '../attempt/health/destination-health.ts';
 import { OrderingStore, type OrderingStoreDeps } from '../ordering/ordering-store.ts';
 import { Ordering } from '../ordering/ordering.ts';
 import { QueueStates } from '../ordering/queue-states.ts';
@@ -89,18 +89,6 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
     const gates = new EndpointGates(ctx.logger);
     const isolation = new IsolationMetrics(ctx.registry, gates);
 
-    const watch = new OperatorWatch({
-      config: () => ctx.config.current,
-      sink,
-      metrics,
-      logger: ctx.logger,
-      now: options.now ?? Date.now,
-      ...(options.operatorBackoffMs && { backoffMs: options.operatorBackoffMs }),
-    });
-    await life.start({ name: 'operator events', stop: () => watch.stop() }, () =>
-      watch.start(kafka, `${delivererGroupId(initial)}.${OPERATOR_GROUP_SUFFIX}`),
-    );
-
     let policy = addressPolicy(initial);
     const client =
       options.webhookClient ??
@@ -116,6 +104,19 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
       stop: () => client.close(),
       ...(client instanceof WebhookThread && { fatal: client.died }),
     });
+    // Destination health; its operator events go through the same client as every webhook.
+    const watch = new DestinationHealth({
+      config: () => ctx.config.current,
+      sink,
+      client,
+      metrics,
+      logger: ctx.logger,
+      now: options.now ?? Date.now,
+      ...(options.operatorBackoffMs && { backoffMs: options.operatorBackoffMs }),
+    });
+    await life.start({ name: 'operator events', stop: () => watch.stop() }, () =>
+      watch.start(kafka, `${delivererGroupId(initial)}.${OPERATOR_GROUP_SUFFIX}`),
+    );
     // Everything a reload needs is built before the new config is swapped in: a policy that
     // cannot be built refuses the reload, and the running policy and thread stay as they are.
     const stopReloading = ctx.config.onReload((config: SluiceConfig) => {

@@ -1,5 +1,7 @@
 import type { SluiceConfig } from '@sluice/config';
 import type { SigningKey } from '@sluice/webhook-signature';
+import type { FilterVerdict } from '../../intake/filter-routed.ts';
+import { SECRET_CHECK_INTERVAL_MS } from '../../service/constants.ts';
 
 /** The operator events (docs/reference/operator-events.md): their `type`, and what each carries besides `type` and `at`. */
 export type OperatorEvent =
@@ -20,6 +22,9 @@ export type OperatorEvent =
       index: number;
       notAfter: string;
     };
+
+/** Queues an operator event; `at` (ISO) is when its fact happened, default now (`OperatorOutbox.send`). */
+export type TellOperator = (event: OperatorEvent, at?: string) => void;
 
 const BURST_WINDOW_MS = 60_000;
 
@@ -48,8 +53,9 @@ export class DeadLetterBursts {
 export class RefusalStreaks {
   readonly #streaks = new Map<string, number>();
 
-  verdict(destinationId: string, refused: boolean, limit: number): boolean {
-    if (!refused) {
+  verdict(verdict: FilterVerdict, limit: number): boolean {
+    const { destinationId } = verdict;
+    if (!verdict.refused) {
       this.#streaks.delete(destinationId);
       return false;
     }
@@ -78,4 +84,75 @@ export function expiringKeys(config: SluiceConfig, now: number, noticeMs: number
     scan(d.id, 'standard-webhooks', d.signing.standardWebhooksKeys);
   }
   return out;
+}
+
+export interface OperatorSignalsDeps {
+  config: () => SluiceConfig;
+  now: () => number;
+  tell: TellOperator;
+}
+
+/**
+ * The operator events of what the deliveries see (docs/reference/operator-events.md): dead-letter
+ * bursts, a filter refusing every event, and signing secrets about to expire (checked at start and
+ * every 15 minutes). Nothing is counted while `operatorEvents` is absent.
+ */
+export class OperatorSignals {
+  readonly #deps: OperatorSignalsDeps;
+  readonly #bursts = new DeadLetterBursts();
+  readonly #refusals = new RefusalStreaks();
+  readonly #expiryTold = new Set<string>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(deps: OperatorSignalsDeps) {
+    this.#deps = deps;
+  }
+
+  /** Checks the signing secrets now and every 15 minutes. */
+  start(): void {
+    this.checkSecrets();
+    this.#timer = setInterval(() => this.checkSecrets(), SECRET_CHECK_INTERVAL_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  deadLettered(destinationId: string): void {
+    const settings = this.#deps.config().operatorEvents;
+    if (settings === undefined) return;
+    const count = this.#bursts.add(destinationId, this.#deps.now(), settings.deadLetterBurst);
+    if (count !== undefined)
+      this.#deps.tell({
+        type: 'destination.dead_letter_burst',
+        destinationId,
+        deadLetters: count,
+        windowSeconds: this.#bursts.windowSeconds,
+      });
+  }
+
+  filtered(verdict: FilterVerdict): void {
+    const settings = this.#deps.config().operatorEvents;
+    if (settings === undefined) return;
+    if (this.#refusals.verdict(verdict, settings.filterRefusesAll))
+      this.#deps.tell({
+        type: 'destination.filter_refuses_all',
+        destinationId: verdict.destinationId,
+        refused: settings.filterRefusesAll,
+      });
+  }
+
+  /** Sends `signing_secret.expiring` for each key newly within the notice. */
+  checkSecrets(): void {
+    const config = this.#deps.config();
+    const settings = config.operatorEvents;
+    if (settings === undefined) return;
+    for (const event of expiringKeys(config, this.#deps.now(), settings.secretExpiryNoticeMs)) {
+      const key = `${event.destinationId}/${event.scheme}/${event.index}/${event.notAfter}`;
+      if (this.#expiryTold.has(key)) continue;
+      this.#expiryTold.add(key);
+      this.#deps.tell(event);
+    }
+  }
 }
