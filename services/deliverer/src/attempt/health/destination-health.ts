@@ -2,7 +2,10 @@ import type { SluiceConfig } from '@sluice/config';
 import type { Kafka, RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import type { FilterVerdict, FilterWatch } from '../../intake/filter-routed.ts';
+import { delivererGroupId } from '../../service/config.ts';
+import { OPERATOR_GROUP_SUFFIX } from '../../service/constants.ts';
 import type { DelivererMetrics } from '../../service/metrics.ts';
+import type { StartContext } from '../../service/options.ts';
 import type { AttemptResult } from '../../transport/attempt-result.ts';
 import type { WebhookClient } from '../../transport/webhook-client.ts';
 import type { OutcomeWatch } from '../settle.ts';
@@ -81,4 +84,23 @@ export class DestinationHealth implements OutcomeWatch, FilterWatch {
   retain(config: SluiceConfig): void {
     this.#autoDisable.retain(config);
   }
+}
+
+/** Destination health started beside the deliveries it watches; its operator events go through `parts.client`. */
+export async function startDestinationHealth(
+  start: StartContext,
+  parts: Pick<DestinationHealthDeps, 'sink' | 'client' | 'metrics'>,
+): Promise<DestinationHealth> {
+  const { ctx, life, options } = start;
+  const health = new DestinationHealth({
+    ...parts,
+    config: () => ctx.config.current,
+    logger: ctx.logger,
+    now: options.now ?? Date.now,
+    ...(options.operatorBackoffMs && { backoffMs: options.operatorBackoffMs }),
+  });
+  await life.start({ name: 'operator events', stop: () => health.stop() }, () =>
+    health.start(start.kafka, `${delivererGroupId(ctx.config.current)}.${OPERATOR_GROUP_SUFFIX}`),
+  );
+  return health;
 }

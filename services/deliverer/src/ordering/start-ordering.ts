@@ -1,0 +1,63 @@
+import type { RecordSink } from '@sluice/kafka';
+import type { Delivery } from '../attempt/delivery.ts';
+import { delivererGroupId } from '../service/config.ts';
+import type { DelivererMetrics } from '../service/metrics.ts';
+import type { StartContext } from '../service/options.ts';
+import { OrderingStore } from './ordering-store.ts';
+import { Ordering } from './ordering.ts';
+import { QueueStates } from './queue-states.ts';
+import { startWaitingTrim } from './waiting-trim.ts';
+
+/** Per-user order as started: its queues' store and the ordering that runs them. */
+export interface StartedOrdering {
+  store: OrderingStore;
+  ordering: Ordering;
+}
+
+/**
+ * Per-user order (docs/reference/ordering.md), when a destination asks for it at start: the users'
+ * queues read whole from `sluice.ordering` before any event is handled.
+ */
+export async function startOrdering(
+  start: StartContext,
+  parts: { sink: RecordSink; metrics: DelivererMetrics; delivery: Pick<Delivery, 'deadLetter'> },
+): Promise<StartedOrdering | undefined> {
+  const { ctx, life, options, kafka, admin } = start;
+  const initial = ctx.config.current;
+  if (Ordering.topics(initial).length === 0) return undefined;
+  const states = new QueueStates(initial.delivery.orderingStateBytes);
+  parts.metrics.readOrderingStateFrom(() => states.bytes);
+  const store = new OrderingStore({
+    kafka,
+    admin,
+    sink: parts.sink,
+    topic: () => ctx.config.current.kafka.topics.ordering,
+    logger: ctx.logger,
+    groupPrefix: `${delivererGroupId(initial)}.ordering`,
+    retry: life.retryKafka,
+    states,
+    onWritten: (bytes) => parts.metrics.orderingStateWritten.inc(bytes),
+  });
+  await life.start({ name: 'ordering state', stop: () => store.close(), ready: { kafka: () => store.connected } }, () =>
+    store.start(),
+  );
+  const ordering = new Ordering({
+    config: () => ctx.config.current,
+    sink: parts.sink,
+    store,
+    deadLetter: (job, dead) => parts.delivery.deadLetter(job, dead),
+    metrics: parts.metrics,
+    logger: ctx.logger,
+    now: Date.now,
+  });
+  life.add({ name: 'ordering', stopIntake: () => ordering.close(), stop: () => ordering.close() });
+  const stopTrim = startWaitingTrim({
+    admin,
+    groupId: delivererGroupId(initial),
+    topics: Ordering.topics(initial),
+    logger: ctx.logger,
+    ...(options.waitingTrimIntervalMs !== undefined && { everyMs: options.waitingTrimIntervalMs }),
+  });
+  life.add({ name: 'waiting trim', stop: stopTrim });
+  return { store, ordering };
+}
