@@ -11,9 +11,9 @@ import { type AuditFlags, audit } from './commands/audit.ts';
 import { dlqList, dlqReplay, type DlqListFlags, type DlqReplayFlags } from './commands/dlq.ts';
 import { send } from './commands/send.ts';
 import { topics } from './commands/topics.ts';
-import { verify } from './commands/verify.ts';
+import { verify, type VerifyOptions } from './commands/verify.ts';
 import { CALL_TYPES, DEFAULT_TEST_EVENT, DEFAULT_TEST_USER, type CallType } from './domain/test-call.ts';
-import { VERIFY_SCHEMES, type VerifyScheme } from './domain/verify-request.ts';
+import { VERIFY_SCHEMES } from './domain/verify-request.ts';
 import { CliError, type CliIo } from './io.ts';
 import { readSecret } from './secret-input.ts';
 import packageJson from '../package.json' with { type: 'json' };
@@ -148,33 +148,21 @@ export function buildProgram(io: CliIo): Command {
       'the X-Batch-Size header value: the number of events the body must hold',
       positiveInteger,
     )
-    .action(
-      (o: {
-        secret?: string;
-        secretEnv?: string;
-        secretFile?: string;
-        signature: string;
-        scheme?: VerifyScheme;
-        webhookId?: string;
-        webhookTimestamp?: string;
-        tolerance?: string;
-        batchId?: string;
-        batchSize?: number;
-      }) =>
-        verify(io, {
-          secret: readSecret(io, 'secret', {
-            ...(o.secret !== undefined && { value: o.secret }),
-            ...(o.secretEnv !== undefined && { env: o.secretEnv }),
-            ...(o.secretFile !== undefined && { file: o.secretFile }),
-          }),
-          signature: o.signature,
-          ...(o.scheme !== undefined && { scheme: o.scheme }),
-          ...(o.webhookId !== undefined && { webhookId: o.webhookId }),
-          ...(o.webhookTimestamp !== undefined && { webhookTimestamp: o.webhookTimestamp }),
-          ...(o.tolerance !== undefined && { tolerance: o.tolerance }),
-          ...(o.batchId !== undefined && { batchId: o.batchId }),
-          ...(o.batchSize !== undefined && { batchSize: o.batchSize }),
+    .action((o: Omit<VerifyOptions, 'secret'> & { secret?: string; secretEnv?: string; secretFile?: string }) =>
+      verify(io, {
+        secret: readSecret(io, 'secret', {
+          ...(o.secret !== undefined && { value: o.secret }),
+          ...(o.secretEnv !== undefined && { env: o.secretEnv }),
+          ...(o.secretFile !== undefined && { file: o.secretFile }),
         }),
+        signature: o.signature,
+        ...(o.scheme !== undefined && { scheme: o.scheme }),
+        ...(o.webhookId !== undefined && { webhookId: o.webhookId }),
+        ...(o.webhookTimestamp !== undefined && { webhookTimestamp: o.webhookTimestamp }),
+        ...(o.tolerance !== undefined && { tolerance: o.tolerance }),
+        ...(o.batchId !== undefined && { batchId: o.batchId }),
+        ...(o.batchSize !== undefined && { batchSize: o.batchSize }),
+      }),
     );
 
   program

@@ -53,9 +53,8 @@ export interface AttemptEntry {
   batchSize?: number;
 }
 
-/** A destination's filter refused the event: no attempt was made (docs/reference/filters.md). */
-export interface FilteredEntry {
-  kind: 'filtered';
+/** What a record of an event not attempted (filtered, waiting) says of it: which, where to, and when. */
+interface UnattemptedEntry {
   position: RecordPosition;
   sourceId: string;
   messageId: string;
@@ -64,15 +63,14 @@ export interface FilteredEntry {
   at: number;
 }
 
+/** A destination's filter refused the event: no attempt was made (docs/reference/filters.md). */
+export interface FilteredEntry extends UnattemptedEntry {
+  kind: 'filtered';
+}
+
 /** The event waits behind an earlier event of its user (docs/reference/ordering.md): no attempt yet. */
-export interface WaitingEntry {
+export interface WaitingEntry extends UnattemptedEntry {
   kind: 'waiting';
-  position: RecordPosition;
-  sourceId: string;
-  messageId: string;
-  destinationId: string;
-  eventType: string;
-  at: number;
   /** The message id of the event it waits for. */
   waitingFor: string;
 }
