@@ -128,7 +128,7 @@ function filesUnder(dir: string, prefix: string, keep: (name: string) => boolean
 }
 
 /**
- * The `.ts`/`.js` files of a service: paths relative to its `src/` (`intake/window.ts`), and
+ * The `.ts`/`.js` files of a service: paths relative to its `src/` (`attempt/window.ts`), and
  * those of its side folders relative to the service (`console/app.js`).
  */
 export function serviceSourceFiles(service: string): string[] {

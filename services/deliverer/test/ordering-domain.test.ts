@@ -22,7 +22,7 @@ import {
 import { decodeStateRecord, QueueStates } from '../src/ordering/queue-states.ts';
 import { parkedHeaders, unparkJob } from '../src/parking/parked-job.ts';
 import type { DeliveryJob } from '../src/intake/delivery-job.ts';
-import { attemptWindow, checkWindow } from '../src/intake/window.ts';
+import { attemptWindow, checkWindow } from '../src/attempt/window.ts';
 
 const limits = { maxEvents: 2, maxBytes: 1_000 };
 const fresh = (id: string, inFlight = false) => ({ messageId: id, bytes: 10, inFlight });

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { testRetryState } from '@sluice/testkit';
 import type { DeliveryJob } from '../src/intake/delivery-job.ts';
 import { PARKED_HEADER, parkedHeaders, unparkJob } from '../src/parking/parked-job.ts';
-import { attemptWindow, checkWindow } from '../src/intake/window.ts';
+import { attemptWindow, checkWindow } from '../src/attempt/window.ts';
 
 const T0 = 1_700_000_000_000;
 const HOUR = 3_600_000;

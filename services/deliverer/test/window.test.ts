@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RetryState } from '@sluice/envelope';
-import { acceptedAt, attemptWindow, checkWindow, LAST_RETRY_GRACE_MS } from '../src/intake/window.ts';
+import { acceptedAt, attemptWindow, checkWindow, LAST_RETRY_GRACE_MS } from '../src/attempt/window.ts';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
 const H4 = 4 * 3_600_000;

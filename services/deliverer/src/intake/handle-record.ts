@@ -17,15 +17,15 @@ import { REJECT_ORIGIN } from '../service/constants.ts';
 import type { Delivery } from '../attempt/delivery.ts';
 import { type FilterDeps, filterRouted } from './filter-routed.ts';
 import type { DeliveryJob } from './delivery-job.ts';
-import type { StepOutcome } from '../ordering/queue-rules.ts';
 import { classifyFailure, type RecordStep, type RejectReason } from './poison.ts';
-import { acceptedAt, attemptWindow, checkWindow } from './window.ts';
+import { acceptedAt } from '../attempt/window.ts';
+import { createAttemptStep } from '../attempt/attempt-step.ts';
 import { isInfrastructureFailure } from './infrastructure-errors.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
-import type { AttemptStep, Ordering } from '../ordering/ordering.ts';
+import type { Ordering } from '../ordering/ordering.ts';
 import type { Parking } from '../parking/parking.ts';
 import { intakeContext, liveDestinationOrDeadLetter } from './live-destination.ts';
-import { takenOut, type Turn } from './turn.ts';
+import type { Turn } from './turn.ts';
 
 export interface RecordHandlerDeps {
   config: () => SluiceConfig;
@@ -54,7 +54,7 @@ export type DeliverStep = (turn: Turn) => Promise<void>;
 
 /**
  * The step both the live records and the parked ones go through. No attempt starts once the
- * event's window is closed (`intake/window.ts`): the job is dead-lettered as `window_exhausted`.
+ * event's window is closed (`attempt/window.ts`): the job is dead-lettered as `window_exhausted`.
  * A stopped destination's job is parked; so is a live job while its destination's parked topic
  * drains (a parked job is then attempted: it is the drain). Endpoints paused on their own are
  * left out of the attempt (`Parking.activeEndpoints`). A destination with per-user order runs it
@@ -72,39 +72,6 @@ export function createDeliverStep(
   };
 }
 
-const OUTCOMES = { delivered: 'delivered', retry: 'retrying', defer: 'retrying', dead: 'dead' } as const;
-
-/** One attempt step (window check, pause, attempt) and what became of the job. */
-export function createAttemptStep(
-  deps: Pick<RecordHandlerDeps, 'config' | 'delivery' | 'parking' | 'now'>,
-): AttemptStep {
-  const now = deps.now ?? Date.now;
-  return async (turn): Promise<StepOutcome> => {
-    const { destination, acceptedAt } = turn;
-    let { job } = turn;
-    const window = attemptWindow(job, acceptedAt, deps.config().retry.windowMs);
-    const verdict = window === undefined ? undefined : checkWindow(window, now());
-    if (verdict?.open === false) {
-      await deps.delivery.deadLetter(job, {
-        reason: 'window_exhausted',
-        lastError: verdict.message,
-        windowOpenedAt: window!.opensAt,
-      });
-      return 'dead';
-    }
-    const { parking } = deps;
-    if (parking) {
-      if (takenOut(turn) ? parking.stopped(destination) : parking.mustPark(destination)) {
-        await parking.park(job, acceptedAt);
-        return 'parked';
-      }
-      const endpoints = parking.activeEndpoints(destination, job.endpoints);
-      if (endpoints !== job.endpoints) job = { ...job, endpoints };
-    }
-    return OUTCOMES[(await deps.delivery.run(job, destination)).kind];
-  };
-}
-
 /** Where the handling of one record got to, and what it learnt: names the reason if it fails. */
 interface Progress {
   step: RecordStep;
@@ -117,7 +84,7 @@ interface Progress {
  * to the endpoints the retry names). Bad input goes to `sluice.rejected`, and so does a record
  * any step of which throws (decode, route, render, encode, sign, send): one record never stops its
  * partition. Only infrastructure failures (`isInfrastructureFailure`) are thrown on, and end the
- * consumer. No attempt starts once the event's window is closed (`intake/window.ts`): the job is
+ * consumer. No attempt starts once the event's window is closed (`attempt/window.ts`): the job is
  * dead-lettered as `window_exhausted`.
  */
 export function createRecordHandler(

@@ -1,4 +1,4 @@
-import type { DeliveryJob } from './delivery-job.ts';
+import type { DeliveryJob } from '../intake/delivery-job.ts';
 
 /**
  * The span in which attempts of one event may start (docs/reference/retries.md): `lengthMs`
