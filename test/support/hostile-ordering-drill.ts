@@ -153,6 +153,59 @@ function memoryBounds(o: HostileOrderingOptions, f: Figures): string[] {
   return broken;
 }
 
+/** CPU seconds (user + system) a process has used, from /proc; undefined without /proc or the process. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields 14 and 15 (utime, stime) after the parenthesised command name, in clock ticks (100 a second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds the whole machine was busy (every core), from /proc/stat. */
+function machineBusySeconds(): number | undefined {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+    return ticks.slice(0, 8).reduce((sum, n, i) => (i === 3 || i === 4 ? sum : sum + n), 0) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where the CPU went since the last call: per service process, this process (load generator and
+ * receivers), and the rest of the machine (the broker and anything else), in CPU seconds.
+ */
+function cpuSplit(p: Pipeline): () => string {
+  const read = () => {
+    const parts = new Map<string, number | undefined>();
+    for (const svc of p.services.values()) parts.set(svc.name, cpuSeconds(svc.child?.pid));
+    const self = process.cpuUsage();
+    parts.set('drill', (self.user + self.system) / 1e6);
+    parts.set('machine', machineBusySeconds());
+    return parts;
+  };
+  let before = read();
+  return () => {
+    const now = read();
+    const used = (name: string) => {
+      const [a, b] = [before.get(name), now.get(name)];
+      return a === undefined || b === undefined ? undefined : b - a;
+    };
+    const names = [...now.keys()].filter((n) => n !== 'machine');
+    const known = names.reduce((sum, n) => sum + (used(n) ?? 0), 0);
+    const machine = used('machine');
+    before = now;
+    const text = names.map((n) => `${n} ${used(n)?.toFixed(1) ?? '?'}`);
+    if (machine !== undefined) text.push(`rest (broker, other) ${(machine - known).toFixed(1)}`);
+    return `CPU s: ${text.join(', ')}`;
+  };
+}
+
 /** The deliverer's resident memory now (its /metrics) and at its peak (the kernel's high-water mark). */
 async function delivererMemory(p: Pipeline): Promise<{ now: number; peak: number }> {
   const svc = p.service('deliverer');
@@ -240,9 +293,10 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
   const loopDelay = monitorEventLoopDelay({ resolution: 20 });
   loopDelay.enable();
   let phaseFrom = Date.now();
+  const cpu = cpuSplit(p);
   const phase = (name: string) => {
     t.diagnostic(
-      `${name} done in ${Date.now() - phaseFrom} ms; load ${load()}; this process's event-loop delay max ${Math.round(loopDelay.max / 1e6)} ms`,
+      `${name} done in ${Date.now() - phaseFrom} ms; load ${load()}; this process's event-loop delay max ${Math.round(loopDelay.max / 1e6)} ms; ${cpu()}`,
     );
     phaseFrom = Date.now();
   };
