@@ -1,4 +1,10 @@
 /** Default topic names (docs/reference/overview.md). All configurable under `kafka.topics`. */
+/**
+ * The destination id operator events' attempt records carry (`sluice.attempts`, the delivery log): no
+ * configured destination may take it (or its `_` spelling, which names the same topics).
+ */
+export const OPERATOR_EVENTS_DESTINATION_ID = 'sluice.operator-events';
+
 export const DEFAULT_TOPICS = {
   events: 'sluice.events',
   rejected: 'sluice.rejected',

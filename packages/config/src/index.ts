@@ -8,6 +8,7 @@ export {
   DEFAULT_TOPICS,
   LIMITS,
   OPERATOR_EVENT_DEFAULTS,
+  OPERATOR_EVENTS_DESTINATION_ID,
   RESERVED_HEADERS,
 } from './constants.ts';
 export { ConfigStore, type ReloadStep } from './config-store.ts';

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { BATCH_BOUNDS } from './constants.ts';
+import { BATCH_BOUNDS, OPERATOR_EVENTS_DESTINATION_ID } from './constants.ts';
 import { parseDuration } from './duration.ts';
 import { ConfigError } from './errors.ts';
 import type { RawConfig } from './schema.ts';
@@ -21,8 +21,14 @@ function checkUnique(field: string, ids: string[]): void {
  */
 function checkTopicIds(ids: string[]): void {
   const seen = new Map<string, number>();
+  const reserved = OPERATOR_EVENTS_DESTINATION_ID.replaceAll('.', '_');
   ids.forEach((id, i) => {
     const folded = id.replaceAll('.', '_');
+    if (folded === reserved)
+      throw new ConfigError(
+        `destinations[${i}].id`,
+        `${JSON.stringify(id)} is reserved: operator events' attempt records carry ${JSON.stringify(OPERATOR_EVENTS_DESTINATION_ID)}`,
+      );
     const first = seen.get(folded);
     if (first !== undefined)
       throw new ConfigError(

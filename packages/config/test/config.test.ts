@@ -263,6 +263,14 @@ describe('config: destination ids name distinct topics', () => {
       );
     }
   });
+  it("the operator events' id is reserved, in either spelling", () => {
+    for (const id of ['sluice.operator-events', 'sluice_operator-events'])
+      assert.throws(
+        () => parseConfig({ sources: [source], destinations: [dest('crm'), dest(id)] }, {}),
+        (err: unknown) =>
+          err instanceof ConfigError && err.field === 'destinations[1].id' && err.problem.includes('reserved'),
+      );
+  });
   it('other ids are taken as they are (their topics keep their names)', () => {
     const ids = [
       'crm',

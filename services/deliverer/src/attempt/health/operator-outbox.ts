@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { OperatorEventsSettings, SluiceConfig } from '@sluice/config';
+import { OPERATOR_EVENTS_DESTINATION_ID, type OperatorEventsSettings, type SluiceConfig } from '@sluice/config';
 import type { RecordSink } from '@sluice/kafka';
 import { type Logger, redactUrl } from '@sluice/logging';
 import { CONTENT_TYPE, USER_AGENT } from '@sluice/webhook';
@@ -12,8 +12,8 @@ import type { OperatorEvent } from './operator-signals.ts';
 
 /** The `sourceId` of an operator event's attempt records. */
 export const OPERATOR_SOURCE_ID = 'sluice';
-/** The `destinationId` of an operator event's attempt records (the destination it is about is in its body). */
-export const OPERATOR_DESTINATION_ID = 'sluice.operator-events';
+/** The `destinationId` of an operator event's attempt records (the destination it is about is in its body); no destination may take it. */
+export const OPERATOR_DESTINATION_ID = OPERATOR_EVENTS_DESTINATION_ID;
 
 export interface OperatorOutboxDeps {
   /** The config in force (read at each try, so a reload applies); without `operatorEvents`, events are not sent. */
