@@ -199,9 +199,9 @@ function cpuSplit(p: Pipeline): () => string {
     const names = [...now.keys()].filter((n) => n !== 'machine');
     const known = names.reduce((sum, n) => sum + (used(n) ?? 0), 0);
     const machine = used('machine');
-    before = now;
     const text = names.map((n) => `${n} ${used(n)?.toFixed(1) ?? '?'}`);
     if (machine !== undefined) text.push(`rest (broker, other) ${(machine - known).toFixed(1)}`);
+    before = now;
     return `CPU s: ${text.join(', ')}`;
   };
 }
@@ -561,6 +561,12 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
     f.rss ??= await delivererMemory(p).catch(() => undefined);
     const line = print();
     for (const svc of p.services.values()) t.diagnostic(`${svc.name} logged:\n${svc.output.slice(-2_000)}`);
+    // Where a stalled run stands: the deliverer's lag per waiting partition, its ordering state and held bytes.
+    const state = await scrapeMetrics(p.service('deliverer').url).catch(() => '');
+    const stalled = state
+      .split('\n')
+      .filter((l) => /^sluice_(consumer_lag\{[^}]*waiting|ordering_|deliverer_in_flight)/.test(l));
+    t.diagnostic(`deliverer state at the failure:\n${stalled.join('\n')}`);
     const also = memoryBounds(o, f);
     const alsoText = also.length > 0 ? `\nbroken too, by what was measured up to then:\n- ${also.join('\n- ')}` : '';
     throw new Error(`${(err as Error).message}${alsoText}\n${line}`, { cause: err });
