@@ -565,7 +565,7 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
     const state = await scrapeMetrics(p.service('deliverer').url).catch(() => '');
     const stalled = state
       .split('\n')
-      .filter((l) => /^sluice_(consumer_lag\{[^}]*waiting|ordering_|deliverer_in_flight)/.test(l));
+      .filter((l) => /^sluice_(consumer_lag\{[^}]*waiting|deliverer_ordering_|deliverer_in_flight)/.test(l));
     t.diagnostic(`deliverer state at the failure:\n${stalled.join('\n')}`);
     const also = memoryBounds(o, f);
     const alsoText = also.length > 0 ? `\nbroken too, by what was measured up to then:\n- ${also.join('\n- ')}` : '';
