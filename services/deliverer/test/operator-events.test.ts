@@ -7,8 +7,8 @@ import { Webhook } from 'standardwebhooks';
 import type { RecordSink } from '@sluice/kafka';
 import { Registry } from 'prom-client';
 import type { AttemptEvent } from '@sluice/envelope';
-import type { SluiceConfig } from '@sluice/config';
-import { OperatorOutbox, OPERATOR_DESTINATION_ID, OPERATOR_SOURCE_ID } from '../src/attempt/health/operator-outbox.ts';
+import { OPERATOR_EVENTS_DESTINATION_ID, type SluiceConfig } from '@sluice/config';
+import { OperatorOutbox, OPERATOR_SOURCE_ID } from '../src/attempt/health/operator-outbox.ts';
 import type { AttemptResult } from '../src/transport/attempt-result.ts';
 import { UndiciWebhookClient } from '../src/transport/webhook-client.ts';
 import { DelivererMetrics } from '../src/service/metrics.ts';
@@ -299,7 +299,7 @@ describe('operator outbox', () => {
     });
     for (const a of retried.attempts) {
       assert.equal(a.sourceId, OPERATOR_SOURCE_ID);
-      assert.equal(a.destinationId, OPERATOR_DESTINATION_ID);
+      assert.equal(a.destinationId, OPERATOR_EVENTS_DESTINATION_ID);
       assert.equal(a.eventType, 'destination.filter_refuses_all');
       assert.equal(a.messageId, flaky.requests.at(-1)!.headers['webhook-id'], 'named by its webhook-id');
     }

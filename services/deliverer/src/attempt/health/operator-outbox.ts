@@ -12,8 +12,6 @@ import type { OperatorEvent } from './operator-signals.ts';
 
 /** The `sourceId` of an operator event's attempt records. */
 export const OPERATOR_SOURCE_ID = 'sluice';
-/** The `destinationId` of an operator event's attempt records (the destination it is about is in its body); no destination may take it. */
-export const OPERATOR_DESTINATION_ID = OPERATOR_EVENTS_DESTINATION_ID;
 
 export interface OperatorOutboxDeps {
   /** The config in force (read at each try, so a reload applies); without `operatorEvents`, events are not sent. */
@@ -135,7 +133,8 @@ export class OperatorOutbox {
     const subject = {
       messageId: event.id,
       sourceId: OPERATOR_SOURCE_ID,
-      destinationId: OPERATOR_DESTINATION_ID,
+      // The destination the event is about is in its body; no configured destination may take this id.
+      destinationId: OPERATOR_EVENTS_DESTINATION_ID,
       eventType: event.type,
     };
     const value = JSON.stringify(attemptEvent(subject, tried.attempt, tried.result));
