@@ -1,10 +1,12 @@
 import type { SluiceConfig } from '@sluice/config';
 import type { Delivery } from './delivery.ts';
-import type { AttemptStep } from '../ordering/ordering.ts';
 import type { StepOutcome } from '../ordering/queue-rules.ts';
 import type { Parking } from '../parking/parking.ts';
-import { takenOut } from '../intake/turn.ts';
+import { takenOut, type Turn } from '../intake/turn.ts';
 import { attemptWindow, checkWindow } from './window.ts';
+
+/** One attempt step of a turn's job (window check, pause, attempt) and what became of it. */
+export type AttemptStep = (turn: Turn) => Promise<StepOutcome>;
 
 /** What one attempt step reads and acts through. */
 export interface AttemptStepDeps {

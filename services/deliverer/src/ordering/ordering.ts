@@ -9,6 +9,7 @@ import { unparkJob } from '../parking/parked-job.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
 import { liveDestinationOrDeadLetter } from '../intake/live-destination.ts';
 import type { Turn } from '../intake/turn.ts';
+import type { AttemptStep } from '../attempt/attempt-step.ts';
 import type { DeadLetter } from '../attempt/settle.ts';
 import { Flights } from './flights.ts';
 import { HeldEvents } from './held-events.ts';
@@ -26,16 +27,12 @@ import {
   unwrittenPlace,
   waitingCount,
   waitingDecision,
-  type StepOutcome,
   type WaitingPlace,
 } from './queue-rules.ts';
 import { TurnWaits, type AwaitedTurn } from './turn-waits.ts';
 import { UnorderedEvents } from './unordered-events.ts';
 import { UserChains } from './user-chains.ts';
 import { orderingHeader, orderingHeaderOf } from './waiting-header.ts';
-
-/** One attempt step of a turn's job (window check, pause, attempt) and what became of it. */
-export type AttemptStep = (turn: Turn) => Promise<StepOutcome>;
 
 /** A turn read from a partition: a live, parked or retried job of an ordered destination. */
 export type OrderedTurn = Turn & { partition: number };
