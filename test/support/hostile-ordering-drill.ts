@@ -562,11 +562,21 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
     const line = print();
     for (const svc of p.services.values()) t.diagnostic(`${svc.name} logged:\n${svc.output.slice(-2_000)}`);
     // Where a stalled run stands: the deliverer's lag per waiting partition, its ordering state and held bytes.
-    const state = await scrapeMetrics(p.service('deliverer').url).catch(() => '');
-    const stalled = state
-      .split('\n')
-      .filter((l) => /^sluice_(consumer_lag\{[^}]*waiting|deliverer_ordering_|deliverer_in_flight)/.test(l));
-    t.diagnostic(`deliverer state at the failure:\n${stalled.join('\n')}`);
+    // Twice, 5 s apart: a partition that stopped being read shows the same lines; one going round moves.
+    for (const when of ['at the failure', '5 s later']) {
+      if (when !== 'at the failure') await sleep(5_000);
+      const state = await scrapeMetrics(p.service('deliverer').url).catch(() => '');
+      const stalled = state
+        .split('\n')
+        .filter(
+          (l) =>
+            /^sluice_(consumer_lag\{[^}]*waiting|deliverer_ordering_|deliverer_in_flight|consumer_partition_paused)/.test(
+              l,
+            ) ||
+            (/^sluice_consumer_records_in_hand\{/.test(l) && !l.endsWith(' 0')),
+        );
+      t.diagnostic(`deliverer state ${when}:\n${stalled.join('\n')}`);
+    }
     const also = memoryBounds(o, f);
     const alsoText = also.length > 0 ? `\nbroken too, by what was measured up to then:\n- ${also.join('\n- ')}` : '';
     throw new Error(`${(err as Error).message}${alsoText}\n${line}`, { cause: err });

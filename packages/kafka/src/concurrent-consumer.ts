@@ -2,6 +2,7 @@ import type { EachBatchPayload, KafkaMessage, PartitionAssigner } from 'kafkajs'
 import { toConsumedRecord, type ConsumedRecord } from './consumed-record.ts';
 import { ManagedConsumer, type ManagedConsumerBase } from './managed-consumer.ts';
 import { OffsetTracker } from './offset-tracker.ts';
+import type { PartitionSlots } from './slot-metrics.ts';
 
 export interface ConcurrentConsumerOptions extends ManagedConsumerBase {
   topics: string[];
@@ -94,6 +95,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
       ...(options.partitionAssigners && { partitionAssigners: options.partitionAssigners }),
     });
     this.options = options;
+    options.metrics?.watchSlots(options.groupId, () => this.partitionSlots());
     // Only a commit Kafka confirmed moves the committed position: kafkajs's commitOffsets returns
     // without committing while the consumer is not running (e.g. waiting to run again after a crash).
     this.group.onCommitted((topic, partition, offset) =>
@@ -130,6 +132,25 @@ export class ConcurrentConsumer extends ManagedConsumer {
   /** Records being handled right now, across partitions. */
   get inFlight(): number {
     return this.busy;
+  }
+
+  /** Per partition this member has handed records of: what its handlers hold, and why it is paused. */
+  partitionSlots(): PartitionSlots[] {
+    const slots: PartitionSlots[] = [];
+    for (const [key, tracker] of this.#trackers) {
+      const [topic, partition] = splitKey(key);
+      const rest = this.#rests.get(key);
+      const paused = this.#held.has(topic) ? 'held' : this.#full.has(key) ? 'slots' : undefined;
+      slots.push({
+        topic,
+        partition,
+        inSlot: tracker.holding,
+        detached: tracker.inFlight - tracker.holding,
+        kept: rest ? rest.messages.length - rest.next : 0,
+        ...(paused && { paused }),
+      });
+    }
+    return slots;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Admin, Consumer } from 'kafkajs';
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@sluice/logging';
+import { SlotMetrics, type PartitionSlots } from './slot-metrics.ts';
 
 /**
  * `sluice_consumer_lag`: the consumers whose lag means "not keeping up" (deliverer, retry intake,
@@ -44,9 +45,11 @@ export class ConsumerMetrics {
   readonly lag: Gauge<'topic' | 'partition' | 'group'>;
   readonly #options: ConsumerMetricsOptions;
   readonly #watched: Watched[] = [];
+  readonly #registry: Registry;
 
   constructor(registry: Registry, options: ConsumerMetricsOptions) {
     this.#options = options;
+    this.#registry = registry;
     const name = options.metric ?? 'sluice_consumer_lag';
     const existing = registry.getSingleMetric(name) as Gauge<'topic' | 'partition' | 'group'> | undefined;
     const registers = [registry];
@@ -87,6 +90,11 @@ export class ConsumerMetrics {
     consumer.on(consumer.events.CRASH, revoke);
     consumer.on(consumer.events.STOP, revoke);
     consumer.on(consumer.events.DISCONNECT, revoke);
+  }
+
+  /** Exports what a consumer's handlers hold per partition, and why a partition is paused (`SlotMetrics`). */
+  watchSlots(groupId: string, read: () => PartitionSlots[]): void {
+    SlotMetrics.of(this.#registry).watch(groupId, read);
   }
 
   /** Reads the offsets of every watched group now (tests; the interval does it otherwise). */

@@ -21,6 +21,7 @@ export {
 export { OffsetTracker } from './offset-tracker.ts';
 export type { ConsumedRecord } from './consumed-record.ts';
 export { ConsumerMetrics } from './consumer-metrics.ts';
+export type { PartitionSlots } from './slot-metrics.ts';
 export { ConcurrentConsumer, type ConcurrentConsumerOptions, type RecordSlot } from './concurrent-consumer.ts';
 export { SequentialConsumer, type SequentialConsumerOptions, type SequentialStep } from './sequential-consumer.ts';
 export {

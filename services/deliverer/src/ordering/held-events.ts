@@ -40,6 +40,13 @@ export class HeldEvents {
     return this.#heldBytes + bytes <= (this.#deps.maxHeldBytes ?? ORDERING_HELD_BYTES);
   }
 
+  /** Events waiting in memory behind their users' attempts in flight, all chains. */
+  get size(): number {
+    let n = 0;
+    for (const held of this.#held.values()) n += held.length;
+    return n;
+  }
+
   /** Whether events wait in memory behind the chain's attempt. */
   has(chain: string): boolean {
     return (this.#held.get(chain)?.length ?? 0) > 0;

@@ -34,6 +34,15 @@ import { UnorderedEvents } from './unordered-events.ts';
 import { UserChains } from './user-chains.ts';
 import { orderingHeader, orderingHeaderOf } from './waiting-header.ts';
 
+/** Counts of what waits in the ordering now, by kind (`Ordering.waits`). */
+export interface OrderingWaits {
+  flights: number;
+  held: number;
+  turnInSlot: number;
+  turnInMemory: number;
+  idle: number;
+}
+
 /** A turn read from a partition: a live, parked or retried job of an ordered destination. */
 export type OrderedTurn = Turn & { partition: number };
 
@@ -224,6 +233,22 @@ export class Ordering {
       attempt(turnOf(taken.ok ? taken.acceptedAt : acceptedAt)),
     );
     return undefined;
+  }
+
+  /**
+   * What waits in this process now (`sluice_deliverer_ordering_waits`): users' attempts in flight,
+   * events held in memory behind them, waiting records waiting for their turn (in their slot or in
+   * memory) and those idle until their partition's next progress.
+   */
+  waits(): OrderingWaits {
+    const turns = this.#turns.counts();
+    return {
+      flights: this.#flights.size,
+      held: this.#held.size,
+      turnInSlot: turns.inSlot,
+      turnInMemory: turns.inMemory,
+      idle: this.#progress.idle,
+    };
   }
 
   /** Stops the idle waits (shutdown): each idle record is written again at the tail, then committed. */

@@ -53,6 +53,13 @@ export class PartitionProgress {
     });
   }
 
+  /** Waiting records idle until their partition's next progress now (each in its handler slot). */
+  get idle(): number {
+    let n = 0;
+    for (const waiters of this.#idle.values()) n += waiters.size;
+    return n;
+  }
+
   /** Wakes every idle wait (shutdown, `closed` already true): each resolves false. */
   close(): void {
     for (const waiters of this.#idle.values()) for (const wake of [...waiters]) wake();

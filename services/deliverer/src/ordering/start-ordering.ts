@@ -50,6 +50,16 @@ export async function startOrdering(
     logger: ctx.logger,
     now: Date.now,
   });
+  parts.metrics.readOrderingWaitsFrom(() => {
+    const w = ordering.waits();
+    return {
+      flights: w.flights,
+      held: w.held,
+      turn_in_slot: w.turnInSlot,
+      turn_in_memory: w.turnInMemory,
+      idle: w.idle,
+    };
+  });
   life.add({ name: 'ordering', stopIntake: () => ordering.close(), stop: () => ordering.close() });
   const stopTrim = startWaitingTrim({
     admin,

@@ -111,6 +111,14 @@ export class TurnWaits {
     }
   }
 
+  /** Records waiting for their turn now: in their handler slot, and in memory with it given back. */
+  counts(): { inSlot: number; inMemory: number } {
+    const counts = { inSlot: 0, inMemory: 0 };
+    for (const turns of this.#turns.values())
+      for (const turn of turns.values()) if (!turn.woken) counts[turn.inMemory ? 'inMemory' : 'inSlot'] += 1;
+    return counts;
+  }
+
   /** Wakes every record waiting for its turn (shutdown, `closed` already true): each goes round. */
   close(): void {
     for (const turns of this.#turns.values()) for (const turn of [...turns.values()]) turn.wake();

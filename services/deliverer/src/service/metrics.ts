@@ -23,11 +23,13 @@ export class DelivererMetrics {
   readonly orderingUnordered: Counter<'destination'>;
   readonly orderingStateBytes: Gauge;
   readonly orderingHeldBytes: Gauge;
+  readonly orderingWaits: Gauge<'kind'>;
   readonly orderingStateWritten: Counter;
   readonly parkedLag: Gauge<'destination'>;
   readonly stateApplied: Gauge<'partition'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
   #orderingStateSource: () => number = () => 0;
+  #orderingWaitsSource: () => Record<string, number> = () => ({});
   #stateAppliedSource: () => Iterable<[number, number]> = () => [];
 
   constructor(registry: Registry) {
@@ -143,6 +145,16 @@ export class DelivererMetrics {
       help: "Body bytes of the events of ordered destinations waiting in memory behind their users' attempts in flight (slots given back)",
       registers,
     });
+    this.orderingWaits = new Gauge({
+      name: 'sluice_deliverer_ordering_waits',
+      help: "What waits in the ordering now, by kind: users' attempts in flight (flights), events in memory behind them (held), waiting records waiting for their turn in their slot (turn_in_slot) or with it given back (turn_in_memory), and idle until their partition's next progress (idle)",
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [kind, n] of Object.entries(metrics.#orderingWaitsSource())) this.set({ kind }, n);
+      },
+    });
     this.orderingStateWritten = new Counter({
       name: 'sluice_deliverer_ordering_state_written_bytes_total',
       help: 'Bytes (key + value) of the records written to the ordering state topic (sluice.ordering)',
@@ -181,6 +193,11 @@ export class DelivererMetrics {
   /** Where `sluice_deliverer_ordering_state_bytes` reads its value (the ordering queues held). */
   readOrderingStateFrom(source: () => number): void {
     this.#orderingStateSource = source;
+  }
+
+  /** Where `sluice_deliverer_ordering_waits` reads its values (the ordering), by kind. */
+  readOrderingWaitsFrom(source: () => Record<string, number>): void {
+    this.#orderingWaitsSource = source;
   }
 
   attempt(destination: string, result: AttemptResult): void {
