@@ -13,7 +13,13 @@ import { DelivererMetrics } from '../src/service/metrics.ts';
 import type { AttemptStep } from '../src/attempt/attempt-step.ts';
 import { Ordering, type OrderedTurn, type OrderingDeps } from '../src/ordering/ordering.ts';
 import { OrderingStore } from '../src/ordering/ordering-store.ts';
-import { PARK_TAIL_MAX, QUEUE_STATE_MAX_BYTES, type StepOutcome } from '../src/ordering/queue-rules.ts';
+import {
+  PARK_TAIL_MAX,
+  parked,
+  QUEUE_STATE_MAX_BYTES,
+  type QueueState,
+  type StepOutcome,
+} from '../src/ordering/queue-rules.ts';
 import { decodeStateRecord, QueueStates } from '../src/ordering/queue-states.ts';
 
 // The real Ordering over the real OrderingStore and its in-memory states, with a recording sink in
@@ -294,6 +300,52 @@ describe('per-user order with the real Ordering', () => {
     const total = sizes.reduce((a, b) => a + b, 0);
     console.log(`${N} parks of hostile ids: ${total} B written to the state topic, largest record ${largest} B`);
     assert.ok(r.states.bytes < 2_000, `memory held for the queue: ${r.states.bytes} B`);
+  });
+
+  it("one state record per queue on its way to Kafka: the queue's puts made meanwhile leave as one record, the newest, once it is acknowledged", async () => {
+    const sent: Message[] = [];
+    const acks: (() => void)[] = [];
+    const sink: RecordSink = {
+      send: (_topic, message) => {
+        sent.push(message);
+        return new Promise<void>((resolve) => acks.push(resolve));
+      },
+    };
+    const store = storeOver(new QueueStates(1 << 20), sink);
+    const at = { destinationId: 'ord', key: 's:burst', partition: PARTITION };
+    const other = { ...at, key: 's:other' };
+    let q: QueueState | undefined;
+    const park = (queue: typeof at) => {
+      q = parked(store.get(queue.destinationId, queue.key), {
+        messageId: `m-${sent.length}-${Math.random()}`,
+        bytes: 1,
+      }).state;
+      return store.put(queue, q);
+    };
+    const first = park(at);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(sent.length, 1, 'the first put leaves at the next turn');
+    let settled = 0;
+    const later = Array.from({ length: 200 }, () => park(at).then(() => settled++));
+    const another = park(other);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(
+      sent.length,
+      2,
+      "another queue's record does not wait; this queue's 200 puts wait for its record on its way",
+    );
+    assert.equal(String(sent[1]!.key), 'ord/s:other');
+    acks.shift()!();
+    await first;
+    await waitUntil(() => sent.length >= 3, 1_000, 'the next record of the queue');
+    assert.equal(sent.length, 3, 'once acknowledged, the 200 puts leave as one record');
+    assert.equal(settled, 0, 'none of them resolves before its record is acknowledged');
+    const newest = decodeStateRecord('ord/s:burst', Buffer.from(sent[2]!.value as string));
+    assert.equal(newest.kind, 'queue');
+    assert.equal(newest.kind === 'queue' && newest.state?.next, store.get('ord', 's:burst')!.next, 'the newest state');
+    for (const ack of acks.splice(0)) ack();
+    await Promise.all([...later, another]);
+    assert.equal(settled, 200);
   });
 
   it("a held user's burst (its head in the retry path) holds back neither another user nor an unordered destination: parks leave their slots, and share state records", async () => {

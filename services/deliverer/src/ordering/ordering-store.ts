@@ -65,6 +65,9 @@ export class OrderingStore {
   #closed = false;
   /** The queues put since the last flush (`put`), by record key, in the order first put. */
   readonly #unsent = new Map<string, UnsentWrite>();
+  /** Queues whose last record was sent and not yet acknowledged: their next waits for it (`put`). */
+  readonly #sending = new Set<string>();
+  #flushSoon = false;
   private readonly deps: OrderingStoreDeps;
   constructor(deps: OrderingStoreDeps) {
     this.deps = deps;
@@ -135,8 +138,10 @@ export class OrderingStore {
    * Sets the user's queue for a destination (in memory at once) and writes its record to
    * `queue.partition` (the user's); resolves once Kafka acknowledged a record that carries this state or
    * a later one. Undefined or idle: the record is deleted. The puts of one queue within a tick leave
-   * as one record, the newest (`sluice.ordering` is compacted: only the newest counts), so a burst
-   * of parks costs one state record, not one each; the writes of one queue keep their order.
+   * as one record, the newest (`sluice.ordering` is compacted: only the newest counts), and so do
+   * those made while the queue's previous record is on its way: one record per queue is in flight
+   * at a time, so a burst of parks costs a state record per round trip to Kafka, not one each; the
+   * writes of one queue keep their order.
    */
   put(queue: QueueKey, q: QueueState | undefined): Promise<void> {
     const { destinationId, key, partition } = queue;
@@ -152,7 +157,7 @@ export class OrderingStore {
       });
       write = { value, partition, listKeysDone: [], done, resolve, reject };
       this.#unsent.set(recordKey, write);
-      if (this.#unsent.size === 1) setImmediate(() => this.#flush());
+      if (!this.#sending.has(recordKey)) this.#flushNextTurn();
     }
     write.value = value;
     write.partition = partition;
@@ -160,12 +165,23 @@ export class OrderingStore {
     return write.done;
   }
 
-  /** Sends the newest state of every queue put since the last flush, in the order they were first put. */
+  #flushNextTurn(): void {
+    if (this.#flushSoon) return;
+    this.#flushSoon = true;
+    setImmediate(() => this.#flush());
+  }
+
+  /**
+   * Sends the newest state of every queue put since the last flush whose previous record Kafka
+   * acknowledged, in the order they were first put; the others go once it did.
+   */
   #flush(): void {
-    const writes = [...this.#unsent];
-    this.#unsent.clear();
+    this.#flushSoon = false;
+    const writes = [...this.#unsent].filter(([key]) => !this.#sending.has(key));
     const topic = this.deps.topic();
     for (const [key, w] of writes) {
+      this.#unsent.delete(key);
+      this.#sending.add(key);
       this.deps.onWritten?.(Buffer.byteLength(key) + (w.value === null ? 0 : Buffer.byteLength(w.value)));
       const sent = this.deps.sink.send(topic, { key, value: w.value, partition: w.partition });
       // Every queue of a list-format record was written again: that record (keyed by the user alone) goes.
@@ -175,7 +191,15 @@ export class OrderingStore {
           : sent.then(() =>
               Promise.all(w.listKeysDone.map((k) => this.deps.sink.send(topic, { key: k, value: null }))),
             );
-      after.then(() => w.resolve(), w.reject);
+      after
+        .then(
+          () => w.resolve(),
+          (err: unknown) => w.reject(err),
+        )
+        .finally(() => {
+          this.#sending.delete(key);
+          if (this.#unsent.has(key)) this.#flushNextTurn();
+        });
     }
   }
 
