@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startReceiver, type Receiver } from '@sluice/testkit';
-import { WebhookThread, type WebhookThreadSettings } from '../src/transport/webhook-thread.ts';
+import { ownBody, WebhookThread, type WebhookThreadSettings } from '../src/transport/webhook-thread.ts';
 
 const settings = (allowCidrs: string[], origins: string[] = []): WebhookThreadSettings => ({
   pool: { connections: 4 },
@@ -65,6 +65,37 @@ describe('WebhookThread: the undici client in a worker thread, against a real se
     assert.ok(received.get(1)?.equals(sentPooled), 'the copied body arrived byte for byte');
     assert.equal(own.length, 0, 'moved, not copied: the caller no longer holds its bytes');
     assert.ok(pooled.equals(sentPooled), "a body sharing Node's pool is copied");
+  });
+
+  it("a body that is a view into larger memory crosses as its own bytes, not its whole ArrayBuffer (Node's pool, a fetched Kafka batch)", () => {
+    const request = (body: Buffer, handedOver: 'handed-over' | 'kept') => ({
+      url: http.url,
+      headers: {},
+      body,
+      timeoutMs: 5_000,
+      ...(handedOver === 'handed-over' && { bodyHandedOver: true }),
+    });
+    // A record's value as kafkajs gives it: 600 bytes of a fetched batch of a megabyte.
+    const fetched = Buffer.alloc(1024 * 1024, 0x61);
+    const value = fetched.subarray(4_000, 4_600);
+    const crossed = ownBody(request(value, 'kept'));
+    assert.equal(crossed.buffer.byteLength, 600, 'postMessage copies (and the thread collects) 600 bytes, not 1 MB');
+    assert.ok(crossed.equals(value));
+    assert.equal(fetched.length, 1024 * 1024, "the caller's memory stays whole");
+    const pooled = Buffer.from('{"small":true}');
+    assert.ok(pooled.buffer.byteLength > pooled.length, "the test's body shares Node's pool");
+    assert.equal(ownBody(request(pooled, 'kept')).buffer.byteLength, pooled.length);
+    const whole = Buffer.allocUnsafeSlow(100).fill(1);
+    assert.equal(
+      ownBody(request(whole, 'handed-over')),
+      whole,
+      'a body handed over that is all of its memory moves as it is',
+    );
+    assert.notEqual(
+      ownBody(request(whole, 'kept')).buffer,
+      whole.buffer,
+      'one kept by the caller is copied (it is read again)',
+    );
   });
 
   it('new settings apply to requests sent after them (the SSRF allow-list of a config reload)', async () => {
