@@ -3,29 +3,38 @@ import type { Message, TopicMessages } from 'kafkajs';
 /**
  * A `sendBatch` argument as one transferable buffer plus a small index, so handing a batch to the
  * producer thread costs one memcpy instead of a structured clone of hundreds of small Buffers.
- * Records of a key, a value and headers with string values (such as the trace context) pack;
- * anything else (Buffer or repeated header values, partition, timestamp) travels cloned.
+ * Records of a key, a value (or none: a tombstone), a partition and headers with string values
+ * (such as the trace context) pack; anything else (Buffer or repeated header values, timestamp)
+ * travels cloned, and a cloned Buffer carries its whole `ArrayBuffer` (Node's pool, a fetched
+ * batch), so the records Sluice writes are all of the packing kind.
  */
 export interface PackedBatch {
   /** Per topic: its name and how many records follow in `data`, in order. */
   topics: { topic: string; count: number }[];
   /**
-   * Per record: u32 key length (0xffffffff = no key), key, u32 value length, value, u32 header
+   * Per record: u32 key length (0xffffffff = no key), key, u32 value length (0xffffffff = no
+   * value: a tombstone), value, u32 partition (0xffffffff = the partitioner's choice), u32 header
    * count, then per header u32 name length, name, u32 value length, value (UTF-8).
    */
   data: ArrayBuffer;
 }
 
-const NO_KEY = 0xffffffff;
+/** No key, no value (a tombstone) or no partition given, where a length or a partition stands. */
+const NONE = 0xffffffff;
 
 const stringHeaders = (headers: Message['headers']) => {
   for (const name in headers) if (typeof headers[name] !== 'string') return false;
   return true;
 };
 
+const PACKED_FIELDS = new Set(['key', 'value', 'partition']);
+
 const isPlain = (m: Message) => {
-  for (const k in m) if (k !== 'key' && k !== 'value' && (k !== 'headers' || !stringHeaders(m.headers))) return false;
-  return m.value !== null && m.value !== undefined;
+  for (const k in m) if (!PACKED_FIELDS.has(k) && (k !== 'headers' || !stringHeaders(m.headers))) return false;
+  return (
+    m.value !== undefined &&
+    (m.partition === undefined || (Number.isInteger(m.partition) && m.partition >= 0 && m.partition < NONE))
+  );
 };
 
 /**
@@ -40,7 +49,7 @@ export function packBatch(topicMessages: TopicMessages[]): PackedBatch | undefin
   for (const { messages } of topicMessages) {
     for (const m of messages) {
       if (!isPlain(m)) return undefined;
-      estimate += 12 + (m.key === null || m.key === undefined ? 0 : m.key.length) + (m.value as string | Buffer).length;
+      estimate += 16 + (m.key === null || m.key === undefined ? 0 : m.key.length) + (m.value?.length ?? 0);
       for (const name in m.headers) estimate += 8 + name.length + (m.headers[name] as string).length;
     }
   }
@@ -72,18 +81,20 @@ export function packBatch(topicMessages: TopicMessages[]): PackedBatch | undefin
     buf.writeUInt32LE(n, at);
     at += 4 + n;
   };
+  const putNumber = (n: number) => {
+    if (at + 4 > buf.length) grow(at + 4);
+    buf.writeUInt32LE(n, at);
+    at += 4;
+  };
   for (const { messages } of topicMessages) {
     for (const m of messages) {
-      if (m.key === null || m.key === undefined) {
-        if (at + 4 > buf.length) grow(at + 4);
-        buf.writeUInt32LE(NO_KEY, at);
-        at += 4;
-      } else put(m.key as string | Buffer);
-      put(m.value as string | Buffer);
+      if (m.key === null || m.key === undefined) putNumber(NONE);
+      else put(m.key as string | Buffer);
+      if (m.value === null) putNumber(NONE);
+      else put(m.value as string | Buffer);
+      putNumber(m.partition ?? NONE);
       const names = m.headers === undefined ? [] : Object.keys(m.headers);
-      if (at + 4 > buf.length) grow(at + 4);
-      buf.writeUInt32LE(names.length, at);
-      at += 4;
+      putNumber(names.length);
       for (const name of names) {
         put(name);
         put(m.headers![name] as string);
@@ -103,7 +114,7 @@ export function unpackBatch(packed: PackedBatch): TopicMessages[] {
   const take = () => {
     const n = buf.readUInt32LE(at);
     at += 4;
-    if (n === NO_KEY) return null;
+    if (n === NONE) return null;
     const view = buf.subarray(at, at + n);
     at += n;
     return view;
@@ -113,18 +124,19 @@ export function unpackBatch(packed: PackedBatch): TopicMessages[] {
     for (let i = 0; i < count; i++) {
       const key = take();
       const value = take();
-      const headerCount = buf.readUInt32LE(at);
-      at += 4;
-      if (headerCount === 0) {
-        messages[i] = { key, value };
-        continue;
+      const partition = buf.readUInt32LE(at);
+      const headerCount = buf.readUInt32LE(at + 4);
+      at += 8;
+      const message: Message = partition === NONE ? { key, value } : { key, value, partition };
+      if (headerCount > 0) {
+        const headers: Record<string, string> = {};
+        for (let h = 0; h < headerCount; h++) {
+          const name = take()!.toString();
+          headers[name] = take()!.toString();
+        }
+        message.headers = headers;
       }
-      const headers: Record<string, string> = {};
-      for (let h = 0; h < headerCount; h++) {
-        const name = take()!.toString();
-        headers[name] = take()!.toString();
-      }
-      messages[i] = { key, value, headers };
+      messages[i] = message;
     }
     return { topic, messages };
   });

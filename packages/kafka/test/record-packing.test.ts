@@ -39,7 +39,33 @@ test('packBatch/unpackBatch round-trip keys and values of several topics, byte f
   assert.equal((out[1]!.messages[0]!.value as Buffer).length, 70_000);
 });
 
-test('records with Buffer header values (or no value) do not pack; cloned ones get Buffers back', () => {
+test('tombstones and records for a given partition pack too: a batch of state records beside others is not cloned', () => {
+  const input = [
+    {
+      topic: 'sluice.ordering',
+      messages: [
+        { key: 'ord/s:u1', value: '{"v":2}', partition: 2 },
+        { key: 'ord/s:u2', value: null, partition: 0 },
+        { key: 'k', value: null },
+      ],
+    },
+    { topic: 'waiting', messages: [{ key: 's:u1', value: Buffer.from('body'), headers: { 'sluice-ordering': '{}' } }] },
+  ];
+  const packed = packBatch(input);
+  assert.ok(packed, 'packed');
+  const out = unpackBatch(structuredClone(packed, { transfer: [packed.data] }));
+  const [state, waiting] = out;
+  assert.equal((state!.messages[0]!.value as Buffer).toString(), '{"v":2}');
+  assert.equal(state!.messages[0]!.partition, 2);
+  assert.equal(state!.messages[1]!.value, null, 'a tombstone stays one');
+  assert.equal(state!.messages[1]!.partition, 0);
+  assert.equal(state!.messages[2]!.value, null);
+  assert.equal('partition' in state!.messages[2]!, false, "no partition given: the partitioner's choice");
+  assert.equal((waiting!.messages[0]!.value as Buffer).toString(), 'body');
+  assert.deepEqual(waiting!.messages[0]!.headers, { 'sluice-ordering': '{}' });
+});
+
+test('records with Buffer header values (or a timestamp) do not pack; cloned ones get Buffers back', () => {
   const withHeaders = [
     {
       topic: 'rejected',
@@ -49,7 +75,7 @@ test('records with Buffer header values (or no value) do not pack; cloned ones g
     },
   ];
   assert.equal(packBatch(withHeaders), undefined);
-  assert.equal(packBatch([{ topic: 't', messages: [{ key: 'k', value: null }] }]), undefined);
+  assert.equal(packBatch([{ topic: 't', messages: [{ key: 'k', value: 'v', timestamp: '1' }] }]), undefined);
   const cloned = reviveCloned(structuredClone(withHeaders));
   const m = cloned[0]!.messages[0]!;
   assert.ok(Buffer.isBuffer(m.value), 'a cloned Buffer arrives as Uint8Array; kafkajs would write String(value)');
