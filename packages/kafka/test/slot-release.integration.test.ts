@@ -68,6 +68,12 @@ describe('concurrent consumer: a handler releases its slot', () => {
       await waitUntil(() => c.handled.length === 3, 15_000, 'records 1 and 2 while 0 waits');
       assert.equal(c.consumer.inFlightBytes, 0);
       assert.equal(c.consumer.detachedBytes, 101, 'key + value of record 0');
+      // What sluice_consumer_records_in_hand and sluice_consumer_partition_paused read.
+      assert.deepEqual(
+        c.consumer.partitionSlots().map(({ inSlot, detached, paused }) => ({ inSlot, detached, paused })),
+        [{ inSlot: 0, detached: 1, paused: undefined }],
+        'record 0 waits with its slot given back; the partition is read on',
+      );
       await sleep(300); // several commit intervals: still nothing past record 0
       assert.ok(Number(await c.committed()) <= 0, 'committed below the unfinished record');
       c.openGate();
@@ -132,6 +138,15 @@ describe('concurrent consumer: a partition with every slot taken', () => {
         ['f0', 'f1'],
         'nothing more of the full partition meanwhile',
       );
+      // What sluice_consumer_records_in_hand and sluice_consumer_partition_paused read: the full
+      // partition paused for its slots, what it holds and what it keeps of its batch.
+      const slots = consumer.partitionSlots();
+      const fullSlots = slots.find((p) => p.topic === full.topic)!;
+      assert.equal(fullSlots.paused, 'slots');
+      assert.equal(fullSlots.inSlot, 2);
+      assert.equal(fullSlots.detached, 0);
+      assert.ok(fullSlots.kept <= 4, `${fullSlots.kept} records kept`);
+      assert.equal(slots.find((p) => p.topic === other.topic)?.paused, undefined, 'the other topic is read');
       openGate();
       await waitUntil(() => handled.filter((v) => v.startsWith('f')).length === 6, 15_000, 'the rest once slots free');
     } finally {
