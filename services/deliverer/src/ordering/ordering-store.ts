@@ -9,6 +9,8 @@ import {
   type RecordSink,
 } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
+import type { IHeaders } from 'kafkajs';
+import { ORDERING_WRITER_HEADER } from '../service/constants.ts';
 import type { QueueState } from './queue-rules.ts';
 import { decodeStateRecord, type QueueStates, stateKey } from './queue-states.ts';
 
@@ -68,6 +70,8 @@ export class OrderingStore {
   /** Queues whose last record was sent and not yet acknowledged: their next waits for it (`put`). */
   readonly #sending = new Set<string>();
   #flushSoon = false;
+  /** This process, in the header of each state record it writes (`#ownEcho`). */
+  readonly #writer = randomUUID();
   private readonly deps: OrderingStoreDeps;
   constructor(deps: OrderingStoreDeps) {
     this.deps = deps;
@@ -86,7 +90,7 @@ export class OrderingStore {
           const owned = this.#owned.has(batch.partition);
           for (const m of batch.messages) {
             const key = m.key?.toString('utf8');
-            if (!owned && key !== undefined) this.#apply(key, m.value, batch.partition);
+            if (!owned && key !== undefined && !this.#ownEcho(m.headers)) this.#apply(key, m.value, batch.partition);
             resolveOffset(m.offset);
           }
           await heartbeat();
@@ -101,6 +105,15 @@ export class OrderingStore {
 
   get connected(): boolean {
     return this.#group?.connected ?? false;
+  }
+
+  /**
+   * A record this process wrote: memory already holds its state or a newer one. Read back while
+   * the partition is not owned (given up, then assigned again before the reader passed its own
+   * writes), it would set a queue back to what it was before the changes made since.
+   */
+  #ownEcho(headers: IHeaders | undefined): boolean {
+    return headers?.[ORDERING_WRITER_HEADER]?.toString() === this.#writer;
   }
 
   /**
@@ -183,7 +196,12 @@ export class OrderingStore {
       this.#unsent.delete(key);
       this.#sending.add(key);
       this.deps.onWritten?.(Buffer.byteLength(key) + (w.value === null ? 0 : Buffer.byteLength(w.value)));
-      const sent = this.deps.sink.send(topic, { key, value: w.value, partition: w.partition });
+      const sent = this.deps.sink.send(topic, {
+        key,
+        value: w.value,
+        partition: w.partition,
+        headers: { [ORDERING_WRITER_HEADER]: this.#writer },
+      });
       // Every queue of a list-format record was written again: that record (keyed by the user alone) goes.
       const after =
         w.listKeysDone.length === 0

@@ -23,6 +23,8 @@ export const OPERATOR_GROUP_SUFFIX = 'operator-events';
 
 /** The header of a waiting record (docs/reference/ordering.md): the round it was written in and its place in the queue. */
 export const ORDERING_HEADER = 'sluice-ordering';
+/** Header of a `sluice.ordering` record: the process that wrote it (its reader skips its own echoes). */
+export const ORDERING_WRITER_HEADER = 'sluice-writer';
 
 /** Longest a waiting record that went round once with no progress waits in its slot before going round again. */
 export const ORDERING_IDLE_WAIT_MS = 30_000;
