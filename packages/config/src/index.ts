@@ -14,12 +14,18 @@ export {
 export { ConfigStore, type ReloadStep } from './config-store.ts';
 export { formatDuration, parseDuration } from './duration.ts';
 export { DEMO_CONFIG_PATH, readEnv, requireBrokers, requireConfigPath, type SluiceEnv } from './env.ts';
+export {
+  type DestinationContext,
+  type DestinationDefinition,
+  validateDestination,
+} from './destination.ts';
 export { ConfigError } from './errors.ts';
 export { loadConfigFile, parseConfig, readConfigFile } from './load.ts';
 export { literalSecretFields } from './literal-secrets.ts';
 export { transportWarnings } from './connection-security.ts';
 export { ConfigSchema, type RawConfig } from './schema.ts';
-export { SIGNING_SCHEMES, type SigningScheme } from './signing-schema.ts';
+export { DEFAULT_SIGNING_SCHEMES, SIGNING_SCHEMES, type SigningScheme } from './signing-schema.ts';
+export { type Secret, secretResolver } from './secrets.ts';
 export type {
   BatchSettings,
   Destination,
