@@ -1,0 +1,11 @@
+export { CIPHERTEXT_VERSION, GENERATED_SECRET_BYTES, KEY_BYTES } from './constants.ts';
+export {
+  DecryptionError,
+  KeyringConfigError,
+  KeyringError,
+  MalformedCiphertextError,
+  UnknownKeyError,
+} from './errors.ts';
+export { generateSharedSecret, generateWebhookSecret } from './generate-secrets.ts';
+export { Keyring, type KeyringKey } from './keyring.ts';
+export { type KeyringKeyConfig, loadKeyring, type LoadKeyringOptions } from './load-keyring.ts';
