@@ -1,0 +1,47 @@
+export {
+  type Catalog,
+  type CatalogContext,
+  type CatalogOutcome,
+  type ChangeBy,
+  createDestination,
+  type CreateRequest,
+  deleteDestination,
+  type Deleted,
+  type PatchRequest,
+  patchDestination,
+  type Refusal,
+  type ReplaceRequest,
+  replaceDestination,
+  type RotateRequest,
+  rotateSecret,
+  type VersionedRequest,
+  type Written,
+} from './changes.ts';
+export {
+  DEFAULT_ROTATION_OVERLAP_MS,
+  MAX_RECORD_BYTES,
+  MAX_UPDATED_BY_CHARS,
+  OUTCOME_STATUS,
+  RECORD_FORMAT,
+} from './constants.ts';
+export { CatalogError, CatalogRecordError } from './errors.ts';
+export type { FileConfig } from './file-config.ts';
+export {
+  type DestinationsBySource,
+  type IgnoredDestination,
+  indexBySource,
+  type MergedDestinations,
+  mergeDestinations,
+} from './merge.ts';
+export {
+  applyRecord,
+  type CatalogEntry,
+  type CatalogRecord,
+  type ParsedRecord,
+  parseRecord,
+  type RawCatalogRecord,
+  serializeEntry,
+  tombstone,
+} from './record.ts';
+export type { JsonObject } from './secret-fields.ts';
+export type { GeneratedSecret } from './signing-secrets.ts';
