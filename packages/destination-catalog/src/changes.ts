@@ -167,19 +167,32 @@ function sameId(value: unknown, id: string): Refusal | undefined {
   return undefined;
 }
 
-/** Replaces a destination's definition, if it is still at the expected version. */
-export function replaceDestination(catalog: Catalog, request: ReplaceRequest, context: CatalogContext): CatalogOutcome {
+/**
+ * A replace or a patch: `next` makes the new definition of the current one (`body`, the request's
+ * definition or patch, must keep the id); signing secrets it leaves out are kept from the current one.
+ */
+function updated(
+  catalog: Catalog,
+  request: VersionedRequest & { body: unknown; next: (current: JsonObject) => JsonObject },
+  context: CatalogContext,
+): CatalogOutcome {
   const entry = current(catalog, request, context.file);
   if (isRefusal(entry)) return entry;
-  const refused = sameId(request.definition, request.id);
+  const refused = sameId(request.body, request.id);
   if (refused) return refused;
-  const definition = { ...structuredClone(request.definition as JsonObject), id: request.id };
+  const definition = request.next(entry.definition);
   const secrets = fillSigningSecrets(definition, entry.definition);
   return written(
     { kind: 'updated', id: request.id, definition, previous: entry, secrets },
     { ...request, catalog },
     context,
   );
+}
+
+/** Replaces a destination's definition, if it is still at the expected version. */
+export function replaceDestination(catalog: Catalog, request: ReplaceRequest, context: CatalogContext): CatalogOutcome {
+  const next = () => ({ ...structuredClone(request.definition as JsonObject), id: request.id });
+  return updated(catalog, { ...request, body: request.definition, next }, context);
 }
 
 /** RFC 7386: `patch` merged into `target`; `null` removes a member, anything but an object replaces. */
@@ -195,17 +208,8 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 
 /** Changes part of a destination's definition (a JSON Merge Patch), if it is still at the expected version. */
 export function patchDestination(catalog: Catalog, request: PatchRequest, context: CatalogContext): CatalogOutcome {
-  const entry = current(catalog, request, context.file);
-  if (isRefusal(entry)) return entry;
-  const refused = sameId(request.patch, request.id);
-  if (refused) return refused;
-  const definition = mergePatch(entry.definition, request.patch) as JsonObject;
-  const secrets = fillSigningSecrets(definition, entry.definition);
-  return written(
-    { kind: 'updated', id: request.id, definition, previous: entry, secrets },
-    { ...request, catalog },
-    context,
-  );
+  const next = (definition: JsonObject) => mergePatch(definition, request.patch) as JsonObject;
+  return updated(catalog, { ...request, body: request.patch, next }, context);
 }
 
 /** Deletes a destination (its tombstone), if it is still at the expected version. */

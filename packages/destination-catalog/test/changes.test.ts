@@ -11,6 +11,7 @@ import {
   patchDestination,
   parseRecord,
   replaceDestination,
+  type RotateRequest,
   rotateSecret,
   type Written,
 } from '@sluice/destination-catalog';
@@ -211,17 +212,20 @@ describe('catalog: replace, patch and delete at an expected version', () => {
 describe('catalog: rotate a signing secret', () => {
   const at = T0 + 3_600_000;
   const overlapMs = 2 * 3_600_000;
+  /** Rotates `scheme` of the catalog holding `entry`, at its version. */
+  const rotated = (entry: CatalogEntry, request: Pick<RotateRequest, 'scheme' | 'overlapMs'> & { at?: number }) =>
+    expectWritten(
+      rotateSecret(
+        catalogOf(entry),
+        { by: 'ops', at, id: entry.id, expectedVersion: entry.version, ...request },
+        context,
+      ),
+    );
 
   it('Standard Webhooks: the new secret signs at once, the old one beside it until the overlap ends', () => {
     const first = created('billing', { signing: { schemes: ['standard-webhooks'] } });
     const old = first.secrets[0]!.secret;
-    const outcome = expectWritten(
-      rotateSecret(
-        catalogOf(first.entry),
-        { by: 'ops', at, id: 'billing', expectedVersion: 1, scheme: 'standard-webhooks', overlapMs },
-        context,
-      ),
-    );
+    const outcome = rotated(first.entry, { scheme: 'standard-webhooks', overlapMs });
     assert.equal(outcome.kind, 'rotated');
     assert.equal(outcome.entry.version, 2);
     const [fresh] = outcome.secrets;
@@ -233,13 +237,7 @@ describe('catalog: rotate a signing secret', () => {
 
   it('X-Signature: sharedSecret moves into the set until the overlap ends, when the new one takes over', () => {
     const first = created('billing', { sharedSecret: 'legacy' });
-    const outcome = expectWritten(
-      rotateSecret(
-        catalogOf(first.entry),
-        { by: 'ops', at, id: 'billing', expectedVersion: 1, scheme: 'x-signature', overlapMs },
-        context,
-      ),
-    );
+    const outcome = rotated(first.entry, { scheme: 'x-signature', overlapMs });
     const signing = validateDestination(outcome.entry.definition).destination.signing;
     assert.deepEqual(signing.xSignatureKeys, [
       { secret: 'legacy', notAfter: at + overlapMs },
@@ -248,27 +246,25 @@ describe('catalog: rotate a signing secret', () => {
     assert.equal((outcome.entry.definition.settings as Record<string, unknown>).sharedSecret, undefined);
   });
 
-  it('a second rotation drops expired secrets and the one that would never sign; the default overlap is 24 h', () => {
+  it('a second rotation drops the expired secrets; the default overlap is 24 h', () => {
     const first = created('billing', { signing: { schemes: ['standard-webhooks'] } });
-    const once = expectWritten(
-      rotateSecret(
-        catalogOf(first.entry),
-        { by: 'ops', at, id: 'billing', expectedVersion: 1, scheme: 'standard-webhooks', overlapMs },
-        context,
-      ),
-    );
+    const once = rotated(first.entry, { scheme: 'standard-webhooks', overlapMs });
     const later = at + overlapMs + 1;
-    const twice = expectWritten(
-      rotateSecret(
-        catalogOf(once.entry),
-        { by: 'ops', at: later, id: 'billing', expectedVersion: 2, scheme: 'standard-webhooks' },
-        context,
-      ),
-    );
+    const twice = rotated(once.entry, { at: later, scheme: 'standard-webhooks' });
     const keys = validateDestination(twice.entry.definition).destination.signing.standardWebhooksKeys;
     assert.deepEqual(keys, [
       { secret: once.secrets[0]!.secret, notAfter: later + 24 * 3_600_000 },
       { secret: twice.secrets[0]!.secret },
+    ]);
+  });
+
+  it('a second X-Signature rotation within the overlap drops the secret that would never have signed', () => {
+    const once = rotated(created('billing', { sharedSecret: 'legacy' }).entry, { scheme: 'x-signature', overlapMs });
+    const twice = rotated(once.entry, { scheme: 'x-signature', overlapMs: 60_000 });
+    const signing = validateDestination(twice.entry.definition).destination.signing;
+    assert.deepEqual(signing.xSignatureKeys, [
+      { secret: 'legacy', notAfter: at + 60_000 },
+      { secret: twice.secrets[0]!.secret, notBefore: at + 60_000 },
     ]);
   });
 
@@ -286,13 +282,7 @@ describe('catalog: rotate a signing secret', () => {
 
   it('what a rotation writes reads back with both secrets', () => {
     const first = created('billing', { signing: { schemes: ['standard-webhooks'] } });
-    const outcome = expectWritten(
-      rotateSecret(
-        catalogOf(first.entry),
-        { by: 'ops', at, id: 'billing', expectedVersion: 1, scheme: 'standard-webhooks' },
-        context,
-      ),
-    );
+    const outcome = rotated(first.entry, { scheme: 'standard-webhooks' });
     const parsed = parseRecord(outcome.record, context.keyring);
     assert.deepEqual(parsed, { kind: 'entry', entry: outcome.entry });
   });
