@@ -17,13 +17,7 @@ export {
   type VersionedRequest,
   type Written,
 } from './changes.ts';
-export {
-  DEFAULT_ROTATION_OVERLAP_MS,
-  MAX_RECORD_BYTES,
-  MAX_UPDATED_BY_CHARS,
-  OUTCOME_STATUS,
-  RECORD_FORMAT,
-} from './constants.ts';
+export { DEFAULT_ROTATION_OVERLAP_MS, MAX_RECORD_BYTES, OUTCOME_STATUS } from './constants.ts';
 export { CatalogError, CatalogRecordError } from './errors.ts';
 export type { FileConfig } from './file-config.ts';
 export {

@@ -1,4 +1,3 @@
-export { CIPHERTEXT_VERSION, GENERATED_SECRET_BYTES, KEY_BYTES } from './constants.ts';
 export {
   DecryptionError,
   KeyringConfigError,
