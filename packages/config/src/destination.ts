@@ -6,7 +6,7 @@ import { resolveFilter } from './filter.ts';
 import { ajv, schemaError } from './schema-errors.ts';
 import { DestinationSchema, type RawConfig } from './schema.ts';
 import { type ResolveSecret, secretResolver } from './secrets.ts';
-import { checkDestination, checkTopicId, takenIds } from './semantic-checks.ts';
+import { checkDestination, DestinationIds } from './semantic-checks.ts';
 import { resolveSigning } from './signing.ts';
 import type { Destination } from './types.ts';
 
@@ -41,10 +41,16 @@ export function resolveDestination(d: DestinationDefinition, base: string, secre
 
 /** What one destination is validated against besides itself (`validateDestination`). */
 export interface DestinationContext {
-  /** The sources it may name in `sourceIds`; undefined: not checked (a record read back, before it meets the file). */
-  sourceIds?: readonly string[];
-  /** The ids of the other destinations, which its id must neither repeat nor match but for `.` and `_`; default none. */
-  destinationIds?: readonly string[];
+  /**
+   * The sources it may name in `sourceIds`; undefined: not checked (a record read back, before it
+   * meets the file). A set is used as it is (no copy per destination when many are checked).
+   */
+  sourceIds?: readonly string[] | ReadonlySet<string>;
+  /**
+   * The ids of the other destinations, which its id must neither repeat nor match but for `.` and
+   * `_`; default none. A `DestinationIds` is used as it is, so checking many costs a lookup each.
+   */
+  destinationIds?: readonly string[] | DestinationIds;
   /**
    * Where `{ env }` secrets are read; `{ file }` secrets are then read too, as in the file. Absent
    * (default): both are refused naming the field, so a definition that did not come from the
@@ -72,12 +78,14 @@ export function validateDestination(
 ): { definition: DestinationDefinition; destination: Destination } {
   const definition = structuredClone(input) as DestinationDefinition;
   if (!validate(definition)) throw schemaError(validate.errors ?? []);
-  checkTopicId(
-    'id',
-    definition.id,
-    takenIds((context.destinationIds ?? []).map((id) => ({ id, label: 'destination' }))),
+  const taken = context.destinationIds ?? [];
+  (taken instanceof DestinationIds ? taken : new DestinationIds(taken)).check('id', definition.id);
+  const sourceIds = context.sourceIds;
+  checkDestination(
+    definition,
+    '',
+    sourceIds instanceof Set || sourceIds === undefined ? sourceIds : new Set(sourceIds),
   );
-  checkDestination(definition, '', context.sourceIds && new Set(context.sourceIds));
   const secret = context.env === undefined ? literalSecret : secretResolver(context.env);
   return { definition, destination: resolveDestination(definition, '', secret) };
 }

@@ -14,6 +14,7 @@ export {
 export { ConfigStore, type ReloadStep } from './config-store.ts';
 export { formatDuration, parseDuration } from './duration.ts';
 export { DEMO_CONFIG_PATH, readEnv, requireBrokers, requireConfigPath, type SluiceEnv } from './env.ts';
+export { DestinationIds } from './semantic-checks.ts';
 export {
   type DestinationContext,
   type DestinationDefinition,

@@ -46,9 +46,27 @@ export function checkTopicId(field: string, id: string, taken: ReadonlyMap<strin
     );
 }
 
-/** Taken ids by their topic-folded form, for `checkTopicId`. */
-export function takenIds(ids: readonly TakenId[]): Map<string, TakenId> {
-  return new Map(ids.map((taken) => [topicFolded(taken.id), taken]));
+/**
+ * Destination ids already taken, by the form Kafka gives them in topic names: built once and added
+ * to, so checking many destinations against each other (the catalog's merge with the file) costs
+ * one lookup each rather than a pass over every id.
+ */
+export class DestinationIds {
+  readonly #taken = new Map<string, TakenId>();
+
+  constructor(ids: Iterable<string> = []) {
+    for (const id of ids) this.add(id);
+  }
+
+  /** Takes `id`; of two ids Kafka takes for one topic name, errors name the later one added. */
+  add(id: string): void {
+    this.#taken.set(topicFolded(id), { id, label: 'destination' });
+  }
+
+  /** Throws `ConfigError` at `field` when `id` is reserved or names the topics of a taken id (`checkTopicId`). */
+  check(field: string, id: string): void {
+    checkTopicId(field, id, this.#taken);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { ConfigError, parseConfig, validateDestination } from '@sluice/config';
+import { ConfigError, DestinationIds, parseConfig, validateDestination } from '@sluice/config';
 
 const WHSEC = `whsec_${randomBytes(32).toString('base64')}`;
 const base = { id: 'd-1', type: 'webhooks', sourceIds: ['src-1'], settings: { webhookUrl: 'https://x.example/' } };
@@ -158,6 +158,18 @@ describe('config: one destination is validated by the rules of the file', () => 
     assert.match(clash.problem, /"orders_eu" and destination "orders\.eu" would name the same Kafka topics/);
     assert.equal(configError(() => validateDestination({ ...base, id: 'billing' }, taken)).field, 'id');
     assert.equal(validateDestination({ ...base, id: 'orders-eu' }, taken).destination.id, 'orders-eu');
+  });
+
+  it('takes the other ids and the sources prebuilt, with the same refusals', () => {
+    const destinationIds = new DestinationIds(['orders.eu']);
+    const taken = { sourceIds: new Set(sourcesOfFile.sourceIds), destinationIds };
+    const clash = configError(() => validateDestination({ ...base, id: 'orders_eu' }, taken));
+    assert.match(clash.problem, /"orders_eu" and destination "orders\.eu" would name the same Kafka topics/);
+    assert.equal(validateDestination({ ...base, id: 'billing' }, taken).destination.id, 'billing');
+    destinationIds.add('billing');
+    assert.equal(configError(() => validateDestination({ ...base, id: 'billing' }, taken)).field, 'id');
+    const unknown = configError(() => validateDestination({ ...base, sourceIds: ['elsewhere'] }, taken));
+    assert.equal(unknown.field, 'sourceIds[0]');
   });
 
   it('a definition that is not an object is refused at the root', () => {

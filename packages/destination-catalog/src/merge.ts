@@ -1,4 +1,4 @@
-import { ConfigError, type Destination, validateDestination } from '@sluice/config';
+import { ConfigError, type Destination, DestinationIds, validateDestination } from '@sluice/config';
 import type { Catalog } from './changes.ts';
 import type { FileConfig } from './file-config.ts';
 
@@ -41,15 +41,17 @@ export function mergeDestinations(file: FileConfig, catalog: Catalog): MergedDes
   const destinations: Destination[] = [...file.config.destinations];
   const ignored: IgnoredDestination[] = [];
   const fileIds = new Set(file.config.destinations.map((d) => d.id));
-  const sourceIds = file.config.sources.map((s) => s.id);
+  // Built once and added to: each runtime destination costs a lookup, not a pass over the others.
+  const sourceIds: ReadonlySet<string> = new Set(file.config.sources.map((s) => s.id));
+  const destinationIds = new DestinationIds(fileIds);
   for (const id of [...catalog.keys()].sort()) {
     if (fileIds.has(id)) {
       ignored.push({ id, reason: 'file_declared', file: file.path });
       continue;
     }
     try {
-      const destinationIds = destinations.map((d) => d.id);
       destinations.push(validateDestination(catalog.get(id)!.definition, { sourceIds, destinationIds }).destination);
+      destinationIds.add(id);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       ignored.push({ id, reason: 'invalid', field: err.field, problem: err.problem });

@@ -81,4 +81,21 @@ describe('catalog: merged with the config file', () => {
       ['orders'],
     );
   });
+
+  it('merges 10,000 runtime destinations, each checked against the file and those before it', () => {
+    const entries = Array.from({ length: 10_000 }, (_, i) => entry(`d${String(i).padStart(5, '0')}`));
+    // Each differs from an earlier one only by '.' and '_': checked against the ones merged before it.
+    const clashes = [entry('d00001.x'), entry('d00001_x'), entry('orders.x'), entry('orders_x')];
+    const merged = mergeDestinations(file, catalogOf(...entries, ...clashes));
+    assert.equal(merged.destinations.length, 1 + 10_000 + 2);
+    assert.deepEqual(
+      merged.destinations.slice(0, 3).map((d) => d.id),
+      ['orders', 'd00000', 'd00001'],
+    );
+    assert.deepEqual(
+      merged.ignored.map((i) => i.id),
+      ['d00001_x', 'orders_x'],
+    );
+    assert.equal(merged.bySource.get('web')!.length, 1 + 10_000 + 2);
+  });
 });
