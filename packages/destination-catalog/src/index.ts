@@ -37,5 +37,6 @@ export {
   serializeEntry,
   tombstone,
 } from './record.ts';
+export { REDACTED, type RedactedEntry, redactEntry } from './redact.ts';
 export type { JsonObject } from './secret-fields.ts';
 export type { GeneratedSecret } from './signing-secrets.ts';
