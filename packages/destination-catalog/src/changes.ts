@@ -2,7 +2,7 @@ import { ConfigError, type SigningScheme, validateDestination } from '@sluice/co
 import type { Keyring } from '@sluice/secret-keyring';
 import { DEFAULT_ROTATION_OVERLAP_MS, MAX_RECORD_BYTES, MAX_UPDATED_BY_CHARS } from './constants.ts';
 import type { FileConfig } from './file-config.ts';
-import { type CatalogEntry, type CatalogRecord, serializeEntry, tombstone } from './record.ts';
+import { type CatalogEntry, type CatalogRecord, deletionRecord, serializeEntry } from './record.ts';
 import { isObject, type JsonObject } from './secret-fields.ts';
 import { fillSigningSecrets, type GeneratedSecret, rotateSigningSecret, schemesOf } from './signing-secrets.ts';
 
@@ -26,6 +26,11 @@ export interface ChangeBy {
 export interface CreateRequest extends ChangeBy {
   /** One entry of the file's `destinations` shape; signing secrets it leaves out are generated. */
   definition: unknown;
+  /**
+   * The version the id's last destination was deleted at, if one was: the new one goes on from it,
+   * so a version of an id never stands for two definitions; default 0 (never used).
+   */
+  deletedVersion?: number;
 }
 
 /** A change to an existing destination, made only if it is still at `expectedVersion`. */
@@ -70,6 +75,8 @@ export interface Written {
 export interface Deleted {
   kind: 'deleted';
   id: string;
+  /** The deletion's version: one more than the destination's. */
+  version: number;
   record: CatalogRecord;
 }
 
@@ -94,6 +101,12 @@ function current(catalog: Catalog, request: VersionedRequest, file: FileConfig):
   return entry;
 }
 
+/** Who makes a change is written in its record: 1–`MAX_UPDATED_BY_CHARS` characters. */
+const authorRefused = (by: string): Refusal | undefined =>
+  by === '' || by.length > MAX_UPDATED_BY_CHARS
+    ? { kind: 'invalid', field: 'updatedBy', problem: `must be 1–${MAX_UPDATED_BY_CHARS} characters` }
+    : undefined;
+
 const isRefusal = (v: CatalogEntry | Refusal): v is Refusal => 'kind' in v;
 
 /** What `written` turns into an entry and its record. */
@@ -101,7 +114,8 @@ interface Draft {
   kind: Written['kind'];
   id: string;
   definition: JsonObject;
-  previous: CatalogEntry | undefined;
+  /** The version the change is made on: the current entry's, or the deletion's a create goes on from. */
+  previousVersion: number;
   secrets: GeneratedSecret[];
 }
 
@@ -110,8 +124,8 @@ interface Draft {
  * destination's id, file and runtime — and builds its entry and record, held to `MAX_RECORD_BYTES`.
  */
 function written(draft: Draft, change: ChangeBy & { catalog: Catalog }, context: CatalogContext): CatalogOutcome {
-  if (change.by === '' || change.by.length > MAX_UPDATED_BY_CHARS)
-    return { kind: 'invalid', field: 'updatedBy', problem: `must be 1–${MAX_UPDATED_BY_CHARS} characters` };
+  const author = authorRefused(change.by);
+  if (author) return author;
   const others = [...context.file.config.destinations.map((d) => d.id), ...change.catalog.keys()];
   try {
     validateDestination(draft.definition, {
@@ -124,7 +138,7 @@ function written(draft: Draft, change: ChangeBy & { catalog: Catalog }, context:
   }
   const entry: CatalogEntry = {
     id: draft.id,
-    version: (draft.previous?.version ?? 0) + 1,
+    version: draft.previousVersion + 1,
     definition: draft.definition,
     updatedAt: new Date(change.at).toISOString(),
     updatedBy: change.by,
@@ -156,7 +170,8 @@ export function createDestination(catalog: Catalog, request: CreateRequest, cont
   const taken = catalog.get(id);
   if (taken) return { kind: 'id_taken', id, version: taken.version };
   const secrets = fillSigningSecrets(definition, undefined);
-  return written({ kind: 'created', id, definition, previous: undefined, secrets }, { ...request, catalog }, context);
+  const previousVersion = request.deletedVersion ?? 0;
+  return written({ kind: 'created', id, definition, previousVersion, secrets }, { ...request, catalog }, context);
 }
 
 /** Checks that a new definition (or patch) keeps the destination's id. */
@@ -183,7 +198,7 @@ function updated(
   const definition = request.next(entry.definition);
   const secrets = fillSigningSecrets(definition, entry.definition);
   return written(
-    { kind: 'updated', id: request.id, definition, previous: entry, secrets },
+    { kind: 'updated', id: request.id, definition, previousVersion: entry.version, secrets },
     { ...request, catalog },
     context,
   );
@@ -212,7 +227,7 @@ export function patchDestination(catalog: Catalog, request: PatchRequest, contex
   return updated(catalog, { ...request, body: request.patch, next }, context);
 }
 
-/** Deletes a destination (its tombstone), if it is still at the expected version. */
+/** Deletes a destination (a deletion record, one version on), if it is still at the expected version. */
 export function deleteDestination(
   catalog: Catalog,
   request: VersionedRequest,
@@ -220,7 +235,11 @@ export function deleteDestination(
 ): CatalogOutcome {
   const entry = current(catalog, request, context.file);
   if (isRefusal(entry)) return entry;
-  return { kind: 'deleted', id: entry.id, record: tombstone(entry.id) };
+  const author = authorRefused(request.by);
+  if (author) return author;
+  const version = entry.version + 1;
+  const mark = { id: entry.id, version, updatedAt: new Date(request.at).toISOString(), updatedBy: request.by };
+  return { kind: 'deleted', id: entry.id, version, record: deletionRecord(mark) };
 }
 
 /**
@@ -242,7 +261,7 @@ export function rotateSecret(catalog: Catalog, request: RotateRequest, context: 
   const definition = structuredClone(entry.definition);
   const secret = rotateSigningSecret(definition, { scheme: request.scheme, at: request.at, overlapMs });
   return written(
-    { kind: 'rotated', id: request.id, definition, previous: entry, secrets: [secret] },
+    { kind: 'rotated', id: request.id, definition, previousVersion: entry.version, secrets: [secret] },
     { ...request, catalog },
     context,
   );

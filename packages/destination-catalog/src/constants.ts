@@ -8,6 +8,9 @@ export const RECORD_FORMAT = 1;
  */
 export const MAX_RECORD_BYTES = 64 * 1024;
 
+/** Random bytes that make each record's key (`<id>@<nonce>`) new: 8, so two writers never pick the same one. */
+export const KEY_NONCE_BYTES = 8;
+
 /** Characters of a record's `updatedBy` at most. */
 export const MAX_UPDATED_BY_CHARS = 200;
 

@@ -28,14 +28,15 @@ export {
   mergeDestinations,
 } from './merge.ts';
 export {
-  applyRecord,
   type CatalogEntry,
   type CatalogRecord,
+  clearingRecord,
+  type DeletionMark,
+  deletionRecord,
   type ParsedRecord,
   parseRecord,
   type RawCatalogRecord,
   serializeEntry,
-  tombstone,
 } from './record.ts';
 export { REDACTED, type RedactedEntry, redactEntry } from './redact.ts';
 export type { JsonObject } from './secret-fields.ts';

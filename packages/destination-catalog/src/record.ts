@@ -1,14 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import { ConfigError, validateDestination } from '@sluice/config';
 import { type Keyring, KeyringError } from '@sluice/secret-keyring';
-import { MAX_UPDATED_BY_CHARS, RECORD_FORMAT } from './constants.ts';
+import { KEY_NONCE_BYTES, MAX_RECORD_BYTES, MAX_UPDATED_BY_CHARS, RECORD_FORMAT } from './constants.ts';
 import { CatalogRecordError } from './errors.ts';
 import { isObject, type JsonObject, mapSecrets } from './secret-fields.ts';
 
 /** One destination of the catalog, as held in memory: its secrets in clear. */
 export interface CatalogEntry {
-  /** The destination's id, also the record's key. */
+  /** The destination's id, the start of its records' keys. */
   id: string;
-  /** 1 when created, one more at each change: what a change's expected version is compared with. */
+  /**
+   * 1 when created, one more at each change, the deletion included (a destination created again
+   * under the id goes on from its deletion's version): what a change's expected version is compared with.
+   */
   version: number;
   /**
    * The definition as it was given: the shape of one entry of the config file's `destinations`
@@ -21,10 +25,22 @@ export interface CatalogEntry {
   updatedBy: string;
 }
 
-/** A record of the catalog topic: the destination's id as key; a null value is a tombstone (deleted). */
+/**
+ * A record of the catalog topic. Its key is `<id>@<nonce>`, new for every record written, so that
+ * compaction never lets a change that lost a race replace the one that won (docs/reference/
+ * runtime-destinations.md, "Topic"); a null value clears a record no longer in force.
+ */
 export interface CatalogRecord {
   key: string;
   value: string | null;
+}
+
+/** A deletion: the version it takes the destination to, when and by whom. */
+export interface DeletionMark {
+  id: string;
+  version: number;
+  updatedAt: string;
+  updatedBy: string;
 }
 
 /** A record as a consumer hands it over. */
@@ -33,8 +49,25 @@ export interface RawCatalogRecord {
   value: Buffer | string | null;
 }
 
-/** What a record says: the destination as it now is, or that it was deleted. */
-export type ParsedRecord = { kind: 'entry'; entry: CatalogEntry } | { kind: 'tombstone'; id: string };
+/**
+ * What a record says, with its key: the destination as it now is, that it was deleted (at a
+ * version), or that the record of the key is cleared (a null value).
+ */
+export type ParsedRecord =
+  | { kind: 'entry'; key: string; entry: CatalogEntry }
+  | { kind: 'deleted'; key: string; mark: DeletionMark }
+  | { kind: 'cleared'; key: string; id: string };
+
+/** A new key for a record of destination `id`: `<id>@<16 hex characters>` (ids never hold `@`). */
+export function recordKey(id: string): string {
+  return `${id}@${randomBytes(KEY_NONCE_BYTES).toString('hex')}`;
+}
+
+/** The destination id a record key names, or undefined for a key of another form. */
+export function idOfKey(key: string): string | undefined {
+  const at = key.lastIndexOf('@');
+  return at > 0 && at < key.length - 1 ? key.slice(0, at) : undefined;
+}
 
 /** A secret in a record: its ciphertext, never the secret. */
 interface EncryptedSecret {
@@ -55,18 +88,32 @@ export function serializeEntry(entry: CatalogEntry, keyring: Keyring): CatalogRe
     return { encrypted: keyring.encrypt(value, secretContext(entry.id, field)) };
   });
   const { id, version, updatedAt, updatedBy } = entry;
-  return { key: id, value: JSON.stringify({ format: RECORD_FORMAT, id, version, updatedAt, updatedBy, definition }) };
+  const value = JSON.stringify({ format: RECORD_FORMAT, id, version, updatedAt, updatedBy, definition });
+  return { key: recordKey(id), value };
 }
 
-/** The record that deletes a destination from the compacted topic. */
-export function tombstone(id: string): CatalogRecord {
-  return { key: id, value: null };
+/**
+ * The record of a deletion: `{ format, id, version, deleted: true, updatedAt, updatedBy }`. Not a
+ * null value: a deletion carries its version like any change, and stays as the id's record in force,
+ * so a change based on the destination before it is refused like any stale change.
+ */
+export function deletionRecord(mark: DeletionMark): CatalogRecord {
+  const { id, version, updatedAt, updatedBy } = mark;
+  return {
+    key: recordKey(id),
+    value: JSON.stringify({ format: RECORD_FORMAT, id, version, deleted: true, updatedAt, updatedBy }),
+  };
+}
+
+/** The record that clears one record no longer in force (its key, a null value), for compaction to remove both. */
+export function clearingRecord(key: string): CatalogRecord {
+  return { key, value: null };
 }
 
 const text = (v: Buffer | string) => (typeof v === 'string' ? v : v.toString('utf8'));
 
-/** The envelope of a record's value, checked field by field. */
-function envelope(key: string, value: string): Omit<CatalogEntry, 'definition'> & { definition: JsonObject } {
+/** The envelope of a record's value, checked field by field: a deletion's, or an entry's with its definition. */
+function envelope(key: string, value: string): DeletionMark & { deleted?: true; definition?: JsonObject } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
@@ -74,35 +121,50 @@ function envelope(key: string, value: string): Omit<CatalogEntry, 'definition'> 
     throw new CatalogRecordError(key, 'value is not JSON');
   }
   if (!isObject(parsed)) throw new CatalogRecordError(key, 'value is not a JSON object');
-  const { format, id, version, updatedAt, updatedBy, definition } = parsed;
+  const { format, id, version, updatedAt, updatedBy, definition, deleted } = parsed;
   if (format !== RECORD_FORMAT)
     throw new CatalogRecordError(key, `format ${JSON.stringify(format)}, expected ${RECORD_FORMAT}`);
-  if (id !== key) throw new CatalogRecordError(key, 'id differs from the record key');
+  if (typeof id !== 'string' || id !== idOfKey(key))
+    throw new CatalogRecordError(key, 'id differs from the record key');
   if (!Number.isSafeInteger(version) || (version as number) < 1)
     throw new CatalogRecordError(key, 'version must be an integer ≥ 1');
   if (typeof updatedAt !== 'string' || Number.isNaN(Date.parse(updatedAt)))
     throw new CatalogRecordError(key, 'updatedAt must be an RFC 3339 time');
   if (typeof updatedBy !== 'string' || updatedBy === '' || updatedBy.length > MAX_UPDATED_BY_CHARS)
     throw new CatalogRecordError(key, `updatedBy must be 1–${MAX_UPDATED_BY_CHARS} characters`);
+  const mark = { id, version: version as number, updatedAt, updatedBy };
+  if (deleted === true) {
+    if (definition !== undefined) throw new CatalogRecordError(key, 'a deletion has no definition');
+    return { ...mark, deleted };
+  }
+  if (deleted !== undefined) throw new CatalogRecordError(key, 'deleted must be true when present');
   if (!isObject(definition)) throw new CatalogRecordError(key, 'definition is not a JSON object');
-  return { id: key, version: version as number, updatedAt, updatedBy, definition };
+  return { ...mark, definition };
 }
 
 /**
  * Reads a record of the catalog topic: its secrets decrypted (each bound to its destination and
  * field), its definition validated by the config's rules (sources are checked when it is merged
- * with the file in force). Throws `CatalogRecordError` naming the key and the field.
+ * with the file in force). A value over `MAX_RECORD_BYTES` is refused unread, so what one
+ * destination holds in memory stays bounded. Throws `CatalogRecordError` naming the key and the
+ * field.
  */
 export function parseRecord(record: RawCatalogRecord, keyring: Keyring): ParsedRecord {
   if (record.key === null) throw new CatalogRecordError('(none)', 'a record without a key');
   const key = text(record.key);
-  if (record.value === null) return { kind: 'tombstone', id: key };
-  const entry = envelope(key, text(record.value));
-  const definition = mapSecrets(entry.definition, (field, value) => {
+  const id = idOfKey(key);
+  if (id === undefined) throw new CatalogRecordError(key, 'the key is not <id>@<nonce>');
+  if (record.value === null) return { kind: 'cleared', key, id };
+  const bytes = typeof record.value === 'string' ? Buffer.byteLength(record.value) : record.value.length;
+  if (bytes > MAX_RECORD_BYTES)
+    throw new CatalogRecordError(key, `value of ${bytes} bytes passes the limit of ${MAX_RECORD_BYTES}`);
+  const { deleted, definition: stored, ...mark } = envelope(key, text(record.value));
+  if (deleted) return { kind: 'deleted', key, mark };
+  const definition = mapSecrets(stored!, (field, value) => {
     if (!isObject(value) || typeof value.encrypted !== 'string' || Object.keys(value).length !== 1)
       throw new CatalogRecordError(key, `definition.${field}: a secret must be stored encrypted`);
     try {
-      return keyring.decrypt(value.encrypted, secretContext(key, field));
+      return keyring.decrypt(value.encrypted, secretContext(id, field));
     } catch (err) {
       if (err instanceof KeyringError)
         throw new CatalogRecordError(key, `definition.${field}: ${err.message}`, { cause: err });
@@ -116,12 +178,6 @@ export function parseRecord(record: RawCatalogRecord, keyring: Keyring): ParsedR
       throw new CatalogRecordError(key, `definition.${err.field}: ${err.problem}`, { cause: err });
     throw err;
   }
-  if (definition.id !== key) throw new CatalogRecordError(key, 'definition.id differs from the record key');
-  return { kind: 'entry', entry: { ...entry, definition } };
-}
-
-/** Folds a record into the catalog it was read into (later records of a key replace earlier ones). */
-export function applyRecord(catalog: Map<string, CatalogEntry>, parsed: ParsedRecord): void {
-  if (parsed.kind === 'tombstone') catalog.delete(parsed.id);
-  else catalog.set(parsed.entry.id, parsed.entry);
+  if (definition.id !== id) throw new CatalogRecordError(key, 'definition.id differs from the record key');
+  return { kind: 'entry', key, entry: { ...mark, definition } };
 }

@@ -72,6 +72,15 @@ describe('catalog: create', () => {
     assert.deepEqual(again, { kind: 'id_taken', id: 'billing', version: 1 });
   });
 
+  it('goes on from the version a deleted destination of the id reached', () => {
+    const again = createDestination(
+      new Map(),
+      { ...by, definition: definition('billing'), deletedVersion: 4 },
+      context,
+    );
+    assert.equal(expectWritten(again).entry.version, 5);
+  });
+
   it("refuses what the config refuses, with the config's field and message", () => {
     const six = Array.from({ length: 6 }, (_, i) => ({ url: `https://h${i}.example/` }));
     const cases: [Record<string, unknown>, string, RegExp][] = [
@@ -195,9 +204,17 @@ describe('catalog: replace, patch and delete at an expected version', () => {
     assert.equal(stale.kind, 'version_conflict');
   });
 
-  it('delete: a tombstone at the expected version; stale and file ids refused', () => {
+  it('delete: a deletion one version on from the expected one; stale and file ids refused', () => {
     const outcome = deleteDestination(catalog, { ...later, id: 'billing', expectedVersion: 1 }, context);
-    assert.deepEqual(outcome, { kind: 'deleted', id: 'billing', record: { key: 'billing', value: null } });
+    assert.ok(outcome.kind === 'deleted', JSON.stringify(outcome));
+    assert.equal(outcome.version, 2);
+    const mark = { id: 'billing', version: 2, updatedAt: new Date(later.at).toISOString(), updatedBy: later.by };
+    assert.deepEqual(parseRecord(outcome.record, context.keyring), { kind: 'deleted', key: outcome.record.key, mark });
+    assert.deepEqual(deleteDestination(catalog, { ...later, by: '', id: 'billing', expectedVersion: 1 }, context), {
+      kind: 'invalid',
+      field: 'updatedBy',
+      problem: 'must be 1–200 characters',
+    });
     assert.equal(
       deleteDestination(catalog, { ...later, id: 'billing', expectedVersion: 3 }, context).kind,
       'version_conflict',
@@ -284,6 +301,6 @@ describe('catalog: rotate a signing secret', () => {
     const first = created('billing', { signing: { schemes: ['standard-webhooks'] } });
     const outcome = rotated(first.entry, { scheme: 'standard-webhooks' });
     const parsed = parseRecord(outcome.record, context.keyring);
-    assert.deepEqual(parsed, { kind: 'entry', entry: outcome.entry });
+    assert.deepEqual(parsed, { kind: 'entry', key: outcome.record.key, entry: outcome.entry });
   });
 });

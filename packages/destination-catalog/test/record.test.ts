@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import {
-  applyRecord,
   type CatalogEntry,
   CatalogRecordError,
+  clearingRecord,
+  deletionRecord,
+  MAX_RECORD_BYTES,
   parseRecord,
   serializeEntry,
-  tombstone,
 } from '@sluice/destination-catalog';
 import { DecryptionError, Keyring, UnknownKeyError } from '@sluice/secret-keyring';
 import { definition, KEY_1, keyring } from './fixtures.ts';
@@ -61,7 +62,9 @@ function edited(value: string, edit: (record: Record<string, unknown>) => void):
   return JSON.stringify(record);
 }
 
-function refused(value: string | null, key = 'billing'): CatalogRecordError {
+const KEY = 'billing@0123456789abcdef';
+
+function refused(value: string | null, key = KEY): CatalogRecordError {
   try {
     parseRecord({ key, value }, keyring);
   } catch (err) {
@@ -74,8 +77,9 @@ function refused(value: string | null, key = 'billing'): CatalogRecordError {
 describe('catalog: the record', () => {
   const record = serializeEntry(entry, keyring);
 
-  it('is keyed by the id and holds the entry, every secret encrypted, none in clear', () => {
-    assert.equal(record.key, 'billing');
+  it('is keyed by the id and a new nonce, and holds the entry, every secret encrypted, none in clear', () => {
+    assert.match(record.key, /^billing@[0-9a-f]{16}$/);
+    assert.notEqual(serializeEntry(entry, keyring).key, record.key, 'every record its own key');
     const value = JSON.parse(record.value!) as Record<string, unknown>;
     assert.deepEqual(Object.keys(value).sort(), ['definition', 'format', 'id', 'updatedAt', 'updatedBy', 'version']);
     assert.equal(value.format, 1);
@@ -89,21 +93,36 @@ describe('catalog: the record', () => {
   });
 
   it('reads back to the same entry (a Buffer too)', () => {
-    assert.deepEqual(parseRecord(record, keyring), { kind: 'entry', entry });
-    assert.deepEqual(parseRecord({ key: Buffer.from('billing'), value: Buffer.from(record.value!) }, keyring), {
+    assert.deepEqual(parseRecord(record, keyring), { kind: 'entry', key: record.key, entry });
+    assert.deepEqual(parseRecord({ key: Buffer.from(record.key), value: Buffer.from(record.value!) }, keyring), {
       kind: 'entry',
+      key: record.key,
       entry,
     });
   });
 
-  it('a tombstone is the id with a null value, and folding records keeps the latest', () => {
-    assert.deepEqual(tombstone('billing'), { key: 'billing', value: null });
-    assert.deepEqual(parseRecord(tombstone('billing'), keyring), { kind: 'tombstone', id: 'billing' });
-    const catalog = new Map<string, CatalogEntry>();
-    applyRecord(catalog, parseRecord(record, keyring));
-    assert.equal(catalog.get('billing')?.version, 3);
-    applyRecord(catalog, parseRecord(tombstone('billing'), keyring));
-    assert.equal(catalog.size, 0);
+  it('a deletion carries its version; a null value clears one key', () => {
+    const mark = { id: 'billing', version: 4, updatedAt: '2026-11-01T01:00:00.000Z', updatedBy: 'bob' };
+    const deletion = deletionRecord(mark);
+    assert.match(deletion.key, /^billing@[0-9a-f]{16}$/);
+    assert.deepEqual(JSON.parse(deletion.value!), { format: 1, ...mark, deleted: true });
+    assert.deepEqual(parseRecord(deletion, keyring), { kind: 'deleted', key: deletion.key, mark });
+    assert.deepEqual(clearingRecord(record.key), { key: record.key, value: null });
+    assert.deepEqual(parseRecord(clearingRecord(record.key), keyring), {
+      kind: 'cleared',
+      key: record.key,
+      id: 'billing',
+    });
+    assert.match(refused(edited(deletion.value!, (r) => (r.definition = {}))).message, /a deletion has no definition/);
+    assert.match(refused(edited(record.value!, (r) => (r.deleted = false))).message, /deleted must be true/);
+  });
+
+  it('refuses a key not of the form <id>@<nonce>, and a value over the limit unread', () => {
+    for (const key of ['billing', '@abc', 'billing@'])
+      assert.match(refused(record.value, key).message, /the key is not <id>@<nonce>/);
+    assert.match(refused(null, 'billing').message, /the key is not/);
+    const large = `${' '.repeat(MAX_RECORD_BYTES)}{}`;
+    assert.match(refused(large).message, new RegExp(`value of ${MAX_RECORD_BYTES + 2} bytes passes the limit`));
   });
 
   it('reads what an older key wrote after a new key is prepended; new writes use the new key', () => {
@@ -111,11 +130,11 @@ describe('catalog: the record', () => {
       { id: 'k2', key: randomBytes(32) },
       { id: 'k1', key: KEY_1 },
     ]);
-    assert.deepEqual(parseRecord(record, rotated), { kind: 'entry', entry });
+    assert.deepEqual(parseRecord(record, rotated), { kind: 'entry', key: record.key, entry });
     const rewritten = serializeEntry(entry, rotated);
     for (const field of SECRET_FIELDS)
       assert.match((at(rewritten.value!, field) as { encrypted: string }).encrypted, /^v1\.k2\./);
-    assert.deepEqual(parseRecord(rewritten, rotated), { kind: 'entry', entry });
+    assert.deepEqual(parseRecord(rewritten, rotated), { kind: 'entry', key: rewritten.key, entry });
     assert.throws(
       () => parseRecord(rewritten, keyring),
       (err) => err instanceof CatalogRecordError && err.cause instanceof UnknownKeyError && /"k2"/.test(err.message),
@@ -148,7 +167,7 @@ describe('catalog: the record', () => {
     });
     assert.match(refused(referenced).message, /stored encrypted/);
     assert.match(refused(edited(record.value!, (r) => (r.format = 2))).message, /format 2, expected 1/);
-    assert.match(refused(record.value, 'other').message, /id differs from the record key/);
+    assert.match(refused(record.value, 'other@0123456789abcdef').message, /id differs from the record key/);
     assert.match(refused(edited(record.value!, (r) => (r.version = 0))).message, /version/);
     assert.match(refused(edited(record.value!, (r) => (r.updatedBy = ''))).message, /updatedBy/);
     assert.match(refused(edited(record.value!, (r) => (r.updatedAt = 'yesterday'))).message, /updatedAt/);
@@ -161,7 +180,7 @@ describe('catalog: the record', () => {
     const invalid = edited(record.value!, (r) => {
       (r.definition as Record<string, unknown>).ordering = 'sometimes';
     });
-    assert.match(refused(invalid).message, /^catalog record "billing": definition\.ordering: /);
+    assert.match(refused(invalid).message, /^catalog record "billing@0123456789abcdef": definition\.ordering: /);
     const renamed = edited(record.value!, (r) => {
       (r.definition as Record<string, unknown>).id = 'other';
     });
