@@ -16,6 +16,7 @@ export const DEFAULT_TOPICS = {
   audienceState: 'sluice.audience-state',
   destinationState: 'sluice.destination-state',
   destinationActions: 'sluice.destination-actions',
+  destinations: 'sluice.destinations',
   delayPrefix: 'sluice.delay.',
   parkedPrefix: 'sluice.parked.',
   ordering: 'sluice.ordering',

@@ -15,3 +15,20 @@ export class CatalogRecordError extends CatalogError {
     this.key = key;
   }
 }
+
+/**
+ * A reader did not read the topic up to an offset in time. For a change, it may be in force or not:
+ * read the destination again before trying once more.
+ */
+export class CatalogTimeoutError extends CatalogError {
+  constructor(offset: number, timeoutMs: number) {
+    super('catalog_timeout', `the catalog was not read up to offset ${offset} within ${timeoutMs} ms`, true);
+  }
+}
+
+/** A change was written but its reader could not read it back (its keyring lacks the key that wrote it). */
+export class CatalogUnreadError extends CatalogError {
+  constructor(key: string) {
+    super('catalog_write_unread', `catalog record ${JSON.stringify(key)} was written but not read back`, false);
+  }
+}

@@ -18,7 +18,16 @@ export {
   type Written,
 } from './changes.ts';
 export { DEFAULT_ROTATION_OVERLAP_MS, MAX_RECORD_BYTES, OUTCOME_STATUS } from './constants.ts';
-export { CatalogError, CatalogRecordError } from './errors.ts';
+export { CatalogError, CatalogRecordError, CatalogTimeoutError, CatalogUnreadError } from './errors.ts';
+export type { CatalogChange, RecordTrack, TrackedVerdict } from './catalog-follower.ts';
+export type { Verdict } from './catalog-state.ts';
+export { type CatalogReader, type CatalogReaderOptions, startCatalogReader } from './kafka/catalog-reader.ts';
+export {
+  type CatalogProducer,
+  type CatalogView,
+  CatalogWriter,
+  type CatalogWriterOptions,
+} from './kafka/catalog-writer.ts';
 export type { FileConfig } from './file-config.ts';
 export {
   type DestinationsBySource,
