@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { createGroupConsumer, type Kafka, type RetryKafka } from '@sluice/kafka';
+import { type Kafka, type RetryKafka, readWholeTopic } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import type { Keyring } from '@sluice/secret-keyring';
 import { CatalogFollower } from '../catalog-follower.ts';
@@ -58,26 +57,23 @@ export async function startCatalogReader(options: CatalogReaderOptions): Promise
   const caughtUp = () => follower.appliedOffset >= end && markReady();
   caughtUp();
 
-  const groupId = `${options.groupPrefix ?? 'sluice.destinations'}.${randomUUID()}`;
-  const group = createGroupConsumer(kafka, { groupId, logger, maxWaitTimeInMs: 100 });
-  await group.run(
-    { topics: [topic], fromBeginning: true },
-    {
-      autoCommit: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
-        for (const m of batch.messages) {
-          follower.read({ key: m.key, value: m.value, offset: Number(m.offset) });
-          resolveOffset(m.offset);
-        }
-        // A batch that reaches the high watermark read all there is, whatever compaction removed.
-        const last = Number(batch.lastOffset());
-        if (batch.messages.length > 0 && last >= Number(batch.highWatermark) - 1)
-          follower.advanceTo(Number(batch.highWatermark));
-        caughtUp();
-        await heartbeat();
-      },
+  const group = await readWholeTopic(kafka, {
+    topic,
+    groupPrefix: options.groupPrefix ?? 'sluice.destinations',
+    logger,
+    eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
+      for (const m of batch.messages) {
+        follower.read({ key: m.key, value: m.value, offset: Number(m.offset) });
+        resolveOffset(m.offset);
+      }
+      // A batch that reaches the high watermark read all there is, whatever compaction removed.
+      const last = Number(batch.lastOffset());
+      if (batch.messages.length > 0 && last >= Number(batch.highWatermark) - 1)
+        follower.advanceTo(Number(batch.highWatermark));
+      caughtUp();
+      await heartbeat();
     },
-  );
+  });
   return {
     ready,
     get connected() {
