@@ -6,12 +6,13 @@ export {
   DEFAULT_DELAY_TIERS,
   DEFAULT_PORTS,
   DEFAULT_TOPICS,
+  KEYRING_KEY_ID_PATTERN,
   LIMITS,
   OPERATOR_EVENT_DEFAULTS,
   OPERATOR_EVENTS_DESTINATION_ID,
   RESERVED_HEADERS,
 } from './constants.ts';
-export { ConfigStore, type ReloadStep } from './config-store.ts';
+export { type ConfigLayer, ConfigStore, type ReloadStep } from './config-store.ts';
 export { formatDuration, parseDuration } from './duration.ts';
 export { DEMO_CONFIG_PATH, readEnv, requireBrokers, requireConfigPath, type SluiceEnv } from './env.ts';
 export { DestinationIds } from './semantic-checks.ts';
@@ -40,6 +41,7 @@ export type {
   KafkaSecurity,
   KafkaSsl,
   OperatorEventsSettings,
+  RuntimeDestinationsSettings,
   SchemaRegistryAccess,
 } from './types.ts';
 export { HOP_BY_HOP_HEADERS, headerNameProblem, headerValueProblem } from './header-rules.ts';

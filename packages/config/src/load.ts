@@ -65,6 +65,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     },
     ...(raw.schemaRegistry !== undefined && { schemaRegistry: resolveSchemaRegistry(raw.schemaRegistry, secret) }),
     ...(raw.operatorEvents !== undefined && { operatorEvents: resolveOperatorEvents(raw.operatorEvents, secret) }),
+    ...(raw.runtimeDestinations !== undefined && { runtimeDestinations: raw.runtimeDestinations }),
     retry: {
       windowMs: parseDuration(raw.retry.window),
       scheduleMs: raw.retry.schedule.map(parseDuration),

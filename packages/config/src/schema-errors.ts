@@ -7,6 +7,8 @@ import { fieldPath } from './field-path.ts';
 export const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
 /** The keys of a secret given by reference (`{ env: NAME }`, `{ file: PATH }`). */
 const SECRET_KEYS = ['env', 'file'];
+/** Where a keyring key is read (`runtimeDestinations.keyring[i].key`): a reference only, never a literal. */
+const KEY_REFERENCE = /^\/runtimeDestinations\/keyring\/\d+\/key$/;
 
 function describe(error: ErrorObject): ConfigError {
   const p = error.params as Record<string, unknown>;
@@ -30,6 +32,13 @@ export function schemaError(errors: ErrorObject[]): ConfigError {
     return new ConfigError(
       fieldPath(duration.instancePath),
       'must be a duration: milliseconds, or a string like 250ms, 5s, 2m, 4h',
+    );
+  }
+  const key = errors.find((e) => KEY_REFERENCE.test(e.instancePath));
+  if (key) {
+    return new ConfigError(
+      fieldPath(key.instancePath),
+      'must be { env: NAME } or { file: PATH } (a key is never written in the config itself)',
     );
   }
   const secret = errors.find((e) => e.keyword === 'anyOf');

@@ -103,6 +103,11 @@ export function checkSemantics(raw: RawConfig): void {
     'destinations',
     raw.destinations.map((d) => d.id),
   );
+  if (raw.runtimeDestinations !== undefined)
+    checkUnique(
+      'runtimeDestinations.keyring',
+      raw.runtimeDestinations.keyring.map((k) => k.id),
+    );
   const taken = new Map<string, TakenId>();
   raw.destinations.forEach((dest, d) => {
     const field = `destinations[${d}].id`;
