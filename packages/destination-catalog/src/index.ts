@@ -36,6 +36,7 @@ export {
   type MergedDestinations,
   mergeDestinations,
 } from './merge.ts';
+export { type CatalogOverlay, layCatalog } from './overlay.ts';
 export {
   type CatalogEntry,
   type CatalogRecord,

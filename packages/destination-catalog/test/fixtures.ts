@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseConfig } from '@sluice/config';
-import type { CatalogContext, FileConfig } from '@sluice/destination-catalog';
+import type { CatalogContext, CatalogEntry, FileConfig } from '@sluice/destination-catalog';
 import { Keyring } from '@sluice/secret-keyring';
 
 /** A config file with two sources and one destination, `orders`. */
@@ -35,3 +35,12 @@ export function definition(id: string, settings: Record<string, unknown> = {}): 
     settings: { webhooks: [{ url: `https://${id}.example/in` }], ...settings },
   };
 }
+
+/** A runtime destination in force at version 1, its definition `definition(id)` with `extra` over it. */
+export const entry = (id: string, extra: Record<string, unknown> = {}): CatalogEntry => ({
+  id,
+  version: 1,
+  updatedAt: '2026-11-01T00:00:00.000Z',
+  updatedBy: 'alice',
+  definition: { ...definition(id), ...extra },
+});

@@ -2,15 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Destination, parseConfig } from '@sluice/config';
 import { type CatalogEntry, indexBySource, mergeDestinations } from '@sluice/destination-catalog';
-import { definition, file } from './fixtures.ts';
+import { definition, entry, file } from './fixtures.ts';
 
-const entry = (id: string, extra: Record<string, unknown> = {}): CatalogEntry => ({
-  id,
-  version: 1,
-  updatedAt: '2026-11-01T00:00:00.000Z',
-  updatedBy: 'alice',
-  definition: { ...definition(id), ...extra },
-});
 const catalogOf = (...entries: CatalogEntry[]) => new Map(entries.map((e) => [e.id, e]));
 
 describe('catalog: merged with the config file', () => {
