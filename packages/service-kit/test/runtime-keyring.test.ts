@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigStore, parseConfig } from '@sluice/config';
 import { KeyringConfigError } from '@sluice/secret-keyring';
@@ -56,5 +57,31 @@ describe('the runtime destinations’ keyring, read at start', () => {
         err instanceof KeyringConfigError &&
         err.message.startsWith('runtimeDestinations.keyring[0].key: cannot read secret file /nonexistent/sluice-key'),
     );
+  });
+});
+
+describe('a service whose keyring cannot be loaded', () => {
+  it('refuses to start: one line naming the field and the variable, exit 1, before anything waits for Kafka', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-keyring-'));
+    try {
+      const config = join(dir, 'config.json');
+      writeFileSync(
+        config,
+        JSON.stringify({ runtimeDestinations: { keyring: [{ id: 'k1', key: { env: 'NO_SUCH_KEY' } }] } }),
+      );
+      const index = resolve(import.meta.dirname, '../src/index.ts');
+      const child = spawnSync(
+        process.execPath,
+        ['--input-type=module', '-e', `(await import(${JSON.stringify(index)})).loadServiceContext('deliverer');`],
+        { env: { PATH: process.env.PATH, SLUICE_CONFIG: config }, encoding: 'utf8', timeout: 10_000 },
+      );
+      assert.equal(child.status, 1, child.stderr);
+      assert.equal(
+        child.stderr,
+        'deliverer: invalid configuration: runtimeDestinations.keyring[0].key: environment variable NO_SUCH_KEY is not set\n',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
