@@ -10,6 +10,12 @@ import type { SluiceConfig } from './types.ts';
  */
 export type ReloadStep = (next: SluiceConfig) => () => void;
 
+/**
+ * What a service lays over the file's config: the config in force, given the file's (the file's
+ * destinations merged with the runtime ones). Throws, changing nothing, when it cannot build it.
+ */
+export type ConfigLayer = (file: SluiceConfig) => SluiceConfig;
+
 export interface ConfigStoreEvents {
   change: [config: SluiceConfig];
   invalid: [error: Error];
@@ -26,9 +32,12 @@ export interface ConfigStoreEvents {
  */
 export class ConfigStore extends EventEmitter<ConfigStoreEvents> {
   #current: SluiceConfig;
+  #file: SluiceConfig;
+  #layer: ConfigLayer | undefined;
   #watching = false;
   readonly path: string | undefined;
-  private readonly env: NodeJS.ProcessEnv;
+  /** Where the file's `{ env }` references are read (and the keyring's keys). */
+  readonly env: NodeJS.ProcessEnv;
   readonly #steps = new Set<ReloadStep>();
 
   constructor(path: string | undefined, initial: SluiceConfig, env: NodeJS.ProcessEnv = process.env) {
@@ -36,6 +45,7 @@ export class ConfigStore extends EventEmitter<ConfigStoreEvents> {
     this.path = path;
     this.env = env;
     this.#current = initial;
+    this.#file = initial;
   }
 
   /** Loads `path` once; throws `ConfigError` naming the field when it is invalid. */
@@ -43,8 +53,14 @@ export class ConfigStore extends EventEmitter<ConfigStoreEvents> {
     return new ConfigStore(path, loadConfigFile(path, env), env);
   }
 
+  /** The config in force: the file's, with the layer over it when there is one. */
   get current(): SluiceConfig {
     return this.#current;
+  }
+
+  /** The config as the file (or `set`) gave it, before any layer. */
+  get file(): SluiceConfig {
+    return this.#file;
   }
 
   /** Adds a reload step (see `ReloadStep`); returns the function that removes it. */
@@ -54,14 +70,45 @@ export class ConfigStore extends EventEmitter<ConfigStoreEvents> {
   }
 
   /**
-   * Replaces the config (used by reloads and by tests that change destinations live). Throws,
-   * changing nothing, when a reload step cannot build its part from `config`.
+   * Replaces the file's config (used by reloads and by tests that change destinations live); the
+   * config in force is the layer's over it. Throws, changing nothing, when the layer or a reload
+   * step cannot build its part.
    */
   set(config: SluiceConfig): void {
-    const commits = [...this.#steps].map((step) => step(config));
-    this.#current = config;
+    const next = this.#layer === undefined ? config : this.#layer(config);
+    const commits = [...this.#steps].map((step) => step(next));
+    this.#file = config;
+    this.#current = next;
     for (const commit of commits) commit();
-    this.emit('change', config);
+    this.emit('change', next);
+  }
+
+  /**
+   * Lays `layer` over the file's config from now on, and puts the result in force as a reload
+   * does. Throws, changing nothing, when it cannot.
+   */
+  lay(layer: ConfigLayer): void {
+    const before = this.#layer;
+    this.#layer = layer;
+    try {
+      this.set(this.#file);
+    } catch (err) {
+      this.#layer = before;
+      throw err;
+    }
+  }
+
+  /**
+   * Builds the config in force again from the file's (what the layer reads changed), by the path
+   * a reload takes: a config that cannot be put in force is reported through `invalid`, and the
+   * previous one stays.
+   */
+  refresh(): void {
+    try {
+      this.set(this.#file);
+    } catch (err) {
+      this.emit('invalid', err as Error);
+    }
   }
 
   reload(): void {

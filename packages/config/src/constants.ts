@@ -16,6 +16,7 @@ export const DEFAULT_TOPICS = {
   audienceState: 'sluice.audience-state',
   destinationState: 'sluice.destination-state',
   destinationActions: 'sluice.destination-actions',
+  destinations: 'sluice.destinations',
   delayPrefix: 'sluice.delay.',
   parkedPrefix: 'sluice.parked.',
   ordering: 'sluice.ordering',
@@ -26,6 +27,12 @@ export const DEFAULT_TOPICS = {
 export const DEFAULT_BACKOFF = ['10s', '30s', '1m', '2m', '5m', '10m', '20m', '30m', '60m'] as const;
 /** Delay tiers (docs/reference/retries.md): one topic each, `<delayPrefix><tier>`. */
 export const DEFAULT_DELAY_TIERS = ['10s', '30s', '1m', '2m', '5m', '10m', '20m', '30m', '60m'] as const;
+
+/**
+ * A keyring key's id (`runtimeDestinations.keyring[].id`): it is written in every ciphertext,
+ * between dots, so it holds none (docs/reference/runtime-destinations.md, "Encryption").
+ */
+export const KEYRING_KEY_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 
 /** Limits that are fixed by the contract (not configurable) (docs/reference/limits.md). */
 export const LIMITS = {

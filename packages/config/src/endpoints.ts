@@ -5,6 +5,7 @@ import { headerNameProblem, headerValueProblem } from './header-rules.ts';
 import type { RawConfig } from './schema.ts';
 import type { ResolveSecret } from './secrets.ts';
 import type { Endpoint } from './types.ts';
+import { subField } from './field-path.ts';
 
 type RawDestination = RawConfig['destinations'][number];
 
@@ -79,12 +80,14 @@ function resolveHeaders(
 export function resolveEndpoints(d: RawDestination, base: string, secret: ResolveSecret): Endpoint[] {
   const { webhooks, webhookUrl } = d.settings;
   const endpoints: Endpoint[] = [];
+  const webhooksField = subField(base, 'settings.webhooks');
   if (webhookUrl !== undefined) {
-    const url = secret(`${base}.settings.webhookUrl`, webhookUrl);
-    endpoints.push({ url, ref: '', headers: withUserinfo(checkWebhookUrl(`${base}.settings.webhookUrl`, url), {}) });
+    const field = subField(base, 'settings.webhookUrl');
+    const url = secret(field, webhookUrl);
+    endpoints.push({ url, ref: '', headers: withUserinfo(checkWebhookUrl(field, url), {}) });
   }
   webhooks.forEach((w, i) => {
-    const field = `${base}.settings.webhooks[${i}]`;
+    const field = subField(base, `settings.webhooks[${i}]`);
     const url = secret(`${field}.url`, w.url);
     const parsed = checkWebhookUrl(`${field}.url`, url);
     endpoints.push({
@@ -94,18 +97,17 @@ export function resolveEndpoints(d: RawDestination, base: string, secret: Resolv
       ...(w.maxRequestsPerSecond !== undefined && { maxRequestsPerSecond: w.maxRequestsPerSecond }),
     });
   });
-  if (endpoints.length === 0)
-    throw new ConfigError(`${base}.settings.webhooks`, 'at least one webhook URL is required');
+  if (endpoints.length === 0) throw new ConfigError(webhooksField, 'at least one webhook URL is required');
   if (endpoints.length > LIMITS.endpointsPerDestination) {
     throw new ConfigError(
-      `${base}.settings.webhooks`,
+      webhooksField,
       `at most ${LIMITS.endpointsPerDestination} endpoints (webhookUrl counts as one), got ${endpoints.length}`,
     );
   }
   const urls = new Set<string>();
   const refs = new Map<string, number>();
   for (const e of endpoints) {
-    if (urls.has(e.url)) throw new ConfigError(`${base}.settings.webhooks`, `duplicate endpoint ${redactUrl(e.url)}`);
+    if (urls.has(e.url)) throw new ConfigError(webhooksField, `duplicate endpoint ${redactUrl(e.url)}`);
     urls.add(e.url);
     const redacted = redactUrl(e.url);
     const n = (refs.get(redacted) ?? 0) + 1;
@@ -113,7 +115,7 @@ export function resolveEndpoints(d: RawDestination, base: string, secret: Resolv
     e.ref = n === 1 ? redacted : `${redacted}#${n}`;
     if (e.ref.length > LIMITS.endpointRefChars)
       throw new ConfigError(
-        `${base}.settings.webhooks`,
+        webhooksField,
         `endpoint ${e.ref.slice(0, 60)}…: its redacted URL, the name records and the API give it, is ${e.ref.length} characters, at most ${LIMITS.endpointRefChars}`,
       );
   }

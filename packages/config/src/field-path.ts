@@ -10,3 +10,11 @@ export function fieldPath(pointer: string, child?: string): string {
   }
   return out === '' ? '(root)' : out;
 }
+
+/**
+ * A field below `base` (`destinations[0]` + `settings.webhooks` → `destinations[0].settings.webhooks`);
+ * an empty `base` is the root of what is validated (one destination on its own: `settings.webhooks`).
+ */
+export function subField(base: string, field: string): string {
+  return base === '' ? field : `${base}.${field}`;
+}

@@ -1,71 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './errors.ts';
-import { DURATION_PATTERN, parseDuration } from './duration.ts';
-import { fieldPath } from './field-path.ts';
+import { parseDuration } from './duration.ts';
 import { parseErrorProblem } from './parse-error.ts';
 import { resolveKafkaSection, resolveSchemaRegistry } from './connection-security.ts';
+import { resolveDestination } from './destination.ts';
 import { ConfigSchema, type RawConfig } from './schema.ts';
-import { resolveEndpoints } from './endpoints.ts';
+import { ajv, schemaError } from './schema-errors.ts';
 import { resolveOperatorEvents } from './operator-events.ts';
-import { resolveFilter } from './filter.ts';
 import { resolveBearerToken, secretResolver } from './secrets.ts';
 import { checkSemantics } from './semantic-checks.ts';
-import { resolveSigning } from './signing.ts';
 import type { SluiceConfig } from './types.ts';
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
 const validate = ajv.compile<RawConfig>(ConfigSchema);
-/** The keys of a secret given by reference (`{ env: NAME }`, `{ file: PATH }`). */
-const SECRET_KEYS = ['env', 'file'];
-
-function describe(error: ErrorObject): ConfigError {
-  const p = error.params as Record<string, unknown>;
-  if (error.keyword === 'required')
-    return new ConfigError(fieldPath(error.instancePath, String(p.missingProperty)), 'is required');
-  if (error.keyword === 'additionalProperties') {
-    return new ConfigError(fieldPath(error.instancePath, String(p.additionalProperty)), 'is not a known setting');
-  }
-  return new ConfigError(fieldPath(error.instancePath), error.message ?? 'is invalid');
-}
 
 /** Validates a parsed config object: schema with defaults, then cross-field rules. */
 export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env): SluiceConfig {
   const raw = structuredClone(input ?? {}) as RawConfig;
-  if (!validate(raw)) {
-    // Report the most specific error: anyOf/union failures list their branches first.
-    const errors = validate.errors ?? [];
-    const duration = errors.find(
-      (e) => e.keyword === 'pattern' && (e.params as { pattern?: string }).pattern === DURATION_PATTERN,
-    );
-    if (duration) {
-      throw new ConfigError(
-        fieldPath(duration.instancePath),
-        'must be a duration: milliseconds, or a string like 250ms, 5s, 2m, 4h',
-      );
-    }
-    const secret = errors.find((e) => e.keyword === 'anyOf');
-    if (
-      secret &&
-      errors.some((e) => {
-        // A `{ env }` or `{ file }` branch of a secret's union: a key missing, or one too many.
-        const p = e.params as { missingProperty?: string; additionalProperty?: string };
-        return (
-          e.instancePath === secret.instancePath &&
-          SECRET_KEYS.includes(p.missingProperty ?? p.additionalProperty ?? '')
-        );
-      })
-    ) {
-      throw new ConfigError(
-        fieldPath(secret.instancePath),
-        'must be a non-empty string, { env: NAME } or { file: PATH }',
-      );
-    }
-    const specific = errors.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors[0]!;
-    throw describe(specific);
-  }
+  if (!validate(raw)) throw schemaError(validate.errors ?? []);
   checkSemantics(raw);
   const secret = secretResolver(env);
   return {
@@ -80,23 +33,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
         },
       }),
     })),
-    destinations: raw.destinations.map((d, i) => ({
-      id: d.id,
-      name: d.name,
-      type: d.type,
-      enabled: d.enabled,
-      sourceIds: d.sourceIds,
-      endpoints: resolveEndpoints(d, `destinations[${i}]`, secret),
-      ...(d.settings.sharedSecret !== undefined && {
-        sharedSecret: secret(`destinations[${i}].settings.sharedSecret`, d.settings.sharedSecret),
-      }),
-      signing: resolveSigning(d, `destinations[${i}]`, secret),
-      ...(d.batch !== undefined && {
-        batch: { maxEvents: d.batch.maxEvents, maxBytes: d.batch.maxBytes, maxWaitMs: parseDuration(d.batch.maxWait) },
-      }),
-      ...(d.filter !== undefined && { filter: resolveFilter(d.filter, `destinations[${i}].filter`) }),
-      ...(d.ordering === 'per-user' && { ordering: { onDeadLetter: d.orderingOnDeadLetter } }),
-    })),
+    destinations: raw.destinations.map((d, i) => resolveDestination(d, `destinations[${i}]`, secret)),
     kafka: resolveKafkaSection(raw.kafka, secret),
     ingest: {
       trustProxy: raw.ingest.trustProxy,
@@ -128,6 +65,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     },
     ...(raw.schemaRegistry !== undefined && { schemaRegistry: resolveSchemaRegistry(raw.schemaRegistry, secret) }),
     ...(raw.operatorEvents !== undefined && { operatorEvents: resolveOperatorEvents(raw.operatorEvents, secret) }),
+    ...(raw.runtimeDestinations !== undefined && { runtimeDestinations: raw.runtimeDestinations }),
     retry: {
       windowMs: parseDuration(raw.retry.window),
       scheduleMs: raw.retry.schedule.map(parseDuration),

@@ -6,6 +6,7 @@ import {
   DEFAULT_BACKOFF,
   DEFAULT_DELAY_TIERS,
   DEFAULT_TOPICS,
+  KEYRING_KEY_ID_PATTERN,
   LIMITS,
   OPERATOR_EVENT_DEFAULTS,
 } from './constants.ts';
@@ -175,6 +176,12 @@ export const KafkaSaslSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** One key of the runtime destinations' keyring: its id, and where its 32 bytes are read (never the config itself). */
+const KeyringKeySchema = Type.Object(
+  { id: Type.String({ pattern: KEYRING_KEY_ID_PATTERN }), key: Type.Union([EnvRef, FileRef]) },
+  { additionalProperties: false },
+);
+
 const topicDefaults = Object.fromEntries(
   Object.entries(DEFAULT_TOPICS).map(([k, v]) => [k, Type.String({ minLength: 1, default: v })]),
 ) as { [K in keyof typeof DEFAULT_TOPICS]: ReturnType<typeof Type.String> };
@@ -317,6 +324,13 @@ export const ConfigSchema = Type.Object(
         },
         { additionalProperties: false },
       ),
+    ),
+    /**
+     * Destinations managed at runtime (docs/reference/runtime-destinations.md); absent: off. The
+     * keyring encrypts their secrets, newest key first (it encrypts; the others still decrypt).
+     */
+    runtimeDestinations: Type.Optional(
+      Type.Object({ keyring: Type.Array(KeyringKeySchema, { minItems: 1 }) }, { additionalProperties: false }),
     ),
     /** The delivery log (docs/delivery-log.md). */
     deliveryLog: Type.Object(

@@ -2,7 +2,10 @@ import ipaddr from 'ipaddr.js';
 import { BATCH_BOUNDS, OPERATOR_EVENTS_DESTINATION_ID } from './constants.ts';
 import { parseDuration } from './duration.ts';
 import { ConfigError } from './errors.ts';
+import { subField } from './field-path.ts';
 import type { RawConfig } from './schema.ts';
+
+type RawDestination = RawConfig['destinations'][number];
 
 function checkUnique(field: string, ids: string[]): void {
   const seen = new Set<string>();
@@ -12,32 +15,79 @@ function checkUnique(field: string, ids: string[]): void {
   });
 }
 
+/** An id as Kafka sees it in a topic name: `.` and `_` are one character to it. */
+const topicFolded = (id: string) => id.replaceAll('.', '_');
+
+/** A destination id already taken, and how an error names it (`destinations[0].id "a_b"`). */
+export interface TakenId {
+  id: string;
+  label: string;
+}
+
 /**
  * Each destination has topics named after its id (`sluice.parked.<id>`, `sluice.waiting.<id>`), and
  * Kafka takes `.` and `_` in a topic name for the same character (their metric names would collide:
- * it refuses to create the second of two such topics). Two ids that differ only there would share,
- * or fight over, one topic: refused, naming both. Ids are otherwise used as they are, so the
- * topics of existing destinations keep their names.
+ * it refuses to create the second of two such topics). An id that differs from a taken one only
+ * there would share, or fight over, one topic: refused, naming both. Ids are otherwise used as
+ * they are, so the topics of existing destinations keep their names.
  */
-function checkTopicIds(ids: string[]): void {
-  const seen = new Map<string, number>();
-  const reserved = OPERATOR_EVENTS_DESTINATION_ID.replaceAll('.', '_');
-  ids.forEach((id, i) => {
-    const folded = id.replaceAll('.', '_');
-    if (folded === reserved)
-      throw new ConfigError(
-        `destinations[${i}].id`,
-        `${JSON.stringify(id)} is reserved: operator events' attempt records carry ${JSON.stringify(OPERATOR_EVENTS_DESTINATION_ID)}`,
-      );
-    const first = seen.get(folded);
-    if (first !== undefined)
-      throw new ConfigError(
-        `destinations[${i}].id`,
-        `${JSON.stringify(id)} and destinations[${first}].id ${JSON.stringify(ids[first])} would name the same ` +
-          "Kafka topics (Kafka takes '.' and '_' in topic names for the same character): rename one",
-      );
-    seen.set(folded, i);
+export function checkTopicId(field: string, id: string, taken: ReadonlyMap<string, TakenId>): void {
+  if (topicFolded(id) === topicFolded(OPERATOR_EVENTS_DESTINATION_ID))
+    throw new ConfigError(
+      field,
+      `${JSON.stringify(id)} is reserved: operator events' attempt records carry ${JSON.stringify(OPERATOR_EVENTS_DESTINATION_ID)}`,
+    );
+  const first = taken.get(topicFolded(id));
+  if (first !== undefined)
+    throw new ConfigError(
+      field,
+      `${JSON.stringify(id)} and ${first.label} ${JSON.stringify(first.id)} would name the same ` +
+        "Kafka topics (Kafka takes '.' and '_' in topic names for the same character): rename one",
+    );
+}
+
+/**
+ * Destination ids already taken, by the form Kafka gives them in topic names: built once and added
+ * to, so checking many destinations against each other (the catalog's merge with the file) costs
+ * one lookup each rather than a pass over every id.
+ */
+export class DestinationIds {
+  readonly #taken = new Map<string, TakenId>();
+
+  constructor(ids: Iterable<string> = []) {
+    for (const id of ids) this.add(id);
+  }
+
+  /** Takes `id`; of two ids Kafka takes for one topic name, errors name the later one added. */
+  add(id: string): void {
+    this.#taken.set(topicFolded(id), { id, label: 'destination' });
+  }
+
+  /** Throws `ConfigError` at `field` when `id` is reserved or names the topics of a taken id (`checkTopicId`). */
+  check(field: string, id: string): void {
+    checkTopicId(field, id, this.#taken);
+  }
+}
+
+/**
+ * The rules the JSON Schema cannot express for one destination, alone: its sources are known
+ * (unless `sourceIds` is undefined: not checked), its batch wait within bounds. Fields are named
+ * below `base` (`subField`).
+ */
+export function checkDestination(dest: RawDestination, base: string, sourceIds: ReadonlySet<string> | undefined): void {
+  dest.sourceIds.forEach((id, i) => {
+    if (sourceIds !== undefined && !sourceIds.has(id))
+      throw new ConfigError(subField(base, `sourceIds[${i}]`), `unknown source ${JSON.stringify(id)}`);
   });
+  if (dest.batch !== undefined) {
+    const { min, max } = BATCH_BOUNDS.maxWaitMs;
+    const waitMs = parseDuration(dest.batch.maxWait);
+    if (waitMs < min || waitMs > max)
+      throw new ConfigError(
+        subField(base, 'batch.maxWait'),
+        `must be from ${min}ms to ${max / 1_000}s, got ${waitMs}ms`,
+      );
+  }
 }
 
 /**
@@ -53,19 +103,20 @@ export function checkSemantics(raw: RawConfig): void {
     'destinations',
     raw.destinations.map((d) => d.id),
   );
-  checkTopicIds(raw.destinations.map((d) => d.id));
+  if (raw.runtimeDestinations !== undefined)
+    checkUnique(
+      'runtimeDestinations.keyring',
+      raw.runtimeDestinations.keyring.map((k) => k.id),
+    );
+  const taken = new Map<string, TakenId>();
+  raw.destinations.forEach((dest, d) => {
+    const field = `destinations[${d}].id`;
+    checkTopicId(field, dest.id, taken);
+    taken.set(topicFolded(dest.id), { id: dest.id, label: field });
+  });
   const sourceIds = new Set(raw.sources.map((s) => s.id));
   raw.destinations.forEach((dest, d) => {
-    const base = `destinations[${d}]`;
-    dest.sourceIds.forEach((id, i) => {
-      if (!sourceIds.has(id)) throw new ConfigError(`${base}.sourceIds[${i}]`, `unknown source ${JSON.stringify(id)}`);
-    });
-    if (dest.batch !== undefined) {
-      const { min, max } = BATCH_BOUNDS.maxWaitMs;
-      const waitMs = parseDuration(dest.batch.maxWait);
-      if (waitMs < min || waitMs > max)
-        throw new ConfigError(`${base}.batch.maxWait`, `must be from ${min}ms to ${max / 1_000}s, got ${waitMs}ms`);
-    }
+    checkDestination(dest, `destinations[${d}]`, sourceIds);
   });
   raw.delivery.ssrf.allowCidrs.forEach((cidr, i) => {
     // Parsed as the deliverer parses it: an address plus a prefix length within its family's bits.

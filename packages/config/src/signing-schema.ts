@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 /** The signature schemes a destination can send (docs/configuration.md, "Signing"). */
 export const SIGNING_SCHEMES = ['x-signature', 'standard-webhooks'] as const;
 export type SigningScheme = (typeof SIGNING_SCHEMES)[number];
+/** The schemes of a destination that chooses none (`settings.signing.schemes`). */
+export const DEFAULT_SIGNING_SCHEMES: readonly SigningScheme[] = ['x-signature'];
 
 /** A secret: a literal string, or `{ "env": "NAME" }` read from the environment at load time. */
 const Secret = Type.Union([
@@ -31,7 +33,7 @@ export const SigningSchema = Type.Object(
     schemes: Type.Array(Type.Union(SIGNING_SCHEMES.map((s) => Type.Literal(s))), {
       minItems: 1,
       uniqueItems: true,
-      default: ['x-signature'],
+      default: [...DEFAULT_SIGNING_SCHEMES],
     }),
     xSignature: Type.Optional(SecretSet),
     standardWebhooks: Type.Optional(SecretSet),

@@ -1,5 +1,6 @@
 import { webhookSecretKey, WebhookSecretError, type SigningKey } from '@sluice/webhook-signature';
 import { ConfigError } from './errors.ts';
+import { subField } from './field-path.ts';
 import type { RawConfig } from './schema.ts';
 import type { Secret } from './secrets.ts';
 import type { DestinationSigning } from './types.ts';
@@ -49,11 +50,12 @@ export function resolveSigning(
   resolve: (field: string, secret: Secret) => string,
 ): DestinationSigning {
   const signing = dest.settings.signing;
-  const field = `${base}.settings.signing`;
+  const field = subField(base, 'settings.signing');
+  const sharedSecret = subField(base, 'settings.sharedSecret');
   const xSignature = signing.schemes.includes('x-signature');
   const standardWebhooks = signing.schemes.includes('standard-webhooks');
   if (!xSignature && dest.settings.sharedSecret !== undefined) {
-    throw new ConfigError(`${base}.settings.sharedSecret`, 'is set but signing.schemes does not include x-signature');
+    throw new ConfigError(sharedSecret, 'is set but signing.schemes does not include x-signature');
   }
   if (!xSignature && signing.xSignature !== undefined) {
     throw new ConfigError(`${field}.xSignature`, 'is set but signing.schemes does not include x-signature');
@@ -67,7 +69,7 @@ export function resolveSigning(
   }
   const xSignatureKeys: SigningKey[] = [];
   if (dest.settings.sharedSecret !== undefined) {
-    xSignatureKeys.push({ secret: resolve(`${base}.settings.sharedSecret`, dest.settings.sharedSecret) });
+    xSignatureKeys.push({ secret: resolve(sharedSecret, dest.settings.sharedSecret) });
   }
   signing.xSignature?.secrets.forEach((raw, i) => {
     xSignatureKeys.push(key(`${field}.xSignature.secrets[${i}]`, raw, resolve));

@@ -150,6 +150,17 @@ export interface SluiceConfig {
   schemaRegistry?: SchemaRegistryAccess;
   /** Where operator events go; absent: none are sent. */
   operatorEvents?: OperatorEventsSettings;
+  /** Destinations managed at runtime; absent: off (docs/reference/runtime-destinations.md). */
+  runtimeDestinations?: RuntimeDestinationsSettings;
+}
+
+/**
+ * `runtimeDestinations`: the keyring's keys as the file declares them, newest first. Only where each
+ * key is read: the services read the keys themselves at start (`loadKeyring`), so no key is held in
+ * the config.
+ */
+export interface RuntimeDestinationsSettings {
+  keyring: { id: string; key: { env: string } | { file: string } }[];
 }
 
 /** `operatorEvents` with secrets resolved (docs/reference/operator-events.md). */

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { createGroupConsumer, type Kafka, type RetryKafka, retryTransient } from '@sluice/kafka';
+import { type Kafka, type RetryKafka, readWholeTopic, retryTransient } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { parseStateValue } from './state.ts';
 import { DestinationStateView } from './view.ts';
@@ -60,40 +59,37 @@ export async function startDestinationStateReader(
   if (remaining.size === 0) markReady();
 
   const applied = new Map<number, number>();
-  const groupId = `${options.groupPrefix ?? 'sluice.destination-state'}.${randomUUID()}`;
-  const group = createGroupConsumer(kafka, { groupId, logger, maxWaitTimeInMs: 100 });
-  await group.run(
-    { topics: [topic], fromBeginning: true },
-    {
-      autoCommit: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
-        for (const m of batch.messages) {
-          const key = m.key?.toString('utf8');
-          if (key === undefined || key === '') {
-            logger.warn({ topic, offset: m.offset }, 'destination state record without a key skipped');
-          } else if (m.value === null || m.value.length === 0) {
-            view.apply(key, null);
-          } else {
-            const parsed = parseStateValue(m.value.toString('utf8'));
-            if (parsed.ok) view.apply(key, parsed.value);
-            else logger.warn({ topic, key, why: parsed.message }, 'destination state record skipped');
-          }
-          resolveOffset(m.offset);
-          applied.set(batch.partition, Number(m.offset) + 1);
+  const group = await readWholeTopic(kafka, {
+    topic,
+    groupPrefix: options.groupPrefix ?? 'sluice.destination-state',
+    logger,
+    eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
+      for (const m of batch.messages) {
+        const key = m.key?.toString('utf8');
+        if (key === undefined || key === '') {
+          logger.warn({ topic, offset: m.offset }, 'destination state record without a key skipped');
+        } else if (m.value === null || m.value.length === 0) {
+          view.apply(key, null);
+        } else {
+          const parsed = parseStateValue(m.value.toString('utf8'));
+          if (parsed.ok) view.apply(key, parsed.value);
+          else logger.warn({ topic, key, why: parsed.message }, 'destination state record skipped');
         }
-        await heartbeat();
-        const last = remaining.get(batch.partition);
-        // Compaction can remove the last offsets, so "reached" is judged by the batch's end too.
-        if (last !== undefined) {
-          const end = Number(batch.lastOffset());
-          if (end >= last || Number(batch.highWatermark) - 1 <= end) {
-            remaining.delete(batch.partition);
-            if (remaining.size === 0) markReady();
-          }
+        resolveOffset(m.offset);
+        applied.set(batch.partition, Number(m.offset) + 1);
+      }
+      await heartbeat();
+      const last = remaining.get(batch.partition);
+      // Compaction can remove the last offsets, so "reached" is judged by the batch's end too.
+      if (last !== undefined) {
+        const end = Number(batch.lastOffset());
+        if (end >= last || Number(batch.highWatermark) - 1 <= end) {
+          remaining.delete(batch.partition);
+          if (remaining.size === 0) markReady();
         }
-      },
+      }
     },
-  );
+  });
   return {
     view,
     ready,

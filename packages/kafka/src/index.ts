@@ -40,6 +40,7 @@ export {
   type Subscription,
 } from './group-consumer.ts';
 export { ManagedConsumer, type ManagedConsumerBase } from './managed-consumer.ts';
+export { readWholeTopic, type WholeTopicReading } from './whole-topic-reader.ts';
 export {
   retryTransient,
   StartupDeadlineError,

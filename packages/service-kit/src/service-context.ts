@@ -10,8 +10,10 @@ import {
 } from '@sluice/config';
 import type { StartupRetry } from '@sluice/kafka';
 import { createLogger, type Logger } from '@sluice/logging';
+import { type Keyring, KeyringConfigError } from '@sluice/secret-keyring';
 import { startTracing, type Tracing, TracingConfigError } from '@sluice/tracing';
 import { createMetricsRegistry } from './metrics.ts';
+import { runtimeKeyring } from './runtime-keyring.ts';
 
 /** Everything a service's `main.ts` hands to its factory. */
 export interface ServiceContext {
@@ -32,6 +34,11 @@ export interface ServiceContext {
    * start a factory themselves): the lifecycle makes its own retry, and nothing holds the port.
    */
   startup?: ServiceStartup;
+  /**
+   * The runtime destinations' keyring when the config turns them on (`runtimeDestinations`), its
+   * keys read at start. Absent (tests that build a context): read when the service starts.
+   */
+  keyring?: Keyring;
 }
 
 /** What a service's start-up shares with the process that runs it (`runKafkaService`). */
@@ -43,8 +50,8 @@ export interface ServiceStartup {
 }
 
 /**
- * Reads the environment and the config file once, at start. A bad value makes the process print
- * one line naming the field and exit 1.
+ * Reads the environment and the config file once, at start (and the runtime destinations' keys). A
+ * bad value makes the process print one line naming the field and exit 1.
  */
 export function loadServiceContext(name: string, rawEnv: NodeJS.ProcessEnv = process.env): ServiceContext {
   try {
@@ -56,11 +63,14 @@ export function loadServiceContext(name: string, rawEnv: NodeJS.ProcessEnv = pro
     );
     config.on('change', () => logger.info('config reloaded'));
     for (const warning of transportWarnings(config.current)) logger.warn(warning);
+    // A key that cannot be loaded refuses the start here, before anything waits for Kafka.
+    const keyring = runtimeKeyring(config);
     const tracing = startTracing(name, rawEnv);
     if (tracing.enabled) logger.info({ protocol: tracing.protocol }, 'tracing on: spans exported over OTLP');
-    return { name, env, brokers: requireBrokers(env), config, logger, registry: createMetricsRegistry(name), tracing };
+    const registry = createMetricsRegistry(name);
+    return { name, env, brokers: requireBrokers(env), config, logger, registry, tracing, ...(keyring && { keyring }) };
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof TracingConfigError) {
+    if (err instanceof ConfigError || err instanceof KeyringConfigError || err instanceof TracingConfigError) {
       process.stderr.write(`${name}: invalid configuration: ${err.message}\n`);
       process.exit(1);
     }

@@ -34,6 +34,9 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
     // however long the pause: the deliverer deletes what it delivered once the topic is drained.
     ...config.destinations.map((d) => spec(parkedTopicName(config, d.id), [{ name: 'retention.ms', value: '-1' }])),
     spec(topics.destinationActions, longRetention),
+    // Runtime destinations (docs/reference/runtime-destinations.md): one partition, so every change
+    // is ordered against every other and each reader decides the same winner of a race.
+    { ...spec(topics.destinations, [{ name: 'cleanup.policy', value: 'compact' }]), numPartitions: 1 },
     // Ordered destinations (docs/reference/ordering.md): the users' queue state, compacted, and one
     // waiting topic each, partitioned like the events so a user's queue lives in one partition index.
     ...orderingSpecs(config, spec),

@@ -32,19 +32,21 @@ describe('topicSpecs', () => {
         config.kafka.topics.destinationState,
         'sluice.parked.crm',
         config.kafka.topics.destinationActions,
+        config.kafka.topics.destinations,
         'sluice.delay.10s',
         'sluice.delay.480m',
       ],
     );
     for (const s of specs) {
-      assert.equal(s.numPartitions, 3, s.topic);
+      assert.equal(s.numPartitions, s.topic === 'sluice.destinations' ? 1 : 3, s.topic);
       assert.equal(s.replicationFactor, 2, s.topic);
     }
     const configOf = (topic: string) => specs.find((s) => s.topic === topic)?.configEntries;
     assert.deepEqual(configOf(config.kafka.topics.events), undefined);
     assert.deepEqual(configOf(config.kafka.topics.deadLetter), [{ name: 'retention.ms', value: '-1' }]);
     assert.deepEqual(configOf('sluice.parked.crm'), [{ name: 'retention.ms', value: '-1' }]);
-    for (const compacted of [config.kafka.topics.audienceState, config.kafka.topics.destinationState]) {
+    const { audienceState, destinationState, destinations } = config.kafka.topics;
+    for (const compacted of [audienceState, destinationState, destinations]) {
       assert.deepEqual(configOf(compacted), [{ name: 'cleanup.policy', value: 'compact' }], compacted);
     }
     // A delay record outlives its wait with slack: at least a day, four waits for a long tier.

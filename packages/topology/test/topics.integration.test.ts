@@ -20,12 +20,16 @@ describe('the topics of a config on a real broker', () => {
     try {
       const created = await ensureTopics(admin, topicSpecs(config));
       // events, rejected, retry, redeliver, dead-letter, attempts, audiences, audience-state,
-      // destination-state, destination-actions, two delay tiers (no destination: no parked topic).
-      assert.equal(created.length, 12);
+      // destination-state, destination-actions, destinations, two delay tiers (no destination: no
+      // parked topic).
+      assert.equal(created.length, 13);
       assert.deepEqual(await ensureTopics(admin, topicSpecs(config)), []);
       const meta = await admin.fetchTopicMetadata({ topics: [config.kafka.topics.events] });
       assert.equal(meta.topics[0]?.partitions.length, 2);
-      const compacted = [config.kafka.topics.audienceState, config.kafka.topics.destinationState];
+      const catalog = await admin.fetchTopicMetadata({ topics: [config.kafka.topics.destinations] });
+      assert.equal(catalog.topics[0]?.partitions.length, 1);
+      const { audienceState, destinationState, destinations } = config.kafka.topics;
+      const compacted = [audienceState, destinationState, destinations];
       const described = await admin.describeConfigs({
         resources: compacted.map((name) => ({ type: 2, name, configNames: ['cleanup.policy'] })),
         includeSynonyms: false,

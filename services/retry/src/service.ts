@@ -1,5 +1,5 @@
 import { ConcurrentConsumer, ConsumerMetrics, RecordBatcher, SafeProducer, SequentialConsumer } from '@sluice/kafka';
-import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
+import { defineService, type RunningService, type ServiceContext, startRuntimeDestinations } from '@sluice/service-kit';
 import { createIntakeHandler } from './adapters/intake.ts';
 import { Router } from './adapters/router.ts';
 import { createFinalTierHandler, createTierStep } from './adapters/tier-handlers.ts';
@@ -36,6 +36,8 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
     const { tiersMs, tierTopic } = retrySettings(initial);
     const logger = ctx.logger;
     const { kafka, admin } = await life.kafka();
+    // Whether a destination is ordered (the release marker) is asked of runtime destinations too.
+    await startRuntimeDestinations({ ctx, life, kafka, admin });
 
     const metrics = new RetryMetrics(ctx.registry);
     // The intake's lag means the retry service falls behind; a delay tier's backlog is records

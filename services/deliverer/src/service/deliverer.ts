@@ -1,6 +1,6 @@
 import type { SluiceConfig } from '@sluice/config';
 import type { ConcurrentConsumer } from '@sluice/kafka';
-import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
+import { defineService, type RunningService, type ServiceContext, startRuntimeDestinations } from '@sluice/service-kit';
 import { EndpointGates } from '../attempt/endpoint-gates.ts';
 import { startDestinationHealth } from '../attempt/health/destination-health.ts';
 import { startDelivery } from '../attempt/start-delivery.ts';
@@ -26,6 +26,8 @@ export interface DelivererService extends RunningService {
 export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) {
   return defineService(ctx, async (life): Promise<{ port: number }> => {
     const { kafka, admin } = await life.kafka();
+    // Before every part reads the config: the runtime destinations in force at start count as the file's.
+    await startRuntimeDestinations({ ctx, life, kafka, admin });
     const start: StartContext = { ctx, life, options, kafka, admin };
     const sink = await startSideRecords(start);
     const metrics = new DelivererMetrics(ctx.registry);

@@ -1,0 +1,142 @@
+import type { Keyring } from '@sluice/secret-keyring';
+import { applyRecord, emptyCatalogState, type Verdict } from './catalog-state.ts';
+import type { Catalog } from './changes.ts';
+import { CatalogRecordError, CatalogTimeoutError } from './errors.ts';
+import { type CatalogEntry, parseRecord, type RawCatalogRecord } from './record.ts';
+
+/** A record of the catalog topic with its offset (the topic has one partition). */
+export interface OffsetRecord extends RawCatalogRecord {
+  offset: number;
+}
+
+/** A destination that changed: as it now is, or undefined when it was deleted (or cleared). */
+export interface CatalogChange {
+  id: string;
+  offset: number;
+  entry: CatalogEntry | undefined;
+}
+
+/** What became of one record a writer waits for; `unreadable` when it could not be parsed. */
+export type TrackedVerdict = Verdict | 'unreadable';
+
+/** A writer's watch on the record it is about to write, registered before the write so none is missed. */
+export interface RecordTrack {
+  readonly verdict: TrackedVerdict | undefined;
+  release(): void;
+}
+
+export interface CatalogFollowerOptions {
+  keyring: Keyring;
+  /** A record that cannot be read: skipped alike by every reader (same keyring), reported here. */
+  onUnreadable: (error: CatalogRecordError, offset: number) => void;
+}
+
+/**
+ * The catalog as read so far, record by record in offset order (`applyRecord`), and what waits on
+ * it: change listeners, writers waiting for an offset, the verdicts of records they wrote. No
+ * Kafka here: `startCatalogReader` feeds it.
+ */
+export class CatalogFollower {
+  readonly #state = emptyCatalogState();
+  readonly #options: CatalogFollowerOptions;
+  readonly #listeners = new Set<(change: CatalogChange) => void>();
+  readonly #waiters = new Set<{ offset: number; resolve: () => void }>();
+  readonly #tracks = new Map<string, { verdict: TrackedVerdict | undefined }>();
+  #next = 0;
+
+  constructor(options: CatalogFollowerOptions) {
+    this.#options = options;
+  }
+
+  /** The offset after the last record read (0 before any): a record at offset o is applied once this is above o. */
+  get appliedOffset(): number {
+    return this.#next;
+  }
+
+  /** The destinations in force. */
+  current(): Catalog {
+    return this.#state.entries;
+  }
+
+  /** The version of the id's record in force (a deletion's too), 0 when it has none. */
+  versionOf(id: string): number {
+    return this.#state.heads.get(id)?.version ?? 0;
+  }
+
+  /** The keys of the id's records no longer in force and not cleared yet. */
+  staleKeys(id: string): readonly string[] {
+    return [...(this.#state.stale.get(id) ?? [])];
+  }
+
+  /** Calls `listener` for each change of a destination read from now on; returns what stops it. */
+  onChange(listener: (change: CatalogChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Watches the record of `key` (a key just made for a record not written yet). */
+  track(key: string): RecordTrack {
+    const held = { verdict: undefined as TrackedVerdict | undefined };
+    this.#tracks.set(key, held);
+    return {
+      get verdict() {
+        return held.verdict;
+      },
+      release: () => this.#tracks.delete(key),
+    };
+  }
+
+  /** Resolves once the record at `offset` is read; rejects with `CatalogTimeoutError` after `timeoutMs`. */
+  waitForOffset(offset: number, timeoutMs: number): Promise<void> {
+    if (this.#next > offset) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        offset,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        reject(new CatalogTimeoutError(offset, timeoutMs));
+      }, timeoutMs);
+      this.#waiters.add(waiter);
+    });
+  }
+
+  /** Applies one record; a record before the offset already read (the consumer read again from the start) is passed over. */
+  read(record: OffsetRecord): void {
+    if (record.offset < this.#next) return;
+    let verdict: TrackedVerdict;
+    let change: CatalogChange | undefined;
+    try {
+      const parsed = parseRecord(record, this.#options.keyring);
+      const id = parsed.kind === 'entry' ? parsed.entry.id : parsed.kind === 'deleted' ? parsed.mark.id : parsed.id;
+      const before = this.#state.heads.get(id);
+      verdict = applyRecord(this.#state, parsed);
+      if (verdict === 'applied' || before !== this.#state.heads.get(id))
+        change = { id, offset: record.offset, entry: this.#state.entries.get(id) };
+    } catch (err) {
+      if (!(err instanceof CatalogRecordError)) throw err;
+      this.#options.onUnreadable(err, record.offset);
+      verdict = 'unreadable';
+    }
+    const key = record.key === null ? undefined : record.key.toString();
+    const track = key === undefined ? undefined : this.#tracks.get(key);
+    if (track !== undefined && track.verdict === undefined) track.verdict = verdict;
+    this.advanceTo(record.offset + 1);
+    if (change !== undefined) for (const listener of this.#listeners) listener(change);
+  }
+
+  /** Moves past offsets that hold no record any more (compaction removed them). */
+  advanceTo(next: number): void {
+    if (next <= this.#next) return;
+    this.#next = next;
+    for (const waiter of this.#waiters)
+      if (waiter.offset < next) {
+        this.#waiters.delete(waiter);
+        waiter.resolve();
+      }
+  }
+}

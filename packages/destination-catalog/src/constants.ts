@@ -1,0 +1,32 @@
+/** The `format` of a catalog record's value; a record of another format is refused when read. */
+export const RECORD_FORMAT = 1;
+
+/**
+ * Bytes (UTF-8) of a record's value at most: 64 KiB, a sixteenth of Kafka's default 1 MB message
+ * size, so a record always fits a batch with room to spare. Five endpoints with twenty headers each
+ * and a full filter stay well below it; a definition whose record would pass it is refused.
+ */
+export const MAX_RECORD_BYTES = 64 * 1024;
+
+/** Random bytes that make each record's key (`<id>@<nonce>`) new: 8, so two writers never pick the same one. */
+export const KEY_NONCE_BYTES = 8;
+
+/** Characters of a record's `updatedBy` at most. */
+export const MAX_UPDATED_BY_CHARS = 200;
+
+/** How long the old signing secret keeps signing after a rotation when the request names no overlap: 24 hours. */
+export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1_000;
+
+/** The HTTP status each outcome of a catalog change stands for (docs/reference/runtime-destinations.md). */
+export const OUTCOME_STATUS = {
+  created: 201,
+  updated: 200,
+  rotated: 200,
+  deleted: 200,
+  invalid: 422,
+  not_found: 404,
+  id_taken: 409,
+  file_declared: 409,
+  version_conflict: 412,
+  too_large: 413,
+} as const;

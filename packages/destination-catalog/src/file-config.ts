@@ -1,0 +1,11 @@
+import type { SluiceConfig } from '@sluice/config';
+
+/**
+ * The config file in force, as far as the catalog needs it: where it is (outcomes and reports name
+ * it), its sources (a runtime destination may name only those) and its destinations (whose ids
+ * the catalog never takes).
+ */
+export interface FileConfig {
+  path: string;
+  config: Pick<SluiceConfig, 'sources' | 'destinations'>;
+}

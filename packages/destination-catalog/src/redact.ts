@@ -1,0 +1,29 @@
+import type { CatalogEntry } from './record.ts';
+import { type JsonObject, mapSecrets } from './secret-fields.ts';
+
+/**
+ * What stands for every secret of a destination read back. An object rather than a string, so a
+ * definition read back and sent again unchanged is refused naming the field (the config takes a
+ * secret as a string) instead of storing the mask as the secret.
+ */
+export const REDACTED: Readonly<{ redacted: true }> = Object.freeze({ redacted: true });
+
+/** A runtime destination as an API returns it: the entry with every secret replaced by `REDACTED`. */
+export interface RedactedEntry {
+  id: string;
+  version: number;
+  updatedAt: string;
+  updatedBy: string;
+  definition: JsonObject;
+}
+
+/**
+ * The entry as it may be shown: every field the config's schema types as a secret — `webhookUrl`,
+ * each endpoint's `url` (credentials, tokens in the path or query) and header values,
+ * `sharedSecret`, each signing secret of both schemes — replaced whole by `REDACTED`, never shown
+ * in part. Header names, signing windows and every other field are kept.
+ */
+export function redactEntry(entry: CatalogEntry): RedactedEntry {
+  const { id, version, updatedAt, updatedBy } = entry;
+  return { id, version, updatedAt, updatedBy, definition: mapSecrets(entry.definition, () => ({ ...REDACTED })) };
+}

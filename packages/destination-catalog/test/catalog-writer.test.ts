@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  type CatalogOutcome,
+  type CatalogProducer,
+  CatalogTimeoutError,
+  CatalogWriter,
+  clearingRecord,
+  createDestination,
+  type Written,
+} from '@sluice/destination-catalog';
+import { CatalogFollower, type OffsetRecord } from '../src/catalog-follower.ts';
+import { context, definition, keyring, T0 } from './fixtures.ts';
+
+const by = { by: 'alice', at: T0 };
+const unreadable: string[] = [];
+const follower = () => new CatalogFollower({ keyring, onUnreadable: (err) => unreadable.push(err.key) });
+
+/**
+ * One partition's log, appended to as a broker would; `deliver` hands each follower the records it
+ * has not read yet, so a test chooses when each reader sees what.
+ */
+function partition() {
+  const log: OffsetRecord[] = [];
+  const followers: CatalogFollower[] = [];
+  const deliver = () => {
+    for (const f of followers) for (const r of log.slice(f.appliedOffset)) f.read(r);
+  };
+  const producer: CatalogProducer = {
+    send: async (_topic, messages) => {
+      const baseOffset = log.length;
+      for (const m of messages)
+        log.push({ key: m.key as string, value: (m.value as string | null) ?? null, offset: log.length });
+      queueMicrotask(deliver);
+      return [{ topicName: 'sluice.destinations', partition: 0, errorCode: 0, baseOffset: String(baseOffset) }];
+    },
+  };
+  return { log, followers, deliver, producer };
+}
+
+function writerOn(
+  p: ReturnType<typeof partition>,
+  reader = follower(),
+): { writer: CatalogWriter; reader: CatalogFollower } {
+  p.followers.push(reader);
+  p.deliver();
+  const writer = new CatalogWriter({
+    reader,
+    producer: p.producer,
+    topic: 'sluice.destinations',
+    context: () => context,
+  });
+  return { writer, reader };
+}
+
+const written = (outcome: CatalogOutcome): Written => {
+  assert.ok(outcome.kind === 'created' || outcome.kind === 'updated', JSON.stringify(outcome));
+  return outcome;
+};
+
+describe('catalog: the follower', () => {
+  it('waits for an offset, tells a tracked record’s verdict, reports changes, passes over what it read', async () => {
+    const f = follower();
+    const changes: string[] = [];
+    f.onChange((c) => changes.push(`${c.id}@${c.offset}:${c.entry?.version ?? 'gone'}`));
+    const create = createDestination(new Map(), { ...by, definition: definition('billing') }, context) as Written;
+    const track = f.track(create.record.key);
+    const waited = f.waitForOffset(0, 1_000);
+    f.read({ ...create.record, offset: 0 });
+    await waited;
+    assert.equal(track.verdict, 'applied');
+    assert.equal(f.appliedOffset, 1);
+    f.read({ ...create.record, offset: 0 });
+    assert.deepEqual(changes, ['billing@0:1'], 'read again: passed over');
+    f.read({ key: 'billing@ffffffffffffffff', value: '{', offset: 1 });
+    assert.deepEqual(unreadable, ['billing@ffffffffffffffff']);
+    f.read({ ...clearingRecord(create.record.key), offset: 2 });
+    assert.deepEqual(changes, ['billing@0:1', 'billing@2:gone']);
+    await assert.rejects(f.waitForOffset(10, 20), CatalogTimeoutError);
+    f.advanceTo(11);
+    await f.waitForOffset(10, 20);
+  });
+});
+
+describe('catalog: the writer', () => {
+  it('two writers on the same version: the first in the log wins, the other gets version_conflict (412)', async () => {
+    const p = partition();
+    const a = writerOn(p);
+    const b = writerOn(p);
+    const created = written(await a.writer.create({ ...by, definition: definition('billing') }));
+    await b.reader.waitForOffset(0, 1_000);
+    const replace = (name: string) => ({
+      ...by,
+      id: 'billing',
+      expectedVersion: 1,
+      definition: { ...definition('billing'), name },
+    });
+    const [first, second] = await Promise.all([
+      a.writer.replace(replace('from a')),
+      b.writer.replace(replace('from b')),
+    ]);
+    assert.equal(written(first).entry.version, 2);
+    assert.deepEqual(second, { kind: 'version_conflict', id: 'billing', expectedVersion: 1, currentVersion: 2 });
+    for (const r of [a.reader, b.reader]) assert.equal(r.current().get('billing')!.definition.name, 'from a');
+    // Both cleared what is no longer in force: the first record and the losing one.
+    const cleared = p.log.filter((r) => r.value === null).map((r) => r.key);
+    assert.ok(cleared.includes(created.record.key));
+    assert.equal(new Set(cleared).size, 2);
+  });
+
+  it('two creates of one id: one created, the other version_conflict from version 0', async () => {
+    const p = partition();
+    const [a, b] = [writerOn(p), writerOn(p)];
+    const [x, y] = await Promise.all([
+      a.writer.create({ ...by, definition: definition('billing') }),
+      b.writer.create({ ...by, definition: definition('billing') }),
+    ]);
+    assert.equal(x.kind, 'created');
+    assert.deepEqual(y, { kind: 'version_conflict', id: 'billing', expectedVersion: 0, currentVersion: 1 });
+  });
+
+  it('a destination created again after its deletion goes on from the deletion’s version', async () => {
+    const p = partition();
+    const { writer } = writerOn(p);
+    written(await writer.create({ ...by, definition: definition('billing') }));
+    assert.equal((await writer.delete({ ...by, id: 'billing', expectedVersion: 1 })).kind, 'deleted');
+    assert.equal(written(await writer.create({ ...by, definition: definition('billing') })).entry.version, 3);
+    assert.equal((await writer.delete({ ...by, id: 'billing', expectedVersion: 1 })).kind, 'version_conflict');
+  });
+
+  it('a refused change writes nothing', async () => {
+    const p = partition();
+    const { writer } = writerOn(p);
+    assert.deepEqual(await writer.delete({ ...by, id: 'nope', expectedVersion: 1 }), { kind: 'not_found', id: 'nope' });
+    assert.equal(p.log.length, 0);
+  });
+});

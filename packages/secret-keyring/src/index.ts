@@ -1,0 +1,10 @@
+export {
+  DecryptionError,
+  KeyringConfigError,
+  KeyringError,
+  MalformedCiphertextError,
+  UnknownKeyError,
+} from './errors.ts';
+export { generateSharedSecret, generateWebhookSecret } from './generate-secrets.ts';
+export { Keyring, type KeyringKey } from './keyring.ts';
+export { type KeyringKeyConfig, loadKeyring, type LoadKeyringOptions } from './load-keyring.ts';

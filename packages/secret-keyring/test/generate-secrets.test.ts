@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { validateDestination } from '@sluice/config';
+import { generateSharedSecret, generateWebhookSecret } from '@sluice/secret-keyring';
+import { webhookSecretKey } from '@sluice/webhook-signature';
+import { Webhook } from 'standardwebhooks';
+
+const destination = (signing: Record<string, unknown>, sharedSecret?: string) => ({
+  id: 'd',
+  type: 'webhooks',
+  settings: { webhookUrl: 'https://x.example/', signing, ...(sharedSecret !== undefined && { sharedSecret }) },
+});
+
+describe('keyring: generated signing secrets', () => {
+  it('a webhook secret is whsec_ and the base64 of 32 random bytes, new each time', () => {
+    const secret = generateWebhookSecret();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.equal(webhookSecretKey(secret).length, 32);
+    assert.notEqual(generateWebhookSecret(), secret);
+  });
+
+  it('the config accepts it as a Standard Webhooks secret, and an X-Signature one as a shared secret', () => {
+    const secret = generateWebhookSecret();
+    const signing = { schemes: ['x-signature', 'standard-webhooks'], standardWebhooks: { secrets: [{ secret }] } };
+    const { destination: resolved } = validateDestination(destination(signing, generateSharedSecret()));
+    assert.equal(resolved.signing.standardWebhooksKeys[0]!.secret, secret);
+    assert.match(resolved.signing.xSignatureKeys[0]!.secret, /^[0-9a-f]{64}$/);
+  });
+
+  it('the Standard Webhooks reference library signs and verifies with it', () => {
+    const secret = generateWebhookSecret();
+    const body = '{"type":"track","event":"Order Completed"}';
+    const signature = new Webhook(secret).sign('msg-1', new Date(), body);
+    const headers = {
+      'webhook-id': 'msg-1',
+      'webhook-timestamp': String(Math.floor(Date.now() / 1_000)),
+      'webhook-signature': signature,
+    };
+    assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
+    assert.throws(() => new Webhook(generateWebhookSecret()).verify(body, headers), /No matching signature/);
+  });
+});

@@ -1,0 +1,81 @@
+import type { ConfigStore } from '@sluice/config';
+import { type CatalogReader, layCatalog, startCatalogReader } from '@sluice/destination-catalog';
+import { type Admin, ensureTopics, type Kafka } from '@sluice/kafka';
+import { topicSpecs } from '@sluice/topology';
+import { Gauge, type Registry } from 'prom-client';
+import { runtimeKeyring } from './runtime-keyring.ts';
+import type { ServiceContext } from './service-context.ts';
+import type { ServiceLifecycle } from './service-lifecycle.ts';
+
+/** What `startRuntimeDestinations` starts with: the service's context, lifecycle and Kafka client. */
+export interface RuntimeDestinationsStart {
+  ctx: ServiceContext;
+  life: ServiceLifecycle;
+  kafka: Kafka;
+  admin: Admin;
+}
+
+/**
+ * Runtime destinations in force in a service (docs/reference/runtime-destinations.md, "In the
+ * services"), when the config turns them on: the catalog read to its end (through the start-up
+ * retry; the service is not ready before), laid over the file's config in `ctx.config` and
+ * followed, and the topics of the runtime destinations in force at start created (their parked
+ * and waiting topics, as the file's are at start). Off: nothing, and undefined.
+ */
+export async function startRuntimeDestinations(start: RuntimeDestinationsStart): Promise<CatalogReader | undefined> {
+  const { ctx, life, kafka, admin } = start;
+  const initial = ctx.config.current;
+  const keyring = ctx.keyring ?? runtimeKeyring(ctx.config);
+  if (keyring === undefined) return undefined;
+  const reader = await life.open(
+    'destination catalog',
+    () =>
+      startCatalogReader({
+        kafka,
+        topic: initial.kafka.topics.destinations,
+        keyring,
+        logger: ctx.logger,
+        retry: life.startup,
+        groupPrefix: `${initial.kafka.clientId}.${ctx.name}.destinations`,
+      }),
+    (r) => ({ stop: () => r.close(), ready: { kafka: () => r.connected } }),
+  );
+  await reader.ready;
+  life.add({ name: 'runtime destinations', stop: layCatalog({ store: ctx.config, reader, logger: ctx.logger }) });
+  catalogMetrics(ctx, reader);
+  const merged = ctx.config.current;
+  if (merged.destinations.length > initial.destinations.length)
+    await ensureTopics(admin, topicSpecs(merged), { retry: life.startup });
+  ctx.logger.info({ runtime: runtimeCount(ctx.config) }, 'runtime destinations on: catalog read');
+  return reader;
+}
+
+/** Runtime destinations in force: the merged destinations past the file's (ignored ones are not in force). */
+const runtimeCount = (store: ConfigStore) => store.current.destinations.length - store.file.destinations.length;
+
+/** A gauge read at scrape time; a restarted service's replaces its own. */
+function gauge(registry: Registry, metric: { name: string; help: string; read: () => number }): void {
+  registry.removeSingleMetric(metric.name);
+  new Gauge({
+    name: metric.name,
+    help: metric.help,
+    registers: [registry],
+    collect() {
+      this.set(metric.read());
+    },
+  });
+}
+
+/** The catalog's gauges (docs/reference/observability.md). */
+function catalogMetrics(ctx: ServiceContext, reader: Pick<CatalogReader, 'appliedOffset'>): void {
+  gauge(ctx.registry, {
+    name: 'sluice_destination_catalog_applied_offset',
+    help: 'The offset after the last record of the destination catalog this service has applied',
+    read: () => reader.appliedOffset,
+  });
+  gauge(ctx.registry, {
+    name: 'sluice_runtime_destinations',
+    help: 'Runtime destinations in force in this service (merged with the config file; ignored ones not counted)',
+    read: () => runtimeCount(ctx.config),
+  });
+}
