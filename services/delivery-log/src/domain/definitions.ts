@@ -1,21 +1,12 @@
+import type { Definition } from '@sluice/log-api';
 import { checkId, checkInt, type Checked, type Invalid } from './query.ts';
 
 /** Definitions a page of `GET /api/v1/destination-definitions` holds by default, and at most. */
 export const DEFAULT_DEFINITIONS_PAGE = 100;
 export const MAX_DEFINITIONS_PAGE = 500;
 
-/** A destination as the definitions list shows it, file-declared (read-only) or runtime. */
-export type DefinitionItem =
-  | { origin: 'file'; id: string; sourceIds: string[]; file: string }
-  | {
-      origin: 'runtime';
-      id: string;
-      sourceIds: string[];
-      version: number;
-      updatedAt: string;
-      updatedBy: string;
-      definition: Record<string, unknown>;
-    };
+/** A destination as the definitions list shows it, file-declared (read-only) or runtime: typed in `@sluice/log-api`. */
+export type DefinitionItem = Definition;
 
 export interface DefinitionsQuery {
   sourceId?: string;
