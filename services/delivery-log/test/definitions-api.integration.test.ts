@@ -152,6 +152,25 @@ describe('delivery-log runtime destinations API', { timeout: 120_000 }, () => {
     assert.equal((await call(on, { method: 'GET', path: `${BASE}/crm` })).status, 404);
   });
 
+  it('lists every change in the audit, newest first: who, when, the fields it changed, no value', async () => {
+    const audit = await call(on, { method: 'GET', path: '/api/v1/destination-changes?destinationId=crm' });
+    assert.equal(audit.status, 200);
+    conforms('DefinitionChanges', audit.body);
+    assert.deepEqual(
+      audit.body.changes.map((c: { version: number; change: string; by: string }) => [c.version, c.change, c.by]),
+      [
+        [5, 'deleted', 'admin'],
+        [4, 'rotated', 'admin'],
+        [3, 'updated', 'admin'],
+        [2, 'updated', 'admin'],
+        [1, 'created', 'admin'],
+      ],
+    );
+    assert.deepEqual(audit.body.changes[2].fields, ['enabled']);
+    assert.deepEqual(audit.body.changes[3].fields, ['settings.webhooks[0].url']);
+    assert.ok(!JSON.stringify(audit.body).includes('crm.example'), 'names only, no value');
+  });
+
   it('without runtimeDestinations, lists the file and refuses changes with 409', async () => {
     const list = await call(off, { method: 'GET', path: BASE });
     assert.deepEqual(

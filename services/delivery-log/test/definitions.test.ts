@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  changedFields,
   type DefinitionItem,
   definitionUrls,
   etagOf,
   expectedVersion,
   pageDefinitions,
+  parseChangesQuery,
   parseDefinitionsQuery,
 } from '../src/domain/definitions.ts';
 
@@ -87,5 +89,28 @@ describe('definitions: URLs to judge', () => {
     );
     assert.deepEqual(definitionUrls({ enabled: false }), []);
     assert.deepEqual(definitionUrls('nope'), []);
+  });
+});
+
+describe('definitions: the audit', () => {
+  it('names the fields a change set, by path, never their values', () => {
+    const before = { id: 'a', settings: { webhooks: [{ url: 'https://a/', headers: { x: '1' } }] } };
+    const after = {
+      id: 'a',
+      enabled: false,
+      settings: { webhooks: [{ url: 'https://b/', headers: { x: '1' } }, { url: 'https://c/' }] },
+    };
+    assert.deepEqual(changedFields(before, after), ['enabled', 'settings.webhooks[0].url', 'settings.webhooks[1].url']);
+    assert.deepEqual(changedFields(before, structuredClone(before)), []);
+    assert.deepEqual(changedFields({}, { id: 'a', settings: { webhookUrl: 'x' } }), ['id', 'settings.webhookUrl']);
+  });
+
+  it('reads its query: destinationId, limit 1–1,000', () => {
+    assert.deepEqual(parseChangesQuery(new URLSearchParams('destinationId=a')), {
+      ok: true,
+      value: { limit: 50, destinationId: 'a' },
+    });
+    const refused = parseChangesQuery(new URLSearchParams('limit=1001'));
+    assert.equal(refused.ok === false && refused.field, 'limit');
   });
 });

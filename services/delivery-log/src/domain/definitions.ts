@@ -15,6 +15,19 @@ export interface DefinitionsQuery {
   after?: string;
 }
 
+/** Changes a page of `GET /api/v1/destination-changes` holds by default, and at most. */
+export const DEFAULT_CHANGES_PAGE = 50;
+export const MAX_CHANGES_PAGE = 1_000;
+
+/** The audit's query: `destinationId`, `limit` (1–1,000, default 50). */
+export function parseChangesQuery(params: URLSearchParams): Checked<{ limit: number; destinationId?: string }> {
+  const destination = checkId('destinationId', params.get('destinationId'));
+  if (!destination.ok) return destination;
+  const limit = checkInt('limit', params.get('limit'), DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE);
+  if (!limit.ok) return limit;
+  return { ok: true, value: { limit: limit.value, ...(destination.value && { destinationId: destination.value }) } };
+}
+
 /** The ETag of a runtime destination's version: strong, the version in quotes. */
 export const etagOf = (version: number) => `"${version}"`;
 
@@ -79,4 +92,36 @@ export function definitionUrls(body: unknown): { field: string; url: string }[] 
       if (isObject(e) && typeof e.url === 'string') urls.push({ field: `settings.webhooks[${i}].url`, url: e.url });
     });
   return urls;
+}
+
+/** One change of a runtime destination as the audit keeps it: who, when, and the fields it changed (names, never values). */
+export interface DefinitionChange {
+  destinationId: string;
+  version: number;
+  change: 'created' | 'updated' | 'rotated' | 'deleted';
+  by: string;
+  at: string;
+  fields: string[];
+}
+
+/**
+ * The fields two definitions differ in, as dotted paths of their leaves (`settings.webhooks[0].url`):
+ * what the audit records of a change. Only names, so a changed secret is recorded as changed, never shown.
+ */
+export function changedFields(before: unknown, after: unknown, field = ''): string[] {
+  const at = (key: string | number) =>
+    typeof key === 'number' ? `${field}[${key}]` : field === '' ? key : `${field}.${key}`;
+  if (Array.isArray(before) && Array.isArray(after)) {
+    const length = Math.max(before.length, after.length);
+    return Array.from({ length }, (_, i) => changedFields(before[i], after[i], at(i))).flat();
+  }
+  // A member added or removed: each of its leaves is named.
+  if ((isObject(before) || before === undefined) && (isObject(after) || after === undefined) && before !== after) {
+    const [from, to] = [before ?? {}, after ?? {}] as Record<string, unknown>[];
+    const keys = [...new Set([...Object.keys(from!), ...Object.keys(to!)])].sort();
+    return keys.flatMap((k) => changedFields(from![k], to![k], at(k)));
+  }
+  if (isObject(before) || isObject(after) || Array.isArray(before) || Array.isArray(after))
+    return JSON.stringify(before) === JSON.stringify(after) ? [] : [field || '(root)'];
+  return before === after ? [] : [field || '(root)'];
 }

@@ -29,7 +29,7 @@ export interface ApiDeps {
   /** Runtime state of destinations and endpoints, and the actions on them. */
   control: DestinationControl;
   /** The config file's destinations and the runtime destinations' catalog (undefined: runtime destinations off). */
-  definitions: Pick<DefinitionRouteDeps, 'file' | 'catalog'>;
+  definitions: Pick<DefinitionRouteDeps, 'file' | 'catalog' | 'changes'>;
 }
 
 /** Header of the request id: taken from the request when it is a sane one, else made; sent back on every API answer. */
@@ -46,7 +46,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
   const { store, control, config, now } = deps;
   const routes: Route[] = [
     ...controlRoutes({ store, control, config }),
-    ...definitionRoutes({ ...deps.definitions, config, now }),
+    ...definitionRoutes({ ...deps.definitions, config, now, logger: deps.logger }),
     ...ledgerRoutes({ store, now, config, control }),
     ...readRoutes({ store, config, now }),
     ...replayRoutes({ store, replayer: deps.replayer, metrics: deps.metrics }),

@@ -9,12 +9,17 @@ import {
   redactEntry,
 } from '@sluice/destination-catalog';
 import { AddressPolicy, urlVerdict } from '@sluice/webhook';
+import type { Logger } from '@sluice/logging';
+import type { DefinitionChanges } from '../db/definition-changes.ts';
 import {
+  changedFields,
+  type DefinitionChange,
   type DefinitionItem,
   definitionUrls,
   etagOf,
   expectedVersion,
   pageDefinitions,
+  parseChangesQuery,
   parseDefinitionsQuery,
 } from '../../domain/definitions.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
@@ -35,7 +40,11 @@ export interface DefinitionRouteDeps {
   config: () => SluiceConfig;
   /** Undefined when `runtimeDestinations` is not configured: the write routes answer 409. */
   catalog: DefinitionCatalog | undefined;
+  /** The audit: each change made here recorded, and listed. */
+  changes: Pick<DefinitionChanges, 'record' | 'list'>;
   now: () => number;
+  /** Where a change the audit could not record is logged (the change itself is made). */
+  logger: Logger;
 }
 
 const BASE = '/api/v1/destination-definitions';
@@ -82,6 +91,29 @@ function answer(outcome: CatalogOutcome): RouteAnswer {
   if (outcome.kind === 'deleted') return [200, { id: outcome.id, version: outcome.version }];
   const body = { destination: redactEntry(outcome.entry), secrets: outcome.secrets };
   return [OUTCOME_STATUS[outcome.kind], body, { etag: etagOf(outcome.entry.version) }];
+}
+
+/** What the audit records of a change made: who, when, and the names of the fields it changed. */
+function auditOf(outcome: Extract<CatalogOutcome, { record: unknown }>, before: unknown, at: number): DefinitionChange {
+  if (outcome.kind === 'deleted')
+    return {
+      destinationId: outcome.id,
+      version: outcome.version,
+      change: 'deleted',
+      by: API_AUTHOR,
+      at: new Date(at).toISOString(),
+      fields: [],
+    };
+  const { entry } = outcome;
+  const fields = changedFields(before ?? {}, entry.definition);
+  return {
+    destinationId: entry.id,
+    version: entry.version,
+    change: outcome.kind,
+    by: entry.updatedBy,
+    at: entry.updatedAt,
+    fields,
+  };
 }
 
 /** Refuses a URL the SSRF policy in force would refuse, naming its field. */
@@ -142,6 +174,18 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
     return deps.catalog;
   };
   const change = async (req: IncomingMessage) => ({ by: API_AUTHOR, at: deps.now(), body: await readJson(req) });
+  /** The answer to a change, recorded in the audit when it was made; `before`: the definition it was made on. */
+  const settle = async (outcome: CatalogOutcome, before: unknown): Promise<RouteAnswer> => {
+    const answered = answer(outcome);
+    if ('record' in outcome) {
+      const audit = auditOf(outcome, before, deps.now());
+      await deps.changes
+        .record(audit)
+        .catch((err: unknown) => deps.logger.error({ err, ...audit }, 'destination change not audited'));
+    }
+    return answered;
+  };
+  const definitionOf = (id: string) => deps.catalog?.current().get(id)?.definition;
   const route = (method: string, name: string, run: Route['run']): Route => ({
     method,
     pattern: ONE,
@@ -164,9 +208,18 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
         const { writer } = catalog();
         const { body, ...by } = await change(req);
         checkUrls(deps.config(), body);
-        return answer(await writer.create({ ...by, definition: body }));
+        return settle(await writer.create({ ...by, definition: body }), undefined);
       }),
       pattern: new RegExp(`^${BASE}$`),
+    },
+    {
+      ...route('GET', 'listDefinitionChanges', async (_m, url) => {
+        const query = parseChangesQuery(url.searchParams);
+        if (!query.ok) throw badRequest(query);
+        return [200, { changes: await deps.changes.list(query.value) }];
+      }),
+      pattern: /^\/api\/v1\/destination-changes$/,
+      params: ['destinationId', 'limit'],
     },
     route('GET', 'getDefinition', async (m) => {
       const id = pathId('destinationId', m[1]!);
@@ -180,7 +233,8 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
       const expected = ifMatch(req);
       const { body, ...by } = await change(req);
       checkUrls(deps.config(), body);
-      return answer(await writer.replace({ ...by, id, expectedVersion: expected, definition: body }));
+      const before = definitionOf(id);
+      return settle(await writer.replace({ ...by, id, expectedVersion: expected, definition: body }), before);
     }),
     route('PATCH', 'patchDefinition', async (m, _url, req) => {
       const { writer } = catalog();
@@ -188,13 +242,14 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
       const expected = ifMatch(req);
       const { body, ...by } = await change(req);
       checkUrls(deps.config(), body);
-      return answer(await writer.patch({ ...by, id, expectedVersion: expected, patch: body }));
+      const before = definitionOf(id);
+      return settle(await writer.patch({ ...by, id, expectedVersion: expected, patch: body }), before);
     }),
     route('DELETE', 'deleteDefinition', async (m, _url, req) => {
       const { writer } = catalog();
       const id = pathId('destinationId', m[1]!);
       const expected = ifMatch(req);
-      return answer(await writer.delete({ by: API_AUTHOR, at: deps.now(), id, expectedVersion: expected }));
+      return settle(await writer.delete({ by: API_AUTHOR, at: deps.now(), id, expectedVersion: expected }), undefined);
     }),
     {
       ...route('POST', 'rotateDefinitionSecret', async (m, _url, req) => {
@@ -202,7 +257,8 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
         const id = pathId('destinationId', m[1]!);
         const expected = ifMatch(req);
         const { body, ...by } = await change(req);
-        return answer(await writer.rotate({ ...by, id, expectedVersion: expected, ...rotateBody(body) }));
+        const before = definitionOf(id);
+        return settle(await writer.rotate({ ...by, id, expectedVersion: expected, ...rotateBody(body) }), before);
       }),
       pattern: new RegExp(`^${BASE}/([^/]+)/rotate-secret$`),
     },

@@ -1,4 +1,9 @@
-import { DEFAULT_DEFINITIONS_PAGE, MAX_DEFINITIONS_PAGE } from '../../domain/definitions.ts';
+import {
+  DEFAULT_CHANGES_PAGE,
+  DEFAULT_DEFINITIONS_PAGE,
+  MAX_CHANGES_PAGE,
+  MAX_DEFINITIONS_PAGE,
+} from '../../domain/definitions.ts';
 import { errors, id, idParam, json, queryId, ref, time } from './openapi-schemas.ts';
 
 const DEFINITION = {
@@ -98,6 +103,31 @@ export const definitionSchemas = {
     required: ['id', 'version'],
     properties: { id, version: { type: 'integer', description: "The deletion's version" } },
   },
+  DefinitionChanges: {
+    type: 'object',
+    required: ['changes'],
+    properties: {
+      changes: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['destinationId', 'version', 'change', 'by', 'at', 'fields'],
+          properties: {
+            destinationId: id,
+            version: { type: 'integer', description: 'The version the change made (a deletion: its own)' },
+            change: { type: 'string', enum: ['created', 'updated', 'rotated', 'deleted'] },
+            by: { type: 'string' },
+            at: time,
+            fields: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'The fields the change set, as dotted paths (names only: a secret is never shown)',
+            },
+          },
+        },
+      },
+    },
+  },
   RotateSecretRequest: {
     type: 'object',
     additionalProperties: false,
@@ -137,6 +167,22 @@ export const definitionPaths = {
       summary: 'Creates a runtime destination; signing secrets it leaves out are generated and returned once',
       requestBody: { required: true, ...json(DEFINITION) },
       responses: { ...written('201', 'Created, at version 1 (or after a deletion of the id)'), ...refused, ...errors },
+    },
+  },
+  '/api/v1/destination-changes': {
+    get: {
+      operationId: 'listDefinitionChanges',
+      summary: 'The audit of runtime destinations: each change made through this API, newest first',
+      parameters: [
+        queryId('destinationId', 'Only this destination'),
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          schema: { type: 'integer', minimum: 1, maximum: MAX_CHANGES_PAGE, default: DEFAULT_CHANGES_PAGE },
+        },
+      ],
+      responses: { '200': { description: 'Changes', ...json(ref('DefinitionChanges')) }, ...errors },
     },
   },
   '/api/v1/destination-definitions/{destinationId}': {
