@@ -185,7 +185,17 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
     }
     return answered;
   };
-  const definitionOf = (id: string) => deps.catalog?.current().get(id)?.definition;
+  /**
+   * What a change of one destination starts from: the writer, the request (who, when, the id and
+   * the version `If-Match` names), the body, and the definition the change is made on.
+   */
+  const versioned = async (m: RegExpExecArray, req: IncomingMessage) => {
+    const { writer, current } = catalog();
+    const id = pathId('destinationId', m[1]!);
+    const expectedVersion = ifMatch(req);
+    const { body, ...by } = await change(req);
+    return { writer, body, before: current().get(id)?.definition, request: { ...by, id, expectedVersion } };
+  };
   const route = (method: string, name: string, run: Route['run']): Route => ({
     method,
     pattern: ONE,
@@ -228,37 +238,23 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
       return item.origin === 'runtime' ? [200, item, { etag: etagOf(item.version) }] : [200, item];
     }),
     route('PUT', 'replaceDefinition', async (m, _url, req) => {
-      const { writer } = catalog();
-      const id = pathId('destinationId', m[1]!);
-      const expected = ifMatch(req);
-      const { body, ...by } = await change(req);
+      const { writer, body, before, request } = await versioned(m, req);
       checkUrls(deps.config(), body);
-      const before = definitionOf(id);
-      return settle(await writer.replace({ ...by, id, expectedVersion: expected, definition: body }), before);
+      return settle(await writer.replace({ ...request, definition: body }), before);
     }),
     route('PATCH', 'patchDefinition', async (m, _url, req) => {
-      const { writer } = catalog();
-      const id = pathId('destinationId', m[1]!);
-      const expected = ifMatch(req);
-      const { body, ...by } = await change(req);
+      const { writer, body, before, request } = await versioned(m, req);
       checkUrls(deps.config(), body);
-      const before = definitionOf(id);
-      return settle(await writer.patch({ ...by, id, expectedVersion: expected, patch: body }), before);
+      return settle(await writer.patch({ ...request, patch: body }), before);
     }),
     route('DELETE', 'deleteDefinition', async (m, _url, req) => {
-      const { writer } = catalog();
-      const id = pathId('destinationId', m[1]!);
-      const expected = ifMatch(req);
-      return settle(await writer.delete({ by: API_AUTHOR, at: deps.now(), id, expectedVersion: expected }), undefined);
+      const { writer, request } = await versioned(m, req);
+      return settle(await writer.delete(request), undefined);
     }),
     {
       ...route('POST', 'rotateDefinitionSecret', async (m, _url, req) => {
-        const { writer } = catalog();
-        const id = pathId('destinationId', m[1]!);
-        const expected = ifMatch(req);
-        const { body, ...by } = await change(req);
-        const before = definitionOf(id);
-        return settle(await writer.rotate({ ...by, id, expectedVersion: expected, ...rotateBody(body) }), before);
+        const { writer, body, before, request } = await versioned(m, req);
+        return settle(await writer.rotate({ ...request, ...rotateBody(body) }), before);
       }),
       pattern: new RegExp(`^${BASE}/([^/]+)/rotate-secret$`),
     },
