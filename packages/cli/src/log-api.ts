@@ -4,8 +4,22 @@ import { CliError, type CliIo } from './io.ts';
 /** The delivery log's API base URL and bearer token, from the environment. */
 export const API_URL_ENV = 'SLUICE_API_URL';
 export const API_TOKEN_ENV = 'SLUICE_API_TOKEN';
+/** One request to the delivery log's API: a change names the version it was made on (`ifMatch`, an ETag). */
+export interface LogApiRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: unknown;
+  ifMatch?: string;
+}
+
 /** A call to the delivery log's API (`SLUICE_API_URL`, `SLUICE_API_TOKEN`); a non-2xx answer is a `CliError` with its message. */
 export async function logApi(io: CliIo, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  return (await logApiCall(io, { method, path, body })).body;
+}
+
+/** A call to the delivery log's API, answered with its body and its ETag (null without one). */
+export async function logApiCall(io: CliIo, request: LogApiRequest): Promise<{ body: unknown; etag: string | null }> {
+  const { method, path, body, ifMatch } = request;
   const base = io.env[API_URL_ENV];
   const token = io.env[API_TOKEN_ENV];
   if (!base) throw new CliError(`${API_URL_ENV} is not set (the delivery log's URL, e.g. http://localhost:8084)`, 2);
@@ -15,7 +29,11 @@ export async function logApi(io: CliIo, method: 'GET' | 'POST', path: string, bo
   try {
     res = await fetch(url, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...(ifMatch !== undefined && { 'if-match': ifMatch }),
+      },
       ...(body !== undefined && { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(15_000),
     });
@@ -32,7 +50,7 @@ export async function logApi(io: CliIo, method: 'GET' | 'POST', path: string, bo
     parsed = undefined;
   }
   if (!res.ok) throw new CliError(`${method} ${path}: ${res.status} ${parsed?.message ?? text.trim()}`);
-  return parsed;
+  return { body: parsed, etag: res.headers.get('etag') };
 }
 
 /**

@@ -8,6 +8,16 @@ import {
   type DestinationActionFlags,
 } from './commands/destinations.ts';
 import { type AuditFlags, audit } from './commands/audit.ts';
+import {
+  type DefinitionFlags,
+  definitionCreate,
+  definitionDelete,
+  definitionGet,
+  definitionRotate,
+  definitionsApply,
+  definitionsExport,
+  definitionUpdate,
+} from './commands/definitions.ts';
 import { dlqList, dlqReplay, type DlqListFlags, type DlqReplayFlags } from './commands/dlq.ts';
 import { send } from './commands/send.ts';
 import { topics } from './commands/topics.ts';
@@ -181,6 +191,7 @@ export function buildProgram(io: CliIo): Command {
     .description('each destination and endpoint with its state: active, paused or disabled (reason, by, since)')
     .option('--json', 'JSON output')
     .action((o: { json?: boolean }) => destinationsList(io, o));
+  addDefinitionCommands(io, destinations);
   for (const action of DESTINATION_ACTIONS) {
     destinations
       .command(action)
@@ -227,4 +238,60 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`sluice: ${(err as Error).message}\n`);
     return 1;
   }
+}
+
+const IF_MATCH_HELP =
+  'the version read (`get` prints it): refused if the destination changed since; default the current one';
+
+/** `sluice destinations create|get|update|delete|rotate-secret|export|apply`: runtime destinations (docs/cli.md). */
+function addDefinitionCommands(io: CliIo, destinations: Command): void {
+  destinations
+    .command('create')
+    .description('create a runtime destination from a definition file (one entry of `destinations`, YAML or JSON)')
+    .requiredOption('-f, --file <file>', 'the definition; { env: NAME } secrets are read from the environment')
+    .option('--json', 'JSON output')
+    .action((o: DefinitionFlags & { file: string }) => definitionCreate(io, o.file, o));
+  destinations
+    .command('get')
+    .description('one destination with its version, secrets masked')
+    .argument('<id>', 'destination id')
+    .option('--json', 'JSON output')
+    .action((id: string, o: DefinitionFlags) => definitionGet(io, id, o));
+  destinations
+    .command('update')
+    .description('replace a runtime destination (-f) or change part of it (--patch, a JSON Merge Patch)')
+    .argument('<id>', 'destination id')
+    .option('-f, --file <file>', 'the whole new definition')
+    .option('--patch <file>', 'a JSON Merge Patch: objects merge, null removes, lists replace')
+    .option('--if-match <version>', IF_MATCH_HELP)
+    .option('--json', 'JSON output')
+    .action((id: string, o: DefinitionFlags & { file?: string; patch?: string }) => definitionUpdate(io, id, o));
+  destinations
+    .command('delete')
+    .description('delete a runtime destination')
+    .argument('<id>', 'destination id')
+    .option('--if-match <version>', IF_MATCH_HELP)
+    .option('--json', 'JSON output')
+    .action((id: string, o: DefinitionFlags) => definitionDelete(io, id, o));
+  destinations
+    .command('rotate-secret')
+    .description('give a signing scheme a new secret (printed once); the old one keeps signing for the overlap')
+    .argument('<id>', 'destination id')
+    .option('--scheme <scheme>', 'x-signature or standard-webhooks (default x-signature)')
+    .option('--overlap-ms <ms>', 'how long the old secret keeps signing (default 24 h)')
+    .option('--if-match <version>', IF_MATCH_HELP)
+    .option('--json', 'JSON output')
+    .action((id: string, o: DefinitionFlags & { scheme?: string; overlapMs?: string }) => definitionRotate(io, id, o));
+  destinations
+    .command('export')
+    .description("the runtime destinations in the config file's format; secrets as { env: NAME }")
+    .option('--json', 'JSON output')
+    .action((o: { json?: boolean }) => definitionsExport(io, o));
+  destinations
+    .command('apply')
+    .description("make the runtime destinations match a file's destinations (create, update, delete), diff first")
+    .requiredOption('-f, --file <file>', 'a file with `destinations` (what export prints)')
+    .option('--dry-run', 'print the diff, change nothing')
+    .option('--json', 'JSON output')
+    .action((o: { file: string; dryRun?: boolean; json?: boolean }) => definitionsApply(io, o.file, o));
 }

@@ -23,7 +23,7 @@ export const OUTCOME_STATUS = {
   updated: 200,
   rotated: 200,
   deleted: 200,
-  invalid: 422,
+  invalid: 400,
   not_found: 404,
   id_taken: 409,
   file_declared: 409,

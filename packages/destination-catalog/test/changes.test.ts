@@ -93,7 +93,7 @@ describe('catalog: create', () => {
     for (const [input, field, problem] of cases) {
       const outcome = createDestination(new Map(), { ...by, definition: input }, context);
       assert.equal(outcome.kind, 'invalid', JSON.stringify(input));
-      assert.equal(OUTCOME_STATUS[outcome.kind], 422);
+      assert.equal(OUTCOME_STATUS[outcome.kind], 400);
       if (outcome.kind === 'invalid') {
         assert.equal(outcome.field, field);
         assert.match(outcome.problem, problem);

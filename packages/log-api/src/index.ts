@@ -1,5 +1,12 @@
 export type { AnswerGuard } from './answer-guard.ts';
 export {
+  type Definition,
+  type DefinitionsPage,
+  definitionsAnswer,
+  type FileDefinition,
+  type RuntimeDefinition,
+} from './definitions.ts';
+export {
   type Ledger,
   type LedgerBucket,
   type LedgerCounts,

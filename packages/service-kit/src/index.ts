@@ -8,6 +8,10 @@ export { defineService, ServiceLifecycle, type ServiceConsumer, type ServiceFact
 export { loadServiceContext, type ServiceContext } from './service-context.ts';
 export { PARENT_WATCH_PRELOAD } from './parent-watch-path.ts';
 export { SERVICE_NODE_FLAGS, serviceNodeArgs, type ServiceName } from './launch.ts';
-export { type RuntimeDestinationsStart, startRuntimeDestinations } from './runtime-destinations.ts';
+export {
+  type RuntimeCatalog,
+  type RuntimeDestinationsStart,
+  startRuntimeDestinations,
+} from './runtime-destinations.ts';
 export { TokenBucket, type TakeResult } from './token-bucket.ts';
 export { WaiterQueue } from './waiter-queue.ts';

@@ -1,6 +1,7 @@
 import type { ConfigStore } from '@sluice/config';
 import { type CatalogReader, layCatalog, startCatalogReader } from '@sluice/destination-catalog';
 import { type Admin, ensureTopics, type Kafka } from '@sluice/kafka';
+import type { Keyring } from '@sluice/secret-keyring';
 import { topicSpecs } from '@sluice/topology';
 import { Gauge, type Registry } from 'prom-client';
 import { runtimeKeyring } from './runtime-keyring.ts';
@@ -15,6 +16,13 @@ export interface RuntimeDestinationsStart {
   admin: Admin;
 }
 
+/** Runtime destinations on in a service: its catalog reader (caught up, followed) and the keyring it reads with. */
+export interface RuntimeCatalog {
+  reader: CatalogReader;
+  /** What a service that writes the catalog (the delivery log's API) encrypts with. */
+  keyring: Keyring;
+}
+
 /**
  * Runtime destinations in force in a service (docs/reference/runtime-destinations.md, "In the
  * services"), when the config turns them on: the catalog read to its end (through the start-up
@@ -22,7 +30,7 @@ export interface RuntimeDestinationsStart {
  * followed, and the topics of the runtime destinations in force at start created (their parked
  * and waiting topics, as the file's are at start). Off: nothing, and undefined.
  */
-export async function startRuntimeDestinations(start: RuntimeDestinationsStart): Promise<CatalogReader | undefined> {
+export async function startRuntimeDestinations(start: RuntimeDestinationsStart): Promise<RuntimeCatalog | undefined> {
   const { ctx, life, kafka, admin } = start;
   const initial = ctx.config.current;
   const keyring = ctx.keyring ?? runtimeKeyring(ctx.config);
@@ -47,7 +55,7 @@ export async function startRuntimeDestinations(start: RuntimeDestinationsStart):
   if (merged.destinations.length > initial.destinations.length)
     await ensureTopics(admin, topicSpecs(merged), { retry: life.startup });
   ctx.logger.info({ runtime: runtimeCount(ctx.config) }, 'runtime destinations on: catalog read');
-  return reader;
+  return { reader, keyring };
 }
 
 /** Runtime destinations in force: the merged destinations past the file's (ignored ones are not in force). */

@@ -1,4 +1,10 @@
 export {
+  AddressPolicy,
+  type AddressPolicySettings,
+  type AddressVerdict,
+  urlVerdict,
+} from './address-policy.ts';
+export {
   BATCH_ID_HEADER,
   BATCH_SIZE_HEADER,
   type BatchItem,

@@ -6,7 +6,7 @@ import { startReceiver, type Receiver } from '@sluice/testkit';
 import { Registry } from 'prom-client';
 import { DestinationCap, type Progress } from '../src/transport/destination-cap.ts';
 import { UndiciWebhookClient, type WebhookClient } from '../src/transport/webhook-client.ts';
-import { AddressPolicy } from '../src/transport/address-policy.ts';
+import { AddressPolicy } from '@sluice/webhook';
 import { breakerResult } from '../src/attempt/endpoint-gate.ts';
 import type { AttemptResult } from '../src/transport/attempt-result.ts';
 import { EndpointGates } from '../src/attempt/endpoint-gates.ts';

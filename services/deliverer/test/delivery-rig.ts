@@ -6,7 +6,7 @@ import type { Message } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { UndiciWebhookClient } from '../src/transport/webhook-client.ts';
 import { Delivery } from '../src/attempt/delivery.ts';
-import { AddressPolicy } from '../src/transport/address-policy.ts';
+import { AddressPolicy } from '@sluice/webhook';
 import { EndpointGates } from '../src/attempt/endpoint-gates.ts';
 import { IsolationMetrics } from '../src/attempt/isolation-metrics.ts';
 import { DelivererMetrics } from '../src/service/metrics.ts';

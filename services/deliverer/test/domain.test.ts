@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testRetryState } from '@sluice/testkit';
-import { AddressPolicy } from '../src/transport/address-policy.ts';
+import { AddressPolicy } from '@sluice/webhook';
 import type { AttemptResult } from '../src/transport/attempt-result.ts';
 import { classifyError, classifyStatus } from '../src/transport/classify.ts';
 import { decide } from '../src/attempt/decide.ts';

@@ -4,10 +4,12 @@ import { routeEvent } from '@sluice/webhook';
 import type { EventEnvelope } from '@sluice/envelope';
 import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
 import { createApiHandler } from './adapters/http/api.ts';
+import { startDefinitionCatalog } from './adapters/kafka/definition-catalog.ts';
 import { KafkaDestinationControl } from './adapters/kafka/destination-control.ts';
 import { openDatabase, type Sql } from './adapters/db/database.ts';
 import { IngestBatcher } from './adapters/kafka/ingest-batcher.ts';
 import { LedgerMonitor } from './adapters/db/ledger-monitor.ts';
+import { DefinitionChanges } from './adapters/db/definition-changes.ts';
 import { migrate } from './adapters/db/migrations.ts';
 import { Pruner } from './adapters/db/pruner.ts';
 import { ReplayLog } from './adapters/db/replay-log.ts';
@@ -63,6 +65,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
     const replayLog = new ReplayLog(sql);
     const metrics = new DeliveryLogMetrics(ctx.registry);
     const { kafka, admin } = await life.kafka();
+    const definitions = await startDefinitionCatalog({ ctx, life, kafka, admin });
 
     const roles = topicRoles(initial);
     const batcher = new IngestBatcher({
@@ -121,7 +124,16 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
     await life.start({ name: 'ledger', stop: () => ledger.stop() }, async () => ledger.start());
     const http = await life.http({
       port: options.port,
-      handler: createApiHandler({ store, replayer, config: () => ctx.config.current, metrics, now, logger, control }),
+      handler: createApiHandler({
+        store,
+        replayer,
+        config: () => ctx.config.current,
+        metrics,
+        now,
+        logger,
+        control,
+        definitions: { ...definitions, changes: new DefinitionChanges(sql) },
+      }),
     });
     logger.info({ database: sql.kind, group: groupId(initial, instanceId), port: http.port }, 'delivery log consuming');
     return { port: http.port, store, pruner };

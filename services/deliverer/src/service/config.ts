@@ -1,5 +1,5 @@
 import type { SluiceConfig } from '@sluice/config';
-import { AddressPolicy } from '../transport/address-policy.ts';
+import { AddressPolicy } from '@sluice/webhook';
 import type { PoolSettings } from '../transport/webhook-client.ts';
 import type { WebhookThreadSettings } from '../transport/webhook-thread.ts';
 

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type Lo
 import { isIP, type Socket } from 'node:net';
 import { buildConnector } from 'undici';
 import { SsrfBlockedError } from './transport-errors.ts';
-import type { AddressPolicy } from './address-policy.ts';
+import type { AddressPolicy } from '@sluice/webhook';
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 export type LookupFunction = (

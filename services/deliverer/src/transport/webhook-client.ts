@@ -6,7 +6,7 @@ import { LIMITS } from '@sluice/config';
 import { MAX_BATCH_RESULT_BYTES } from '@sluice/webhook';
 import { RESPONSE_SNIPPET_BYTES } from '../service/constants.ts';
 import { CaFileError, DeliveryTimeoutError, InvalidEndpointUrlError } from './transport-errors.ts';
-import type { AddressPolicy } from './address-policy.ts';
+import type { AddressPolicy } from '@sluice/webhook';
 import type { AttemptResult } from './attempt-result.ts';
 import { classifyError, classifyStatus, type Classification } from './classify.ts';
 import { DeadlineQueue } from './deadline-queue.ts';

@@ -3,7 +3,7 @@
 // Messages from the parent: settings, send (a batch of requests), close; replies: results
 // (a batch), closed. Requests and results travel in batches, one message per event-loop turn.
 import { parentPort } from 'node:worker_threads';
-import { AddressPolicy } from './address-policy.ts';
+import { AddressPolicy } from '@sluice/webhook';
 import type { AttemptResult } from './attempt-result.ts';
 import { TurnBatch } from './turn-batch.ts';
 import { UndiciWebhookClient, type PoolSettings, type WebhookRequest } from './webhook-client.ts';

@@ -155,6 +155,20 @@ export const MIGRATIONS: readonly string[] = [
   `
   alter table messages add column trace_id text;
   `,
+  // Runtime destinations' audit (docs/reference/runtime-destinations.md, "Audit"): each change made
+  // through this log's API, who made it, when, and the fields it changed (names only: no value).
+  `
+  create table destination_changes (
+    destination_id text not null,
+    version integer not null,
+    change text not null,
+    changed_by text not null,
+    changed_at timestamptz not null,
+    fields jsonb not null,
+    primary key (destination_id, version)
+  );
+  create index destination_changes_at on destination_changes (changed_at desc);
+  `,
 ];
 
 /** Applies the migrations not yet applied; returns the database's instance id (made on first start). */

@@ -11,6 +11,7 @@ import type { Replayer } from '../kafka/replayer.ts';
 import { bearerMatches } from './auth.ts';
 import { serveConsole } from './console-assets.ts';
 import { controlRoutes } from './control-routes.ts';
+import { type DefinitionRouteDeps, definitionRoutes } from './definition-routes.ts';
 import { badRequest, HttpError, type Route, send } from './http-io.ts';
 import { ledgerRoutes } from './ledger-routes.ts';
 import { readRoutes } from './read-routes.ts';
@@ -27,6 +28,8 @@ export interface ApiDeps {
   logger: Logger;
   /** Runtime state of destinations and endpoints, and the actions on them. */
   control: DestinationControl;
+  /** The config file's destinations and the runtime destinations' catalog (undefined: runtime destinations off). */
+  definitions: Pick<DefinitionRouteDeps, 'file' | 'catalog' | 'changes'>;
 }
 
 /** Header of the request id: taken from the request when it is a sane one, else made; sent back on every API answer. */
@@ -43,6 +46,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
   const { store, control, config, now } = deps;
   const routes: Route[] = [
     ...controlRoutes({ store, control, config }),
+    ...definitionRoutes({ ...deps.definitions, config, now, logger: deps.logger }),
     ...ledgerRoutes({ store, now, config, control }),
     ...readRoutes({ store, config, now }),
     ...replayRoutes({ store, replayer: deps.replayer, metrics: deps.metrics }),
@@ -83,8 +87,9 @@ async function serveApi(deps: ApiDeps, routes: Route[], call: ApiRequest): Promi
     name = route.name;
     const unknown = checkParams(url.searchParams, route.params);
     if (unknown) throw badRequest(unknown);
-    const [code, body] = await route.run(route.pattern.exec(url.pathname)!, url, req);
+    const [code, body, headers] = await route.run(route.pattern.exec(url.pathname)!, url, req);
     status = code;
+    for (const [header, value] of Object.entries(headers ?? {})) res.setHeader(header, value);
     send(res, code, body);
   } catch (err) {
     status = err instanceof HttpError ? err.status : 500;

@@ -9,8 +9,11 @@ export type Route = {
   name: string;
   /** The query parameters it takes; any other is a 400. */
   params: readonly string[];
-  run: (m: RegExpExecArray, url: URL, req: IncomingMessage) => Promise<[number, unknown]>;
+  run: (m: RegExpExecArray, url: URL, req: IncomingMessage) => Promise<RouteAnswer>;
 };
+
+/** A route's answer: its status, its body, and headers of its own (an `etag`). */
+export type RouteAnswer = [number, unknown] | [number, unknown, Record<string, string>];
 
 export class HttpError extends Error {
   readonly status: number;
@@ -42,7 +45,8 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
     chunks.push(chunk);
   }
   if (size === 0) return undefined;
-  if (!/^application\/json\b/i.test(type))
+  // application/merge-patch+json: what a JSON Merge Patch (RFC 7386) is sent as.
+  if (!/^application\/(merge-patch\+)?json\b/i.test(type))
     throw new HttpError(415, 'unsupported_media_type', 'the body must be application/json');
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));

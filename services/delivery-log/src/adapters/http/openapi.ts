@@ -1,5 +1,6 @@
 import { DEFAULT_PAGE_SIZE, DEFAULT_STREAM_SIZE, MAX_PAGE_SIZE, MAX_STREAM_SIZE } from '../../constants.ts';
 import { controlPaths, controlSchemas } from './openapi-control.ts';
+import { definitionPaths, definitionSchemas } from './openapi-definitions.ts';
 import { ledgerPaths, ledgerSchemas } from './openapi-ledger.ts';
 import { errors, id, idParam, json, queryId, queryTime, ref, schemas } from './openapi-schemas.ts';
 
@@ -21,7 +22,7 @@ export const openApiDocument = {
     securitySchemes: {
       adminToken: { type: 'http', scheme: 'bearer', description: '`deliveryLog.adminToken` of the config' },
     },
-    schemas: { ...schemas, ...controlSchemas, ...ledgerSchemas },
+    schemas: { ...schemas, ...controlSchemas, ...definitionSchemas, ...ledgerSchemas },
   },
   security: [{ adminToken: [] }],
   paths: {
@@ -140,6 +141,7 @@ export const openApiDocument = {
       },
     },
     ...controlPaths,
+    ...definitionPaths,
     ...ledgerPaths,
     '/api/v1/sources/{sourceId}/events': {
       get: {

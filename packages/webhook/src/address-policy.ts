@@ -78,3 +78,21 @@ function normaliseCidr([net, bits]: Cidr): Cidr {
   }
   return [net, bits];
 }
+
+/**
+ * What the policy can say of a URL before any name is resolved: its host when that is an IP
+ * address (judged by `check`) or `localhost` (a name for loopback, `.localhost` included). A host
+ * name is allowed here; the deliverer judges the addresses it resolves to on every connection.
+ */
+export function urlVerdict(policy: AddressPolicy, url: string): AddressVerdict {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return { allowed: false, range: 'invalid' };
+  }
+  if (!policy.enabled) return { allowed: true };
+  if (host === 'localhost' || host.endsWith('.localhost')) return policy.check('127.0.0.1');
+  const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+  return ipaddr.isValid(bare) ? policy.check(bare) : { allowed: true };
+}

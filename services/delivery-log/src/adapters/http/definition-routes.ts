@@ -1,0 +1,280 @@
+import type { IncomingMessage } from 'node:http';
+import type { SluiceConfig } from '@sluice/config';
+import {
+  type Catalog,
+  type CatalogOutcome,
+  type CatalogWriter,
+  type FileConfig,
+  OUTCOME_STATUS,
+  redactEntry,
+} from '@sluice/destination-catalog';
+import { AddressPolicy, urlVerdict } from '@sluice/webhook';
+import type { Logger } from '@sluice/logging';
+import type { DefinitionChanges } from '../db/definition-changes.ts';
+import {
+  changedFields,
+  type DefinitionChange,
+  type DefinitionItem,
+  definitionUrls,
+  etagOf,
+  expectedVersion,
+  pageDefinitions,
+  parseChangesQuery,
+  parseDefinitionsQuery,
+} from '../../domain/definitions.ts';
+import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
+
+/** Who a change through the API is recorded as: the API has one admin token, without a name of its own. */
+export const API_AUTHOR = 'admin';
+
+/** The catalog as the API changes it: what the service's reader has read, and the writer. */
+export interface DefinitionCatalog {
+  current: () => Catalog;
+  writer: Pick<CatalogWriter, 'create' | 'replace' | 'patch' | 'delete' | 'rotate'>;
+}
+
+export interface DefinitionRouteDeps {
+  /** The config file in force, unmerged: its destinations are listed read-only, its ids refused. */
+  file: () => FileConfig;
+  /** The config in force: its SSRF policy (`delivery.ssrf`) judges every URL given. */
+  config: () => SluiceConfig;
+  /** Undefined when `runtimeDestinations` is not configured: the write routes answer 409. */
+  catalog: DefinitionCatalog | undefined;
+  /** The audit: each change made here recorded, and listed. */
+  changes: Pick<DefinitionChanges, 'record' | 'list'>;
+  now: () => number;
+  /** Where a change the audit could not record is logged (the change itself is made). */
+  logger: Logger;
+}
+
+const BASE = '/api/v1/destination-definitions';
+const ONE = new RegExp(`^${BASE}/([^/]+)$`);
+
+/** An outcome refused, as the API answers it (`OUTCOME_STATUS`), naming the field or the file. */
+function refusal(outcome: Exclude<CatalogOutcome, { record: unknown }>): HttpError {
+  const status = OUTCOME_STATUS[outcome.kind];
+  switch (outcome.kind) {
+    case 'invalid':
+      return new HttpError(status, 'invalid_definition', `${outcome.field} ${outcome.problem}`, outcome.field);
+    case 'not_found':
+      return new HttpError(status, 'not_found', `no runtime destination has the id ${outcome.id}`);
+    case 'id_taken':
+      return new HttpError(
+        status,
+        'id_taken',
+        `a runtime destination has the id ${outcome.id} (version ${outcome.version})`,
+      );
+    case 'file_declared':
+      return new HttpError(
+        status,
+        'file_declared',
+        `destination ${outcome.id} is declared in the config file ${outcome.file}: change it there`,
+      );
+    case 'version_conflict':
+      return new HttpError(
+        status,
+        'version_conflict',
+        `destination ${outcome.id} is at version ${outcome.currentVersion}, not ${outcome.expectedVersion}: read it again`,
+      );
+    case 'too_large':
+      return new HttpError(
+        status,
+        'too_large',
+        `the definition's record would be ${outcome.bytes} bytes; at most ${outcome.limit}`,
+      );
+  }
+}
+
+/** A change made, as the API answers it: the destination redacted, its ETag, and any secret generated (shown this once). */
+function answer(outcome: CatalogOutcome): RouteAnswer {
+  if (!('record' in outcome)) throw refusal(outcome);
+  if (outcome.kind === 'deleted') return [200, { id: outcome.id, version: outcome.version }];
+  const body = { destination: redactEntry(outcome.entry), secrets: outcome.secrets };
+  return [OUTCOME_STATUS[outcome.kind], body, { etag: etagOf(outcome.entry.version) }];
+}
+
+/** What the audit records of a change made: who, when, and the names of the fields it changed. */
+function auditOf(outcome: Extract<CatalogOutcome, { record: unknown }>, before: unknown, at: number): DefinitionChange {
+  if (outcome.kind === 'deleted')
+    return {
+      destinationId: outcome.id,
+      version: outcome.version,
+      change: 'deleted',
+      by: API_AUTHOR,
+      at: new Date(at).toISOString(),
+      fields: [],
+    };
+  const { entry } = outcome;
+  const fields = changedFields(before ?? {}, entry.definition);
+  return {
+    destinationId: entry.id,
+    version: entry.version,
+    change: outcome.kind,
+    by: entry.updatedBy,
+    at: entry.updatedAt,
+    fields,
+  };
+}
+
+/** Refuses a URL the SSRF policy in force would refuse, naming its field. */
+function checkUrls(config: SluiceConfig, body: unknown): void {
+  const policy = new AddressPolicy(config.delivery.ssrf);
+  for (const { field, url } of definitionUrls(body)) {
+    const verdict = urlVerdict(policy, url);
+    if (!verdict.allowed)
+      throw new HttpError(
+        400,
+        'invalid_definition',
+        `${field} is refused by the SSRF policy (range ${verdict.range}); delivery.ssrf.allowCidrs can allow it`,
+        field,
+      );
+  }
+}
+
+/** The version `If-Match` names: 428 without one, 400 for one that names no single version. */
+function ifMatch(req: IncomingMessage): number {
+  const header = req.headers['if-match'];
+  const checked = expectedVersion(Array.isArray(header) ? header.join(',') : header);
+  if (checked === undefined)
+    throw new HttpError(428, 'precondition_required', 'If-Match with the ETag of the version read is required');
+  if (!checked.ok) throw badRequest(checked);
+  return checked.value;
+}
+
+/** Every destination as the list shows it: the file's, then the runtime ones. */
+function allDefinitions(deps: DefinitionRouteDeps): DefinitionItem[] {
+  const file = deps.file();
+  const items: DefinitionItem[] = file.config.destinations.map((d) => ({
+    origin: 'file',
+    id: d.id,
+    sourceIds: [...d.sourceIds],
+    file: file.path,
+  }));
+  for (const entry of deps.catalog?.current().values() ?? []) {
+    const { definition, ...rest } = redactEntry(entry);
+    const sourceIds = Array.isArray(definition.sourceIds) ? (definition.sourceIds as string[]) : [];
+    items.push({ origin: 'runtime', ...rest, sourceIds, definition });
+  }
+  return items;
+}
+
+/**
+ * The runtime destinations' routes (docs/reference/runtime-destinations.md, "API"): the list with
+ * the file's destinations read-only, and create, read, replace, patch, delete and rotate-secret of
+ * the runtime ones, each change compare-and-set by `If-Match`.
+ */
+export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
+  const catalog = (): DefinitionCatalog => {
+    if (deps.catalog === undefined)
+      throw new HttpError(
+        409,
+        'runtime_destinations_off',
+        'runtime destinations are off: configure runtimeDestinations.keyring to change destinations through the API',
+      );
+    return deps.catalog;
+  };
+  const change = async (req: IncomingMessage) => ({ by: API_AUTHOR, at: deps.now(), body: await readJson(req) });
+  /** The answer to a change, recorded in the audit when it was made; `before`: the definition it was made on. */
+  const settle = async (outcome: CatalogOutcome, before: unknown): Promise<RouteAnswer> => {
+    const answered = answer(outcome);
+    if ('record' in outcome) {
+      const audit = auditOf(outcome, before, deps.now());
+      await deps.changes
+        .record(audit)
+        .catch((err: unknown) => deps.logger.error({ err, ...audit }, 'destination change not audited'));
+    }
+    return answered;
+  };
+  /**
+   * What a change of one destination starts from: the writer, the request (who, when, the id and
+   * the version `If-Match` names), the body, and the definition the change is made on.
+   */
+  const versioned = async (m: RegExpExecArray, req: IncomingMessage) => {
+    const { writer, current } = catalog();
+    const id = pathId('destinationId', m[1]!);
+    const expectedVersion = ifMatch(req);
+    const { body, ...by } = await change(req);
+    return { writer, body, before: current().get(id)?.definition, request: { ...by, id, expectedVersion } };
+  };
+  const route = (method: string, name: string, run: Route['run']): Route => ({
+    method,
+    pattern: ONE,
+    name,
+    params: [],
+    run,
+  });
+  return [
+    {
+      ...route('GET', 'listDefinitions', async (_m, url) => {
+        const query = parseDefinitionsQuery(url.searchParams);
+        if (!query.ok) throw badRequest(query);
+        return [200, pageDefinitions(allDefinitions(deps), query.value)];
+      }),
+      pattern: new RegExp(`^${BASE}$`),
+      params: ['sourceId', 'limit', 'cursor'],
+    },
+    {
+      ...route('POST', 'createDefinition', async (_m, _url, req) => {
+        const { writer } = catalog();
+        const { body, ...by } = await change(req);
+        checkUrls(deps.config(), body);
+        return settle(await writer.create({ ...by, definition: body }), undefined);
+      }),
+      pattern: new RegExp(`^${BASE}$`),
+    },
+    {
+      ...route('GET', 'listDefinitionChanges', async (_m, url) => {
+        const query = parseChangesQuery(url.searchParams);
+        if (!query.ok) throw badRequest(query);
+        return [200, { changes: await deps.changes.list(query.value) }];
+      }),
+      pattern: /^\/api\/v1\/destination-changes$/,
+      params: ['destinationId', 'limit'],
+    },
+    route('GET', 'getDefinition', async (m) => {
+      const id = pathId('destinationId', m[1]!);
+      const item = allDefinitions(deps).find((d) => d.id === id);
+      if (!item) throw new HttpError(404, 'not_found', 'no destination has this id');
+      return item.origin === 'runtime' ? [200, item, { etag: etagOf(item.version) }] : [200, item];
+    }),
+    route('PUT', 'replaceDefinition', async (m, _url, req) => {
+      const { writer, body, before, request } = await versioned(m, req);
+      checkUrls(deps.config(), body);
+      return settle(await writer.replace({ ...request, definition: body }), before);
+    }),
+    route('PATCH', 'patchDefinition', async (m, _url, req) => {
+      const { writer, body, before, request } = await versioned(m, req);
+      checkUrls(deps.config(), body);
+      return settle(await writer.patch({ ...request, patch: body }), before);
+    }),
+    route('DELETE', 'deleteDefinition', async (m, _url, req) => {
+      const { writer, request } = await versioned(m, req);
+      return settle(await writer.delete(request), undefined);
+    }),
+    {
+      ...route('POST', 'rotateDefinitionSecret', async (m, _url, req) => {
+        const { writer, body, before, request } = await versioned(m, req);
+        return settle(await writer.rotate({ ...request, ...rotateBody(body) }), before);
+      }),
+      pattern: new RegExp(`^${BASE}/([^/]+)/rotate-secret$`),
+    },
+  ];
+}
+
+const SCHEMES = ['x-signature', 'standard-webhooks'] as const;
+
+/** The rotate-secret body: `scheme` (default `x-signature`) and `overlapMs` (default 24 h). */
+function rotateBody(raw: unknown): { scheme: (typeof SCHEMES)[number]; overlapMs?: number } {
+  const body = raw ?? {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new HttpError(400, 'invalid_body', 'the body must be a JSON object');
+  const { scheme = 'x-signature', overlapMs, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined)
+    throw new HttpError(400, 'invalid_parameter', `${unknown} is not a field of this route`, unknown);
+  if (!SCHEMES.includes(scheme as never))
+    throw new HttpError(400, 'invalid_parameter', `scheme must be one of ${SCHEMES.join(', ')}`, 'scheme');
+  if (overlapMs !== undefined && typeof overlapMs !== 'number')
+    throw new HttpError(400, 'invalid_parameter', 'overlapMs must be a number of milliseconds', 'overlapMs');
+  return { scheme: scheme as (typeof SCHEMES)[number], ...(overlapMs !== undefined && { overlapMs }) };
+}

@@ -1,0 +1,28 @@
+import { CatalogWriter, type FileConfig } from '@sluice/destination-catalog';
+import { SafeProducer } from '@sluice/kafka';
+import { type RuntimeDestinationsStart, startRuntimeDestinations } from '@sluice/service-kit';
+import type { DefinitionRouteDeps } from '../http/definition-routes.ts';
+
+/**
+ * What the definitions API reads and writes (docs/reference/runtime-destinations.md, "API"): the
+ * config file in force and, when `runtimeDestinations` is configured, the catalog, read to its end
+ * and laid over the service's config (so the log routes events to runtime destinations too), and
+ * its writer. Off: the file only, and the write routes answer 409.
+ */
+export async function startDefinitionCatalog(
+  start: RuntimeDestinationsStart,
+): Promise<Pick<DefinitionRouteDeps, 'file' | 'catalog'>> {
+  const { ctx, life, kafka } = start;
+  const file = (): FileConfig => ({ path: ctx.config.path ?? '(the config given at start)', config: ctx.config.file });
+  const runtime = await startRuntimeDestinations(start);
+  if (runtime === undefined) return { file, catalog: undefined };
+  const producer = await life.producer(new SafeProducer(kafka), 'catalog producer');
+  const writer = new CatalogWriter({
+    reader: runtime.reader,
+    producer,
+    topic: ctx.config.current.kafka.topics.destinations,
+    context: () => ({ file: file(), keyring: runtime.keyring }),
+    logger: ctx.logger,
+  });
+  return { file, catalog: { current: () => runtime.reader.current(), writer } };
+}
