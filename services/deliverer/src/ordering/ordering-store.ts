@@ -9,7 +9,6 @@ import {
   type RecordSink,
 } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import type { IHeaders } from 'kafkajs';
 import { ORDERING_WRITER_HEADER } from '../service/constants.ts';
 import type { QueueState } from './queue-rules.ts';
 import { decodeStateRecord, type QueueStates, stateKey } from './queue-states.ts';
@@ -112,7 +111,7 @@ export class OrderingStore {
    * the partition is not owned (given up, then assigned again before the reader passed its own
    * writes), it would set a queue back to what it was before the changes made since.
    */
-  #ownEcho(headers: IHeaders | undefined): boolean {
+  #ownEcho(headers: Readonly<Record<string, { toString(): string } | undefined>> | undefined): boolean {
     return headers?.[ORDERING_WRITER_HEADER]?.toString() === this.#writer;
   }
 
