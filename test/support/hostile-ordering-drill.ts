@@ -577,6 +577,10 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
         );
       t.diagnostic(`deliverer state ${when}:\n${stalled.join('\n')}`);
     }
+    // Where each of the hostile user's queues stands, as last written to sluice.ordering.
+    t.diagnostic(
+      `the hostile user's last state records: ${[...meter.lastValues].map(([k, v]) => `${k} = ${v ?? 'tombstone'}`).join(' | ')}`,
+    );
     const also = memoryBounds(o, f);
     const alsoText = also.length > 0 ? `\nbroken too, by what was measured up to then:\n- ${also.join('\n- ')}` : '';
     throw new Error(`${(err as Error).message}${alsoText}\n${line}`, { cause: err });

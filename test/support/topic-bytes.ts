@@ -33,6 +33,8 @@ export interface TopicBytesOptions {
 export class TopicBytes {
   readonly #counted: KeyBytes = { records: 0, bytes: 0, largest: 0, keys: 0, overflowed: false };
   readonly #keys = new Set<string>();
+  /** The last value read under each matching key (first 2,000 characters; null: a tombstone). */
+  readonly #last = new Map<string, string | null>();
   /** Per partition, the offset up to which the topic was read. */
   readonly #readTo = new Map<number, number>();
   readonly #kafka: Kafka;
@@ -54,6 +56,11 @@ export class TopicBytes {
 
   get counted(): KeyBytes {
     return { ...this.#counted, keys: this.#keys.size };
+  }
+
+  /** The last value read under each matching key (a stuck run prints where each queue stands). */
+  get lastValues(): ReadonlyMap<string, string | null> {
+    return this.#last;
   }
 
   /** Resolves once everything the topic held when called was read (or counting stopped). */
@@ -94,6 +101,7 @@ export class TopicBytes {
             counted.bytes += size;
             counted.largest = Math.max(counted.largest, size);
             this.#keys.add(key);
+            this.#last.set(key, m.value === null ? null : m.value.toString('utf8').slice(0, 2_000));
           }
           resolveOffset(m.offset);
         }
