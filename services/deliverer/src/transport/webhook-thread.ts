@@ -75,7 +75,6 @@ export class WebhookThread implements WebhookClient {
         body: ownBody(request),
         timeoutMs: request.timeoutMs,
         ...(request.readAnswer === true && { readAnswer: true }),
-        bodyHandedOver: true,
       });
     });
   }
@@ -134,15 +133,9 @@ export function ownBody(request: WebhookRequest): Buffer {
 }
 
 /**
- * The memory of the bodies handed over that can move to the thread (transferred, not copied): a
- * body that is all of its `ArrayBuffer` (a batch body is; a small Buffer may share Node's pool),
- * each once. The moved bodies are empty here afterwards.
+ * The memory of the bodies, each once: every body is all of its own `ArrayBuffer` (`ownBody`), so
+ * it moves to the thread (transferred, not copied) and is empty here afterwards.
  */
 function moved(requests: ThreadRequest[]): ArrayBuffer[] {
-  const buffers = new Set<ArrayBuffer>();
-  for (const { body, bodyHandedOver } of requests) {
-    if (bodyHandedOver && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength)
-      buffers.add(body.buffer as ArrayBuffer);
-  }
-  return [...buffers];
+  return [...new Set(requests.map((r) => r.body.buffer as ArrayBuffer))];
 }
