@@ -65,6 +65,26 @@ describe('the order checker', () => {
     assert.deepEqual(latencyFigures(r, new Set(['u2'])), { events: 3, p50: 12, p99: 22, max: 22, p99UserMax: 22 });
   });
 
+  it("an event's own wait starts when its user's previous event is applied, if that is after its ack", () => {
+    const r = checkOrder({
+      accepted: new Map([['a', ['a0', 'a1', 'a2']]]),
+      applied: [
+        { messageId: 'a0', user: 'a', at: 100 },
+        { messageId: 'a1', user: 'a', at: 130 },
+        { messageId: 'a2', user: 'a', at: 400 },
+      ],
+      arrivals: [],
+      ackedAt: new Map([
+        ['a0', 0],
+        ['a1', 10],
+        ['a2', 200],
+      ]),
+    });
+    assert.deepEqual(r.ownWaitByUser.get('a'), [100, 30, 200], 'a1 could go at 100 (a0 applied), a2 at its ack');
+    assert.equal(latencyFigures(r, new Set(), 'ownWait').max, 200);
+    assert.equal(latencyFigures(r).max, 200, 'ack → applied: a2 200 ms, a1 120 ms');
+  });
+
   it('catches an event applied after a later one of its user (a retry overtaken)', () => {
     const r = checkOrder(
       trail([

@@ -44,6 +44,14 @@ export interface OrderReport {
    * when ingest acknowledged them (what ordering should not slow down).
    */
   freeLatencies: number[];
+  /**
+   * Per user, each applied event's own wait: from when it could go — ingest acknowledged it and
+   * every earlier event of its user was applied — to the receiver applying it (ms). At a
+   * destination delivering in order, the wait behind its own user's earlier events is what the
+   * order asks for; what remains is the pipeline's own cost (its retries, its hand-outs) plus any
+   * holding back by other users.
+   */
+  ownWaitByUser: Map<string, number[]>;
 }
 
 /** Per user, the applied sequence against the acceptance order; duplicates, attempts ahead, latencies. */
@@ -94,6 +102,18 @@ export function checkOrder(trail: OrderTrail): OrderReport {
       if (ids.slice(0, index).every((earlier) => (appliedAt.get(earlier) ?? Number.POSITIVE_INFINITY) <= acked))
         freeLatencies.push(applied - acked);
     });
+  const ownWaitByUser = new Map<string, number[]>();
+  for (const [user, ids] of trail.accepted) {
+    let earlierDone = Number.NEGATIVE_INFINITY;
+    const waits: number[] = [];
+    for (const id of ids) {
+      const acked = trail.ackedAt.get(id);
+      const applied = appliedAt.get(id);
+      if (acked !== undefined && applied !== undefined) waits.push(applied - Math.max(acked, earlierDone));
+      if (applied !== undefined) earlierDone = Math.max(earlierDone, applied);
+    }
+    ownWaitByUser.set(user, waits);
+  }
   const missing = [...trail.accepted.values()].flat().filter((id) => !appliedAt.has(id) && !dead.has(id));
   return {
     users: trail.accepted.size,
@@ -106,15 +126,21 @@ export function checkOrder(trail: OrderTrail): OrderReport {
     attemptsAhead,
     latencyByUser,
     freeLatencies,
+    ownWaitByUser,
   };
 }
 
-/** Latency percentiles over the events of every user but `except`: per event, and of each user's worst. */
+/**
+ * Latency percentiles over the events of every user but `except`: per event, and of each user's
+ * worst; ack → applied, or with `ownWait` each event's own wait (`OrderReport.ownWaitByUser`).
+ */
 export function latencyFigures(
   report: OrderReport,
   except: ReadonlySet<string> = new Set(),
+  measure: 'ackToApplied' | 'ownWait' = 'ackToApplied',
 ): { events: number; p50: number; p99: number; max: number; p99UserMax: number } {
-  const perUser = [...report.latencyByUser].filter(([user]) => !except.has(user)).map(([, ms]) => ms);
+  const byUser = measure === 'ownWait' ? report.ownWaitByUser : report.latencyByUser;
+  const perUser = [...byUser].filter(([user]) => !except.has(user)).map(([, ms]) => ms);
   const all = perUser.flat();
   return {
     events: all.length,
@@ -130,6 +156,7 @@ export function latencyFigures(
 
 export function formatOrderReport(name: string, r: OrderReport, except: ReadonlySet<string> = new Set()): string {
   const l = latencyFigures(r, except);
+  const own = latencyFigures(r, except, 'ownWait');
   const examples = r.reordered
     .slice(0, 3)
     .map((x) => `${x.user} applied positions ${x.appliedPositions.join(',')}`)
@@ -140,6 +167,7 @@ export function formatOrderReport(name: string, r: OrderReport, except: Readonly
     `(after a later event ${r.duplicatesAfterLater}) attemptsAhead=${r.attemptsAhead} | ack→applied over ` +
     `${l.events} events${except.size ? ` (without ${[...except].join(',')})` : ''}: p50 ${l.p50} ms, p99 ${l.p99} ms, ` +
     `max ${l.max} ms; p99 of each user's worst ${l.p99UserMax} ms; events with nothing earlier pending at ack: ` +
-    `${r.freeLatencies.length}, p50 ${percentile(r.freeLatencies, 50)} ms, p99 ${percentile(r.freeLatencies, 99)} ms`
+    `${r.freeLatencies.length}, p50 ${percentile(r.freeLatencies, 50)} ms, p99 ${percentile(r.freeLatencies, 99)} ms; ` +
+    `own wait (from ack or the user's previous event applied, whichever later): p50 ${own.p50} ms, p99 ${own.p99} ms`
   );
 }

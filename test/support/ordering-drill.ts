@@ -31,7 +31,7 @@ export interface OrderingDrillOptions {
   disrupt?: (pipeline: Pipeline, t: TestContext) => Promise<void>;
   /** Duplicates within this long of a disruption are explained (the ledger's slack). */
   slackMs?: number;
-  /** Assert the ordered destination's p99 (users not stuck) ≤ 2 × the unordered one's. */
+  /** Assert the ordered destination's p99 of own waits (users not stuck) ≤ 2 × the unordered one's p99 ack → applied. */
   checkLatency: boolean;
 }
 
@@ -149,11 +149,18 @@ export async function orderingDrill(t: TestContext, o: OrderingDrillOptions): Pr
   const firstStuckApplied = Math.min(...orderedReceiver.applied.filter((a) => a.user === stuckUser).map((a) => a.at));
   assert.ok(firstStuckApplied >= orderedReceiver.stuckSince! + o.stuckMs, 'the stuck user was held for its window');
   if (o.checkLatency) {
-    const p99 = { ordered: latencyFigures(ordered, stuck).p99, unordered: latencyFigures(unordered, stuck).p99 };
-    t.diagnostic(`p99 ordered/unordered (users not stuck): ${(p99.ordered / p99.unordered).toFixed(2)}`);
+    // At the ordered destination an event also waits for its user's earlier events, retries
+    // included: that wait is the order itself, so the ordered side counts each event's own wait
+    // (from when it could go), the unordered side ack → applied. Holding back by another user
+    // (the stuck one, a slot held) shows in the own wait.
+    const p99 = {
+      ordered: latencyFigures(ordered, stuck, 'ownWait').p99,
+      unordered: latencyFigures(unordered, stuck).p99,
+    };
+    t.diagnostic(`p99 ordered own wait / unordered (users not stuck): ${(p99.ordered / p99.unordered).toFixed(2)}`);
     assert.ok(
       p99.ordered <= 2 * p99.unordered,
-      `p99 ${p99.ordered} ms ordered vs ${p99.unordered} ms unordered (users not stuck)`,
+      `p99 own wait ${p99.ordered} ms ordered vs ${p99.unordered} ms unordered (users not stuck)`,
     );
   }
 }
