@@ -13,6 +13,7 @@ import { checkOrder } from './order-check.ts';
 import { StatefulReceiver } from './order-receiver.ts';
 import { Pipeline } from './pipeline.ts';
 import { type KeyBytes, TopicBytes } from './topic-bytes.ts';
+import { formatCensus, waitingCensus } from './waiting-census.ts';
 
 /** The destinations with `ordering: per-user` (the pipeline's first, then two beside it), and the unordered one. */
 export const ORDERED = ['ledger-hooks', 'ordered-b', 'ordered-c'] as const;
@@ -577,10 +578,21 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
         );
       t.diagnostic(`deliverer state ${when}:\n${stalled.join('\n')}`);
     }
-    // Where each of the hostile user's queues stands, as last written to sluice.ordering.
+    // Where each of the hostile user's queues stands, as last written to sluice.ordering, and
+    // which of its places have a record on the waiting topic (is the front there, copied, missing?).
     t.diagnostic(
       `the hostile user's last state records: ${[...meter.lastValues].map(([k, v]) => `${k} = ${v ?? 'tombstone'}`).join(' | ')}`,
     );
+    for (const d of ORDERED) {
+      const value = meter.lastValues.get(`${d}/${hostileKey}`);
+      const queue = value ? (JSON.parse(value) as { first?: number; next?: number }) : undefined;
+      const census = await waitingCensus(kafka, `${p.topics.waitingPrefix}${d}`, hostileKey, 60_000).catch(
+        (e: unknown) => e as Error,
+      );
+      t.diagnostic(
+        `the hostile user's waiting records at ${d}: ${census instanceof Error ? census.message : formatCensus(census, queue)}`,
+      );
+    }
     const also = memoryBounds(o, f);
     const alsoText = also.length > 0 ? `\nbroken too, by what was measured up to then:\n- ${also.join('\n- ')}` : '';
     throw new Error(`${(err as Error).message}${alsoText}\n${line}`, { cause: err });
