@@ -4,6 +4,7 @@ import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TestContext } from 'node:test';
 import { ENVELOPE_LIMITS } from '@sluice/envelope';
+import kafkajs from 'kafkajs';
 import { createLogger } from '@sluice/logging';
 import { metric, scrapeMetrics, sleep, testKafka, type TopicWatcher, waitUntil, watchTopics } from '@sluice/testkit';
 import { percentile } from '../../bench/lib/ingest-load.ts';
@@ -15,6 +16,7 @@ import { Pipeline } from './pipeline.ts';
 import { type KeyBytes, TopicBytes } from './topic-bytes.ts';
 import { formatCensus, waitingCensus } from './waiting-census.ts';
 
+const { Partitioners } = kafkajs;
 /** The destinations with `ordering: per-user` (the pipeline's first, then two beside it), and the unordered one. */
 export const ORDERED = ['ledger-hooks', 'ordered-b', 'ordered-c'] as const;
 export const UNORDERED = 'unordered';
@@ -459,6 +461,15 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
     );
     const others = latencies(idsB);
     f.p99B = percentile(others, 99);
+    // Whether the tail is the hostile user's partition (its records ahead of theirs) or everywhere (CPU).
+    const hostilePartition = partitionOf(hostileKey, o.partitions);
+    const sameTopicPartition = (id: string) =>
+      partitionOf(`${sourceId}:${userOf.get(id)}`, o.partitions) === hostilePartition;
+    t.diagnostic(
+      `phase B others' p99 in the hostile user's partition ${percentile(latencies(idsB.filter(sameTopicPartition)), 99)} ms, ` +
+        `in the others ${percentile(latencies(idsB.filter((id) => !sameTopicPartition(id))), 99)} ms; ` +
+        `phase A: ${percentile(latencies(idsA.filter(sameTopicPartition)), 99)} ms and ${percentile(latencies(idsA.filter((id) => !sameTopicPartition(id))), 99)} ms`,
+    );
     f.othersB = { events: others.length, p50: percentile(others, 50), max: Math.max(...others) };
     await until(
       "the hostile user's events delivered at the unordered destination",
@@ -597,4 +608,18 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
     const alsoText = also.length > 0 ? `\nbroken too, by what was measured up to then:\n- ${also.join('\n- ')}` : '';
     throw new Error(`${(err as Error).message}${alsoText}\n${line}`, { cause: err });
   }
+}
+
+/** The partition kafkajs's default partitioner (what ingest produces with) gives a key. */
+function partitionOf(key: string, partitions: number): number {
+  const partitioner = Partitioners.DefaultPartitioner();
+  const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({
+    partitionId,
+    leader: 0,
+    replicas: [0],
+    isr: [0],
+    partitionErrorCode: 0,
+    offlineReplicas: [],
+  }));
+  return partitioner({ topic: 'events', partitionMetadata, message: { key, value: null } });
 }
