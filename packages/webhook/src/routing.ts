@@ -21,13 +21,34 @@ export function integrationEnabled(
   return integrations.All !== false;
 }
 
-/** Every enabled webhooks destination of the event's source that the event is not turned off for. */
+/**
+ * The enabled webhooks destinations of each source, in config order, per destinations list: a
+ * config in force keeps one list until a reload or a catalog change replaces it, so the index is
+ * built once per list (O(destinations)) and an event's routing then costs what its source's
+ * destinations cost, however many destinations other sources have. Held weakly: a list no longer
+ * in force is collected with its index.
+ */
+const bySource = new WeakMap<readonly Destination[], Map<string, Destination[]>>();
+
+function sourceIndex(destinations: readonly Destination[]): Map<string, Destination[]> {
+  let index = bySource.get(destinations);
+  if (index) return index;
+  index = new Map();
+  for (const d of destinations) {
+    if (!d.enabled || d.type !== 'webhooks') continue;
+    for (const sourceId of new Set(d.sourceIds)) {
+      const list = index.get(sourceId);
+      if (list) list.push(d);
+      else index.set(sourceId, [d]);
+    }
+  }
+  bySource.set(destinations, index);
+  return index;
+}
+
+/** Every enabled webhooks destination of the event's source that the event is not turned off for, in config order. */
 export function routeEvent(event: EventEnvelope, destinations: readonly Destination[]): Destination[] {
-  return destinations.filter(
-    (d) =>
-      d.enabled &&
-      d.type === 'webhooks' &&
-      d.sourceIds.includes(event.sourceId) &&
-      integrationEnabled(event.integrations, d),
-  );
+  const ofSource = sourceIndex(destinations).get(event.sourceId);
+  if (!ofSource) return [];
+  return ofSource.filter((d) => integrationEnabled(event.integrations, d));
 }

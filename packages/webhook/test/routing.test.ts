@@ -44,4 +44,28 @@ describe('routing (docs/reference/routing.md)', () => {
       ['a'],
     );
   });
+  it("routes by the source's destinations in config order, each once, and follows a replaced list", () => {
+    const event = (sourceId: string) => ({ sourceId, type: 'track', messageId: 'm', timestamp: 't' }) as EventEnvelope;
+    const many = Array.from({ length: 1_000 }, (_, i) => dest(`x${i}`, { sourceIds: [`other-${i}`] }));
+    const list = [
+      dest('a', { sourceIds: ['s1', 's1'] }),
+      ...many,
+      dest('b', { sourceIds: ['s2', 's1'] }),
+      dest('c', { type: 'other' as 'webhooks' }),
+    ];
+    const ids = (sourceId: string, destinations: readonly Destination[]) =>
+      routeEvent(event(sourceId), destinations).map((d) => d.id);
+    assert.deepEqual(ids('s1', list), ['a', 'b'], 'a listed twice counts once; another type is not routed');
+    assert.deepEqual(ids('s2', list), ['b']);
+    assert.deepEqual(ids('other-7', list), ['x7']);
+    assert.deepEqual(ids('nobody', list), []);
+    const replaced = [dest('b', { sourceIds: ['s2'] }), dest('d')];
+    assert.deepEqual(ids('s1', replaced), ['d'], 'a new list (a reload, a catalog change) is indexed anew');
+    const off = { ...event('s1'), integrations: { All: false, b: true } } as EventEnvelope;
+    assert.deepEqual(
+      routeEvent(off, list).map((d) => d.id),
+      ['b'],
+      'integrations still decide per destination',
+    );
+  });
 });
