@@ -30,9 +30,7 @@ export {
 } from './kafka/catalog-writer.ts';
 export type { FileConfig } from './file-config.ts';
 export {
-  type DestinationsBySource,
   type IgnoredDestination,
-  indexBySource,
   type MergedDestinations,
   mergeDestinations,
 } from './merge.ts';

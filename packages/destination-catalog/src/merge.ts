@@ -7,35 +7,18 @@ export type IgnoredDestination =
   | { id: string; reason: 'file_declared'; file: string }
   | { id: string; reason: 'invalid'; field: string; problem: string };
 
-/** Destinations by the id of a source they take events from, each list in the order of `destinations`. */
-export type DestinationsBySource = ReadonlyMap<string, readonly Destination[]>;
-
 export interface MergedDestinations {
   /** The file's destinations first, in its order, then the runtime ones by id. */
   destinations: Destination[];
-  /** The same destinations by source id: what routing looks up, at a cost that does not grow with their number. */
-  bySource: DestinationsBySource;
   ignored: IgnoredDestination[];
-}
-
-/** Indexes destinations by source id, keeping their order within each source. */
-export function indexBySource(destinations: readonly Destination[]): DestinationsBySource {
-  const index = new Map<string, Destination[]>();
-  for (const destination of destinations) {
-    for (const sourceId of new Set(destination.sourceIds)) {
-      const list = index.get(sourceId);
-      if (list === undefined) index.set(sourceId, [destination]);
-      else list.push(destination);
-    }
-  }
-  return index;
 }
 
 /**
  * The `destinations` services use: the config file's, then the catalog's. An id the file declares
  * is the file's: the runtime one is ignored and reported. A runtime destination the file in force
  * no longer admits (a source removed from it, an id that now matches a file destination's but for
- * `.` and `_`) is ignored and reported with the field and problem, the others still apply.
+ * `.` and `_`) is ignored and reported with the field and problem, the others still apply. Routing
+ * indexes the result by source (`routeEvent` of `@sluice/webhook`).
  */
 export function mergeDestinations(file: FileConfig, catalog: Catalog): MergedDestinations {
   const destinations: Destination[] = [...file.config.destinations];
@@ -57,5 +40,5 @@ export function mergeDestinations(file: FileConfig, catalog: Catalog): MergedDes
       ignored.push({ id, reason: 'invalid', field: err.field, problem: err.problem });
     }
   }
-  return { destinations, bySource: indexBySource(destinations), ignored };
+  return { destinations, ignored };
 }
