@@ -49,6 +49,37 @@ describe('catalog: merged with the config file', () => {
     );
   });
 
+  it('an entry is resolved once per entry and file: a merge after one change resolves that one again', () => {
+    const entries = Array.from({ length: 5 }, (_, i) => entry(`d${i}`));
+    const first = mergeDestinations(file, catalogOf(...entries));
+    const changed = { ...entry('d2', { sourceIds: ['app'] }), version: 2 };
+    const second = mergeDestinations(file, catalogOf(...entries.slice(0, 2), changed, ...entries.slice(3)));
+    assert.equal(second.destinations[1], first.destinations[1], 'an entry not changed: the same destination');
+    assert.notEqual(second.destinations[3], first.destinations[3]);
+    assert.deepEqual(second.destinations[3]!.sourceIds, ['app'], 'the changed one resolved again');
+    const reloaded = { ...file, config: { ...file.config, sources: [...file.config.sources] } };
+    const third = mergeDestinations(reloaded, catalogOf(...entries));
+    assert.notEqual(third.destinations[1], first.destinations[1], 'a reload of the file: resolved again');
+    assert.deepEqual(third.destinations[1], first.destinations[1]);
+    const withoutApp = {
+      ...file,
+      config: { ...file.config, sources: file.config.sources.filter((x) => x.id !== 'app') },
+    };
+    assert.deepEqual(
+      mergeDestinations(withoutApp, catalogOf(changed)).ignored,
+      [{ id: 'd2', reason: 'invalid', field: 'sourceIds[0]', problem: 'unknown source "app"' }],
+      'a source the reload removed: the entry that names it is ignored',
+    );
+  });
+
+  it('a refused entry is reported with the problem full validation names first (its id before its sources)', () => {
+    const merged = mergeDestinations(file, catalogOf(entry('a.b'), entry('a_b', { sourceIds: ['nowhere'] })));
+    assert.deepEqual(
+      merged.ignored.map((i) => [i.id, i.field]),
+      [['a_b', 'id']],
+    );
+  });
+
   it('merges 10,000 runtime destinations, each checked against the file and those before it', () => {
     const entries = Array.from({ length: 10_000 }, (_, i) => entry(`d${String(i).padStart(5, '0')}`));
     // Each differs from an earlier one only by '.' and '_': checked against the ones merged before it.
