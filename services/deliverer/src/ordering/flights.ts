@@ -105,7 +105,7 @@ export class Flights {
     const { destination, key } = at;
     const chain = chainId(destination.id, key);
     const { store, held } = this.#deps;
-    return this.#deps.chains.serial(destination.id, key, async () => {
+    return this.#deps.chains.serial({ destinationId: destination.id, key, kind: 'landed' }, async () => {
       this.#deps.flights.delete(chain);
       const before = store.get(destination.id, key);
       try {

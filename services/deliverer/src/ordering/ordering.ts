@@ -41,6 +41,8 @@ export interface OrderingWaits {
   turnInSlot: number;
   turnInMemory: number;
   idle: number;
+  /** Steps waiting for an earlier step of their user's chain to end. */
+  chained: number;
 }
 
 /** A turn read from a partition: a live, parked or retried job of an ordered destination. */
@@ -93,7 +95,7 @@ type WaitingStep =
  * destination's waiting topic.
  */
 export class Ordering {
-  readonly #chains = new UserChains();
+  readonly #chains: UserChains;
   readonly #flights = new Map<string, Flight>();
   readonly #held: HeldEvents;
   readonly #progress: PartitionProgress;
@@ -109,6 +111,7 @@ export class Ordering {
   private readonly deps: OrderingDeps;
   constructor(deps: OrderingDeps) {
     this.deps = deps;
+    this.#chains = new UserChains(deps.now);
     const config = deps.config();
     this.#ordered = new Set(config.destinations.filter((d) => d.ordering !== undefined).map((d) => d.id));
     const closed = () => this.#closed;
@@ -152,12 +155,12 @@ export class Ordering {
     const at: QueueAt = { destination, key, partition };
     if (job.previous === undefined) return this.#fresh(at, turn, attempt);
     const id = destination.id;
-    const isHead = await this.#chains.serial(id, key, async () =>
+    const isHead = await this.#chains.serial({ destinationId: id, key, kind: 'retry' }, async () =>
       retryDecision(this.deps.store.get(id, key), job.messageId),
     );
     const outcome = await attempt(turn);
     if (isHead === 'stray') return;
-    await this.#chains.serial(id, key, async () => {
+    await this.#chains.serial({ destinationId: id, key, kind: 'retry' }, async () => {
       const q = this.deps.store.get(id, key);
       if (q?.head !== job.messageId) return;
       await moveQueue(this.#moves, at, {
@@ -173,7 +176,7 @@ export class Ordering {
     if (key === null || destination?.ordering === undefined || !this.#ordered.has(destination.id)) return;
     await this.deps.store.ready(partition);
     const at: QueueAt = { destination, key, partition };
-    await this.#chains.serial(destination.id, key, async () => {
+    await this.#chains.serial({ destinationId: destination.id, key, kind: 'release' }, async () => {
       const q = this.deps.store.get(destination.id, key);
       if (retryDecision(q, marker.messageId) !== 'head') return;
       const after = afterStep(q, { messageId: marker.messageId, outcome: 'dead', onDeadLetter: onDeadLetterOf(at) });
@@ -238,7 +241,8 @@ export class Ordering {
   /**
    * What waits in this process now (`sluice_deliverer_ordering_waits`): users' attempts in flight,
    * events held in memory behind them, waiting records waiting for their turn (in their slot or in
-   * memory) and those idle until their partition's next progress.
+   * memory), those idle until their partition's next progress, and steps waiting for an earlier
+   * step of their user.
    */
   waits(): OrderingWaits {
     const turns = this.#turns.counts();
@@ -248,7 +252,14 @@ export class Ordering {
       turnInSlot: turns.inSlot,
       turnInMemory: turns.inMemory,
       idle: this.#progress.idle,
+      chained: this.#chains.queued,
     };
+  }
+
+  /** The step of a user's chain running longest now (`sluice_deliverer_ordering_longest_step_seconds`). */
+  longestStep(): { destinationId: string; kind: string; ms: number } | undefined {
+    const step = this.#chains.longest();
+    return step && { destinationId: step.destinationId, kind: step.kind, ms: this.deps.now() - step.since };
   }
 
   /** Stops the idle waits (shutdown): each idle record is written again at the tail, then committed. */
@@ -266,7 +277,7 @@ export class Ordering {
     // Behind earlier steps of its user: waits for them with its slot given back (within the bound).
     let inMemory = this.#chains.has(chain) ? this.#held.giveBack(turn.slot, job.body.length) : undefined;
     const decided = await this.#chains
-      .serial(id, key, async () => {
+      .serial({ destinationId: id, key, kind: 'fresh' }, async () => {
         let q = this.deps.store.get(id, key);
         const flight = this.#flights.get(chain);
         const event = { messageId: job.messageId, bytes: job.body.length, inFlight: flight !== undefined };
@@ -344,7 +355,7 @@ export class Ordering {
     const { record, job, place } = waiting;
     const { destination, key } = at;
     const id = destination.id;
-    return this.#chains.serial(id, key, async (): Promise<WaitingStep> => {
+    return this.#chains.serial({ destinationId: id, key, kind: 'waiting' }, async (): Promise<WaitingStep> => {
       if (read.turn) this.#turns.end(chainId(id, key), read.turn);
       const q = this.deps.store.get(id, key);
       const inFlight = this.#flights.has(chainId(id, key));

@@ -58,8 +58,10 @@ export async function startOrdering(
       turn_in_slot: w.turnInSlot,
       turn_in_memory: w.turnInMemory,
       idle: w.idle,
+      chained: w.chained,
     };
   });
+  parts.metrics.readOrderingLongestStepFrom(() => ordering.longestStep());
   life.add({ name: 'ordering', stopIntake: () => ordering.close(), stop: () => ordering.close() });
   const stopTrim = startWaitingTrim({
     admin,

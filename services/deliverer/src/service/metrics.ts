@@ -24,12 +24,14 @@ export class DelivererMetrics {
   readonly orderingStateBytes: Gauge;
   readonly orderingHeldBytes: Gauge;
   readonly orderingWaits: Gauge<'kind'>;
+  readonly orderingLongestStep: Gauge<'destination' | 'step'>;
   readonly orderingStateWritten: Counter;
   readonly parkedLag: Gauge<'destination'>;
   readonly stateApplied: Gauge<'partition'>;
   #inFlightSource: () => Iterable<[string, number]> = () => [];
   #orderingStateSource: () => number = () => 0;
   #orderingWaitsSource: () => Record<string, number> = () => ({});
+  #orderingLongestStepSource: () => { destinationId: string; kind: string; ms: number } | undefined = () => undefined;
   #stateAppliedSource: () => Iterable<[number, number]> = () => [];
 
   constructor(registry: Registry) {
@@ -147,12 +149,23 @@ export class DelivererMetrics {
     });
     this.orderingWaits = new Gauge({
       name: 'sluice_deliverer_ordering_waits',
-      help: "What waits in the ordering now, by kind: users' attempts in flight (flights), events in memory behind them (held), waiting records waiting for their turn in their slot (turn_in_slot) or with it given back (turn_in_memory), and idle until their partition's next progress (idle)",
+      help: "What waits in the ordering now, by kind: users' attempts in flight (flights), events in memory behind them (held), waiting records waiting for their turn in their slot (turn_in_slot) or with it given back (turn_in_memory), idle until their partition's next progress (idle), and steps waiting for an earlier step of their user (chained)",
       labelNames: ['kind'],
       registers,
       collect() {
         this.reset();
         for (const [kind, n] of Object.entries(metrics.#orderingWaitsSource())) this.set({ kind }, n);
+      },
+    });
+    this.orderingLongestStep = new Gauge({
+      name: 'sluice_deliverer_ordering_longest_step_seconds',
+      help: "How long the step of a user's queue running longest now has run (destination, step: fresh, retry, release, waiting, landed); no series while none runs",
+      labelNames: ['destination', 'step'],
+      registers,
+      collect() {
+        this.reset();
+        const step = metrics.#orderingLongestStepSource();
+        if (step) this.set({ destination: step.destinationId, step: step.kind }, step.ms / 1_000);
       },
     });
     this.orderingStateWritten = new Counter({
@@ -198,6 +211,11 @@ export class DelivererMetrics {
   /** Where `sluice_deliverer_ordering_waits` reads its values (the ordering), by kind. */
   readOrderingWaitsFrom(source: () => Record<string, number>): void {
     this.#orderingWaitsSource = source;
+  }
+
+  /** Where `sluice_deliverer_ordering_longest_step_seconds` reads the longest-running step of a user's queue. */
+  readOrderingLongestStepFrom(source: () => { destinationId: string; kind: string; ms: number } | undefined): void {
+    this.#orderingLongestStepSource = source;
   }
 
   attempt(destination: string, result: AttemptResult): void {
