@@ -597,9 +597,12 @@ export async function hostileOrderingDrill(t: TestContext, o: HostileOrderingOpt
     for (const d of ORDERED) {
       const value = meter.lastValues.get(`${d}/${hostileKey}`);
       const queue = value ? (JSON.parse(value) as { first?: number; next?: number }) : undefined;
-      const census = await waitingCensus(kafka, `${p.topics.waitingPrefix}${d}`, hostileKey, 60_000).catch(
-        (e: unknown) => e as Error,
-      );
+      const groupId = `${(p.raw.kafka as { clientId: string }).clientId}.deliverer`;
+      const census = await waitingCensus(
+        kafka,
+        { topic: `${p.topics.waitingPrefix}${d}`, key: hostileKey, groupId },
+        60_000,
+      ).catch((e: unknown) => e as Error);
       t.diagnostic(
         `the hostile user's waiting records at ${d}: ${census instanceof Error ? census.message : formatCensus(census, queue)}`,
       );

@@ -8,6 +8,10 @@ export interface WaitingCensus {
   unplaced: number;
   /** Per place, how many records carry it (copies pile up as records go round). */
   places: Map<number, number>;
+  /** Per place, the partition and offsets of its records. */
+  offsets: Map<number, { partition: number; offsets: number[] }>;
+  /** The group's committed offset per partition (below it every record is done with), when a group was named. */
+  committed: Map<number, number>;
 }
 
 /**
@@ -17,14 +21,28 @@ export interface WaitingCensus {
  */
 export async function waitingCensus(
   kafka: Kafka,
-  topic: string,
-  key: string,
+  of: { topic: string; key: string; groupId?: string },
   timeoutMs: number,
 ): Promise<WaitingCensus> {
-  const census: WaitingCensus = { records: 0, unplaced: 0, places: new Map() };
+  const { topic, key } = of;
+  const census: WaitingCensus = {
+    records: 0,
+    unplaced: 0,
+    places: new Map(),
+    offsets: new Map(),
+    committed: new Map(),
+  };
   const admin = kafka.admin();
   await admin.connect();
   const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+  if (of.groupId !== undefined) {
+    const groupAdmin = kafka.admin();
+    await groupAdmin.connect();
+    const [committed] = await groupAdmin
+      .fetchOffsets({ groupId: of.groupId, topics: [topic] })
+      .finally(() => groupAdmin.disconnect());
+    for (const p of committed?.partitions ?? []) census.committed.set(p.partition, Number(p.offset));
+  }
   const readTo = new Map<number, number>();
   const consumer = kafka.consumer({ groupId: uniqueName('census'), maxWaitTimeInMs: 100 });
   await consumer.connect();
@@ -38,7 +56,12 @@ export async function waitingCensus(
             census.records++;
             const seq = placeOf(m.headers?.['sluice-ordering']);
             if (seq === undefined) census.unplaced++;
-            else census.places.set(seq, (census.places.get(seq) ?? 0) + 1);
+            else {
+              census.places.set(seq, (census.places.get(seq) ?? 0) + 1);
+              const at = census.offsets.get(seq) ?? { partition: batch.partition, offsets: [] };
+              at.offsets.push(Number(m.offset));
+              census.offsets.set(seq, at);
+            }
           }
           resolveOffset(m.offset);
         }
@@ -75,5 +98,9 @@ export function formatCensus(census: WaitingCensus, queue: { first?: number; nex
   const missing: number[] = [];
   for (let seq = queue.first; seq < queue.next && missing.length < 20; seq++)
     if (!census.places.has(seq)) missing.push(seq);
-  return `${line}; queue [${queue.first}, ${queue.next}): front ${queue.first} has ${census.places.get(queue.first) ?? 0} copies; missing places: ${missing.join(',') || 'none'}`;
+  const front = census.offsets.get(queue.first);
+  const where = front
+    ? ` at partition ${front.partition} offsets ${front.offsets.join(',')} (the group committed ${census.committed.get(front.partition) ?? '?'})`
+    : '';
+  return `${line}; queue [${queue.first}, ${queue.next}): front ${queue.first} has ${census.places.get(queue.first) ?? 0} copies${where}; missing places: ${missing.join(',') || 'none'}`;
 }
