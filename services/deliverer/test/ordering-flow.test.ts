@@ -71,10 +71,16 @@ const storeOver = (states: QueueStates, sink: RecordSink): OrderingStore =>
     states,
   });
 
-function rig(budgetBytes = 64 * 1024 * 1024): Rig {
+function rig(budgetBytes = 64 * 1024 * 1024, kafka: { writeMs: number } = { writeMs: 0 }): Rig {
   const sent: Rig['sent'] = [];
   const dead: Rig['dead'] = [];
-  const sink: RecordSink = { send: async (topic, message) => void sent.push({ topic, message }) };
+  // `writeMs`: how long Kafka takes to acknowledge a write (each write of a record going round waits for it).
+  const sink: RecordSink = {
+    send: async (topic, message) => {
+      if (kafka.writeMs > 0) await new Promise((resolve) => setTimeout(resolve, kafka.writeMs));
+      sent.push({ topic, message });
+    },
+  };
   const logger = createLogger({ name: 'test', level: 'silent' });
   const states = new QueueStates(budgetBytes);
   const metrics = new DelivererMetrics(new Registry());
@@ -537,8 +543,13 @@ describe('per-user order with the real Ordering', () => {
     }
   });
 
-  it('a queue held long, then released: its waiting records go in order at once, not each round the waiting topic per event', async () => {
+  /**
+   * A user's queue held by its head with N - 1 events waiting, the waiting topic read through one
+   * partition's slots; then the head delivered. `memory` false: no memory for waiting records.
+   */
+  const heldThenReleased = async (memory: boolean) => {
     const r = rig();
+    const o = memory ? r.ordering : r.another({ maxHeldBytes: 0 });
     const N = 400;
     const ids = Array.from({ length: N }, (_, i) => `w-${i}`);
     const attempted: string[] = [];
@@ -548,8 +559,8 @@ describe('per-user order with the real Ordering', () => {
       attempted.push(j.messageId);
       return 'delivered';
     };
-    await r.ordering.step(turn(job('w', 'w-0'), ord), attempt);
-    for (const id of ids.slice(1)) await r.ordering.step(turn(job('w', id), ord), attempt);
+    await o.step(turn(job('w', 'w-0'), ord), attempt);
+    for (const id of ids.slice(1)) await o.step(turn(job('w', id), ord), attempt);
     const waitingTopic = waitingTopicName(config, 'ord');
     const cycled = async () =>
       (await r.metrics.orderingCycled.get()).values.find((v) => v.labels.destination === 'ord')?.value ?? 0;
@@ -561,18 +572,24 @@ describe('per-user order with the real Ordering', () => {
       const records = readBack(r, waitingTopic);
       for (; read < records.length; read++) {
         const record = records[read]!;
-        handled.push(handle((slot) => r.ordering.onWaiting(record, attempt, slot).then(() => undefined)));
+        handled.push(handle((slot) => o.onWaiting(record, attempt, slot).then(() => undefined)));
       }
     };
     const reader = setInterval(readOn, 5);
     try {
-      // Held: each record goes round once, then waits in its slot for progress (nothing attempted).
-      await waitUntil(async () => (await cycled()) >= N - 1, 5_000, 'every waiting record gone round once');
+      if (memory) {
+        // Held: each record waits in memory for its turn, its slot given back, none going round.
+        await waitUntil(() => o.waits().turnInMemory === N - 1, 5_000, 'every waiting record waiting in memory');
+        assert.equal(await cycled(), 0);
+      } else {
+        // Held, no memory: each record goes round once, then waits in its slot for progress.
+        await waitUntil(async () => (await cycled()) >= N - 1, 5_000, 'every waiting record gone round once');
+      }
       assert.deepEqual(attempted, []);
       const before = await cycled();
       held = false;
       const head: DeliveryJob = { ...job('w', 'w-0'), previous: retryOf('w-0') };
-      await r.ordering.step(turn(head, ord), attempt);
+      await o.step(turn(head, ord), attempt);
       await waitUntil(
         () => attempted.length === N,
         10_000,
@@ -581,14 +598,65 @@ describe('per-user order with the real Ordering', () => {
       assert.deepEqual(attempted, ids, 'in acceptance order, each once');
       const after = (await cycled()) - before;
       // Each record goes round at most once more while the partition is read on to the front.
-      assert.ok(after <= N, `${after} records written again at the tail while ${N} events went out`);
+      assert.ok(after <= (memory ? 0 : N), `${after} records written again at the tail while ${N} events went out`);
       assert.equal(r.states.size, 0, 'the queue is gone');
     } finally {
       clearInterval(reader);
-      r.ordering.close();
+      o.close();
       await Promise.all(handled);
     }
     assert.equal((await r.metrics.orderingHeldBytes.get()).values[0]?.value, 0, 'nothing left in memory');
+  };
+
+  it('a queue held long, then released: its waiting records wait in memory, none going round, and go in order at once', () =>
+    heldThenReleased(true));
+
+  it('the same with no memory for waiting records: each goes round once, then waits in its slot, and all go in order at once', () =>
+    heldThenReleased(false));
+
+  it("a held user's waiting records do not hold the partition's slots: another user's record behind them goes at once", async () => {
+    // Each write acknowledged after 10 ms: a record going round costs its user's chain that long.
+    const r = rig(undefined, { writeMs: 10 });
+    const o = r.ordering;
+    const N = 400;
+    const attempted: string[] = [];
+    const heldUsers = new Set(['w', 'v']);
+    const attempt: AttemptStep = async ({ job: j }) => {
+      if (j.messageId.endsWith('-0') && heldUsers.has(j.key!.slice(2))) return 'retrying';
+      attempted.push(j.messageId);
+      return 'delivered';
+    };
+    // w held by its head with N - 1 waiting; then v's head, v-1 waiting behind it, v's head delivered.
+    for (let i = 0; i < N; i++) await o.step(turn(job('w', `w-${i}`), ord), attempt);
+    await o.step(turn(job('v', 'v-0'), ord), attempt);
+    await o.step(turn(job('v', 'v-1'), ord), attempt);
+    heldUsers.delete('v');
+    await o.step(turn({ ...job('v', 'v-0'), previous: retryOf('v-0') }, ord), attempt);
+    const waitingTopic = waitingTopicName(config, 'ord');
+    await waitUntil(() => readBack(r, waitingTopic).length === N, 5_000, 'every park written');
+    const handle = slots(SLOTS);
+    const handled: Promise<void>[] = [];
+    let read = 0;
+    const readOn = () => {
+      const records = readBack(r, waitingTopic);
+      for (; read < records.length; read++) {
+        const record = records[read]!;
+        handled.push(handle((slot) => o.onWaiting(record, attempt, slot).then(() => undefined)));
+      }
+    };
+    const started = Date.now();
+    const reader = setInterval(readOn, 5);
+    try {
+      // v-1, v's front, is on the waiting topic behind w's N - 1 records.
+      await waitUntil(() => attempted.includes('v-1'), 5_000, "v's waiting record delivered");
+      const ms = Date.now() - started;
+      assert.ok(ms < 1_500, `v-1 delivered ${ms} ms after the partition was read (w's records went round first)`);
+      assert.ok(!attempted.some((id) => id.startsWith('w-')), 'w still held');
+    } finally {
+      clearInterval(reader);
+      o.close();
+      await Promise.all(handled);
+    }
   });
 
   it('after a restart, the live head is attempted again and an event parked last writes its record again', async () => {
