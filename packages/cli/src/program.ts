@@ -56,7 +56,10 @@ function withDlqFilters(command: Command): Command {
     .option('--config <file>', CONFIG_HELP)
     .option('--destination <id>', 'only dead letters of this destination')
     .option('--source <id>', 'only dead letters of this source')
-    .option('--reason <reason>', 'only dead letters with this reason (window_exhausted, permanent_failure, …)')
+    .option(
+      '--reason <reason>',
+      'only dead letters with this reason (window_exhausted, permanent_failure, no_endpoints, destination_deleted, …)',
+    )
     .option('--since <time>', 'only dead letters that died at or after this time (ISO 8601 or epoch ms)')
     .option('--until <time>', 'only dead letters that died before this time (ISO 8601 or epoch ms)');
 }

@@ -32,6 +32,7 @@ describe('dead-letter filter (pure)', () => {
     ['source', { sourceId: 'src-a' }, true],
     ['reason', { reason: 'window_exhausted' }, true],
     ['other reason', { reason: 'permanent_failure' }, false],
+    ['other reason: destination_deleted', { reason: 'destination_deleted' }, false],
     ['since = deadAt (inclusive)', { since: T0 + 14_400_000 }, true],
     ['since after', { since: T0 + 14_400_001 }, false],
     ['until = deadAt (exclusive)', { until: T0 + 14_400_000 }, false],
@@ -40,6 +41,12 @@ describe('dead-letter filter (pure)', () => {
     ['never replayed, asked for not replayed', { replayed: 'no' }, true],
   ];
   for (const [name, filter, expected] of rows) it(name, () => assert.equal(matchesFilter(letter, filter), expected));
+
+  it('a dead letter of a deleted destination is taken by its reason, and only by it', () => {
+    const deleted = { state: dead({ messageId: 'msg-d', deadReason: 'destination_deleted' }) };
+    assert.equal(matchesFilter(deleted, { reason: 'destination_deleted', destinationId: 'dest-a' }), true);
+    assert.equal(matchesFilter(deleted, { reason: 'no_endpoints' }), false);
+  });
 
   it('replay state: fresh window from now, due now, schedule restarts, history kept', () => {
     const state = dead({});

@@ -19,6 +19,7 @@ export {
   type OrderingRelease,
 } from './ordering-release.ts';
 export {
+  DEAD_REASONS,
   RETRY_HEADERS,
   RetryHeadersError,
   retryStateFromHeaders,

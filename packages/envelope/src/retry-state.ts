@@ -24,8 +24,23 @@ export const RETRY_HEADERS = {
   deferrals: 'sluice-deferrals',
 } as const;
 
-/** Why an event ended on the dead-letter topic. */
-export type DeadReason = 'window_exhausted' | 'permanent_failure' | 'no_endpoints' | 'undecodable';
+/**
+ * Why an event ends on the dead-letter topic (docs/reference/retries.md, "Dead letters"): every
+ * reason there is, the one list the CLI, the delivery log's API and its schema take them from.
+ * `no_endpoints`: no endpoint the event is for is left in a destination that exists, or the
+ * destination is disabled; `destination_deleted`: its destination no longer exists (deleted at
+ * runtime or removed from the config file).
+ */
+export const DEAD_REASONS = [
+  'window_exhausted',
+  'permanent_failure',
+  'no_endpoints',
+  'destination_deleted',
+  'undecodable',
+] as const;
+
+/** Why an event ended on the dead-letter topic (`DEAD_REASONS`). */
+export type DeadReason = (typeof DEAD_REASONS)[number];
 
 /** One delivery attempt to one endpoint, as kept in the history and on `sluice.attempts`. */
 export interface AttemptRecord {

@@ -304,7 +304,7 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     const producer = kafka.producer();
     await producer.connect();
     await producer.send({ topic: topics().redeliver, messages: [{ key: 's-redeliver:u-r', value: body, headers }] });
-    // A redelivery for a destination that no longer exists is dead-lettered as no_endpoints.
+    // A redelivery for a destination that no longer exists is dead-lettered as destination_deleted.
     await producer.send({
       topic: topics().redeliver,
       messages: [
@@ -343,10 +343,11 @@ describe('deliverer with real Kafka and real HTTP(S) receivers', () => {
     await waitUntil(
       () => withMessageId(topics().deadLetter, 'redo-gone').length > 0,
       10_000,
-      'no_endpoints dead letter',
+      'destination_deleted dead letter',
     );
     const dead = retryStateFromHeaders(withMessageId(topics().deadLetter, 'redo-gone')[0]!.headers);
-    assert.equal(dead.deadReason, 'no_endpoints');
+    assert.equal(dead.deadReason, 'destination_deleted');
+    assert.equal(dead.lastError, 'destination d-deleted is gone');
     assert.equal(dead.attempts, 3);
   });
 

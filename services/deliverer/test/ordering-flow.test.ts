@@ -21,6 +21,7 @@ import {
   type StepOutcome,
 } from '../src/ordering/queue-rules.ts';
 import { decodeStateRecord, QueueStates } from '../src/ordering/queue-states.ts';
+import { ORDERING_HEADER } from '../src/service/constants.ts';
 
 // The real Ordering over the real OrderingStore and its in-memory states, with a recording sink in
 // place of Kafka (docs/reference/ordering.md). Records are handed to it as the consumer does: in
@@ -179,6 +180,9 @@ const retryOf = (messageId: string): NonNullable<DeliveryJob['previous']> => ({
   attempts: 1,
   history: [],
 });
+
+/** Where a queue stands: its head, its places and its bytes. */
+const place = (q: QueueState | undefined) => q && { head: q.head, first: q.first, next: q.next, bytes: q.bytes };
 
 const stateWrites = (r: Rig) => r.sent.filter((s) => s.topic === config.kafka.topics.ordering);
 
@@ -502,6 +506,145 @@ describe('per-user order with the real Ordering', () => {
     ]);
   });
 
+  it('a destination gone while a user waits: each waiting record and the head are dead-lettered destination_deleted as read, the queue moves past each, and the id created again starts with no queue', async () => {
+    const r = rig();
+    let current = config;
+    const dead: string[] = [];
+    const attempted: string[] = [];
+    const attempt: AttemptStep = async ({ job: j }) => {
+      attempted.push(j.messageId);
+      return j.messageId === 'g-0' ? 'retrying' : 'delivered';
+    };
+    // Started while `ord` is ordered; the config in force changes under it.
+    const ordering = r.another({
+      config: () => current,
+      deadLetter: async (j, { reason, lastError }) => void dead.push(`${j.messageId} ${reason}: ${lastError}`),
+    });
+    for (let i = 0; i < 3; i++) await ordering.step(turn(job('g', `g-${i}`), ord), attempt);
+    const waitingTopic = waitingTopicName(config, 'ord');
+    await waitUntil(() => readBack(r, waitingTopic).length >= 2, 5_000, 'the two behind the head parked');
+    assert.deepEqual(place(r.states.get('ord', 's:g')), { head: 'g-0', first: 0, next: 2, bytes: 4 });
+    current = { ...config, destinations: config.destinations.filter((d) => d.id !== 'ord') };
+    for (const record of readBack(r, waitingTopic)) await ordering.onWaiting(record, attempt);
+    assert.deepEqual(dead, [
+      'g-1 destination_deleted: destination ord is gone',
+      'g-2 destination_deleted: destination ord is gone',
+    ]);
+    assert.deepEqual(
+      place(r.states.get('ord', 's:g')),
+      { head: 'g-0', first: 2, next: 2, bytes: 0 },
+      'moved past both',
+    );
+    // The head's retry, dead-lettered by the redeliver intake, releases the queue.
+    await ordering.deadLetteredAtIntake({ ...job('g', 'g-0'), previous: retryOf('g-0') }, PARTITION);
+    assert.equal(r.states.get('ord', 's:g'), undefined, 'no queue left');
+    assert.deepEqual(attempted, ['g-0'], 'nothing attempted after the destination went');
+    // Created again with the id: the user's next event waits for nothing.
+    current = config;
+    await ordering.step(turn(job('g', 'g-3'), ord), attempt);
+    assert.deepEqual(attempted, ['g-0', 'g-3']);
+  });
+
+  it('a waiting record waiting in memory for its turn when its destination goes is dead-lettered once woken (the head dead-lettered wakes it), not written again nor attempted', async () => {
+    const r = rig();
+    let current = config;
+    const dead: string[] = [];
+    const attempted: string[] = [];
+    const attempt: AttemptStep = async ({ job: j }) => {
+      attempted.push(j.messageId);
+      return j.messageId === 'i-0' ? 'retrying' : 'delivered';
+    };
+    const ordering = r.another({
+      config: () => current,
+      deadLetter: async (j, { reason }) => void dead.push(`${j.messageId} ${reason}`),
+      idleWaitMs: 60_000,
+    });
+    await ordering.step(turn(job('i', 'i-0'), ord), attempt);
+    await ordering.step(turn(job('i', 'i-1'), ord), attempt);
+    const waitingTopic = waitingTopicName(config, 'ord');
+    await waitUntil(() => readBack(r, waitingTopic).length === 1, 5_000, 'i-1 parked');
+    const waiting = ordering.onWaiting(readBack(r, waitingTopic)[0]!, attempt);
+    await waitUntil(() => ordering.waits().turnInMemory === 1, 5_000, 'i-1 waiting in memory for its turn');
+    try {
+      current = { ...config, destinations: config.destinations.filter((d) => d.id !== 'ord') };
+      await ordering.deadLetteredAtIntake({ ...job('i', 'i-0'), previous: retryOf('i-0') }, PARTITION);
+      await waiting;
+      assert.deepEqual(dead, ['i-1 destination_deleted']);
+      assert.equal(readBack(r, waitingTopic).length, 1, 'not written again');
+      assert.deepEqual(attempted, ['i-0']);
+      assert.equal(ordering.waits().turnInMemory, 0);
+      assert.equal(r.states.get('ord', 's:i'), undefined, 'no queue left');
+    } finally {
+      ordering.close();
+      await waiting;
+    }
+  });
+
+  it('a waiting record idle in its slot (no memory for waiting records) when its destination goes is dead-lettered once its wait ends, not written again nor attempted', async () => {
+    const r = rig();
+    let current = config;
+    const dead: string[] = [];
+    const attempted: string[] = [];
+    const attempt: AttemptStep = async ({ job: j }) => {
+      attempted.push(j.messageId);
+      return j.messageId === 'i-0' ? 'retrying' : 'delivered';
+    };
+    const ordering = r.another({
+      config: () => current,
+      deadLetter: async (j, { reason }) => void dead.push(`${j.messageId} ${reason}`),
+      idleWaitMs: 60_000,
+      maxHeldBytes: 0,
+    });
+    await ordering.step(turn(job('i', 'i-0'), ord), attempt);
+    await ordering.step(turn(job('i', 'i-1'), ord), attempt);
+    const waitingTopic = waitingTopicName(config, 'ord');
+    await waitUntil(() => readBack(r, waitingTopic).length === 1, 5_000, 'i-1 parked');
+    // Read once: not its turn, it goes round; its copy, read in the same round, waits for progress.
+    await ordering.onWaiting(readBack(r, waitingTopic)[0]!, attempt);
+    const copies = readBack(r, waitingTopic);
+    assert.equal(copies.length, 2, 'gone round once');
+    const idle = ordering.onWaiting(copies[1]!, attempt);
+    await waitUntil(() => ordering.waits().idle === 1, 5_000, 'the copy idle');
+    try {
+      current = { ...config, destinations: config.destinations.filter((d) => d.id !== 'ord') };
+      await ordering.deadLetteredAtIntake({ ...job('i', 'i-0'), previous: retryOf('i-0') }, PARTITION);
+      await idle;
+      assert.deepEqual(dead, ['i-1 destination_deleted']);
+      assert.equal(readBack(r, waitingTopic).length, 2, 'not written again');
+      assert.deepEqual(attempted, ['i-0']);
+      assert.equal(ordering.waits().idle, 0);
+      assert.equal(r.states.get('ord', 's:i'), undefined, 'no queue left');
+    } finally {
+      ordering.close();
+      await idle;
+    }
+  });
+
+  it('a gap record of a gone destination: nothing to dead-letter (its event was rejected), the queue moves past it', async () => {
+    const r = rig();
+    let current = config;
+    const dead: string[] = [];
+    const attempt: AttemptStep = async ({ job: j }) => (j.messageId === 'p-0' ? 'retrying' : 'delivered');
+    const ordering = r.another({
+      config: () => current,
+      deadLetter: async (j, { reason }) => void dead.push(`${j.messageId} ${reason}`),
+    });
+    await ordering.step(turn(job('p', 'p-0'), ord), attempt);
+    await ordering.step(turn(job('p', 'p-1'), ord), attempt);
+    const waitingTopic = waitingTopicName(config, 'ord');
+    await waitUntil(() => readBack(r, waitingTopic).length === 1, 5_000, 'p-1 parked');
+    const [parkedRecord] = readBack(r, waitingTopic);
+    const gap = {
+      ...parkedRecord!,
+      value: Buffer.alloc(0),
+      headers: { ...parkedRecord!.headers, [ORDERING_HEADER]: JSON.stringify({ round: '', seq: 0, gap: true }) },
+    } as ConsumedRecord;
+    current = { ...config, destinations: config.destinations.filter((d) => d.id !== 'ord') };
+    await ordering.onWaiting(gap, attempt);
+    assert.deepEqual(dead, []);
+    assert.deepEqual(place(r.states.get('ord', 's:p')), { head: 'p-0', first: 1, next: 1, bytes: 0 });
+  });
+
   it('the queue is capped by count: the event past the cap is dead-lettered, the queue kept', async () => {
     const r = rig();
     const capped = r.another({ maxWaiting: 3 });
@@ -615,8 +758,10 @@ describe('per-user order with the real Ordering', () => {
     heldThenReleased(false));
 
   it("a held user's waiting records do not hold the partition's slots: another user's record behind them goes at once", async () => {
-    // Each write acknowledged after 10 ms: a record going round costs its user's chain that long.
-    const r = rig(undefined, { writeMs: 10 });
+    // While the partition is read, each write is acknowledged after 10 ms: a record going round
+    // costs its user's chain that long (set up and closed down with instant writes).
+    const kafka = { writeMs: 0 };
+    const r = rig(undefined, kafka);
     const o = r.ordering;
     const N = 400;
     const attempted: string[] = [];
@@ -644,12 +789,14 @@ describe('per-user order with the real Ordering', () => {
         handled.push(handle((slot) => o.onWaiting(record, attempt, slot).then(() => undefined)));
       }
     };
+    kafka.writeMs = 10;
     const started = Date.now();
     const reader = setInterval(readOn, 5);
     try {
       // v-1, v's front, is on the waiting topic behind w's N - 1 records.
       await waitUntil(() => attempted.includes('v-1'), 5_000, "v's waiting record delivered");
       const ms = Date.now() - started;
+      kafka.writeMs = 0;
       assert.ok(ms < 1_500, `v-1 delivered ${ms} ms after the partition was read (w's records went round first)`);
       assert.ok(!attempted.some((id) => id.startsWith('w-')), 'w still held');
     } finally {

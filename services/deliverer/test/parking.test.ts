@@ -11,6 +11,7 @@ import type { DeliveryJob } from '../src/intake/delivery-job.ts';
 import { PARKED_HEADER } from '../src/parking/parked-job.ts';
 import { DelivererMetrics } from '../src/service/metrics.ts';
 import { Parking } from '../src/parking/parking.ts';
+import type { SluiceConfig } from '@sluice/config';
 
 // Parking's steering with stand-ins for Kafka: which topics it holds, when a resumed destination
 // goes back to the live path. On the real broker: pause.integration.test.ts and the pause drill.
@@ -41,7 +42,7 @@ const job = (destinationId: string): DeliveryJob => ({
   endpoints: [],
 });
 
-function fixture() {
+function fixture(current: () => SluiceConfig = () => config) {
   const view = new DestinationStateView();
   const held = new Set<string>();
   const consumer = {
@@ -68,7 +69,7 @@ function fixture() {
       }),
   };
   const parking = new Parking({
-    config: () => config,
+    config: current,
     view,
     sink,
     admin,
@@ -158,6 +159,23 @@ describe('Parking', () => {
     f.view.apply('a', state('paused'));
     assert.equal(f.parking.mustPark(destA), true);
     assert.deepEqual([...f.held], [topicA]);
+    f.parking.close();
+  });
+
+  it('a held destination gone from the config in force has its parked topic read again (its events are dead-lettered); back and still stopped, held again', async () => {
+    let current = config;
+    const f = fixture(() => current);
+    f.view.apply('a', state('paused'));
+    await f.parking.start(f.consumer);
+    assert.deepEqual([...f.held], [topicA]);
+    current = { ...config, destinations: [destB] };
+    f.parking.configChanged();
+    assert.deepEqual([...f.held], [], 'released: the parked consumer reads it');
+    f.view.apply('a', state('paused'));
+    assert.deepEqual([...f.held], [], 'a state change of a gone destination holds nothing');
+    current = config;
+    f.parking.configChanged();
+    assert.deepEqual([...f.held], [topicA], 'created again while its state is paused: held again');
     f.parking.close();
   });
 });

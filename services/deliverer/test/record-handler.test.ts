@@ -18,7 +18,10 @@ import { WebhookThreadError } from '../src/transport/webhook-thread.ts';
 import type { Delivery } from '../src/attempt/delivery.ts';
 import type { DeadLetter } from '../src/attempt/settle.ts';
 import type { DeliveryJob } from '../src/intake/delivery-job.ts';
+import { createParkedHandler } from '../src/intake/handle-parked.ts';
 import { createRecordHandler } from '../src/intake/handle-record.ts';
+import type { Ordering } from '../src/ordering/ordering.ts';
+import { parkedHeaders } from '../src/parking/parked-job.ts';
 import { DelivererMetrics } from '../src/service/metrics.ts';
 
 // The record handler with fakes for Kafka and HTTP: what it does with one bad record.
@@ -351,4 +354,99 @@ describe('record handler: the window', () => {
       history: [],
     };
   }
+});
+
+describe('record handler: events of a destination gone or disabled, on their way back', () => {
+  const redelivered = (destinationId: string) =>
+    retryStateToHeaders({
+      messageId: `m-${destinationId}`,
+      sourceId: 's',
+      destinationId,
+      eventType: 'track',
+      endpoints: ['https://hooks.example/in'],
+      firstAttemptAt: NOW - 60_000,
+      attempts: 2,
+      history: [],
+    });
+  const parkedJob = (destinationId: string): DeliveryJob => ({
+    key: 's:u',
+    body: Buffer.from('{"type":"track"}'),
+    messageId: `p-${destinationId}`,
+    sourceId: 's',
+    destinationId,
+    eventType: 'track',
+    endpoints: ['https://hooks.example/in'],
+  });
+  /** The live and the parked handler over one config, Delivery and ordering fakes. */
+  const handlers = (current: SluiceConfig) => {
+    const dead: string[] = [];
+    const left: string[] = [];
+    const runs: string[] = [];
+    const delivery = {
+      run: async (job: DeliveryJob) => (runs.push(job.messageId), { kind: 'delivered' }),
+      deadLetter: async (job: DeliveryJob, letter: DeadLetter) =>
+        void dead.push(
+          `${job.messageId} ${letter.reason}: ${letter.lastError} (attempts ${job.previous?.attempts ?? 0})`,
+        ),
+    } as unknown as Delivery;
+    const ordering = {
+      deadLetteredAtIntake: async (job: DeliveryJob, partition: number) =>
+        void left.push(`${job.messageId}@${partition}`),
+    } as unknown as Ordering;
+    const deps = {
+      config: () => current,
+      topics,
+      codec: createJsonCodec(),
+      delivery,
+      sink: { send: async () => undefined } as RecordSink,
+      metrics: new DelivererMetrics(new Registry()),
+      logger: createLogger({ name: 'test', level: 'silent' }),
+      now: () => NOW,
+      ordering,
+    };
+    return { live: createRecordHandler(deps), parked: createParkedHandler(deps), dead, left, runs };
+  };
+  const disabled = testConfig({
+    sources: [{ id: 's', writeKeys: ['k'] }],
+    destinations: [
+      {
+        id: 'd',
+        type: 'webhooks',
+        enabled: false,
+        sourceIds: ['s'],
+        settings: { webhooks: [{ url: 'https://hooks.example/in' }] },
+      },
+    ],
+    retry: { window: '1h' },
+  });
+
+  it('a redelivery of a gone destination is dead-lettered destination_deleted (attempts kept), not attempted; its queue is told', async () => {
+    const h = handlers(config);
+    await h.live(record(topics.redeliver, '{"type":"track"}', { headers: redelivered('gone'), partition: 3 }));
+    assert.deepEqual(h.dead, ['m-gone destination_deleted: destination gone is gone (attempts 2)']);
+    assert.deepEqual(h.left, ['m-gone@3']);
+    assert.deepEqual(h.runs, []);
+  });
+
+  it('a parked record of a gone destination is dead-lettered destination_deleted, not attempted; its queue is told', async () => {
+    const h = handlers(config);
+    const job = parkedJob('gone');
+    const headers = parkedHeaders(job, NOW - 1_000, NOW - 500);
+    await h.parked(record(`${config.kafka.topics.parkedPrefix}gone`, job.body, { headers, partition: 2 }));
+    assert.deepEqual(h.dead, ['p-gone destination_deleted: destination gone is gone (attempts 0)']);
+    assert.deepEqual(h.left, ['p-gone@2']);
+    assert.deepEqual(h.runs, []);
+  });
+
+  it('a destination that exists but is disabled keeps no_endpoints, for a redelivery and a parked record alike', async () => {
+    const h = handlers(disabled);
+    await h.live(record(topics.redeliver, '{"type":"track"}', { headers: redelivered('d') }));
+    const job = parkedJob('d');
+    await h.parked(record(`${config.kafka.topics.parkedPrefix}d`, job.body, { headers: parkedHeaders(job, NOW, NOW) }));
+    assert.deepEqual(h.dead, [
+      'm-d no_endpoints: destination d is disabled (attempts 2)',
+      'p-d no_endpoints: destination d is disabled (attempts 0)',
+    ]);
+    assert.deepEqual(h.runs, []);
+  });
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeCursor } from '../src/domain/cursor.ts';
+import { DEAD_REASONS } from '@sluice/envelope';
+import { openApiDocument } from '../src/adapters/http/openapi.ts';
 import { checkId, checkParams, checkTime, parseListQuery, parseReplayFilter } from '../src/domain/query.ts';
 
 const list = (query: string) => parseListQuery(new URLSearchParams(query));
@@ -55,6 +57,14 @@ describe('delivery-log API input (pure)', () => {
       ok: true,
       value: { since: 1_000, until: 2_000 },
     });
+  });
+
+  it('a replay filter takes every dead-letter reason, destination_deleted among them, and the schema lists the same', () => {
+    for (const reason of DEAD_REASONS) assert.deepEqual(parseReplayFilter({ reason }), { ok: true, value: { reason } });
+    refused(parseReplayFilter({ reason: 'gone' }), 'reason');
+    const schema = openApiDocument.components.schemas.ReplayFilter as { properties: { reason: { enum: string[] } } };
+    assert.deepEqual(schema.properties.reason.enum, [...DEAD_REASONS]);
+    assert.ok(DEAD_REASONS.includes('destination_deleted'));
   });
 
   it('refuses a forged cursor as a 400 on `cursor`', () => {

@@ -1,14 +1,9 @@
 import type { DeadLetterFilter } from '@sluice/dead-letters';
-import type { DeadReason } from '@sluice/envelope';
+import { DEAD_REASONS, type DeadReason } from '@sluice/envelope';
 import { CliError } from '../io.ts';
 
-/** The reasons a dead letter can carry (`@sluice/envelope` `DeadReason`). */
-export const DEAD_REASONS: readonly DeadReason[] = [
-  'window_exhausted',
-  'permanent_failure',
-  'no_endpoints',
-  'undecodable',
-];
+/** The reasons a dead letter can carry (`@sluice/envelope`'s list). */
+export { DEAD_REASONS };
 
 export interface DlqFilterFlags {
   destination?: string;
@@ -28,7 +23,7 @@ export function parseTime(flag: string, value: string): number {
 
 /** Turns the command-line flags into a dead-letter filter, rejecting unknown reasons. */
 export function filterFromFlags(flags: DlqFilterFlags): DeadLetterFilter {
-  if (flags.reason !== undefined && !DEAD_REASONS.includes(flags.reason as DeadReason)) {
+  if (flags.reason !== undefined && !(DEAD_REASONS as readonly string[]).includes(flags.reason)) {
     throw new CliError(`--reason: must be one of ${DEAD_REASONS.join(', ')}`);
   }
   return {

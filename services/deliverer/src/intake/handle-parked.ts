@@ -9,8 +9,9 @@ import { isInfrastructureFailure } from './infrastructure-errors.ts';
  * The handler of the parked topics (docs/deliverer.md "Pausing"): a parked record is its job again,
  * its window moved later by the time it waited (`unparkJob`), and goes through the same step as a
  * live one — attempted, or parked again if its destination was stopped after the record was handed
- * out. A destination removed from the config, or disabled there, dead-letters its parked events
- * (`no_endpoints`), as a retry of it would be. An unreadable record goes to `sluice.rejected`.
+ * out. A destination gone from the config in force (deleted at runtime, or removed from the file)
+ * dead-letters its parked events `destination_deleted`, one disabled there `no_endpoints`, as a
+ * retry of it would be (`liveDestinationOrDeadLetter`). An unreadable record goes to `sluice.rejected`.
  */
 export function createParkedHandler(
   deps: RecordHandlerDeps,
@@ -32,7 +33,8 @@ export function createParkedHandler(
       const { job, acceptedAt } = unparked;
       sourceId = job.sourceId;
       const destination = await liveDestinationOrDeadLetter(live, job);
-      if (!destination) return;
+      // Dead-lettered here, it leaves its user's queue as any dead letter does (per-user order).
+      if (!destination) return await deps.ordering?.deadLetteredAtIntake(job, record.partition);
       await deliver({
         job,
         destination,

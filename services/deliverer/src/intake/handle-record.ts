@@ -172,7 +172,8 @@ export function createRecordHandler(
       previous: state,
     };
     const destination = await liveDestinationOrDeadLetter(live, job);
-    if (!destination) return;
+    // Dead-lettered here, it leaves its user's queue as any dead letter does (per-user order).
+    if (!destination) return deps.ordering?.deadLetteredAtIntake(job, record.partition);
     progress.step = 'deliver';
     await deliver({
       job,

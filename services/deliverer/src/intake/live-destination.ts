@@ -18,27 +18,51 @@ export function intakeContext(deps: {
 }
 
 /**
- * Why an event's destination may no longer send, or undefined while it may: removed from the
- * config, or disabled there. The one rule every intake applies (docs/deliverer.md, "Intake").
+ * Why a destination may not send, as its dead letter says it: `destination_deleted` when it no
+ * longer exists (deleted at runtime, or removed from the config file), `no_endpoints` when it
+ * exists but is disabled.
  */
-function whyDestinationCannotSend(destination: Destination | undefined, destinationId: string): string | undefined {
-  if (destination === undefined) return `destination ${destinationId} is gone`;
-  if (!destination.enabled) return `destination ${destinationId} is disabled`;
-  return undefined;
+export interface CannotSend {
+  reason: 'destination_deleted' | 'no_endpoints';
+  lastError: string;
+}
+
+/** The destination a record is for: its id, and the destination in force with that id, if any. */
+export interface DestinationLookup {
+  destinationId: string;
+  destination: Destination | undefined;
 }
 
 /**
- * The destination a job is for, if it may still send; otherwise the job is dead-lettered
- * `no_endpoints` (replayable like any dead letter) and undefined is returned. Every intake — a
- * redelivered, a parked and a waiting record — goes through here before delivering.
+ * Why an event's destination may no longer send, or undefined while it may: gone from the config
+ * in force, or disabled there. The one rule every intake applies (docs/deliverer.md, "Intake").
+ */
+export function whyDestinationCannotSend(lookup: DestinationLookup): CannotSend | undefined {
+  const { destination, destinationId } = lookup;
+  if (destination === undefined)
+    return { reason: 'destination_deleted', lastError: `destination ${destinationId} is gone` };
+  if (!destination.enabled) return { reason: 'no_endpoints', lastError: `destination ${destinationId} is disabled` };
+  return undefined;
+}
+
+/** The destination in force with `destinationId`, looked up for `whyDestinationCannotSend`. */
+export function lookUpDestination(config: SluiceConfig, destinationId: string): DestinationLookup {
+  return { destinationId, destination: config.destinations.find((d) => d.id === destinationId) };
+}
+
+/**
+ * The destination a job is for, if it may still send; otherwise the job is dead-lettered with the
+ * reason `whyDestinationCannotSend` gives (replayable like any dead letter) and undefined is
+ * returned. Every intake — a redelivered, a parked and a waiting record — goes through here before
+ * delivering.
  */
 export async function liveDestinationOrDeadLetter(
   ctx: LiveDestinationContext,
   job: DeliveryJob,
 ): Promise<Destination | undefined> {
-  const destination = ctx.config().destinations.find((d) => d.id === job.destinationId);
-  const why = whyDestinationCannotSend(destination, job.destinationId);
-  if (why === undefined) return destination;
-  await ctx.deadLetter(job, { reason: 'no_endpoints', lastError: why });
+  const lookup = lookUpDestination(ctx.config(), job.destinationId);
+  const cannot = whyDestinationCannotSend(lookup);
+  if (cannot === undefined) return lookup.destination;
+  await ctx.deadLetter(job, cannot);
   return undefined;
 }

@@ -1,4 +1,4 @@
-import type { SluiceConfig } from '@sluice/config';
+import type { Destination, SluiceConfig } from '@sluice/config';
 import { headersText, type OrderingRelease } from '@sluice/envelope';
 import type { ConsumedRecord, RecordSink, RecordSlot } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
@@ -13,7 +13,7 @@ import {
 import type { DeliveryJob } from '../intake/delivery-job.ts';
 import { unparkJob } from '../parking/parked-job.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
-import { liveDestinationOrDeadLetter } from '../intake/live-destination.ts';
+import { liveDestinationOrDeadLetter, type LiveDestinationContext } from '../intake/live-destination.ts';
 import type { Turn } from '../intake/turn.ts';
 import type { AttemptStep } from '../attempt/attempt-step.ts';
 import type { DeadLetter } from '../attempt/settle.ts';
@@ -54,14 +54,24 @@ export interface OrderingWaits {
 /** A turn read from a partition: a live, parked or retried job of an ordered destination. */
 export type OrderedTurn = Turn & { partition: number };
 
+/**
+ * Where an event the intake decision dead-lettered stood: its partition, and for a waiting record
+ * its place in its user's queue and the turn it waited for, if any.
+ */
+interface LeftAt {
+  partition: number;
+  place?: WaitingPlace;
+  turn?: AwaitedTurn;
+}
+
 export interface OrderingDeps {
   config: () => SluiceConfig;
   sink: RecordSink;
   store: Pick<OrderingStore, 'ready' | 'get' | 'put' | 'admitsNew'>;
   /**
    * Dead-letters a waiting event: `permanent_failure` behind a dead head (`dead-letter-waiting`) or
-   * when its user's full queue refuses it; `no_endpoints` when its destination is gone or disabled
-   * (the intake decision, `liveDestinationOrDeadLetter`).
+   * when its user's full queue refuses it; `destination_deleted` when its destination is gone,
+   * `no_endpoints` when it is disabled (the intake decision, `liveDestinationOrDeadLetter`).
    */
   deadLetter: (job: DeliveryJob, dead: DeadLetter) => Promise<void>;
   metrics: DelivererMetrics;
@@ -198,10 +208,21 @@ export class Ordering {
   }
 
   /**
+   * An event of `job` the intake decision dead-lettered from `sluice.redeliver` or a parked topic
+   * (its destination gone or disabled): it counts as dead-lettered for its user's queue, as any dead
+   * letter does — the queue is released if it was the head — so that nothing waits for it.
+   */
+  deadLetteredAtIntake(job: DeliveryJob, partition: number): Promise<void> {
+    return this.#leftQueue(job, { partition });
+  }
+
+  /**
    * A record of a waiting topic: delivered (or dead-lettered behind a dead head) when it is its
    * user's turn, dropped when it is a copy of an event no longer waiting, written again at the tail
    * otherwise — or, when it already went round once with no progress in its partition, kept here
-   * until the next progress there (or `idleWaitMs`), so a stuck user's records do not spin.
+   * until the next progress there (or `idleWaitMs`), so a stuck user's records do not spin. Its
+   * destination gone or disabled (when read, or when a wait of it ends), it is dead-lettered at once
+   * by the intake decision, whatever its place, and the queue moves past it if it was the front.
    */
   async onWaiting(record: ConsumedRecord, attempt: AttemptStep, slot?: RecordSlot): Promise<'rejected' | undefined> {
     const now = this.deps.now();
@@ -212,7 +233,10 @@ export class Ordering {
     if (!unparked.ok || unparked.job.key === null) return 'rejected';
     const { job, acceptedAt } = unparked;
     const key = job.key!;
-    const destination = await liveDestinationOrDeadLetter(this.deps, job);
+    const header = orderingHeaderOf(record);
+    const place: WaitingPlace = { messageId: job.messageId, seq: header.seq, bytes: record.value?.length ?? 0 };
+    if (header.gap) place.gap = true;
+    const destination = await this.#liveOrLeft(job, { partition: record.partition, place });
     if (!destination) return undefined;
     const turnOf = (acceptedAt: number | undefined): Turn => ({ job, destination, acceptedAt, source: 'waiting' });
     if (destination.ordering === undefined) {
@@ -221,9 +245,6 @@ export class Ordering {
       return undefined;
     }
     await this.deps.store.ready(record.partition);
-    const header = orderingHeaderOf(record);
-    const place: WaitingPlace = { messageId: job.messageId, seq: header.seq, bytes: record.value?.length ?? 0 };
-    if (header.gap) place.gap = true;
     const at: QueueAt = { destination, key, partition: record.partition };
     // After a timeout or at shutdown the record is written again at the tail however it stands.
     let force = false;
@@ -239,9 +260,10 @@ export class Ordering {
         // Woken by a move, it decides again; after `idleWaitMs` without one, a record in its slot
         // goes round (the slot is needed), one in memory decides again and may wait on.
         force = !(await turn.moved) && !turn.inMemory;
-        continue;
-      }
-      force = !(await this.#progress.idleUntilProgress(destination.id, record.partition, step.round));
+      } else force = !(await this.#progress.idleUntilProgress(destination.id, record.partition, step.round));
+      // The destination may have gone (or been disabled) while the record waited: asked again.
+      if (!(await this.#liveOrLeft(job, { partition: record.partition, place, ...(turn && { turn }) })))
+        return undefined;
     }
     // A gap (a park whose record Kafka refused, its event rejected): its turn moves the queue past it.
     if (place.gap) return void (await this.#inFlight.flown(at, { job, fromWaiting: place }, async () => 'delivered'));
@@ -282,6 +304,44 @@ export class Ordering {
     this.#closed = true;
     this.#progress.close();
     this.#turns.close();
+  }
+
+  /**
+   * The intake decision for a waiting record (`liveDestinationOrDeadLetter`): its destination, or —
+   * gone or disabled — undefined, the record dead-lettered (a gap record has no event to
+   * dead-letter: its event was rejected) and its place left (`#leftQueue`).
+   */
+  async #liveOrLeft(job: DeliveryJob, where: LeftAt): Promise<Destination | undefined> {
+    const ctx: LiveDestinationContext = where.place?.gap
+      ? { config: this.deps.config, deadLetter: async () => undefined }
+      : this.deps;
+    const destination = await liveDestinationOrDeadLetter(ctx, job);
+    if (destination === undefined) await this.#leftQueue(job, where);
+    return destination;
+  }
+
+  /**
+   * An event the intake decision dead-lettered leaves its user's queue as any dead letter does: the
+   * queue is released if it was the head, and moves on if it was the front waiting record. Nothing
+   * waits for it, should the destination send again; a waiting record read before its turn leaves
+   * its place as it is. Only for a destination ordered at start (its queues are this process's); the
+   * turn the record waited for, if any, is over.
+   */
+  async #leftQueue(job: DeliveryJob, where: LeftAt): Promise<void> {
+    const id = job.destinationId;
+    const key = job.key;
+    const ordered = this.#ordered.has(id);
+    if (key === null || (!ordered && where.turn === undefined)) return;
+    if (ordered) await this.deps.store.ready(where.partition);
+    const at: QueueAt = { destination: { id }, key, partition: where.partition };
+    await this.#chains.serial({ destinationId: id, key, kind: 'left' }, async () => {
+      if (where.turn) this.#turns.end(chainId(id, key), where.turn);
+      if (!ordered) return;
+      const q = this.deps.store.get(id, key);
+      const step = { messageId: job.messageId, outcome: 'dead' as const, onDeadLetter: 'release' as const };
+      const after = afterStep(q, where.place ? { ...step, fromWaiting: where.place } : step);
+      await moveQueue(this.#moves, at, { before: q, after });
+    });
   }
 
   async #fresh(at: QueueAt, turn: OrderedTurn, attempt: AttemptStep): Promise<void> {

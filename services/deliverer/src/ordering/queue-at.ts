@@ -1,9 +1,12 @@
 import type { Destination } from '@sluice/config';
 import type { QueueState } from './queue-rules.ts';
 
-/** The queue a step works on: its destination, user and partition (where its state record goes). */
+/**
+ * The queue a step works on: its destination (its id, and its order settings while it has them),
+ * user and partition (where its state record goes).
+ */
 export interface QueueAt {
-  destination: Destination;
+  destination: Pick<Destination, 'id' | 'ordering'>;
   key: string;
   partition: number;
 }

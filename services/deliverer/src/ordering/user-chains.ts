@@ -1,7 +1,7 @@
 import { chainId } from './queue-at.ts';
 
 /** What a step of a user's chain does (`sluice_deliverer_ordering_longest_step_seconds`). */
-export type ChainStepKind = 'fresh' | 'retry' | 'release' | 'waiting' | 'landed';
+export type ChainStepKind = 'fresh' | 'retry' | 'release' | 'waiting' | 'landed' | 'left';
 
 /** A step of the chain of a destination and user. */
 export interface ChainStep {

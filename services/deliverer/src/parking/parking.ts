@@ -136,6 +136,26 @@ export class Parking {
     return creating;
   }
 
+  /**
+   * The config in force changed (a reload, a runtime destination created, changed or deleted): the
+   * parked topic of a stopped destination now gone from it is read again, so its parked events are
+   * dead-lettered `destination_deleted` (the intake decision, docs/deliverer.md "Intake") rather
+   * than kept unread; a destination in it is steered by its state, as at a state change.
+   */
+  configChanged(): void {
+    const consumer = this.#consumer;
+    if (!consumer || this.#closed) return;
+    const config = this.deps.config();
+    const ids = new Set(config.destinations.map((d) => d.id));
+    for (const id of [...this.#held]) {
+      if (ids.has(id)) continue;
+      this.#held.delete(id);
+      consumer.release(parkedTopicName(config, id));
+      this.deps.logger.info({ destinationId: id }, 'destination gone: its parked events are read and dead-lettered');
+    }
+    for (const id of ids) this.#refresh(id);
+  }
+
   /** Stops steering (shutdown): the consumer's own intake stop pauses every topic. */
   close(): void {
     this.#closed = true;

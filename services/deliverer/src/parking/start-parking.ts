@@ -33,6 +33,13 @@ export async function startParking(
     now: Date.now,
     ...(options.parkCheckIntervalMs !== undefined && { checkEveryMs: options.parkCheckIntervalMs }),
   });
-  life.add({ name: 'parking', stopIntake: () => parking.close(), stop: () => parking.close() });
+  // A destination gone from the config in force (deleted, or removed from the file) has its parked topic read again.
+  const onChange = () => parking.configChanged();
+  ctx.config.on('change', onChange);
+  const close = () => {
+    ctx.config.off('change', onChange);
+    parking.close();
+  };
+  life.add({ name: 'parking', stopIntake: close, stop: close });
   return parking;
 }

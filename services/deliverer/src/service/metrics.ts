@@ -159,7 +159,7 @@ export class DelivererMetrics {
     });
     this.orderingLongestStep = new Gauge({
       name: 'sluice_deliverer_ordering_longest_step_seconds',
-      help: "How long the step of a user's queue running longest now has run (destination, step: fresh, retry, release, waiting, landed); no series while none runs",
+      help: "How long the step of a user's queue running longest now has run (destination, step: fresh, retry, release, waiting, landed, left); no series while none runs",
       labelNames: ['destination', 'step'],
       registers,
       collect() {

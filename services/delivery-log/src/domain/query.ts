@@ -1,3 +1,4 @@
+import { DEAD_REASONS, type DeadReason } from '@sluice/envelope';
 import {
   DEFAULT_PAGE_SIZE,
   DEFAULT_STREAM_SIZE,
@@ -163,12 +164,12 @@ export function parseStreamLimit(params: URLSearchParams): Checked<number> {
 export interface ReplayFilterInput {
   sourceId?: string;
   destinationId?: string;
-  reason?: 'window_exhausted' | 'permanent_failure' | 'no_endpoints' | 'undecodable';
+  reason?: DeadReason;
   since?: number;
   until?: number;
 }
 
-const REASONS = ['window_exhausted', 'permanent_failure', 'no_endpoints', 'undecodable'] as const;
+const REASONS: readonly DeadReason[] = DEAD_REASONS;
 const REPLAY_FIELDS = new Set(['sourceId', 'destinationId', 'reason', 'since', 'until']);
 
 /** The body of a filter replay: a JSON object of optional fields, nothing else. */

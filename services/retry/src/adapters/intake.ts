@@ -17,9 +17,15 @@ export interface IntakeDeps {
 
 /**
  * Handles one record of `sluice.retry` (a failed delivery from the deliverer): computes its due
- * time and schedules it, or dead-letters it when no attempt may start any more. A record that
- * cannot be handled goes to `sluice.rejected` (`guardRecord`). The trace context travels on in the
- * record headers; with tracing on, it is the context of this step's span.
+ * time and schedules it, or dead-letters it when no attempt may start any more — its window spent
+ * (`window_exhausted`), or no endpoint named to retry (`no_endpoints`). A record that cannot be
+ * handled goes to `sluice.rejected` (`guardRecord`). The trace context travels on in the record
+ * headers; with tracing on, it is the context of this step's span.
+ *
+ * Whether the event's destination still exists is not asked here: a retry of a destination gone
+ * meanwhile rides the tiers to its due time, and the deliverer's intake decision dead-letters it
+ * then (`destination_deleted`, docs/deliverer.md "Intake"), so a destination created again with its
+ * id before that time gets it. One rule, in one place.
  */
 export function createIntakeHandler(deps: IntakeDeps): (record: ConsumedRecord) => Promise<void> {
   const schedule = async (record: ConsumedRecord) => {
@@ -27,6 +33,7 @@ export function createIntakeHandler(deps: IntakeDeps): (record: ConsumedRecord) 
     if (!read.ok) return deps.router.reject(record, read.error);
     const { state } = read;
     const attributes = { 'sluice.message_id': state.messageId, 'sluice.destination': state.destinationId };
+    // A retry naming no endpoint (the deliverer names those to retry): nothing to attempt.
     if (state.endpoints.length === 0) {
       const traced = trace(deps.tracing, 'dead-letter', record, { ...attributes, 'sluice.reason': 'no_endpoints' });
       return end(traced.span, deps.router.deadLetter(traced.parts, state, 'no_endpoints'));

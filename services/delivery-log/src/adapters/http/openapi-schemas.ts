@@ -1,3 +1,4 @@
+import { DEAD_REASONS } from '@sluice/envelope';
 import {
   MAX_ID_LENGTH,
   MAX_VIEW_ATTEMPTS,
@@ -306,7 +307,7 @@ export const schemas = {
     properties: {
       sourceId: id,
       destinationId: id,
-      reason: { type: 'string', enum: ['window_exhausted', 'permanent_failure', 'no_endpoints', 'undecodable'] },
+      reason: { type: 'string', enum: [...DEAD_REASONS] },
       since: {
         type: ['string', 'integer'],
         description: 'Dead at or after: ISO 8601 with its offset, or epoch ms (up to the year 9999)',
