@@ -178,6 +178,21 @@ describe('delivery-log console in a browser', {
     await page.getByLabel(`Reason (${endpoint})`).fill('renewed');
     await page.getByRole('button', { name: `Enable ${endpoint}` }).click();
     await waitUntil(async () => (await api()).endpointStates[0].state === 'active', 10_000, 'enabled');
+
+    // A test event to the endpoint: its answer (the receiver's first answer to an id is a 503) shown in the row.
+    const before = pipeline.receivers[0]!.requests.length;
+    await page.getByRole('button', { name: `Send a test event to ${endpoint}` }).click();
+    const tested = row.locator('.test-result');
+    await waitUntil(
+      async () => /HTTP 503 in \d+ ms \(not a 2xx\)/.test(await tested.innerText()),
+      10_000,
+      'the row shows the test answer',
+    );
+    assert.match(await tested.innerText(), /warming up/);
+    const sent = pipeline.receivers[0]!.requests.slice(before);
+    assert.equal(sent.length, 1, 'one request, no retry');
+    assert.match(String(sent[0]!.headers['x-message-id']), /^sluice-test-/);
+    await page.screenshot({ path: `${ARTIFACTS}destination-tested.png`, fullPage: true });
     const actions = (await pipeline.deliveryLog('/api/v1/destination-actions')).body.actions;
     assert.deepEqual(
       actions.slice(0, 4).map((a: { action: string }) => a.action),

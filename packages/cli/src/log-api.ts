@@ -55,13 +55,21 @@ export async function logApiCall(io: CliIo, request: LogApiRequest): Promise<{ b
 
 /**
  * A GET of the delivery log's API whose answer is checked against its type (`@sluice/log-api`)
+ * before it is read (`logApiCheckedCall`).
+ */
+export async function logApiAnswer<T>(io: CliIo, path: string, guard: AnswerGuard<T>): Promise<T> {
+  return logApiCheckedCall(io, { method: 'GET', path }, guard);
+}
+
+/**
+ * A call of the delivery log's API whose answer is checked against its type (`@sluice/log-api`)
  * before it is read: an answer of another shape (another service at `SLUICE_API_URL`, or a delivery
  * log of another version) is a `CliError` naming the field, rather than a crash or a wrong figure.
  */
-export async function logApiAnswer<T>(io: CliIo, path: string, guard: AnswerGuard<T>): Promise<T> {
-  const answer = await logApi(io, 'GET', path);
-  if (guard.is(answer)) return answer;
+export async function logApiCheckedCall<T>(io: CliIo, request: LogApiRequest, guard: AnswerGuard<T>): Promise<T> {
+  const { body } = await logApiCall(io, request);
+  if (guard.is(body)) return body;
   throw new CliError(
-    `GET ${path}: the answer is not what the delivery log's API describes (at ${guard.mismatch(answer)}): is ${API_URL_ENV} the delivery log's URL, and of this version?`,
+    `${request.method} ${request.path}: the answer is not what the delivery log's API describes (at ${guard.mismatch(body)}): is ${API_URL_ENV} the delivery log's URL, and of this version?`,
   );
 }

@@ -18,6 +18,7 @@ import {
   definitionsExport,
   definitionUpdate,
 } from './commands/definitions.ts';
+import { type DestinationTestFlags, destinationTest } from './commands/destination-test.ts';
 import { dlqList, dlqReplay, type DlqListFlags, type DlqReplayFlags } from './commands/dlq.ts';
 import { send } from './commands/send.ts';
 import { topics } from './commands/topics.ts';
@@ -246,7 +247,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 const IF_MATCH_HELP =
   'the version read (`get` prints it): refused if the destination changed since; default the current one';
 
-/** `sluice destinations create|get|update|delete|rotate-secret|export|apply`: runtime destinations (docs/cli.md). */
+/** `sluice destinations create|get|update|delete|rotate-secret|test|export|apply`: destination definitions (docs/cli.md). */
 function addDefinitionCommands(io: CliIo, destinations: Command): void {
   destinations
     .command('create')
@@ -285,6 +286,13 @@ function addDefinitionCommands(io: CliIo, destinations: Command): void {
     .option('--if-match <version>', IF_MATCH_HELP)
     .option('--json', 'JSON output')
     .action((id: string, o: DefinitionFlags & { scheme?: string; overlapMs?: string }) => definitionRotate(io, id, o));
+  destinations
+    .command('test')
+    .description('send one signed test event to an endpoint of a destination and print what it answered')
+    .argument('<id>', 'destination id')
+    .option('--endpoint <index>', "the endpoint's index in the destination (default 0, the first)")
+    .option('--json', 'JSON output')
+    .action((id: string, o: DestinationTestFlags) => destinationTest(io, id, o));
   destinations
     .command('export')
     .description("the runtime destinations in the config file's format; secrets as { env: NAME }")

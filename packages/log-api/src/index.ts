@@ -1,4 +1,5 @@
 export type { AnswerGuard } from './answer-guard.ts';
+export { type DestinationTestAnswer, destinationTestAnswer } from './destination-test.ts';
 export {
   type Definition,
   type DefinitionsPage,

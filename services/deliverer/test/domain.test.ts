@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testRetryState } from '@sluice/testkit';
-import { AddressPolicy } from '@sluice/webhook';
 import type { AttemptResult } from '../src/transport/attempt-result.ts';
 import { classifyError, classifyStatus } from '../src/transport/classify.ts';
 import { decide } from '../src/attempt/decide.ts';
 import { stateAfterAttempt, type DeliveryJob } from '../src/intake/delivery-job.ts';
 import { parseRetryAfter } from '../src/transport/retry-after.ts';
-import { DeliveryTimeoutError, InvalidEndpointUrlError, SsrfBlockedError } from '../src/transport/transport-errors.ts';
+import { AddressPolicy, DeliveryTimeoutError, InvalidEndpointUrlError, SsrfBlockedError } from '@sluice/webhook';
 
 const NOW = Date.parse('2026-11-21T12:00:00.000Z');
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decide } from '../src/attempt/decide.ts';
-import { InvalidEndpointUrlError } from '../src/transport/transport-errors.ts';
+import { InvalidEndpointUrlError } from '@sluice/webhook';
 
 const SECRET_URL = 'https://user:pass@hooks.example/in?token=tok3n';
 

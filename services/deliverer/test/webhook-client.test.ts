@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { selfSignedCert, startReceiver, type Receiver } from '@sluice/testkit';
-import type { LookupFunction } from '../src/transport/guarded-connector.ts';
 import { UndiciWebhookClient } from '../src/transport/webhook-client.ts';
-import { AddressPolicy } from '@sluice/webhook';
+import { AddressPolicy, type LookupFunction } from '@sluice/webhook';
 
 const body = Buffer.from('{"type":"delete","userId":"u","timestamp":"2026-01-01T00:00:00.000Z"}');
 const loopbackOpen = new AddressPolicy({ enabled: true, allowCidrs: ['127.0.0.0/8'] });

@@ -21,7 +21,7 @@ import {
   time,
   TOKEN_KEY,
 } from './ui.js';
-import { destinationControl, endpointControl } from './control.js';
+import { destinationControl, endpointControl, testControl } from './control.js';
 import { ledgerPage } from './ledger.js';
 
 let timer;
@@ -43,8 +43,8 @@ async function destinationsPage() {
         el('ul', { class: 'counts' }, counts),
         table(
           `Endpoint health over the last ${Math.round(health.windowMs / 60000)} minutes`,
-          ['Endpoint', 'Attempts', 'Success', 'p50', 'p95', 'Last error', 'State', 'Control'],
-          d.endpoints.map((url) => {
+          ['Endpoint', 'Attempts', 'Success', 'p50', 'p95', 'Last error', 'State', 'Control', 'Test'],
+          d.endpoints.map((url, index) => {
             const h = byUrl.get(url);
             return el(
               'tr',
@@ -60,6 +60,7 @@ async function destinationsPage() {
                 h?.lastError ? [time(h.lastError.at), ' ', h.lastError.error ?? `HTTP ${h.lastError.status}`] : '–',
               ),
               ...endpointControl(d, url, destinationsPage),
+              testControl(d, index, url),
             );
           }),
         ),

@@ -1,7 +1,8 @@
 // Destination control in the console (docs/reference/destination-actions.md): the runtime state of
-// a destination or an endpoint, and the actions on it, each with a reason.
+// a destination or an endpoint, and the actions on it, each with a reason; a test event sent to an
+// endpoint (docs/reference/runtime-destinations.md, "Test event").
 
-import { api, el, say, state, time } from './ui.js';
+import { api, el, ms, say, state, time } from './ui.js';
 
 /** The actions offered in each state: what a paused or disabled destination or endpoint can do next. */
 const NEXT = {
@@ -74,4 +75,34 @@ export function endpointControl(d, ref, done) {
   const s = d.endpointStates?.find((e) => e.ref === ref) ?? { state: 'active', since: null };
   const path = `/api/v1/destinations/${encodeURIComponent(d.id)}/endpoints/${encodeURIComponent(ref)}`;
   return [el('td', { class: 'endpoint-state' }, ...stateText(s)), el('td', {}, controlForm(path, ref, s, done))];
+}
+
+/** What a test answered: the status and latency (or why no answer came), and the answer's first bytes. */
+function testResult(r) {
+  const line =
+    r.status === null ? `No answer after ${ms(r.latencyMs)}: ${r.error}` : `HTTP ${r.status} in ${ms(r.latencyMs)}`;
+  const bytes = r.body ? el('pre', { class: 'test-answer' }, r.truncated ? `${r.body} …` : r.body) : '';
+  return [el('p', {}, line, r.ok ? '' : ' (not a 2xx)'), bytes];
+}
+
+/** An endpoint's test cell: a button that sends it one test event (`index`: its place in the destination), and the answer. */
+export function testControl(d, index, ref) {
+  const out = el('output', { class: 'test-result', 'aria-live': 'polite' });
+  const button = el('button', { type: 'button', 'aria-label': `Send a test event to ${ref}` }, 'Send test event');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    out.replaceChildren('Sending…');
+    try {
+      const r = await api(`/api/v1/destination-definitions/${encodeURIComponent(d.id)}/test`, {
+        method: 'POST',
+        body: JSON.stringify({ endpoint: index }),
+      });
+      out.replaceChildren(...testResult(r));
+    } catch (err) {
+      out.replaceChildren(err.message);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return el('td', { class: 'endpoint-test' }, button, out);
 }

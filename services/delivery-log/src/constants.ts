@@ -93,3 +93,5 @@ export const MAX_LEDGER_SPAN_MS = 7 * 86_400_000;
  * is cancelled after the timeout. Either is a 400 on `from`.
  */
 export const LEDGER_BOUNDS = { embeddedRows: 100_000, statementTimeoutMs: 10_000 } as const;
+/** Bytes of a receiver's answer a destination test shows (`POST …/destination-definitions/{id}/test`). */
+export const TEST_ANSWER_BYTES = 1_024;

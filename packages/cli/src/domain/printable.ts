@@ -1,4 +1,4 @@
-import { redactUrlsIn } from '@sluice/logging';
+import { escapeControls, redactUrlsIn } from '@sluice/logging';
 
 /**
  * Values read from Kafka (message ids, error text, endpoint URLs) printed to an operator's
@@ -9,16 +9,6 @@ import { redactUrlsIn } from '@sluice/logging';
  */
 export function printable(value: string): string {
   return escapeControls(redactUrlsIn(value));
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
-function escapeControls(text: string): string {
-  return text.replace(CONTROLS, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
 }
 
 /** JSON for the terminal: `JSON.stringify` escapes C0 controls but not DEL, C1 or the separators. */

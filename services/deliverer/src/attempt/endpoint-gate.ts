@@ -1,5 +1,5 @@
 import { TokenBucket } from '@sluice/service-kit';
-import { INVALID_REQUEST_CODE, TIMEOUT_CODE } from '../transport/transport-errors.ts';
+import { INVALID_REQUEST_CODE, TIMEOUT_CODE } from '@sluice/webhook';
 import type { AttemptResult } from '../transport/attempt-result.ts';
 import {
   CircuitBreaker,

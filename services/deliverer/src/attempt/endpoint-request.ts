@@ -5,7 +5,7 @@ import type { WebhookClient, WebhookRequest } from '../transport/webhook-client.
 import type { AttemptResult } from '../transport/attempt-result.ts';
 import type { Deferred } from './deferral.ts';
 import type { AdmissionContext, EndpointGates } from './endpoint-gates.ts';
-import { TIMEOUT_CODE } from '../transport/transport-errors.ts';
+import { TIMEOUT_CODE } from '@sluice/webhook';
 import type { DelivererMetrics } from '../service/metrics.ts';
 
 /** An endpoint its gate let through; `probe` when its request is the breaker's half-open probe. */

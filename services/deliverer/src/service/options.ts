@@ -1,7 +1,7 @@
 import type { EnvelopeCodec } from '@sluice/codec';
 import type { Admin, Kafka } from '@sluice/kafka';
 import type { ServiceContext, ServiceLifecycle } from '@sluice/service-kit';
-import type { LookupFunction } from '../transport/guarded-connector.ts';
+import type { LookupFunction } from '@sluice/webhook';
 import type { WebhookClient } from '../transport/webhook-client.ts';
 
 export interface DelivererOptions {

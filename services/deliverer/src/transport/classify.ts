@@ -1,4 +1,4 @@
-import { DeliveryError, INVALID_REQUEST_CODE } from './transport-errors.ts';
+import { DeliveryError, INVALID_REQUEST_CODE } from '@sluice/webhook';
 import type { AttemptOutcome } from './attempt-result.ts';
 import { parseRetryAfter } from './retry-after.ts';
 

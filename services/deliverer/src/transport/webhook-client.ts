@@ -1,16 +1,21 @@
-import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
-import type { Readable } from 'node:stream';
 import { type Dispatcher, Pool } from 'undici';
 import { LIMITS } from '@sluice/config';
-import { MAX_BATCH_RESULT_BYTES } from '@sluice/webhook';
+import {
+  type AddressPolicy,
+  caBundle,
+  DeliveryTimeoutError,
+  type EndpointTarget,
+  endpointTarget,
+  type LookupFunction,
+  MAX_BATCH_RESULT_BYTES,
+  readBody,
+  webhookConnector,
+  webhookPost,
+} from '@sluice/webhook';
 import { RESPONSE_SNIPPET_BYTES } from '../service/constants.ts';
-import { CaFileError, DeliveryTimeoutError, InvalidEndpointUrlError } from './transport-errors.ts';
-import type { AddressPolicy } from '@sluice/webhook';
 import type { AttemptResult } from './attempt-result.ts';
 import { classifyError, classifyStatus, type Classification } from './classify.ts';
 import { DeadlineQueue } from './deadline-queue.ts';
-import { guardedConnector, type LookupFunction } from './guarded-connector.ts';
 
 export interface WebhookRequest {
   url: string;
@@ -63,7 +68,7 @@ export class UndiciWebhookClient implements WebhookClient {
   readonly #wiredAt = new WeakMap<object, number>();
   readonly #ca = new Map<string, string[]>();
   /** Endpoint URL → its origin and request path, parsed once (endpoints are few). */
-  readonly #targets = new Map<string, Target | Error>();
+  readonly #targets = new Map<string, EndpointTarget | Error>();
   readonly #deadlines = new DeadlineQueue();
 
   private readonly options: UndiciWebhookClientOptions;
@@ -73,7 +78,7 @@ export class UndiciWebhookClient implements WebhookClient {
 
   async send(request: WebhookRequest): Promise<AttemptResult> {
     const sent: Sent = { endpoint: request.url, at: Date.now(), started: performance.now() };
-    let target: Target;
+    let target: EndpointTarget;
     let pool: Pool;
     try {
       target = this.#target(request.url);
@@ -86,14 +91,12 @@ export class UndiciWebhookClient implements WebhookClient {
     // headers and the body read (undici's own timers are set later so they never fire first).
     const deadline = this.#deadlines.start(timeoutMs, () => new DeliveryTimeoutError(timeoutMs));
     try {
-      const res = await this.#timed.get(pool)!.request({
-        path: target.path,
-        method: 'POST',
+      const res = await webhookPost(this.#timed.get(pool)!, {
+        target,
         headers: request.headers,
         body: request.body,
         signal: deadline,
-        headersTimeout: timeoutMs + 1_000,
-        bodyTimeout: timeoutMs + 1_000,
+        timeoutMs,
       });
       const status = res.statusCode;
       const attempt = result(sent, classifyStatus(status, res.headers['retry-after'], Date.now()));
@@ -145,15 +148,13 @@ export class UndiciWebhookClient implements WebhookClient {
     await Promise.all(pools.map((p) => p.close().catch(() => p.destroy())));
   }
 
-  #target(url: string): Target {
+  #target(url: string): EndpointTarget {
     let target = this.#targets.get(url);
     if (!target) {
       try {
-        const parsed = new URL(url);
-        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidEndpointUrlError(url);
-        target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+        target = endpointTarget(url);
       } catch (err) {
-        target = err instanceof TypeError ? new InvalidEndpointUrlError(url) : (err as Error);
+        target = err as Error;
       }
       if (this.#targets.size >= MAX_CACHED_TARGETS) this.#targets.clear();
       this.#targets.set(url, target);
@@ -178,9 +179,9 @@ export class UndiciWebhookClient implements WebhookClient {
       pool = new Pool(origin, {
         connections: settings.connections,
         pipelining: 1,
-        connect: guardedConnector({
+        connect: webhookConnector({
           policy: this.options.policy,
-          connect: { rejectUnauthorized: true, ...(ca && { ca }) },
+          ...(ca && { ca }),
           ...(this.options.lookup && { lookup: this.options.lookup }),
         }),
       });
@@ -214,20 +215,11 @@ export class UndiciWebhookClient implements WebhookClient {
   #caBundle(path: string): string[] {
     let ca = this.#ca.get(path);
     if (!ca) {
-      try {
-        ca = [...rootCertificates, readFileSync(path, 'utf8')];
-      } catch (err) {
-        throw new CaFileError(path, err as Error);
-      }
+      ca = caBundle(path);
       this.#ca.set(path, ca);
     }
     return ca;
   }
-}
-
-interface Target {
-  origin: string;
-  path: string;
 }
 
 /** Parsed endpoint URLs kept; past this the cache starts over (URLs come from the config). */
@@ -250,74 +242,4 @@ function result(sent: Sent, c: Classification): AttemptResult {
   if (c.error !== undefined) r.error = c.error;
   if (c.retryAfterMs !== undefined) r.retryAfterMs = c.retryAfterMs;
   return r;
-}
-
-interface KeptBody {
-  /** The first bytes of the body, up to what was asked; undefined when it was empty. */
-  body: Buffer | undefined;
-  /** Bytes read (the reading stops once `cap` is reached). */
-  total: number;
-}
-
-/** Reads a response body until it ends or `cap` bytes were read (then cancels it), keeping its first `keep` bytes. */
-function readBody(body: Readable, keep: number, cap: number): Promise<KeptBody> {
-  if (body.destroyed || body.readableEnded) return Promise.resolve({ body: undefined, total: 0 });
-  return new BodyReader(body, keep, cap).read();
-}
-
-/**
- * The body reader behind `readBody`: plain stream events, no async iterator, and no closures
- * made per response.
- */
-class BodyReader {
-  #kept: Buffer | Buffer[] | undefined;
-  #keptBytes = 0;
-  #total = 0;
-  #settled = false;
-  #resolve: ((kept: KeptBody) => void) | undefined;
-
-  private readonly body: Readable;
-  private readonly keep: number;
-  private readonly cap: number;
-  constructor(body: Readable, keep: number, cap: number) {
-    this.body = body;
-    this.keep = keep;
-    this.cap = cap;
-  }
-
-  read(): Promise<KeptBody> {
-    return new Promise((resolve) => {
-      this.#resolve = resolve;
-      this.body
-        .on('data', (chunk: Buffer) => this.#data(chunk))
-        .on('end', () => this.#finish())
-        // The answer is already classified by its status; a body cut short changes nothing.
-        .on('error', () => this.#finish())
-        .on('close', () => this.#finish());
-    });
-  }
-
-  #data(chunk: Buffer): void {
-    if (this.#settled) return;
-    if (this.#keptBytes < this.keep) {
-      const room = this.keep - this.#keptBytes;
-      const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
-      const kept = this.#kept;
-      if (kept === undefined) this.#kept = part;
-      else if (Array.isArray(kept)) kept.push(part);
-      else this.#kept = [kept, part];
-      this.#keptBytes += part.length;
-    }
-    this.#total += chunk.length;
-    if (this.#total >= this.cap) this.#finish();
-  }
-
-  #finish(): void {
-    if (this.#settled) return;
-    this.#settled = true;
-    const { body } = this;
-    if (!body.destroyed && !body.readableEnded) body.destroy();
-    const kept = this.#kept;
-    this.#resolve?.({ body: Array.isArray(kept) ? Buffer.concat(kept) : kept, total: this.#total });
-  }
 }

@@ -10,7 +10,7 @@ import {
 import type { RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import type { AttemptResult } from '../../transport/attempt-result.ts';
-import { INVALID_REQUEST_CODE } from '../../transport/transport-errors.ts';
+import { INVALID_REQUEST_CODE } from '@sluice/webhook';
 import { AUTO_ACTOR } from '../../service/constants.ts';
 import type { DelivererMetrics } from '../../service/metrics.ts';
 import type { TellOperator } from './operator-signals.ts';

@@ -17,6 +17,7 @@ import { ledgerRoutes } from './ledger-routes.ts';
 import { readRoutes } from './read-routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { replayRoutes } from './replay-routes.ts';
+import { destinationTestRoute } from './test-route.ts';
 
 export interface ApiDeps {
   store: LogReader;
@@ -47,6 +48,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
   const routes: Route[] = [
     ...controlRoutes({ store, control, config }),
     ...definitionRoutes({ ...deps.definitions, config, now, logger: deps.logger }),
+    destinationTestRoute({ config, now, logger: deps.logger }),
     ...ledgerRoutes({ store, now, config, control }),
     ...readRoutes({ store, config, now }),
     ...replayRoutes({ store, replayer: deps.replayer, metrics: deps.metrics }),

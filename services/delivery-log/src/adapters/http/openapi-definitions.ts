@@ -4,6 +4,8 @@ import {
   MAX_CHANGES_PAGE,
   MAX_DEFINITIONS_PAGE,
 } from '../../domain/definitions.ts';
+import { TEST_EVENT_NAME, TEST_MESSAGE_ID_PREFIX, TEST_USER_ID } from '../../domain/test-event.ts';
+import { TEST_ANSWER_BYTES } from '../../constants.ts';
 import { errors, id, idParam, json, queryId, ref, time } from './openapi-schemas.ts';
 
 const DEFINITION = {
@@ -128,6 +130,56 @@ export const definitionSchemas = {
       },
     },
   },
+  DestinationTestRequest: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      endpoint: {
+        type: 'integer',
+        minimum: 0,
+        default: 0,
+        description:
+          "Index into the destination's endpoints (as `settings.webhookUrl` then `settings.webhooks` list them)",
+      },
+      event: {
+        type: 'object',
+        description:
+          `A call as a tracking client sends it (\`type\` required); \`messageId\`, \`timestamp\` and \`sourceId\` are filled in when absent. ` +
+          `Default: \`{ "type": "track", "event": "${TEST_EVENT_NAME}", "userId": "${TEST_USER_ID}", "properties": { "test": true } }\` ` +
+          `with a fresh \`messageId\` (\`${TEST_MESSAGE_ID_PREFIX}<uuid>\`) and the time now`,
+      },
+    },
+  },
+  DestinationTestResult: {
+    type: 'object',
+    required: ['destinationId', 'endpoint', 'url', 'messageId', 'status', 'ok', 'latencyMs', 'body', 'truncated'],
+    properties: {
+      destinationId: id,
+      endpoint: { type: 'integer', minimum: 0 },
+      url: {
+        type: 'string',
+        description: "The endpoint's URL redacted (userinfo and query as `***`), as attempts name it",
+      },
+      messageId: { type: 'string', description: "The test event's `messageId` (`X-Message-Id`)" },
+      batchId: {
+        type: 'string',
+        description: 'A destination with `batch`: the id of the batch of one sent (`X-Batch-Id`)',
+      },
+      status: { type: ['integer', 'null'], description: "The answer's status; null when no answer came" },
+      ok: { type: 'boolean', description: 'A 2xx answer (a redirect is not followed)' },
+      latencyMs: { type: 'number', minimum: 0, description: "To the answer's headers, or to the failure" },
+      error: {
+        type: 'string',
+        description:
+          'Why no answer came: refused by the SSRF policy (no connection made), timed out after `delivery.timeout`, a connection or TLS error',
+      },
+      body: {
+        type: 'string',
+        description: `The answer's first ${TEST_ANSWER_BYTES} bytes as UTF-8 text, control characters escaped (\`\\xHH\`)`,
+      },
+      truncated: { type: 'boolean', description: `The answer had more than ${TEST_ANSWER_BYTES} bytes` },
+    },
+  },
   RotateSecretRequest: {
     type: 'object',
     additionalProperties: false,
@@ -228,6 +280,23 @@ export const definitionPaths = {
       parameters: [one, ifMatch],
       requestBody: { required: false, ...json(ref('RotateSecretRequest')) },
       responses: { ...written('200', 'Rotated'), ...refused, ...errors },
+    },
+  },
+  '/api/v1/destination-definitions/{destinationId}/test': {
+    post: {
+      operationId: 'testDefinition',
+      summary:
+        'Sends one signed test event to one endpoint of a destination (file or runtime) through the delivery path: once, no retry; nothing written to Kafka or the log',
+      parameters: [one],
+      requestBody: { required: false, ...json(ref('DestinationTestRequest')) },
+      responses: {
+        '200': {
+          description: 'Sent (or refused, or timed out): what the endpoint answered, `ok` for a 2xx',
+          ...json(ref('DestinationTestResult')),
+        },
+        '404': { description: 'No destination has this id', ...json(ref('Error')) },
+        ...errors,
+      },
     },
   },
 };

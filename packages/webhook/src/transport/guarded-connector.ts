@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { isIP, type Socket } from 'node:net';
 import { buildConnector } from 'undici';
-import { SsrfBlockedError } from './transport-errors.ts';
-import type { AddressPolicy } from '@sluice/webhook';
+import { SsrfBlockedError } from '../errors.ts';
+import type { AddressPolicy } from '../address-policy.ts';
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 export type LookupFunction = (
@@ -74,4 +74,24 @@ export function guardedConnector(options: GuardedConnectorOptions): buildConnect
       callback(null, socket);
     });
   };
+}
+
+/** What every webhook connection is made with: the SSRF policy in force, the CA bundle, a DNS stand-in for tests. */
+export interface WebhookConnectorSettings {
+  /** The policy in force; read on every connection so config reloads apply. */
+  policy: () => AddressPolicy;
+  /** Certificates trusted (`caBundle` of `delivery.caFile`); absent: the system roots. */
+  ca?: string[];
+  /** Injected in tests to simulate DNS answers; default `dns.lookup`. */
+  lookup?: LookupFunction;
+}
+
+/** The connector of every webhook request: TLS always verified (against `ca` when given), the SSRF guard inside. */
+export function webhookConnector(settings: WebhookConnectorSettings): buildConnector.connector {
+  const { policy, ca, lookup } = settings;
+  return guardedConnector({
+    policy,
+    connect: { rejectUnauthorized: true, ...(ca && { ca }) },
+    ...(lookup && { lookup }),
+  });
 }

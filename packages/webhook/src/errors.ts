@@ -1,15 +1,15 @@
 import { redactUrl } from '@sluice/logging';
 import { CodedError } from '@sluice/errors';
 
-/** Base of every deliverer error: a stable `code` and whether retrying may help (docs/CONVENTIONS.md). */
-export class DelivererError extends CodedError {}
+/** Base of every error of a webhook request: a stable `code` and whether retrying may help (docs/CONVENTIONS.md). */
+export class WebhookError extends CodedError {}
 
 /**
  * Every failure of a delivery attempt has a stable `code` (written to `sluice.attempts` and the
- * retry history) and a `retryable` flag (docs/reference/delivery.md). Raw errors from the network stack are mapped
- * onto these codes by `classifyError` in `transport/classify.ts`.
+ * retry history) and a `retryable` flag (docs/reference/delivery.md). Raw errors from the network
+ * stack are mapped onto these codes by the deliverer's `classifyError`.
  */
-export abstract class DeliveryError extends DelivererError {}
+export abstract class DeliveryError extends WebhookError {}
 
 /** The `code` of a request that got no answer within its deadline. */
 export const TIMEOUT_CODE = 'timeout';
@@ -53,7 +53,7 @@ export class InvalidEndpointUrlError extends DeliveryError {
 export const INVALID_REQUEST_CODE = 'invalid_request';
 
 /** The configured CA bundle (`delivery.caFile`) cannot be read. */
-export class CaFileError extends DelivererError {
+export class CaFileError extends WebhookError {
   constructor(path: string, cause: Error) {
     super('ca_file_unreadable', `cannot read delivery.caFile ${path}: ${cause.message}`, false, { cause });
   }
