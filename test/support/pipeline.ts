@@ -74,6 +74,8 @@ export class Pipeline {
   readonly ledger = new Ledger(SECRET);
   readonly receivers: Receiver[] = [];
   readonly services = new Map<ServiceName, ServiceProcess>();
+  /** More processes of a service beside the one in `services` (`startReplica`), in the order started. */
+  readonly replicas: ServiceProcess[] = [];
   readonly topics: Record<string, string>;
   readonly configPath: string;
   private readonly dir = mkdtempSync(join(tmpdir(), 'sluice-pipeline-'));
@@ -147,14 +149,8 @@ export class Pipeline {
       receiver.behave(pipeline.ledger.recording(receiver.url, side.endpoint, side.id));
     });
     writeConfigFile(pipeline.configPath, raw);
-    for (const name of options.services ?? ['ingest', 'deliverer', 'retry']) {
-      const svc = new ServiceProcess(name, {
-        ...options.env,
-        SLUICE_CONFIG: pipeline.configPath,
-        KAFKA_BROKERS: pipeline.brokers,
-      });
-      pipeline.services.set(name, svc);
-    }
+    for (const name of options.services ?? ['ingest', 'deliverer', 'retry'])
+      pipeline.services.set(name, pipeline.#process(name));
     // Sequential starts: they race to create topics otherwise (harmless, but slower on 2 cores).
     try {
       for (const svc of pipeline.services.values()) await svc.start();
@@ -164,6 +160,30 @@ export class Pipeline {
       throw err;
     }
     return pipeline;
+  }
+
+  /** A process of `name` with the pipeline's config and environment (not started). */
+  #process(name: ServiceName): ServiceProcess {
+    return new ServiceProcess(name, {
+      ...this.options.env,
+      SLUICE_CONFIG: this.configPath,
+      KAFKA_BROKERS: this.brokers,
+    });
+  }
+
+  /**
+   * Starts one more process of `name` (a second deliverer in the same consumer group, as a scaled-out
+   * deployment runs it) and waits until it is ready; `close` stops it with the others.
+   */
+  async startReplica(name: ServiceName): Promise<ServiceProcess> {
+    const svc = this.#process(name);
+    this.replicas.push(svc);
+    return svc.start();
+  }
+
+  /** Every process of the pipeline: one per service, then the replicas. */
+  processes(): ServiceProcess[] {
+    return [...this.services.values(), ...this.replicas];
   }
 
   service(name: ServiceName): ServiceProcess {
@@ -268,21 +288,29 @@ export class Pipeline {
     return { status: res.statusCode, body: await res.body.json() };
   }
 
-  /** Calls the delivery-log API (`delivery-log` must be among the services) with the pipeline's token. */
+  /**
+   * Calls the delivery-log API (`delivery-log` must be among the services) with the pipeline's token
+   * and `headers` (e.g. `if-match`); resolves with the answer's headers too (e.g. `etag`).
+   */
   async deliveryLog(
     path: string,
-    init: { method?: 'GET' | 'POST'; body?: unknown } = {},
-  ): Promise<{ status: number; body: any }> {
+    init: {
+      method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+      body?: unknown;
+      headers?: Record<string, string>;
+    } = {},
+  ): Promise<{ status: number; body: any; headers: Record<string, string | string[] | undefined> }> {
     const res = await request(`${this.service('delivery-log').url}${path}`, {
       method: init.method ?? 'GET',
       dispatcher: this.agent,
       headers: {
         authorization: `Bearer ${DELIVERY_LOG_TOKEN}`,
         ...(init.body !== undefined && { 'content-type': 'application/json' }),
+        ...init.headers,
       },
       ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
     });
-    return { status: res.statusCode, body: await res.body.json() };
+    return { status: res.statusCode, body: await res.body.json(), headers: res.headers };
   }
 
   /**
@@ -346,7 +374,7 @@ export class Pipeline {
 
   /** Services that exited without being asked to, each with its last output: a drill checks this first. */
   unexpectedExits(): string[] {
-    return [...this.services.values()].flatMap((svc) =>
+    return this.processes().flatMap((svc) =>
       svc.unexpectedExits.map((e) => `${svc.name} exited (code ${e.code}, signal ${e.signal}):\n${e.output}`),
     );
   }
@@ -364,7 +392,7 @@ export class Pipeline {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.services.values()].map((s) => s.sigterm()));
+    await Promise.all(this.processes().map((s) => s.sigterm()));
     await Promise.all(this.receivers.map((r) => r.close()));
     await this.agent.close();
     rmSync(this.dir, { recursive: true, force: true });

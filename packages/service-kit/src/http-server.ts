@@ -8,7 +8,11 @@ export interface ServiceHttpServer {
   server: Server;
   /** The bound port (useful with port 0). */
   port: number;
-  /** Stops accepting connections, lets in-flight requests finish, closes idle keep-alive sockets. */
+  /**
+   * Stops accepting connections, lets in-flight requests finish, closes idle keep-alive sockets; a
+   * keep-alive connection busy at the close ends with its response (`Connection: close`), so a
+   * client that keeps it busy cannot hold the server open.
+   */
   close(): Promise<void>;
 }
 
@@ -30,7 +34,17 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Servi
     headersTimeout: options.headersTimeoutMs ?? 10_000,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
   });
+  // Responses not yet sent, and whether the server is closing: from the close on, each response ends
+  // its connection. Node's `close` only waits for busy keep-alive connections, which a client sending
+  // request after request on them (an SDK's agent, a load balancer) keeps busy for ever.
+  const pending = new Set<ServerResponse>();
+  let closing = false;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (closing) res.setHeader('connection', 'close');
+    else {
+      pending.add(res);
+      res.once('close', () => pending.delete(res));
+    }
     void (async () => {
       try {
         if (await handleOpsRequest(options.ops, req, res)) return;
@@ -56,6 +70,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Servi
     port: (server.address() as AddressInfo).port,
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
+        for (const res of pending) if (!res.headersSent) res.setHeader('connection', 'close');
         server.close(() => resolve());
         server.closeIdleConnections();
       }),
