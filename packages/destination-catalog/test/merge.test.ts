@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Destination, parseConfig } from '@sluice/config';
-import { type CatalogEntry, indexBySource, mergeDestinations } from '@sluice/destination-catalog';
-import { definition, entry, file } from './fixtures.ts';
-
-const catalogOf = (...entries: CatalogEntry[]) => new Map(entries.map((e) => [e.id, e]));
+import { indexBySource, mergeDestinations } from '@sluice/destination-catalog';
+import { catalogOf, definition, entry, file } from './fixtures.ts';
 
 describe('catalog: merged with the config file', () => {
   it("the file's destinations first, then the runtime ones by id, resolved as the file's are", () => {

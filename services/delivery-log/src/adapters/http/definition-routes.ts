@@ -22,6 +22,7 @@ import {
   parseChangesQuery,
   parseDefinitionsQuery,
 } from '../../domain/definitions.ts';
+import { refusalError } from './catalog-refusal.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
 
 /** Who a change through the API is recorded as: the API has one admin token, without a name of its own. */
@@ -50,44 +51,9 @@ export interface DefinitionRouteDeps {
 const BASE = '/api/v1/destination-definitions';
 const ONE = new RegExp(`^${BASE}/([^/]+)$`);
 
-/** An outcome refused, as the API answers it (`OUTCOME_STATUS`), naming the field or the file. */
-function refusal(outcome: Exclude<CatalogOutcome, { record: unknown }>): HttpError {
-  const status = OUTCOME_STATUS[outcome.kind];
-  switch (outcome.kind) {
-    case 'invalid':
-      return new HttpError(status, 'invalid_definition', `${outcome.field} ${outcome.problem}`, outcome.field);
-    case 'not_found':
-      return new HttpError(status, 'not_found', `no runtime destination has the id ${outcome.id}`);
-    case 'id_taken':
-      return new HttpError(
-        status,
-        'id_taken',
-        `a runtime destination has the id ${outcome.id} (version ${outcome.version})`,
-      );
-    case 'file_declared':
-      return new HttpError(
-        status,
-        'file_declared',
-        `destination ${outcome.id} is declared in the config file ${outcome.file}: change it there`,
-      );
-    case 'version_conflict':
-      return new HttpError(
-        status,
-        'version_conflict',
-        `destination ${outcome.id} is at version ${outcome.currentVersion}, not ${outcome.expectedVersion}: read it again`,
-      );
-    case 'too_large':
-      return new HttpError(
-        status,
-        'too_large',
-        `the definition's record would be ${outcome.bytes} bytes; at most ${outcome.limit}`,
-      );
-  }
-}
-
 /** A change made, as the API answers it: the destination redacted, its ETag, and any secret generated (shown this once). */
 function answer(outcome: CatalogOutcome): RouteAnswer {
-  if (!('record' in outcome)) throw refusal(outcome);
+  if (!('record' in outcome)) throw refusalError(outcome, 'destination');
   if (outcome.kind === 'deleted') return [200, { id: outcome.id, version: outcome.version }];
   const body = { destination: redactEntry(outcome.entry), secrets: outcome.secrets };
   return [OUTCOME_STATUS[outcome.kind], body, { etag: etagOf(outcome.entry.version) }];
@@ -150,7 +116,7 @@ function allDefinitions(deps: DefinitionRouteDeps): DefinitionItem[] {
     sourceIds: [...d.sourceIds],
     file: file.path,
   }));
-  for (const entry of deps.catalog?.current().values() ?? []) {
+  for (const entry of deps.catalog?.current().destinations.values() ?? []) {
     const { definition, ...rest } = redactEntry(entry);
     const sourceIds = Array.isArray(definition.sourceIds) ? (definition.sourceIds as string[]) : [];
     items.push({ origin: 'runtime', ...rest, sourceIds, definition });
@@ -194,7 +160,12 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
     const id = pathId('destinationId', m[1]!);
     const expectedVersion = ifMatch(req);
     const { body, ...by } = await change(req);
-    return { writer, body, before: current().get(id)?.definition, request: { ...by, id, expectedVersion } };
+    return {
+      writer,
+      body,
+      before: current().destinations.get(id)?.definition,
+      request: { ...by, id, expectedVersion },
+    };
   };
   const route = (method: string, name: string, run: Route['run']): Route => ({
     method,
