@@ -1,9 +1,5 @@
-import {
-  DEFAULT_CHANGES_PAGE,
-  DEFAULT_DEFINITIONS_PAGE,
-  MAX_CHANGES_PAGE,
-  MAX_DEFINITIONS_PAGE,
-} from '../../domain/definitions.ts';
+import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE } from '../../domain/audit.ts';
+import { DEFAULT_DEFINITIONS_PAGE, MAX_DEFINITIONS_PAGE } from '../../domain/definitions.ts';
 import { errors, id, idParam, json, queryId, ref, time } from './openapi-schemas.ts';
 
 const DEFINITION = {

@@ -1,5 +1,44 @@
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from '@sluice/logging';
 import { OUTCOME_STATUS, type RecordKind, type Refusal } from '@sluice/destination-catalog';
-import { HttpError } from './http-io.ts';
+import type { AuditedChange } from '../../domain/audit.ts';
+import { expectedVersion } from '../../domain/definitions.ts';
+import type { ChangeAudit } from '../db/change-audit.ts';
+import { badRequest, HttpError } from './http-io.ts';
+
+/** Who a change through the API is recorded as: the API has one admin token, without a name of its own. */
+export const API_AUTHOR = 'admin';
+
+/** The version `If-Match` names: 428 without one, 400 for one that names no single version. */
+export function ifMatch(req: IncomingMessage): number {
+  const header = req.headers['if-match'];
+  const checked = expectedVersion(Array.isArray(header) ? header.join(',') : header);
+  if (checked === undefined)
+    throw new HttpError(428, 'precondition_required', 'If-Match with the ETag of the version read is required');
+  if (!checked.ok) throw badRequest(checked);
+  return checked.value;
+}
+
+/** The answer to a change while the catalog is off (no `runtimeDestinations`): 409, the request conflicts with the config. */
+export const catalogOff = (kind: RecordKind): HttpError =>
+  new HttpError(
+    409,
+    `runtime_${kind}s_off`,
+    `runtime ${kind}s are off: configure runtimeDestinations.keyring to change ${kind}s through the API`,
+  );
+
+/**
+ * Records a change made in the audit. The change is made: one the audit cannot record is logged at
+ * `error` (`<kind> change not audited`), and the answer goes out all the same.
+ */
+export async function audit(
+  target: { changes: Pick<ChangeAudit, 'record'>; logger: Logger; kind: RecordKind },
+  change: AuditedChange,
+): Promise<void> {
+  await target.changes
+    .record(change)
+    .catch((err: unknown) => target.logger.error({ err, ...change }, `${target.kind} change not audited`));
+}
 
 /**
  * A catalog change refused, as the API answers it (`OUTCOME_STATUS`): a code, a message naming the
