@@ -16,7 +16,6 @@ import {
   type DefinitionItem,
   definitionUrls,
   etagOf,
-  expectedVersion,
   pageDefinitions,
   parseDefinitionsQuery,
 } from '../../domain/definitions.ts';
