@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { sourcesAnswer } from '@sluice/log-api';
 import { testConfig, testServiceContext } from '@sluice/testkit';
 import { openApiDocument } from '../src/adapters/http/openapi.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
@@ -89,6 +90,7 @@ describe('delivery-log runtime sources API', { timeout: 120_000 }, () => {
     noSecret(read.text);
     const list = await call(on, { method: 'GET', path: `${BASE}?limit=1` });
     conforms('Sources', list.body);
+    assert.equal(sourcesAnswer.mismatch(list.body), undefined, 'the answer has the type @sluice/log-api gives it');
     assert.deepEqual(
       list.body.sources.map((s: { id: string; origin: string }) => [s.id, s.origin]),
       [['shop', 'runtime']],
