@@ -73,3 +73,14 @@ export async function logApiCheckedCall<T>(io: CliIo, request: LogApiRequest, gu
     `${request.method} ${request.path}: the answer is not what the delivery log's API describes (at ${guard.mismatch(body)}): is ${API_URL_ENV} the delivery log's URL, and of this version?`,
   );
 }
+
+/**
+ * The ETag of the version a change is made on: the one given (`--if-match`), else the current one,
+ * read now from `path`. One the config file declares has none: the change is refused here, naming `id`.
+ */
+export async function etagToChange(io: CliIo, target: { path: string; id: string; ifMatch?: string }): Promise<string> {
+  if (target.ifMatch !== undefined) return target.ifMatch;
+  const { etag } = await logApiCall(io, { method: 'GET', path: target.path });
+  if (etag === null) throw new CliError(`${target.id} is declared in the config file: change it there`);
+  return etag;
+}

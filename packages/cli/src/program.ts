@@ -20,6 +20,16 @@ import {
 } from './commands/definitions.ts';
 import { type DestinationTestFlags, destinationTest } from './commands/destination-test.ts';
 import { dlqList, dlqReplay, type DlqListFlags, type DlqReplayFlags } from './commands/dlq.ts';
+import {
+  type SourceFlags,
+  sourceCreate,
+  sourceDelete,
+  sourceGet,
+  sourceMintKey,
+  sourceRename,
+  sourceRevokeKey,
+  sourcesList,
+} from './commands/sources.ts';
 import { send } from './commands/send.ts';
 import { topics } from './commands/topics.ts';
 import { verify, type VerifyOptions } from './commands/verify.ts';
@@ -208,6 +218,8 @@ export function buildProgram(io: CliIo): Command {
       .action((id: string, o: DestinationActionFlags) => destinationAction(io, action, id, o));
   }
 
+  addSourceCommands(io, program);
+
   program
     .command('audit')
     .description(
@@ -305,4 +317,62 @@ function addDefinitionCommands(io: CliIo, destinations: Command): void {
     .option('--dry-run', 'print the diff, change nothing')
     .option('--json', 'JSON output')
     .action((o: { file: string; dryRun?: boolean; json?: boolean }) => definitionsApply(io, o.file, o));
+}
+
+const SOURCE_IF_MATCH_HELP =
+  'the version read (`get` prints it): refused if the source changed since; default the current one';
+
+/** `sluice sources create|get|list|rename|delete|mint-key|revoke-key`: runtime sources and their write keys (docs/cli.md). */
+function addSourceCommands(io: CliIo, program: Command): void {
+  const sources = program
+    .command('sources')
+    .description("sources and their write keys through the delivery log's API (SLUICE_API_URL, SLUICE_API_TOKEN)");
+  sources
+    .command('list')
+    .description("every source: the file's (read-only, keys never shown) and the runtime ones with their key ids")
+    .option('--json', 'JSON output')
+    .action((o: { json?: boolean }) => sourcesList(io, o));
+  sources
+    .command('get')
+    .description('one source with its version; its write keys by id and times, never the keys')
+    .argument('<id>', 'source id')
+    .option('--json', 'JSON output')
+    .action((id: string, o: SourceFlags) => sourceGet(io, id, o));
+  sources
+    .command('create')
+    .description('create a runtime source; its first write key is printed once')
+    .argument('<id>', 'source id ([A-Za-z0-9._-], at most 200)')
+    .option('--name <name>', 'display name (default empty)')
+    .option('--json', 'JSON output')
+    .action((id: string, o: SourceFlags & { name?: string }) => sourceCreate(io, id, o));
+  sources
+    .command('rename')
+    .description('give a runtime source a new name')
+    .argument('<id>', 'source id')
+    .argument('<name>', 'the new name')
+    .option('--if-match <version>', SOURCE_IF_MATCH_HELP)
+    .option('--json', 'JSON output')
+    .action((id: string, name: string, o: SourceFlags) => sourceRename(io, id, { ...o, name }));
+  sources
+    .command('delete')
+    .description('delete a runtime source (refused while a destination names it)')
+    .argument('<id>', 'source id')
+    .option('--if-match <version>', SOURCE_IF_MATCH_HELP)
+    .option('--json', 'JSON output')
+    .action((id: string, o: SourceFlags) => sourceDelete(io, id, o));
+  sources
+    .command('mint-key')
+    .description('mint a new write key for a runtime source (printed once); the others stay in force')
+    .argument('<id>', 'source id')
+    .option('--if-match <version>', SOURCE_IF_MATCH_HELP)
+    .option('--json', 'JSON output')
+    .action((id: string, o: SourceFlags) => sourceMintKey(io, id, o));
+  sources
+    .command('revoke-key')
+    .description('revoke a write key of a runtime source: ingest refuses it within a second')
+    .argument('<id>', 'source id')
+    .argument('<keyId>', 'the key id (wk_…) as get and list show it')
+    .option('--if-match <version>', SOURCE_IF_MATCH_HELP)
+    .option('--json', 'JSON output')
+    .action((id: string, keyId: string, o: SourceFlags) => sourceRevokeKey(io, id, { ...o, keyId }));
 }

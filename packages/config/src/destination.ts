@@ -42,8 +42,9 @@ export function resolveDestination(d: DestinationDefinition, base: string, secre
 /** What one destination is validated against besides itself (`validateDestination`). */
 export interface DestinationContext {
   /**
-   * The sources it may name in `sourceIds`; undefined: not checked (a record read back, before it
-   * meets the file). A set is used as it is (no copy per destination when many are checked).
+   * The sources it may name in `sourceIds`: the sources in force, the file's and the runtime ones
+   * (docs/reference/runtime-sources.md); undefined: not checked (a record read back, before it
+   * meets the config in force). A set is used as it is (no copy per destination when many are checked).
    */
   sourceIds?: readonly string[] | ReadonlySet<string>;
   /**

@@ -22,6 +22,7 @@ export {
   validateDestination,
 } from './destination.ts';
 export { ConfigError } from './errors.ts';
+export { type SourceFields, validateSource } from './source.ts';
 export { loadConfigFile, parseConfig, readConfigFile } from './load.ts';
 export { literalSecretFields } from './literal-secrets.ts';
 export { transportWarnings } from './connection-security.ts';

@@ -20,7 +20,13 @@ export interface Endpoint {
 export interface Source {
   id: string;
   name: string;
+  /** The write keys the config file gives, in clear (a runtime source has none: only their digests). */
   writeKeys: string[];
+  /**
+   * Write keys kept only as digests: a runtime source's keys in force, each the SHA-256 of the key
+   * as 64 hex characters (`writeKeyDigest`, docs/reference/runtime-sources.md). Absent: none.
+   */
+  writeKeyDigests?: string[];
   rateLimit?: { perSecond: number; burst: number };
 }
 

@@ -1,20 +1,20 @@
 import type { Keyring } from '@sluice/secret-keyring';
 import { applyRecord, emptyCatalogState, type Verdict } from './catalog-state.ts';
-import type { Catalog } from './changes.ts';
+import type { Catalog } from './change-basics.ts';
 import { CatalogRecordError, CatalogTimeoutError } from './errors.ts';
 import { type CatalogEntry, parseRecord, type RawCatalogRecord } from './record.ts';
+import { nameOfKey, subjectOfKey } from './record-key.ts';
+import type { SourceEntry } from './source-record.ts';
 
 /** A record of the catalog topic with its offset (the topic has one partition). */
 export interface OffsetRecord extends RawCatalogRecord {
   offset: number;
 }
 
-/** A destination that changed: as it now is, or undefined when it was deleted (or cleared). */
-export interface CatalogChange {
-  id: string;
-  offset: number;
-  entry: CatalogEntry | undefined;
-}
+/** A destination or a source that changed: as it now is, or undefined when it was deleted (or cleared). */
+export type CatalogChange =
+  | { kind: 'destination'; id: string; offset: number; entry: CatalogEntry | undefined }
+  | { kind: 'source'; id: string; offset: number; entry: SourceEntry | undefined };
 
 /** What became of one record a writer waits for; `unreadable` when it could not be parsed. */
 export type TrackedVerdict = Verdict | 'unreadable';
@@ -38,6 +38,7 @@ export interface CatalogFollowerOptions {
  */
 export class CatalogFollower {
   readonly #state = emptyCatalogState();
+  readonly #catalog: Catalog = { destinations: this.#state.destinations, sources: this.#state.sources };
   readonly #options: CatalogFollowerOptions;
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   readonly #waiters = new Set<{ offset: number; resolve: () => void }>();
@@ -53,22 +54,25 @@ export class CatalogFollower {
     return this.#next;
   }
 
-  /** The destinations in force. */
+  /** The destinations and sources in force (kept current as records are read). */
   current(): Catalog {
-    return this.#state.entries;
+    return this.#catalog;
   }
 
-  /** The version of the id's record in force (a deletion's too), 0 when it has none. */
-  versionOf(id: string): number {
-    return this.#state.heads.get(id)?.version ?? 0;
+  /**
+   * The version of the record in force (a deletion's too) of a name (`nameOf`: a destination's id,
+   * `source:<id>` for a source), 0 when it has none.
+   */
+  versionOf(name: string): number {
+    return this.#state.heads.get(name)?.version ?? 0;
   }
 
-  /** The keys of the id's records no longer in force and not cleared yet. */
-  staleKeys(id: string): readonly string[] {
-    return [...(this.#state.stale.get(id) ?? [])];
+  /** The keys of a name's records no longer in force and not cleared yet. */
+  staleKeys(name: string): readonly string[] {
+    return [...(this.#state.stale.get(name) ?? [])];
   }
 
-  /** Calls `listener` for each change of a destination read from now on; returns what stops it. */
+  /** Calls `listener` for each change of a destination or source read from now on; returns what stops it. */
   onChange(listener: (change: CatalogChange) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -112,11 +116,11 @@ export class CatalogFollower {
     let change: CatalogChange | undefined;
     try {
       const parsed = parseRecord(record, this.#options.keyring);
-      const id = parsed.kind === 'entry' ? parsed.entry.id : parsed.kind === 'deleted' ? parsed.mark.id : parsed.id;
-      const before = this.#state.heads.get(id);
+      const name = nameOfKey(parsed.key);
+      const before = this.#state.heads.get(name);
       verdict = applyRecord(this.#state, parsed);
-      if (verdict === 'applied' || before !== this.#state.heads.get(id))
-        change = { id, offset: record.offset, entry: this.#state.entries.get(id) };
+      if (verdict === 'applied' || before !== this.#state.heads.get(name))
+        change = this.#changeOf(parsed.key, record.offset);
     } catch (err) {
       if (!(err instanceof CatalogRecordError)) throw err;
       this.#options.onUnreadable(err, record.offset);
@@ -127,6 +131,14 @@ export class CatalogFollower {
     if (track !== undefined && track.verdict === undefined) track.verdict = verdict;
     this.advanceTo(record.offset + 1);
     if (change !== undefined) for (const listener of this.#listeners) listener(change);
+  }
+
+  /** What a record of `key` at `offset` changed: its destination or source as now in force. */
+  #changeOf(key: string, offset: number): CatalogChange {
+    const { kind, id } = subjectOfKey(key)!;
+    return kind === 'source'
+      ? { kind, id, offset, entry: this.#state.sources.get(id) }
+      : { kind, id, offset, entry: this.#state.destinations.get(id) };
   }
 
   /** Moves past offsets that hold no record any more (compaction removed them). */

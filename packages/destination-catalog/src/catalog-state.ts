@@ -1,6 +1,8 @@
 import type { CatalogEntry, ParsedRecord } from './record.ts';
+import { nameOfKey, subjectOfKey } from './record-key.ts';
+import type { SourceEntry } from './source-record.ts';
 
-/** The record in force for an id: its version (a deletion's too) and its key. */
+/** The record in force for a name: its version (a deletion's too) and its key. */
 export interface Head {
   version: number;
   key: string;
@@ -9,37 +11,46 @@ export interface Head {
 /**
  * The catalog as its topic says, record by record (docs/reference/runtime-destinations.md, "Apply
  * rule"). Every reader folds the one partition in the same order with `applyRecord`, so every
- * reader holds the same state at the same offset.
+ * reader holds the same state at the same offset. Destinations and sources follow the one rule,
+ * each by its record name (`nameOf`: a destination's id, `source:` and a source's id).
  */
 export interface CatalogState {
-  /** The destinations in force, by id: the `Catalog` changes are checked against and the merge takes. */
-  entries: Map<string, CatalogEntry>;
-  /** Per id seen, the record in force: an entry's or a deletion's. */
+  /** The runtime destinations in force, by id. */
+  destinations: Map<string, CatalogEntry>;
+  /** The runtime sources in force, by id. */
+  sources: Map<string, SourceEntry>;
+  /** Per name seen, the record in force: an entry's or a deletion's. */
   heads: Map<string, Head>;
-  /** Per id, the keys of its records not in force (replaced, or lost a race) and not yet cleared. */
+  /** Per name, the keys of its records not in force (replaced, or lost a race) and not yet cleared. */
   stale: Map<string, Set<string>>;
 }
 
-/** What `applyRecord` did with a record: made it the id's record in force, left it out, or cleared a key. */
+/** What `applyRecord` did with a record: made it the name's record in force, left it out, or cleared a key. */
 export type Verdict = 'applied' | 'ignored' | 'cleared';
 
 export function emptyCatalogState(): CatalogState {
-  return { entries: new Map(), heads: new Map(), stale: new Map() };
+  return { destinations: new Map(), sources: new Map(), heads: new Map(), stale: new Map() };
 }
 
-function markStale(state: CatalogState, id: string, key: string): void {
-  const keys = state.stale.get(id);
-  if (keys === undefined) state.stale.set(id, new Set([key]));
+function markStale(state: CatalogState, name: string, key: string): void {
+  const keys = state.stale.get(name);
+  if (keys === undefined) state.stale.set(name, new Set([key]));
   else keys.add(key);
 }
 
-function unmarkStale(state: CatalogState, id: string, key: string): void {
-  const keys = state.stale.get(id);
-  if (keys?.delete(key) && keys.size === 0) state.stale.delete(id);
+function unmarkStale(state: CatalogState, name: string, key: string): void {
+  const keys = state.stale.get(name);
+  if (keys?.delete(key) && keys.size === 0) state.stale.delete(name);
+}
+
+/** Takes the destination or source a key names out of what is in force. */
+function drop(state: CatalogState, key: string): void {
+  const subject = subjectOfKey(key)!;
+  (subject.kind === 'source' ? state.sources : state.destinations).delete(subject.id);
 }
 
 /**
- * The apply rule. A change (an entry or a deletion) of id X at version v is applied when v is
+ * The apply rule. A change (an entry or a deletion) of name X at version v is applied when v is
  * greater than the version of X's record in force, or X has none: it becomes X's record in force,
  * and the one it replaces is stale. Any other change is ignored (and stale). A null value clears
  * its key: a stale key is forgotten; the key in force takes X out of the state altogether, as
@@ -51,25 +62,26 @@ function unmarkStale(state: CatalogState, id: string, key: string): void {
  * compaction removed the versions between.
  */
 export function applyRecord(state: CatalogState, parsed: ParsedRecord): Verdict {
+  const name = nameOfKey(parsed.key);
   if (parsed.kind === 'cleared') {
-    if (state.heads.get(parsed.id)?.key === parsed.key) {
-      state.heads.delete(parsed.id);
-      state.entries.delete(parsed.id);
+    if (state.heads.get(name)?.key === parsed.key) {
+      state.heads.delete(name);
+      drop(state, parsed.key);
     }
-    unmarkStale(state, parsed.id, parsed.key);
+    unmarkStale(state, name, parsed.key);
     return 'cleared';
   }
-  const id = parsed.kind === 'entry' ? parsed.entry.id : parsed.mark.id;
-  const version = parsed.kind === 'entry' ? parsed.entry.version : parsed.mark.version;
-  const head = state.heads.get(id);
+  const version = parsed.kind === 'deleted' ? parsed.mark.version : parsed.entry.version;
+  const head = state.heads.get(name);
   if (head?.key === parsed.key) return 'applied';
   if (head !== undefined && version <= head.version) {
-    markStale(state, id, parsed.key);
+    markStale(state, name, parsed.key);
     return 'ignored';
   }
-  if (head !== undefined) markStale(state, id, head.key);
-  state.heads.set(id, { version, key: parsed.key });
-  if (parsed.kind === 'entry') state.entries.set(id, parsed.entry);
-  else state.entries.delete(id);
+  if (head !== undefined) markStale(state, name, head.key);
+  state.heads.set(name, { version, key: parsed.key });
+  if (parsed.kind === 'entry') state.destinations.set(parsed.entry.id, parsed.entry);
+  else if (parsed.kind === 'source') state.sources.set(parsed.entry.id, parsed.entry);
+  else drop(state, parsed.key);
   return 'applied';
 }

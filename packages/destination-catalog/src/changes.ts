@@ -1,27 +1,24 @@
 import { ConfigError, type SigningScheme, validateDestination } from '@sluice/config';
-import type { Keyring } from '@sluice/secret-keyring';
-import { DEFAULT_ROTATION_OVERLAP_MS, MAX_RECORD_BYTES, MAX_UPDATED_BY_CHARS } from './constants.ts';
+import {
+  authorRefused,
+  type Catalog,
+  type CatalogContext,
+  type ChangeBy,
+  type Deleted,
+  deletion,
+  inForce,
+  isRefusal,
+  type Refusal,
+  sourceIdsInForce,
+  stamp,
+  tooLarge,
+  type VersionedRequest,
+} from './change-basics.ts';
+import { DEFAULT_ROTATION_OVERLAP_MS } from './constants.ts';
 import type { FileConfig } from './file-config.ts';
-import { type CatalogEntry, type CatalogRecord, deletionRecord, serializeEntry } from './record.ts';
+import { type CatalogEntry, type CatalogRecord, serializeEntry } from './record.ts';
 import { isObject, type JsonObject } from './secret-fields.ts';
 import { fillSigningSecrets, type GeneratedSecret, rotateSigningSecret, schemesOf } from './signing-secrets.ts';
-
-/** The catalog as read from its topic: each runtime destination by id. */
-export type Catalog = ReadonlyMap<string, CatalogEntry>;
-
-/** What every change is checked and written with. */
-export interface CatalogContext {
-  /** The config file in force: its ids are refused, its sources are the ones a destination may name. */
-  file: FileConfig;
-  /** Encrypts the secrets of the record written. */
-  keyring: Keyring;
-}
-
-/** Who makes a change, and when (ms since the epoch; the caller's clock, so tests choose it). */
-export interface ChangeBy {
-  by: string;
-  at: number;
-}
 
 export interface CreateRequest extends ChangeBy {
   /** One entry of the file's `destinations` shape; signing secrets it leaves out are generated. */
@@ -31,12 +28,6 @@ export interface CreateRequest extends ChangeBy {
    * so a version of an id never stands for two definitions; default 0 (never used).
    */
   deletedVersion?: number;
-}
-
-/** A change to an existing destination, made only if it is still at `expectedVersion`. */
-export interface VersionedRequest extends ChangeBy {
-  id: string;
-  expectedVersion: number;
 }
 
 export interface ReplaceRequest extends VersionedRequest {
@@ -55,15 +46,6 @@ export interface RotateRequest extends VersionedRequest {
   overlapMs?: number;
 }
 
-/** A change refused; `OUTCOME_STATUS` gives the HTTP status of each kind. */
-export type Refusal =
-  | { kind: 'invalid'; field: string; problem: string }
-  | { kind: 'not_found'; id: string }
-  | { kind: 'id_taken'; id: string; version: number }
-  | { kind: 'file_declared'; id: string; file: string }
-  | { kind: 'version_conflict'; id: string; expectedVersion: number; currentVersion: number }
-  | { kind: 'too_large'; id: string; bytes: number; limit: number };
-
 /** A change made: the entry as it now is, the record to write, and the secrets generated (shown this once). */
 export interface Written {
   kind: 'created' | 'updated' | 'rotated';
@@ -72,42 +54,14 @@ export interface Written {
   secrets: GeneratedSecret[];
 }
 
-export interface Deleted {
-  kind: 'deleted';
-  id: string;
-  /** The deletion's version: one more than the destination's. */
-  version: number;
-  record: CatalogRecord;
-}
-
 export type CatalogOutcome = Written | Deleted | Refusal;
 
 const fileDeclared = (id: string, file: FileConfig): Refusal | undefined =>
   file.config.destinations.some((d) => d.id === id) ? { kind: 'file_declared', id, file: file.path } : undefined;
 
-/** The entry a versioned change applies to, or why there is none to apply it to. */
-function current(catalog: Catalog, request: VersionedRequest, file: FileConfig): CatalogEntry | Refusal {
-  const declared = fileDeclared(request.id, file);
-  if (declared) return declared;
-  const entry = catalog.get(request.id);
-  if (entry === undefined) return { kind: 'not_found', id: request.id };
-  if (entry.version !== request.expectedVersion)
-    return {
-      kind: 'version_conflict',
-      id: request.id,
-      expectedVersion: request.expectedVersion,
-      currentVersion: entry.version,
-    };
-  return entry;
-}
-
-/** Who makes a change is written in its record: 1–`MAX_UPDATED_BY_CHARS` characters. */
-const authorRefused = (by: string): Refusal | undefined =>
-  by === '' || by.length > MAX_UPDATED_BY_CHARS
-    ? { kind: 'invalid', field: 'updatedBy', problem: `must be 1–${MAX_UPDATED_BY_CHARS} characters` }
-    : undefined;
-
-const isRefusal = (v: CatalogEntry | Refusal): v is Refusal => 'kind' in v;
+/** The destination a versioned change applies to, or why there is none to apply it to. */
+const current = (catalog: Catalog, request: VersionedRequest, file: FileConfig): CatalogEntry | Refusal =>
+  inForce(catalog.destinations, request, fileDeclared(request.id, file));
 
 /** What `written` turns into an entry and its record. */
 interface Draft {
@@ -120,33 +74,26 @@ interface Draft {
 }
 
 /**
- * Validates a draft by the config's rules — against the file's sources and every other
- * destination's id, file and runtime — and builds its entry and record, held to `MAX_RECORD_BYTES`.
+ * Validates a draft by the config's rules — against the sources in force (the file's and the
+ * runtime ones) and every other destination's id, file and runtime — and builds its entry and
+ * record, held to `MAX_RECORD_BYTES`.
  */
 function written(draft: Draft, change: ChangeBy & { catalog: Catalog }, context: CatalogContext): CatalogOutcome {
   const author = authorRefused(change.by);
   if (author) return author;
-  const others = [...context.file.config.destinations.map((d) => d.id), ...change.catalog.keys()];
+  const others = [...context.file.config.destinations.map((d) => d.id), ...change.catalog.destinations.keys()];
   try {
     validateDestination(draft.definition, {
-      sourceIds: context.file.config.sources.map((s) => s.id),
+      sourceIds: sourceIdsInForce(context.file, change.catalog),
       destinationIds: others.filter((id) => id !== draft.id),
     });
   } catch (err) {
     if (err instanceof ConfigError) return { kind: 'invalid', field: err.field, problem: err.problem };
     throw err;
   }
-  const entry: CatalogEntry = {
-    id: draft.id,
-    version: draft.previousVersion + 1,
-    definition: draft.definition,
-    updatedAt: new Date(change.at).toISOString(),
-    updatedBy: change.by,
-  };
+  const entry: CatalogEntry = { ...stamp(draft.id, draft.previousVersion, change), definition: draft.definition };
   const record = serializeEntry(entry, context.keyring);
-  const bytes = Buffer.byteLength(record.value ?? '');
-  if (bytes > MAX_RECORD_BYTES) return { kind: 'too_large', id: draft.id, bytes, limit: MAX_RECORD_BYTES };
-  return { kind: draft.kind, entry, record, secrets: draft.secrets };
+  return tooLarge(draft.id, record) ?? { kind: draft.kind, entry, record, secrets: draft.secrets };
 }
 
 /**
@@ -167,7 +114,7 @@ export function createDestination(catalog: Catalog, request: CreateRequest, cont
   }
   const declared = fileDeclared(id, context.file);
   if (declared) return declared;
-  const taken = catalog.get(id);
+  const taken = catalog.destinations.get(id);
   if (taken) return { kind: 'id_taken', id, version: taken.version };
   const secrets = fillSigningSecrets(definition, undefined);
   const previousVersion = request.deletedVersion ?? 0;
@@ -234,12 +181,7 @@ export function deleteDestination(
   context: CatalogContext,
 ): CatalogOutcome {
   const entry = current(catalog, request, context.file);
-  if (isRefusal(entry)) return entry;
-  const author = authorRefused(request.by);
-  if (author) return author;
-  const version = entry.version + 1;
-  const mark = { id: entry.id, version, updatedAt: new Date(request.at).toISOString(), updatedBy: request.by };
-  return { kind: 'deleted', id: entry.id, version, record: deletionRecord(mark) };
+  return isRefusal(entry) ? entry : deletion(entry, request, 'destination');
 }
 
 /**

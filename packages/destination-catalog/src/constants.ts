@@ -17,16 +17,37 @@ export const MAX_UPDATED_BY_CHARS = 200;
 /** How long the old signing secret keeps signing after a rotation when the request names no overlap: 24 hours. */
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1_000;
 
-/** The HTTP status each outcome of a catalog change stands for (docs/reference/runtime-destinations.md). */
+/**
+ * The HTTP status each outcome of a catalog change stands for (docs/reference/runtime-destinations.md,
+ * docs/reference/runtime-sources.md).
+ */
 export const OUTCOME_STATUS = {
   created: 201,
   updated: 200,
   rotated: 200,
   deleted: 200,
+  key_minted: 201,
+  key_revoked: 200,
   invalid: 400,
   not_found: 404,
+  key_not_found: 404,
   id_taken: 409,
   file_declared: 409,
+  source_in_use: 409,
+  already_revoked: 409,
   version_conflict: 412,
   too_large: 413,
 } as const;
+
+/**
+ * Write keys a runtime source holds in force at most: 10, room for a rotation or two per client;
+ * a key minted past them is refused, so revoke one first.
+ */
+export const MAX_ACTIVE_WRITE_KEYS = 10;
+
+/**
+ * Revoked write keys a runtime source's record keeps (their ids and times, for the API to show):
+ * the 10 revoked last; a revocation past them drops the one revoked first. With the keys in force,
+ * a source's record stays under 5 KB.
+ */
+export const MAX_REVOKED_WRITE_KEYS = 10;

@@ -1,23 +1,46 @@
 export {
   type Catalog,
   type CatalogContext,
-  type CatalogOutcome,
   type ChangeBy,
+  type Deleted,
+  emptyCatalog,
+  type Refusal,
+  sourceIdsInForce,
+  type VersionedRequest,
+} from './change-basics.ts';
+export {
+  type CatalogOutcome,
   createDestination,
   type CreateRequest,
   deleteDestination,
-  type Deleted,
   type PatchRequest,
   patchDestination,
-  type Refusal,
   type ReplaceRequest,
   replaceDestination,
   type RotateRequest,
   rotateSecret,
-  type VersionedRequest,
   type Written,
 } from './changes.ts';
-export { DEFAULT_ROTATION_OVERLAP_MS, MAX_RECORD_BYTES, OUTCOME_STATUS } from './constants.ts';
+export {
+  createSource,
+  type CreateSourceRequest,
+  deleteSource,
+  type MintedWriteKey,
+  mintWriteKey,
+  type RenameSourceRequest,
+  renameSource,
+  type RevokeWriteKeyRequest,
+  revokeWriteKey,
+  type SourceOutcome,
+  type SourceWritten,
+} from './source-changes.ts';
+export {
+  DEFAULT_ROTATION_OVERLAP_MS,
+  MAX_ACTIVE_WRITE_KEYS,
+  MAX_RECORD_BYTES,
+  MAX_REVOKED_WRITE_KEYS,
+  OUTCOME_STATUS,
+} from './constants.ts';
 export { CatalogError, CatalogRecordError, CatalogTimeoutError, CatalogUnreadError } from './errors.ts';
 export type { CatalogChange, RecordTrack, TrackedVerdict } from './catalog-follower.ts';
 export type { Verdict } from './catalog-state.ts';
@@ -31,8 +54,10 @@ export {
 export type { FileConfig } from './file-config.ts';
 export {
   type IgnoredDestination,
+  type IgnoredSource,
   type MergedDestinations,
   mergeDestinations,
+  mergeSources,
 } from './merge.ts';
 export { type CatalogOverlay, layCatalog } from './overlay.ts';
 export {
@@ -46,6 +71,14 @@ export {
   type RawCatalogRecord,
   serializeEntry,
 } from './record.ts';
-export { REDACTED, type RedactedEntry, redactEntry } from './redact.ts';
+export { nameOf, type RecordKind, type Subject, subjectOfKey } from './record-key.ts';
+export { REDACTED, type RedactedEntry, redactEntry, type ShownSource, showSource } from './redact.ts';
 export type { JsonObject } from './secret-fields.ts';
 export type { GeneratedSecret } from './signing-secrets.ts';
+export {
+  keysInForce,
+  type SourceDefinition,
+  type SourceEntry,
+  serializeSource,
+  type StoredWriteKey,
+} from './source-record.ts';

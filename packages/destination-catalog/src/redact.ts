@@ -1,5 +1,6 @@
 import type { CatalogEntry } from './record.ts';
 import { type JsonObject, mapSecrets } from './secret-fields.ts';
+import type { SourceEntry } from './source-record.ts';
 
 /**
  * What stands for every secret of a destination read back. An object rather than a string, so a
@@ -26,4 +27,29 @@ export interface RedactedEntry {
 export function redactEntry(entry: CatalogEntry): RedactedEntry {
   const { id, version, updatedAt, updatedBy } = entry;
   return { id, version, updatedAt, updatedBy, definition: mapSecrets(entry.definition, () => ({ ...REDACTED })) };
+}
+
+/** A runtime source as an API returns it: its write keys by id and times, never their digests. */
+export interface ShownSource {
+  id: string;
+  version: number;
+  updatedAt: string;
+  updatedBy: string;
+  name: string;
+  writeKeys: { id: string; createdAt: string; revokedAt?: string }[];
+}
+
+/**
+ * The source as it may be shown: each write key's id, when it was minted and revoked. Never its
+ * digest: the key has 256 random bits, so the digest would not give it away, but a digest is what
+ * ingest finds a key by, and nothing reading the API needs it.
+ */
+export function showSource(entry: SourceEntry): ShownSource {
+  const { id, version, updatedAt, updatedBy } = entry;
+  const writeKeys = entry.definition.writeKeys.map(({ id, createdAt, revokedAt }) => ({
+    id,
+    createdAt,
+    ...(revokedAt !== undefined && { revokedAt }),
+  }));
+  return { id, version, updatedAt, updatedBy, name: entry.definition.name, writeKeys };
 }

@@ -12,7 +12,7 @@ function change(id: string, version: number, kind: 'entry' | 'deleted' = 'entry'
 }
 const cleared = (record: ParsedRecord): ParsedRecord => ({ kind: 'cleared', key: record.key, id: idOf(record) });
 const idOf = (record: ParsedRecord) =>
-  record.kind === 'entry' ? record.entry.id : record.kind === 'deleted' ? record.mark.id : record.id;
+  record.kind === 'deleted' ? record.mark.id : record.kind === 'cleared' ? record.id : record.entry.id;
 
 function fold(records: readonly ParsedRecord[], state = emptyCatalogState()): CatalogState {
   for (const record of records) applyRecord(state, record);
@@ -21,7 +21,7 @@ function fold(records: readonly ParsedRecord[], state = emptyCatalogState()): Ca
 /** What readers must agree on: each id's record in force and version, and the destinations. */
 const agreed = (state: CatalogState) => ({
   heads: [...state.heads].sort(([a], [b]) => a.localeCompare(b)),
-  entries: [...state.entries.keys()].sort().map((id) => [id, state.entries.get(id)!.definition.written]),
+  entries: [...state.destinations.keys()].sort().map((id) => [id, state.destinations.get(id)!.definition.written]),
 });
 
 describe('catalog: the apply rule', () => {
@@ -30,10 +30,10 @@ describe('catalog: the apply rule', () => {
     const [v1, v2, v3] = [change('a', 1), change('a', 2), change('a', 3, 'deleted')];
     assert.equal(applyRecord(state, v1), 'applied');
     assert.equal(applyRecord(state, v2), 'applied');
-    assert.equal(state.entries.get('a')!.definition.written, v2.key);
+    assert.equal(state.destinations.get('a')!.definition.written, v2.key);
     assert.deepEqual([...state.stale.get('a')!], [v1.key]);
     assert.equal(applyRecord(state, v3), 'applied');
-    assert.equal(state.entries.has('a'), false);
+    assert.equal(state.destinations.has('a'), false);
     assert.deepEqual(state.heads.get('a'), { version: 3, key: v3.key });
   });
 
@@ -42,7 +42,7 @@ describe('catalog: the apply rule', () => {
     const [mine, theirs] = [change('a', 2), change('a', 2)];
     assert.equal(applyRecord(state, mine), 'applied');
     assert.equal(applyRecord(state, theirs), 'ignored');
-    assert.equal(state.entries.get('a')!.definition.written, mine.key);
+    assert.equal(state.destinations.get('a')!.definition.written, mine.key);
     assert.ok(state.stale.get('a')!.has(theirs.key));
     // Two creates of a new id: the same.
     const [first, second] = [change('b', 1), change('b', 1)];
@@ -50,7 +50,7 @@ describe('catalog: the apply rule', () => {
     // A delete and a replace on the same version: whichever comes first.
     const [del, late] = [change('a', 3, 'deleted'), change('a', 3)];
     assert.deepEqual([applyRecord(state, del), applyRecord(state, late)], ['applied', 'ignored']);
-    assert.equal(state.entries.has('a'), false);
+    assert.equal(state.destinations.has('a'), false);
   });
 
   it('a change based on a deleted destination is ignored; one created again goes on from the deletion', () => {
@@ -66,10 +66,35 @@ describe('catalog: the apply rule', () => {
     const state = fold([v1, v2]);
     assert.equal(applyRecord(state, cleared(v1)), 'cleared');
     assert.equal(state.stale.has('a'), false);
-    assert.equal(state.entries.get('a')!.version, 2);
+    assert.equal(state.destinations.get('a')!.version, 2);
     applyRecord(state, cleared(v2));
     assert.equal(state.heads.has('a'), false);
-    assert.equal(state.entries.has('a'), false);
+    assert.equal(state.destinations.has('a'), false);
+  });
+
+  it('a source and a destination of one id are apart: each its own record in force, versions and clearing', () => {
+    const key = (name: string) => `${name}@${(serial++).toString(16).padStart(16, '0')}`;
+    const mark = { id: 'a', updatedAt: '2026-11-01T00:00:00.000Z', updatedBy: 'test' };
+    const source = (version: number): ParsedRecord => ({
+      kind: 'source',
+      key: key('source:a'),
+      entry: { ...mark, version, definition: { id: 'a', name: `v${version}`, writeKeys: [] } },
+    });
+    const state = fold([change('a', 1), change('a', 2)]);
+    const [s1, s2] = [source(1), source(2)];
+    assert.deepEqual([applyRecord(state, s1), applyRecord(state, s2)], ['applied', 'applied']);
+    assert.equal(state.destinations.get('a')!.version, 2);
+    assert.equal(state.sources.get('a')!.definition.name, 'v2');
+    assert.deepEqual(state.heads.get('source:a'), { version: 2, key: s2.key });
+    assert.deepEqual([...state.stale.get('source:a')!], [s1.key]);
+    assert.equal(applyRecord(state, source(2)), 'ignored', 'a second change on source version 1');
+    const deletion: ParsedRecord = { kind: 'deleted', key: key('source:a'), mark: { ...mark, version: 3 } };
+    assert.equal(applyRecord(state, deletion), 'applied');
+    assert.equal(state.sources.has('a'), false);
+    assert.equal(state.destinations.get('a')!.version, 2, 'the destination stays');
+    applyRecord(state, { kind: 'cleared', key: deletion.key, id: 'a' });
+    assert.equal(state.heads.has('source:a'), false);
+    assert.equal(state.heads.get('a')!.version, 2);
   });
 
   it('reading the log again from the start gives the same state', () => {
@@ -129,7 +154,7 @@ function simulate(seed: number): ParsedRecord[][] {
     if (action < 0.25) {
       const stale = [...(writer.state.stale.get(id) ?? [])];
       if (stale.length > 0) log.push(stale.map((key) => ({ kind: 'cleared', key, id })));
-    } else if (head === undefined || !writer.state.entries.has(id)) {
+    } else if (head === undefined || !writer.state.destinations.has(id)) {
       log.push([change(id, (head?.version ?? 0) + 1)]);
     } else {
       log.push([change(id, head.version + 1, action < 0.4 ? 'deleted' : 'entry')]);

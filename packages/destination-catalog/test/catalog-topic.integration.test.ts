@@ -69,8 +69,8 @@ describe('destination catalog on a real broker', () => {
     const name = (won[0] as Written).entry.definition.name;
     await a.waitForOffset(b.appliedOffset - 1, 10_000);
     for (const r of [a, b]) {
-      assert.equal(r.current().get('race')!.version, 2);
-      assert.equal(r.current().get('race')!.definition.name, name);
+      assert.equal(r.current().destinations.get('race')!.version, 2);
+      assert.equal(r.current().destinations.get('race')!.definition.name, name);
     }
     assert.equal(created.entry.version, 1);
   });

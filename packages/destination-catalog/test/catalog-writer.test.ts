@@ -7,6 +7,7 @@ import {
   CatalogWriter,
   clearingRecord,
   createDestination,
+  emptyCatalog,
   type Written,
 } from '@sluice/destination-catalog';
 import { CatalogFollower, type OffsetRecord } from '../src/catalog-follower.ts';
@@ -63,7 +64,7 @@ describe('catalog: the follower', () => {
     const f = follower();
     const changes: string[] = [];
     f.onChange((c) => changes.push(`${c.id}@${c.offset}:${c.entry?.version ?? 'gone'}`));
-    const create = createDestination(new Map(), { ...by, definition: definition('billing') }, context) as Written;
+    const create = createDestination(emptyCatalog(), { ...by, definition: definition('billing') }, context) as Written;
     const track = f.track(create.record.key);
     const waited = f.waitForOffset(0, 1_000);
     f.read({ ...create.record, offset: 0 });
@@ -101,7 +102,8 @@ describe('catalog: the writer', () => {
     ]);
     assert.equal(written(first).entry.version, 2);
     assert.deepEqual(second, { kind: 'version_conflict', id: 'billing', expectedVersion: 1, currentVersion: 2 });
-    for (const r of [a.reader, b.reader]) assert.equal(r.current().get('billing')!.definition.name, 'from a');
+    for (const r of [a.reader, b.reader])
+      assert.equal(r.current().destinations.get('billing')!.definition.name, 'from a');
     // Both cleared what is no longer in force: the first record and the losing one.
     const cleared = p.log.filter((r) => r.value === null).map((r) => r.key);
     assert.ok(cleared.includes(created.record.key));
@@ -133,5 +135,43 @@ describe('catalog: the writer', () => {
     const { writer } = writerOn(p);
     assert.deepEqual(await writer.delete({ ...by, id: 'nope', expectedVersion: 1 }), { kind: 'not_found', id: 'nope' });
     assert.equal(p.log.length, 0);
+  });
+});
+
+describe('catalog: the writer, for sources', () => {
+  it('two changes of a source on one version: one written, the other 412; a destination of the same id apart', async () => {
+    const p = partition();
+    const [a, b] = [writerOn(p), writerOn(p)];
+    const created = await a.writer.createSource({ ...by, source: { id: 'billing', name: 'Billing' } });
+    assert.equal(created.kind, 'created', JSON.stringify(created));
+    written(await a.writer.create({ ...by, definition: { ...definition('billing'), sourceIds: ['billing'] } }));
+    await b.reader.waitForOffset(p.log.length - 1, 1_000);
+    const request = { ...by, id: 'billing', expectedVersion: 1 };
+    const [minted, revoked] = await Promise.all([
+      a.writer.mintWriteKey(request),
+      b.writer.renameSource({ ...request, name: 'Billing EU' }),
+    ]);
+    assert.equal(minted.kind, 'key_minted');
+    assert.deepEqual(revoked, { kind: 'version_conflict', id: 'billing', expectedVersion: 1, currentVersion: 2 });
+    for (const r of [a.reader, b.reader]) {
+      assert.equal(r.current().sources.get('billing')!.definition.writeKeys.length, 2);
+      assert.equal(r.current().destinations.get('billing')!.version, 1, 'the destination of the same id is apart');
+      assert.equal(r.versionOf('source:billing'), 2);
+    }
+    // In use by the destination: refused; once the destination is gone, deleted, and created again from its version.
+    assert.equal((await a.writer.deleteSource({ ...by, id: 'billing', expectedVersion: 2 })).kind, 'source_in_use');
+    assert.equal((await a.writer.delete({ ...by, id: 'billing', expectedVersion: 1 })).kind, 'deleted');
+    assert.equal((await a.writer.deleteSource({ ...by, id: 'billing', expectedVersion: 2 })).kind, 'deleted');
+    const again = await b.writer.createSource({ ...by, source: { id: 'billing' } });
+    assert.ok(again.kind === 'created', JSON.stringify(again));
+    assert.equal(again.entry.version, 4);
+    // Every source record not in force was cleared.
+    const keys = (records: OffsetRecord[]) => records.map((r) => String(r.key));
+    const sourceKeys = keys(p.log.filter((r) => r.value !== null)).filter((k) => k.startsWith('source:'));
+    const cleared = new Set(keys(p.log.filter((r) => r.value === null)));
+    assert.deepEqual(
+      sourceKeys.filter((k) => !cleared.has(k)),
+      [again.record.key],
+    );
   });
 });

@@ -6,6 +6,7 @@ import {
   type CatalogOutcome,
   createDestination,
   deleteDestination,
+  emptyCatalog,
   MAX_RECORD_BYTES,
   OUTCOME_STATUS,
   patchDestination,
@@ -16,7 +17,7 @@ import {
   type Written,
 } from '@sluice/destination-catalog';
 import { webhookSecretKey } from '@sluice/webhook-signature';
-import { context, definition, T0 } from './fixtures.ts';
+import { catalogOf, context, definition, T0 } from './fixtures.ts';
 
 const by = { by: 'alice', at: T0 };
 
@@ -29,9 +30,8 @@ function expectWritten(outcome: CatalogOutcome): Written {
 }
 
 /** A catalog holding what `outcome` wrote. */
-const catalogOf = (...entries: CatalogEntry[]) => new Map(entries.map((e) => [e.id, e]));
 const created = (id: string, settings: Record<string, unknown> = {}) =>
-  expectWritten(createDestination(new Map(), { ...by, definition: definition(id, settings) }, context));
+  expectWritten(createDestination(emptyCatalog(), { ...by, definition: definition(id, settings) }, context));
 
 describe('catalog: create', () => {
   it('takes a free id at version 1, generating an X-Signature secret by default, returned once', () => {
@@ -64,7 +64,7 @@ describe('catalog: create', () => {
   });
 
   it('refuses an id the file declares (409, naming the file) or the catalog has (409)', () => {
-    const fromFile = createDestination(new Map(), { ...by, definition: definition('orders') }, context);
+    const fromFile = createDestination(emptyCatalog(), { ...by, definition: definition('orders') }, context);
     assert.deepEqual(fromFile, { kind: 'file_declared', id: 'orders', file: '/etc/sluice/config.yaml' });
     assert.equal(OUTCOME_STATUS[fromFile.kind], 409);
     const first = created('billing');
@@ -74,7 +74,7 @@ describe('catalog: create', () => {
 
   it('goes on from the version a deleted destination of the id reached', () => {
     const again = createDestination(
-      new Map(),
+      emptyCatalog(),
       { ...by, definition: definition('billing'), deletedVersion: 4 },
       context,
     );
@@ -91,7 +91,7 @@ describe('catalog: create', () => {
       [{ ...definition('b'), bogus: 1 }, 'bogus', /not a known setting/],
     ];
     for (const [input, field, problem] of cases) {
-      const outcome = createDestination(new Map(), { ...by, definition: input }, context);
+      const outcome = createDestination(emptyCatalog(), { ...by, definition: input }, context);
       assert.equal(outcome.kind, 'invalid', JSON.stringify(input));
       assert.equal(OUTCOME_STATUS[outcome.kind], 400);
       if (outcome.kind === 'invalid') {
@@ -99,21 +99,21 @@ describe('catalog: create', () => {
         assert.match(outcome.problem, problem);
       }
     }
-    assert.equal(createDestination(new Map(), { ...by, definition: 'nope' }, context).kind, 'invalid');
+    assert.equal(createDestination(emptyCatalog(), { ...by, definition: 'nope' }, context).kind, 'invalid');
     const dotted = catalogOf(created('bill.ing').entry);
     const clash = createDestination(dotted, { ...by, definition: definition('bill_ing') }, context);
     assert.equal(clash.kind === 'invalid' && clash.field, 'id');
     assert.match(clash.kind === 'invalid' ? clash.problem : '', /"bill_ing" and destination "bill\.ing" would name/);
-    const noId = createDestination(new Map(), { ...by, definition: { type: 'webhooks' } }, context);
+    const noId = createDestination(emptyCatalog(), { ...by, definition: { type: 'webhooks' } }, context);
     assert.deepEqual(noId, { kind: 'invalid', field: 'id', problem: 'is required' });
-    const nobody = createDestination(new Map(), { by: '', at: T0, definition: definition('b') }, context);
+    const nobody = createDestination(emptyCatalog(), { by: '', at: T0, definition: definition('b') }, context);
     assert.equal(nobody.kind === 'invalid' && nobody.field, 'updatedBy');
   });
 
   it(`refuses a definition whose record would pass ${MAX_RECORD_BYTES} bytes (413)`, () => {
     const headers = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`X-H${i}`, 'v'.repeat(700)]));
     const webhooks = Array.from({ length: 5 }, (_, i) => ({ url: `https://h${i}.example/`, headers }));
-    const outcome = createDestination(new Map(), { ...by, definition: definition('big', { webhooks }) }, context);
+    const outcome = createDestination(emptyCatalog(), { ...by, definition: definition('big', { webhooks }) }, context);
     assert.equal(outcome.kind, 'too_large');
     assert.equal(OUTCOME_STATUS[outcome.kind], 413);
     if (outcome.kind === 'too_large') assert.ok(outcome.bytes > outcome.limit && outcome.limit === MAX_RECORD_BYTES);
@@ -123,7 +123,7 @@ describe('catalog: create', () => {
     const input = definition('billing');
     const copy = structuredClone(input);
     created('billing');
-    createDestination(new Map(), { ...by, definition: input }, context);
+    createDestination(emptyCatalog(), { ...by, definition: input }, context);
     assert.deepEqual(input, copy);
   });
 });

@@ -44,3 +44,9 @@ export const entry = (id: string, extra: Record<string, unknown> = {}): CatalogE
   updatedBy: 'alice',
   definition: { ...definition(id), ...extra },
 });
+
+/** A catalog holding these runtime destinations (and the runtime sources given, if any). */
+export const catalogOf = (...entries: CatalogEntry[]) => ({
+  destinations: new Map(entries.map((e) => [e.id, e])),
+  sources: new Map(),
+});

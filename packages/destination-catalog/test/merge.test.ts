@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '@sluice/config';
-import { type CatalogEntry, mergeDestinations } from '@sluice/destination-catalog';
-import { definition, entry, file } from './fixtures.ts';
-
-const catalogOf = (...entries: CatalogEntry[]) => new Map(entries.map((e) => [e.id, e]));
+import { mergeDestinations } from '@sluice/destination-catalog';
+import { catalogOf, definition, entry, file } from './fixtures.ts';
 
 describe('catalog: merged with the config file', () => {
   it("the file's destinations first, then the runtime ones by id, resolved as the file's are", () => {
@@ -49,7 +47,7 @@ describe('catalog: merged with the config file', () => {
     );
   });
 
-  it('an entry is resolved once per entry and file: a merge after one change resolves that one again', () => {
+  it('an entry is resolved once per entry and sources in force: a merge after one change resolves that one again', () => {
     const entries = Array.from({ length: 5 }, (_, i) => entry(`d${i}`));
     const first = mergeDestinations(file, catalogOf(...entries));
     const changed = { ...entry('d2', { sourceIds: ['app'] }), version: 2 };
@@ -59,8 +57,14 @@ describe('catalog: merged with the config file', () => {
     assert.deepEqual(second.destinations[3]!.sourceIds, ['app'], 'the changed one resolved again');
     const reloaded = { ...file, config: { ...file.config, sources: [...file.config.sources] } };
     const third = mergeDestinations(reloaded, catalogOf(...entries));
-    assert.notEqual(third.destinations[1], first.destinations[1], 'a reload of the file: resolved again');
-    assert.deepEqual(third.destinations[1], first.destinations[1]);
+    assert.equal(third.destinations[1], first.destinations[1], 'a reload with the same sources: kept');
+    const more = {
+      ...file,
+      config: { ...file.config, sources: [...file.config.sources, { ...file.config.sources[0]!, id: 'new' }] },
+    };
+    const fourth = mergeDestinations(more, catalogOf(...entries));
+    assert.notEqual(fourth.destinations[1], first.destinations[1], 'other sources in force: resolved again');
+    assert.deepEqual(fourth.destinations[1], first.destinations[1]);
     const withoutApp = {
       ...file,
       config: { ...file.config, sources: file.config.sources.filter((x) => x.id !== 'app') },

@@ -4,7 +4,7 @@ import { ConfigStore, parseConfig, type SluiceConfig } from '@sluice/config';
 import { type CatalogChange, type CatalogEntry, layCatalog } from '@sluice/destination-catalog';
 import type { Logger } from '@sluice/logging';
 import { effectiveConfig, IgnoredReports } from '../src/overlay.ts';
-import { entry } from './fixtures.ts';
+import { catalogOf, entry } from './fixtures.ts';
 
 const fileConfig = (sources = ['web', 'app']): SluiceConfig =>
   parseConfig(
@@ -20,7 +20,7 @@ const ids = (config: SluiceConfig) => config.destinations.map((d) => d.id);
 
 /** A reader as `layCatalog` uses it: the catalog in force, and its change listeners. */
 function fakeReader(...entries: CatalogEntry[]) {
-  const catalog = new Map(entries.map((e) => [e.id, e]));
+  const catalog = catalogOf(...entries);
   const listeners = new Set<(change: CatalogChange) => void>();
   return {
     current: () => catalog,
@@ -31,9 +31,9 @@ function fakeReader(...entries: CatalogEntry[]) {
     listeners,
     /** A change read from the topic: applied, then told. */
     change(id: string, next: CatalogEntry | undefined) {
-      if (next === undefined) catalog.delete(id);
-      else catalog.set(id, next);
-      for (const listener of listeners) listener({ id, offset: 0, entry: next });
+      if (next === undefined) catalog.destinations.delete(id);
+      else catalog.destinations.set(id, next);
+      for (const listener of listeners) listener({ kind: 'destination', id, offset: 0, entry: next });
     },
   };
 }
@@ -47,13 +47,50 @@ function recordingLogger() {
 describe('the effective config: the file’s with the catalog’s destinations', () => {
   it('only the destinations change: the file’s first, then the runtime ones; every other section is the file’s', () => {
     const file = fileConfig();
-    const { config, ignored } = effectiveConfig({ path: '/c.yaml', config: file }, new Map([['crm', entry('crm')]]));
+    const { config, ignored } = effectiveConfig({ path: '/c.yaml', config: file }, catalogOf(entry('crm')));
     assert.deepEqual(ids(config), ['orders', 'crm']);
     assert.equal(config.kafka, file.kafka);
     assert.equal(config.sources, file.sources);
     assert.equal(config.destinations[0], file.destinations[0]);
     assert.deepEqual(ignored, []);
     assert.deepEqual(ids(file), ['orders'], 'the file’s config is left as it was');
+  });
+});
+
+describe('the effective config: runtime sources', () => {
+  it('the file’s sources, then the runtime ones with their key digests; a runtime destination may name one', () => {
+    const file = fileConfig();
+    const source = (id: string) => ({
+      id,
+      version: 1,
+      updatedAt: '2026-11-01T00:00:00.000Z',
+      updatedBy: 'alice',
+      definition: {
+        id,
+        name: id,
+        writeKeys: [{ id: 'wk_1', hash: 'ab'.repeat(32), createdAt: '2026-11-01T00:00:00.000Z' }],
+      },
+    });
+    const catalog = catalogOf(entry('crm', { sourceIds: ['shop'] }));
+    const sources = new Map([
+      ['shop', source('shop')],
+      ['web', source('web')],
+    ]);
+    const { config, ignored, ignoredSources } = effectiveConfig(
+      { path: '/c.yaml', config: file },
+      { ...catalog, sources },
+    );
+    assert.deepEqual(
+      config.sources.map((s) => [s.id, s.writeKeys.length, s.writeKeyDigests?.length ?? 0]),
+      [
+        ['web', 1, 0],
+        ['app', 1, 0],
+        ['shop', 0, 1],
+      ],
+    );
+    assert.deepEqual(ids(config), ['orders', 'crm']);
+    assert.deepEqual(ignored, []);
+    assert.deepEqual(ignoredSources, [{ id: 'web', reason: 'file_declared', file: '/c.yaml' }]);
   });
 });
 

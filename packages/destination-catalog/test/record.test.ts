@@ -8,7 +8,9 @@ import {
   deletionRecord,
   MAX_RECORD_BYTES,
   parseRecord,
+  type SourceEntry,
   serializeEntry,
+  serializeSource,
 } from '@sluice/destination-catalog';
 import { DecryptionError, Keyring, UnknownKeyError } from '@sluice/secret-keyring';
 import { definition, KEY_1, keyring } from './fixtures.ts';
@@ -103,7 +105,7 @@ describe('catalog: the record', () => {
 
   it('a deletion carries its version; a null value clears one key', () => {
     const mark = { id: 'billing', version: 4, updatedAt: '2026-11-01T01:00:00.000Z', updatedBy: 'bob' };
-    const deletion = deletionRecord(mark);
+    const deletion = deletionRecord(mark, 'destination');
     assert.match(deletion.key, /^billing@[0-9a-f]{16}$/);
     assert.deepEqual(JSON.parse(deletion.value!), { format: 1, ...mark, deleted: true });
     assert.deepEqual(parseRecord(deletion, keyring), { kind: 'deleted', key: deletion.key, mark });
@@ -185,5 +187,81 @@ describe('catalog: the record', () => {
       (r.definition as Record<string, unknown>).id = 'other';
     });
     assert.match(refused(renamed).message, /definition\.id differs from the record key/);
+  });
+});
+
+describe('catalog: a source’s record', () => {
+  const digest = 'ab'.repeat(32);
+  const source: SourceEntry = {
+    id: 'shop',
+    version: 2,
+    updatedAt: '2026-11-01T00:00:00.000Z',
+    updatedBy: 'alice',
+    definition: {
+      id: 'shop',
+      name: 'Shop',
+      writeKeys: [
+        { id: 'wk_000000000001', hash: digest, createdAt: '2026-11-01T00:00:00.000Z' },
+        {
+          id: 'wk_000000000002',
+          hash: 'cd'.repeat(32),
+          createdAt: '2026-11-01T00:00:00.000Z',
+          revokedAt: '2026-11-02T00:00:00.000Z',
+        },
+      ],
+    },
+  };
+  const record = serializeSource(source);
+  const SOURCE_KEY = 'source:shop@0123456789abcdef';
+  const keyAt = (r: Record<string, unknown>) =>
+    (r.definition as { writeKeys: Record<string, unknown>[] }).writeKeys[0]!;
+
+  it('is keyed source:<id>@<nonce> and reads back to the same source; a destination may share its id', () => {
+    assert.match(record.key, /^source:shop@[0-9a-f]{16}$/);
+    assert.deepEqual(parseRecord(record, keyring), { kind: 'source', key: record.key, entry: source });
+    const deletion = deletionRecord({ ...source, version: 3 }, 'source');
+    assert.match(deletion.key, /^source:shop@/);
+    assert.equal(parseRecord(deletion, keyring).kind, 'deleted');
+    assert.deepEqual(parseRecord(clearingRecord(SOURCE_KEY), keyring), {
+      kind: 'cleared',
+      key: SOURCE_KEY,
+      id: 'shop',
+    });
+    assert.throws(() => parseRecord({ key: 'source:@0123456789abcdef', value: null }, keyring), /the key is not/);
+  });
+
+  it('refuses a key in clear, a malformed digest or id, two keys alike, an id or name the file would refuse', () => {
+    const bad = (edit: (r: Record<string, unknown>) => void) =>
+      refused(edited(record.value!, edit), SOURCE_KEY).message;
+    assert.match(
+      bad((r) => (keyAt(r).key = 'sk_in-clear')),
+      /definition\.writeKeys\[0\]\.key is not a field of a stored write key/,
+    );
+    assert.ok(!bad((r) => (keyAt(r).key = 'sk_in-clear')).includes('sk_in-clear'));
+    assert.match(
+      bad((r) => (keyAt(r).hash = 'sk_in-clear')),
+      /writeKeys\[0\]\.hash must be a SHA-256 digest/,
+    );
+    assert.match(
+      bad((r) => (keyAt(r).id = 'a b')),
+      /writeKeys\[0\]\.id must be/,
+    );
+    assert.match(
+      bad((r) => (keyAt(r).revokedAt = 'later')),
+      /writeKeys\[0\]\.revokedAt/,
+    );
+    assert.match(
+      bad((r) => ((r.definition as { writeKeys: unknown[] }).writeKeys[1] = keyAt(r))),
+      /two keys share an id or a digest/,
+    );
+    assert.match(
+      bad((r) => ((r.definition as Record<string, unknown>).name = 3)),
+      /definition\.name: must be string/,
+    );
+    assert.match(
+      bad((r) => ((r.definition as Record<string, unknown>).writeKeys = 'k')),
+      /must be a list/,
+    );
+    assert.match(refused(record.value, 'source:other@0123456789abcdef').message, /id differs from the record key/);
   });
 });

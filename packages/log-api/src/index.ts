@@ -21,3 +21,11 @@ export {
   UNSETTLED_STATES,
   type UnsettledState,
 } from './ledger.ts';
+export {
+  type FileSourceItem,
+  type RuntimeSourceItem,
+  type SourceItem,
+  type SourcesPage,
+  sourcesAnswer,
+  type WriteKeyItem,
+} from './sources.ts';

@@ -5,6 +5,13 @@ export {
   MalformedCiphertextError,
   UnknownKeyError,
 } from './errors.ts';
-export { generateSharedSecret, generateWebhookSecret } from './generate-secrets.ts';
+export {
+  generateSharedSecret,
+  generateWebhookSecret,
+  generateWriteKey,
+  generateWriteKeyId,
+  WRITE_KEY_PREFIX,
+  writeKeyDigest,
+} from './generate-secrets.ts';
 export { Keyring, type KeyringKey } from './keyring.ts';
 export { type KeyringKeyConfig, loadKeyring, type LoadKeyringOptions } from './load-keyring.ts';

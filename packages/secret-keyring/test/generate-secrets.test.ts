@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { validateDestination } from '@sluice/config';
-import { generateSharedSecret, generateWebhookSecret } from '@sluice/secret-keyring';
+import { createHash } from 'node:crypto';
+import {
+  generateSharedSecret,
+  generateWebhookSecret,
+  generateWriteKey,
+  generateWriteKeyId,
+  writeKeyDigest,
+} from '@sluice/secret-keyring';
 import { webhookSecretKey } from '@sluice/webhook-signature';
 import { Webhook } from 'standardwebhooks';
 
@@ -40,5 +47,22 @@ describe('keyring: generated signing secrets', () => {
     };
     assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
     assert.throws(() => new Webhook(generateWebhookSecret()).verify(body, headers), /No matching signature/);
+  });
+});
+
+describe('keyring: minted write keys', () => {
+  it('a write key is sk_ and the base64url of 32 random bytes; its id wk_ and 12 hex characters; new each time', () => {
+    const key = generateWriteKey();
+    assert.match(key, /^sk_[A-Za-z0-9_-]{43}$/);
+    assert.equal(Buffer.from(key.slice(3), 'base64url').length, 32);
+    assert.notEqual(generateWriteKey(), key);
+    assert.match(generateWriteKeyId(), /^wk_[0-9a-f]{12}$/);
+    assert.notEqual(generateWriteKeyId(), generateWriteKeyId());
+  });
+
+  it('what is kept of a key is its SHA-256 as 64 hex characters', () => {
+    const key = generateWriteKey();
+    assert.equal(writeKeyDigest(key), createHash('sha256').update(key, 'utf8').digest('hex'));
+    assert.equal(writeKeyDigest('wk-é'), createHash('sha256').update('wk-é', 'utf8').digest('hex'));
   });
 });

@@ -13,10 +13,14 @@ export interface RuntimeDestinationsStart {
   ctx: ServiceContext;
   life: ServiceLifecycle;
   kafka: Kafka;
-  admin: Admin;
+  /**
+   * Creates the topics of the runtime destinations in force at start (parked, waiting). Absent: not
+   * created here, in a service that reads or writes none of them (ingest).
+   */
+  admin?: Admin;
 }
 
-/** Runtime destinations on in a service: its catalog reader (caught up, followed) and the keyring it reads with. */
+/** The catalog on in a service: its reader (caught up, followed) and the keyring it reads with. */
 export interface RuntimeCatalog {
   reader: CatalogReader;
   /** What a service that writes the catalog (the delivery log's API) encrypts with. */
@@ -24,11 +28,12 @@ export interface RuntimeCatalog {
 }
 
 /**
- * Runtime destinations in force in a service (docs/reference/runtime-destinations.md, "In the
- * services"), when the config turns them on: the catalog read to its end (through the start-up
- * retry; the service is not ready before), laid over the file's config in `ctx.config` and
- * followed, and the topics of the runtime destinations in force at start created (their parked
- * and waiting topics, as the file's are at start). Off: nothing, and undefined.
+ * Runtime destinations and sources in force in a service (docs/reference/runtime-destinations.md,
+ * "In the services"; docs/reference/runtime-sources.md), when the config turns the catalog on
+ * (`runtimeDestinations`): the catalog read to its end (through the start-up retry; the service is
+ * not ready before), laid over the file's config in `ctx.config` and followed, and, given an
+ * `admin`, the topics of the runtime destinations in force at start created (their parked and
+ * waiting topics, as the file's are at start). Off: nothing, and undefined.
  */
 export async function startRuntimeDestinations(start: RuntimeDestinationsStart): Promise<RuntimeCatalog | undefined> {
   const { ctx, life, kafka, admin } = start;
@@ -52,14 +57,20 @@ export async function startRuntimeDestinations(start: RuntimeDestinationsStart):
   life.add({ name: 'runtime destinations', stop: layCatalog({ store: ctx.config, reader, logger: ctx.logger }) });
   catalogMetrics(ctx, reader);
   const merged = ctx.config.current;
-  if (merged.destinations.length > initial.destinations.length)
+  if (admin !== undefined && merged.destinations.length > initial.destinations.length)
     await ensureTopics(admin, topicSpecs(merged), { retry: life.startup });
-  ctx.logger.info({ runtime: runtimeCount(ctx.config) }, 'runtime destinations on: catalog read');
+  ctx.logger.info(
+    { runtime: runtimeCount(ctx.config), runtimeSources: runtimeSourceCount(ctx.config) },
+    'runtime destinations on: catalog read',
+  );
   return { reader, keyring };
 }
 
 /** Runtime destinations in force: the merged destinations past the file's (ignored ones are not in force). */
 const runtimeCount = (store: ConfigStore) => store.current.destinations.length - store.file.destinations.length;
+
+/** Runtime sources in force: the merged sources past the file's. */
+const runtimeSourceCount = (store: ConfigStore) => store.current.sources.length - store.file.sources.length;
 
 /** A gauge read at scrape time; a restarted service's replaces its own. */
 function gauge(registry: Registry, metric: { name: string; help: string; read: () => number }): void {
@@ -85,5 +96,10 @@ function catalogMetrics(ctx: ServiceContext, reader: Pick<CatalogReader, 'applie
     name: 'sluice_runtime_destinations',
     help: 'Runtime destinations in force in this service (merged with the config file; ignored ones not counted)',
     read: () => runtimeCount(ctx.config),
+  });
+  gauge(ctx.registry, {
+    name: 'sluice_runtime_sources',
+    help: 'Runtime sources in force in this service (merged with the config file; ignored ones not counted)',
+    read: () => runtimeSourceCount(ctx.config),
   });
 }

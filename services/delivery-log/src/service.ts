@@ -9,7 +9,7 @@ import { KafkaDestinationControl } from './adapters/kafka/destination-control.ts
 import { openDatabase, type Sql } from './adapters/db/database.ts';
 import { IngestBatcher } from './adapters/kafka/ingest-batcher.ts';
 import { LedgerMonitor } from './adapters/db/ledger-monitor.ts';
-import { DefinitionChanges } from './adapters/db/definition-changes.ts';
+import { ChangeAudit } from './adapters/db/change-audit.ts';
 import { migrate } from './adapters/db/migrations.ts';
 import { Pruner } from './adapters/db/pruner.ts';
 import { ReplayLog } from './adapters/db/replay-log.ts';
@@ -132,7 +132,8 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         now,
         logger,
         control,
-        definitions: { ...definitions, changes: new DefinitionChanges(sql) },
+        definitions: { ...definitions, changes: new ChangeAudit(sql, 'destination') },
+        sources: { ...definitions, changes: new ChangeAudit(sql, 'source') },
       }),
     });
     logger.info({ database: sql.kind, group: groupId(initial, instanceId), port: http.port }, 'delivery log consuming');

@@ -7,9 +7,9 @@ import {
   etagOf,
   expectedVersion,
   pageDefinitions,
-  parseChangesQuery,
   parseDefinitionsQuery,
 } from '../src/domain/definitions.ts';
+import { parseChangesQuery } from '../src/domain/audit.ts';
 
 const fileItem = (id: string, sourceIds: string[] = []): DefinitionItem => ({
   origin: 'file',
@@ -106,11 +106,15 @@ describe('definitions: the audit', () => {
   });
 
   it('reads its query: destinationId, limit 1–1,000', () => {
-    assert.deepEqual(parseChangesQuery(new URLSearchParams('destinationId=a')), {
+    assert.deepEqual(parseChangesQuery(new URLSearchParams('destinationId=a'), 'destinationId'), {
       ok: true,
-      value: { limit: 50, destinationId: 'a' },
+      value: { limit: 50, subjectId: 'a' },
     });
-    const refused = parseChangesQuery(new URLSearchParams('limit=1001'));
+    assert.deepEqual(parseChangesQuery(new URLSearchParams('sourceId=s'), 'sourceId'), {
+      ok: true,
+      value: { limit: 50, subjectId: 's' },
+    });
+    const refused = parseChangesQuery(new URLSearchParams('limit=1001'), 'destinationId');
     assert.equal(refused.ok === false && refused.field, 'limit');
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createEnvelopeCodec, type EnvelopeCodec } from '@sluice/codec';
 import { SafeProducer, type Kafka } from '@sluice/kafka';
 import type { TopicMessages } from 'kafkajs';
-import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
+import { defineService, type RunningService, type ServiceContext, startRuntimeDestinations } from '@sluice/service-kit';
 import { createApiHandler } from './adapters/http-api.ts';
 import { LingeringSender } from './adapters/lingering-sender.ts';
 import { INGEST_DEFAULTS } from './constants.ts';
@@ -45,6 +45,9 @@ export function createIngest(ctx: ServiceContext, options: IngestOptions) {
     const config = ctx.config.current;
     // The admin client only creates the topics: ingest reads no offsets.
     const { kafka } = await life.kafka({ keepAdmin: false });
+    // Runtime sources (and destinations, for deletions) in force before the API opens: a key the
+    // catalog holds is accepted from the first request (docs/reference/runtime-sources.md).
+    await startRuntimeDestinations({ ctx, life, kafka });
     const producerCount = options.producers ?? INGEST_DEFAULTS.producers;
     const producer =
       options.producerThread === false

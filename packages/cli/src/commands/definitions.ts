@@ -10,7 +10,7 @@ import {
 } from '../domain/destination-sync.ts';
 import { printable, printableJson } from '../domain/printable.ts';
 import { CliError, type CliIo } from '../io.ts';
-import { logApiAnswer, logApiCall } from '../log-api.ts';
+import { etagToChange, logApiAnswer, logApiCall } from '../log-api.ts';
 
 const BASE = '/api/v1/destination-definitions';
 const one = (id: string) => `${BASE}/${encodeURIComponent(id)}`;
@@ -49,12 +49,8 @@ function printWritten(io: CliIo, answer: unknown, flags: DefinitionFlags): void 
 }
 
 /** The ETag of the version to change: the one given, else the current one read now. */
-async function versionOf(io: CliIo, id: string, flags: DefinitionFlags): Promise<string> {
-  if (flags.ifMatch !== undefined) return flags.ifMatch;
-  const { etag } = await logApiCall(io, { method: 'GET', path: one(id) });
-  if (etag === null) throw new CliError(`${id} is declared in the config file: change it there`);
-  return etag;
-}
+const versionOf = (io: CliIo, id: string, flags: DefinitionFlags) =>
+  etagToChange(io, { path: one(id), id, ...(flags.ifMatch !== undefined && { ifMatch: flags.ifMatch }) });
 
 /** `sluice destinations create -f FILE`: a runtime destination from a definition file (POST). */
 export async function definitionCreate(io: CliIo, file: string, flags: DefinitionFlags): Promise<void> {

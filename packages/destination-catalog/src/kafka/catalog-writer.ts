@@ -1,8 +1,7 @@
 import type { SafeProducer } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
+import type { Catalog, CatalogContext, Refusal, VersionedRequest } from '../change-basics.ts';
 import {
-  type Catalog,
-  type CatalogContext,
   type CatalogOutcome,
   type CreateRequest,
   createDestination,
@@ -13,11 +12,22 @@ import {
   type RotateRequest,
   replaceDestination,
   rotateSecret,
-  type VersionedRequest,
 } from '../changes.ts';
 import { CatalogUnreadError } from '../errors.ts';
 import { clearingRecord } from '../record.ts';
+import { nameOf, nameOfKey, type Subject, subjectOfKey } from '../record-key.ts';
 import { isObject } from '../secret-fields.ts';
+import {
+  type CreateSourceRequest,
+  createSource,
+  deleteSource,
+  mintWriteKey,
+  type RenameSourceRequest,
+  type RevokeWriteKeyRequest,
+  renameSource,
+  revokeWriteKey,
+  type SourceOutcome,
+} from '../source-changes.ts';
 import type { CatalogReader } from './catalog-reader.ts';
 
 /** What the writer needs of its process's reader: what it read, and where it is. */
@@ -39,16 +49,16 @@ export interface CatalogWriterOptions {
   logger?: Logger;
 }
 
-/** A pure change of the catalog (`createDestination` …), its request bound. */
-type Change = (catalog: Catalog, context: CatalogContext) => CatalogOutcome;
+/** A pure change of the catalog (`createDestination`, `createSource` …), its request bound. */
+type Change<O> = (catalog: Catalog, context: CatalogContext) => O;
 
 /**
- * Makes the changes of the catalog with compare-and-set semantics on its one partition
- * (docs/reference/runtime-destinations.md, "Writing"): checks the change on what its reader has
- * read, writes the record, waits for the reader to read past it and answers by what the apply rule
- * made of it: the written outcome when it is in force, `version_conflict` (412) when another change
- * of the destination came first. Then it clears, in one batch, the destination's records no longer
- * in force.
+ * Makes the changes of the catalog — of destinations and of sources alike — with compare-and-set
+ * semantics on its one partition (docs/reference/runtime-destinations.md, "Writing"): checks the
+ * change on what its reader has read, writes the record, waits for the reader to read past it and
+ * answers by what the apply rule made of it: the written outcome when it is in force,
+ * `version_conflict` (412) when another change of the same destination or source came first. Then
+ * it clears, in one batch, that one's records no longer in force.
  */
 export class CatalogWriter {
   readonly #options: CatalogWriterOptions;
@@ -59,12 +69,8 @@ export class CatalogWriter {
 
   create(request: CreateRequest): Promise<CatalogOutcome> {
     const id = isObject(request.definition) ? request.definition.id : undefined;
-    const reader = this.#options.reader;
-    // A destination deleted under the id: the new one goes on from the deletion's version.
-    const deleted = typeof id === 'string' && !reader.current().has(id) ? reader.versionOf(id) : 0;
-    return this.#perform((catalog, context) =>
-      createDestination(catalog, { deletedVersion: deleted, ...request }, context),
-    );
+    const deletedVersion = this.#deletedVersion(typeof id === 'string' ? { kind: 'destination', id } : undefined);
+    return this.#perform((catalog, context) => createDestination(catalog, { deletedVersion, ...request }, context));
   }
 
   replace(request: ReplaceRequest): Promise<CatalogOutcome> {
@@ -83,12 +89,42 @@ export class CatalogWriter {
     return this.#perform((catalog, context) => rotateSecret(catalog, request, context));
   }
 
-  async #perform(change: Change): Promise<CatalogOutcome> {
+  createSource(request: CreateSourceRequest): Promise<SourceOutcome> {
+    const id = isObject(request.source) ? request.source.id : undefined;
+    const deletedVersion = this.#deletedVersion(typeof id === 'string' ? { kind: 'source', id } : undefined);
+    return this.#perform((catalog, context) => createSource(catalog, { deletedVersion, ...request }, context));
+  }
+
+  renameSource(request: RenameSourceRequest): Promise<SourceOutcome> {
+    return this.#perform((catalog, context) => renameSource(catalog, request, context));
+  }
+
+  deleteSource(request: VersionedRequest): Promise<SourceOutcome> {
+    return this.#perform((catalog, context) => deleteSource(catalog, request, context));
+  }
+
+  mintWriteKey(request: VersionedRequest): Promise<SourceOutcome> {
+    return this.#perform((catalog, context) => mintWriteKey(catalog, request, context));
+  }
+
+  revokeWriteKey(request: RevokeWriteKeyRequest): Promise<SourceOutcome> {
+    return this.#perform((catalog, context) => revokeWriteKey(catalog, request, context));
+  }
+
+  /** The version a subject not in force was deleted at (0 if never used): a create goes on from it. */
+  #deletedVersion(subject: Subject | undefined): number {
+    if (subject === undefined) return 0;
+    const catalog = this.#options.reader.current();
+    const held = subject.kind === 'source' ? catalog.sources : catalog.destinations;
+    return held.has(subject.id) ? 0 : this.#options.reader.versionOf(nameOf(subject));
+  }
+
+  async #perform<O extends CatalogOutcome | SourceOutcome>(change: Change<O>): Promise<O | Refusal> {
     const { reader, producer, topic } = this.#options;
     const outcome = change(reader.current(), this.#options.context());
     if (!('record' in outcome)) return outcome;
-    const [id, version] =
-      outcome.kind === 'deleted' ? [outcome.id, outcome.version] : [outcome.entry.id, outcome.entry.version];
+    const name = nameOfKey(outcome.record.key);
+    const version = 'entry' in outcome ? outcome.entry.version : outcome.version;
     const track = reader.track(outcome.record.key);
     let verdict: typeof track.verdict;
     try {
@@ -99,24 +135,25 @@ export class CatalogWriter {
     } finally {
       track.release();
     }
-    await this.#clearStale(id);
+    await this.#clearStale(name);
     if (verdict === 'applied') return outcome;
     if (verdict !== 'ignored') throw new CatalogUnreadError(outcome.record.key);
-    return { kind: 'version_conflict', id, expectedVersion: version - 1, currentVersion: reader.versionOf(id) };
+    const { id } = subjectOfKey(outcome.record.key)!;
+    return { kind: 'version_conflict', id, expectedVersion: version - 1, currentVersion: reader.versionOf(name) };
   }
 
   /**
-   * Clears the destination's records no longer in force, as the reader knows them, in one batch:
-   * compaction removes all of them or none, which keeps every reader's state the same
-   * (docs/reference/runtime-destinations.md, "Compaction").
+   * Clears the records of a name (a destination's or a source's) no longer in force, as the reader
+   * knows them, in one batch: compaction removes all of them or none, which keeps every reader's
+   * state the same (docs/reference/runtime-destinations.md, "Compaction").
    */
-  async #clearStale(id: string): Promise<void> {
-    const keys = this.#options.reader.staleKeys(id);
+  async #clearStale(name: string): Promise<void> {
+    const keys = this.#options.reader.staleKeys(name);
     if (keys.length === 0) return;
     try {
       await this.#options.producer.send(this.#options.topic, keys.map(clearingRecord));
     } catch (err) {
-      this.#options.logger?.warn({ id, keys: keys.length, err }, 'clearing stale catalog records failed');
+      this.#options.logger?.warn({ name, keys: keys.length, err }, 'clearing stale catalog records failed');
     }
   }
 }

@@ -1,34 +1,19 @@
 import type { Definition } from '@sluice/log-api';
-import { checkId, checkInt, type Checked, type Invalid } from './query.ts';
+import { DEFAULT_ID_PAGE, type IdPageQuery, MAX_ID_PAGE, pageById, parseIdPageQuery } from './id-pages.ts';
+import { checkId, type Checked } from './query.ts';
 
 /** Definitions a page of `GET /api/v1/destination-definitions` holds by default, and at most. */
-export const DEFAULT_DEFINITIONS_PAGE = 100;
-export const MAX_DEFINITIONS_PAGE = 500;
+export const DEFAULT_DEFINITIONS_PAGE = DEFAULT_ID_PAGE;
+export const MAX_DEFINITIONS_PAGE = MAX_ID_PAGE;
 
 /** A destination as the definitions list shows it, file-declared (read-only) or runtime: typed in `@sluice/log-api`. */
 export type DefinitionItem = Definition;
 
-export interface DefinitionsQuery {
+export interface DefinitionsQuery extends IdPageQuery {
   sourceId?: string;
-  limit: number;
-  /** The id the previous page ended at. */
-  after?: string;
 }
 
-/** Changes a page of `GET /api/v1/destination-changes` holds by default, and at most. */
-export const DEFAULT_CHANGES_PAGE = 50;
-export const MAX_CHANGES_PAGE = 1_000;
-
-/** The audit's query: `destinationId`, `limit` (1–1,000, default 50). */
-export function parseChangesQuery(params: URLSearchParams): Checked<{ limit: number; destinationId?: string }> {
-  const destination = checkId('destinationId', params.get('destinationId'));
-  if (!destination.ok) return destination;
-  const limit = checkInt('limit', params.get('limit'), DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE);
-  if (!limit.ok) return limit;
-  return { ok: true, value: { limit: limit.value, ...(destination.value && { destinationId: destination.value }) } };
-}
-
-/** The ETag of a runtime destination's version: strong, the version in quotes. */
+/** The ETag of a runtime destination's or source's version: strong, the version in quotes. */
 export const etagOf = (version: number) => `"${version}"`;
 
 /**
@@ -44,22 +29,13 @@ export function expectedVersion(header: string | undefined): Checked<number> | u
   return { ok: true, value: Number(m[1] ?? m[2]) };
 }
 
-const cursorOf = (id: string) => Buffer.from(id, 'utf8').toString('base64url');
-
 /** The list query: `sourceId`, `limit` (1–500, default 100), `cursor` (from the previous page's `nextCursor`). */
 export function parseDefinitionsQuery(params: URLSearchParams): Checked<DefinitionsQuery> {
   const source = checkId('sourceId', params.get('sourceId'));
   if (!source.ok) return source;
-  const limit = checkInt('limit', params.get('limit'), DEFAULT_DEFINITIONS_PAGE, MAX_DEFINITIONS_PAGE);
-  if (!limit.ok) return limit;
-  const raw = params.get('cursor');
-  const after = raw === null ? undefined : Buffer.from(raw, 'base64url').toString('utf8');
-  if (raw !== null && (after === '' || cursorOf(after!) !== raw || !checkId('cursor', after).ok))
-    return { ok: false, field: 'cursor', message: 'is not a cursor this API gave' } satisfies Invalid;
-  return {
-    ok: true,
-    value: { limit: limit.value, ...(source.value && { sourceId: source.value }), ...(after && { after }) },
-  };
+  const page = parseIdPageQuery(params);
+  if (!page.ok) return page;
+  return { ok: true, value: { ...page.value, ...(source.value && { sourceId: source.value }) } };
 }
 
 /**
@@ -70,14 +46,12 @@ export function pageDefinitions(
   items: readonly DefinitionItem[],
   query: DefinitionsQuery,
 ): { definitions: DefinitionItem[]; nextCursor: string | null } {
-  const { sourceId, after, limit } = query;
-  const matching = items
-    .filter((d) => sourceId === undefined || d.sourceIds.length === 0 || d.sourceIds.includes(sourceId))
-    .filter((d) => after === undefined || d.id > after)
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const definitions = matching.slice(0, limit);
-  const more = matching.length > limit;
-  return { definitions, nextCursor: more ? cursorOf(definitions.at(-1)!.id) : null };
+  const { sourceId } = query;
+  const matching = items.filter(
+    (d) => sourceId === undefined || d.sourceIds.length === 0 || d.sourceIds.includes(sourceId),
+  );
+  const { page, nextCursor } = pageById(matching, query);
+  return { definitions: page, nextCursor };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -92,16 +66,6 @@ export function definitionUrls(body: unknown): { field: string; url: string }[] 
       if (isObject(e) && typeof e.url === 'string') urls.push({ field: `settings.webhooks[${i}].url`, url: e.url });
     });
   return urls;
-}
-
-/** One change of a runtime destination as the audit keeps it: who, when, and the fields it changed (names, never values). */
-export interface DefinitionChange {
-  destinationId: string;
-  version: number;
-  change: 'created' | 'updated' | 'rotated' | 'deleted';
-  by: string;
-  at: string;
-  fields: string[];
 }
 
 /**

@@ -81,8 +81,8 @@ async function acceptRequest(
   const keys = keyIndex(config);
   const headerKey = writeKeyFromAuthorization(req.headers.authorization);
   // A wrong key in the header is refused before the body is read.
-  let sourceId = headerKey !== undefined ? keys.sourceFor(headerKey) : undefined;
-  if (headerKey !== undefined && !sourceId) {
+  let source = headerKey !== undefined ? keys.sourceFor(headerKey) : undefined;
+  if (headerKey !== undefined && !source) {
     req.resume();
     throw new UnauthorizedError();
   }
@@ -90,11 +90,11 @@ async function acceptRequest(
   const raw = await readBody(req, settings.maxBodyBytes);
   const parsed = parseJsonWithText(raw);
   const body = splitBody(parsed.value, settings.maxCalls);
-  sourceId ??= keys.sourceFor(body.writeKey);
-  if (!sourceId) throw new UnauthorizedError();
+  source ??= keys.sourceFor(body.writeKey);
+  if (!source) throw new UnauthorizedError();
 
-  const source = config.sources.find((s) => s.id === sourceId);
-  const allowed = deps.rateLimiter.take(sourceId, source?.rateLimit, body.calls.length, receivedAt);
+  const sourceId = source.id;
+  const allowed = deps.rateLimiter.take(sourceId, source.rateLimit, body.calls.length, receivedAt);
   if (!allowed.ok) throw new RateLimitedError(allowed.retryAfterSeconds);
 
   const facts = requestFacts(req, settings, body, sourceId, receivedAt, route, deps.newId);

@@ -169,6 +169,19 @@ export const MIGRATIONS: readonly string[] = [
   );
   create index destination_changes_at on destination_changes (changed_at desc);
   `,
+  // Runtime sources' audit (docs/reference/runtime-sources.md, "API"): as the destinations'.
+  `
+  create table source_changes (
+    source_id text not null,
+    version integer not null,
+    change text not null,
+    changed_by text not null,
+    changed_at timestamptz not null,
+    fields jsonb not null,
+    primary key (source_id, version)
+  );
+  create index source_changes_at on source_changes (changed_at desc);
+  `,
 ];
 
 /** Applies the migrations not yet applied; returns the database's instance id (made on first start). */

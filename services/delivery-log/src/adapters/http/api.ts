@@ -12,6 +12,7 @@ import { bearerMatches } from './auth.ts';
 import { serveConsole } from './console-assets.ts';
 import { controlRoutes } from './control-routes.ts';
 import { type DefinitionRouteDeps, definitionRoutes } from './definition-routes.ts';
+import { type SourceRouteDeps, sourceRoutes } from './source-routes.ts';
 import { badRequest, HttpError, type Route, send } from './http-io.ts';
 import { ledgerRoutes } from './ledger-routes.ts';
 import { readRoutes } from './read-routes.ts';
@@ -31,6 +32,8 @@ export interface ApiDeps {
   control: DestinationControl;
   /** The config file's destinations and the runtime destinations' catalog (undefined: runtime destinations off). */
   definitions: Pick<DefinitionRouteDeps, 'file' | 'catalog' | 'changes'>;
+  /** The config file's sources and the catalog's, with the sources' audit (docs/reference/runtime-sources.md). */
+  sources: Pick<SourceRouteDeps, 'file' | 'catalog' | 'changes'>;
 }
 
 /** Header of the request id: taken from the request when it is a sane one, else made; sent back on every API answer. */
@@ -49,6 +52,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
     ...controlRoutes({ store, control, config }),
     ...definitionRoutes({ ...deps.definitions, config, now, logger: deps.logger }),
     destinationTestRoute({ config, now, logger: deps.logger }),
+    ...sourceRoutes({ ...deps.sources, now, logger: deps.logger }),
     ...ledgerRoutes({ store, now, config, control }),
     ...readRoutes({ store, config, now }),
     ...replayRoutes({ store, replayer: deps.replayer, metrics: deps.metrics }),

@@ -10,22 +10,18 @@ import {
 } from '@sluice/destination-catalog';
 import { AddressPolicy, urlVerdict } from '@sluice/webhook';
 import type { Logger } from '@sluice/logging';
-import type { DefinitionChanges } from '../db/definition-changes.ts';
+import { type AuditedChange, parseChangesQuery } from '../../domain/audit.ts';
 import {
   changedFields,
-  type DefinitionChange,
   type DefinitionItem,
   definitionUrls,
   etagOf,
-  expectedVersion,
   pageDefinitions,
-  parseChangesQuery,
   parseDefinitionsQuery,
 } from '../../domain/definitions.ts';
+import type { ChangeAudit } from '../db/change-audit.ts';
+import { API_AUTHOR, audit, catalogOff, ifMatch, refusalError } from './catalog-http.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
-
-/** Who a change through the API is recorded as: the API has one admin token, without a name of its own. */
-export const API_AUTHOR = 'admin';
 
 /** The catalog as the API changes it: what the service's reader has read, and the writer. */
 export interface DefinitionCatalog {
@@ -41,7 +37,7 @@ export interface DefinitionRouteDeps {
   /** Undefined when `runtimeDestinations` is not configured: the write routes answer 409. */
   catalog: DefinitionCatalog | undefined;
   /** The audit: each change made here recorded, and listed. */
-  changes: Pick<DefinitionChanges, 'record' | 'list'>;
+  changes: Pick<ChangeAudit, 'record' | 'list'>;
   now: () => number;
   /** Where a change the audit could not record is logged (the change itself is made). */
   logger: Logger;
@@ -50,54 +46,19 @@ export interface DefinitionRouteDeps {
 const BASE = '/api/v1/destination-definitions';
 const ONE = new RegExp(`^${BASE}/([^/]+)$`);
 
-/** An outcome refused, as the API answers it (`OUTCOME_STATUS`), naming the field or the file. */
-function refusal(outcome: Exclude<CatalogOutcome, { record: unknown }>): HttpError {
-  const status = OUTCOME_STATUS[outcome.kind];
-  switch (outcome.kind) {
-    case 'invalid':
-      return new HttpError(status, 'invalid_definition', `${outcome.field} ${outcome.problem}`, outcome.field);
-    case 'not_found':
-      return new HttpError(status, 'not_found', `no runtime destination has the id ${outcome.id}`);
-    case 'id_taken':
-      return new HttpError(
-        status,
-        'id_taken',
-        `a runtime destination has the id ${outcome.id} (version ${outcome.version})`,
-      );
-    case 'file_declared':
-      return new HttpError(
-        status,
-        'file_declared',
-        `destination ${outcome.id} is declared in the config file ${outcome.file}: change it there`,
-      );
-    case 'version_conflict':
-      return new HttpError(
-        status,
-        'version_conflict',
-        `destination ${outcome.id} is at version ${outcome.currentVersion}, not ${outcome.expectedVersion}: read it again`,
-      );
-    case 'too_large':
-      return new HttpError(
-        status,
-        'too_large',
-        `the definition's record would be ${outcome.bytes} bytes; at most ${outcome.limit}`,
-      );
-  }
-}
-
 /** A change made, as the API answers it: the destination redacted, its ETag, and any secret generated (shown this once). */
 function answer(outcome: CatalogOutcome): RouteAnswer {
-  if (!('record' in outcome)) throw refusal(outcome);
+  if (!('record' in outcome)) throw refusalError(outcome, 'destination');
   if (outcome.kind === 'deleted') return [200, { id: outcome.id, version: outcome.version }];
   const body = { destination: redactEntry(outcome.entry), secrets: outcome.secrets };
   return [OUTCOME_STATUS[outcome.kind], body, { etag: etagOf(outcome.entry.version) }];
 }
 
 /** What the audit records of a change made: who, when, and the names of the fields it changed. */
-function auditOf(outcome: Extract<CatalogOutcome, { record: unknown }>, before: unknown, at: number): DefinitionChange {
+function auditOf(outcome: Extract<CatalogOutcome, { record: unknown }>, before: unknown, at: number): AuditedChange {
   if (outcome.kind === 'deleted')
     return {
-      destinationId: outcome.id,
+      subjectId: outcome.id,
       version: outcome.version,
       change: 'deleted',
       by: API_AUTHOR,
@@ -107,7 +68,7 @@ function auditOf(outcome: Extract<CatalogOutcome, { record: unknown }>, before: 
   const { entry } = outcome;
   const fields = changedFields(before ?? {}, entry.definition);
   return {
-    destinationId: entry.id,
+    subjectId: entry.id,
     version: entry.version,
     change: outcome.kind,
     by: entry.updatedBy,
@@ -131,16 +92,6 @@ function checkUrls(config: SluiceConfig, body: unknown): void {
   }
 }
 
-/** The version `If-Match` names: 428 without one, 400 for one that names no single version. */
-function ifMatch(req: IncomingMessage): number {
-  const header = req.headers['if-match'];
-  const checked = expectedVersion(Array.isArray(header) ? header.join(',') : header);
-  if (checked === undefined)
-    throw new HttpError(428, 'precondition_required', 'If-Match with the ETag of the version read is required');
-  if (!checked.ok) throw badRequest(checked);
-  return checked.value;
-}
-
 /** Every destination as the list shows it: the file's, then the runtime ones. */
 function allDefinitions(deps: DefinitionRouteDeps): DefinitionItem[] {
   const file = deps.file();
@@ -150,7 +101,7 @@ function allDefinitions(deps: DefinitionRouteDeps): DefinitionItem[] {
     sourceIds: [...d.sourceIds],
     file: file.path,
   }));
-  for (const entry of deps.catalog?.current().values() ?? []) {
+  for (const entry of deps.catalog?.current().destinations.values() ?? []) {
     const { definition, ...rest } = redactEntry(entry);
     const sourceIds = Array.isArray(definition.sourceIds) ? (definition.sourceIds as string[]) : [];
     items.push({ origin: 'runtime', ...rest, sourceIds, definition });
@@ -165,24 +116,14 @@ function allDefinitions(deps: DefinitionRouteDeps): DefinitionItem[] {
  */
 export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
   const catalog = (): DefinitionCatalog => {
-    if (deps.catalog === undefined)
-      throw new HttpError(
-        409,
-        'runtime_destinations_off',
-        'runtime destinations are off: configure runtimeDestinations.keyring to change destinations through the API',
-      );
+    if (deps.catalog === undefined) throw catalogOff('destination');
     return deps.catalog;
   };
   const change = async (req: IncomingMessage) => ({ by: API_AUTHOR, at: deps.now(), body: await readJson(req) });
   /** The answer to a change, recorded in the audit when it was made; `before`: the definition it was made on. */
   const settle = async (outcome: CatalogOutcome, before: unknown): Promise<RouteAnswer> => {
     const answered = answer(outcome);
-    if ('record' in outcome) {
-      const audit = auditOf(outcome, before, deps.now());
-      await deps.changes
-        .record(audit)
-        .catch((err: unknown) => deps.logger.error({ err, ...audit }, 'destination change not audited'));
-    }
+    if ('record' in outcome) await audit({ ...deps, kind: 'destination' }, auditOf(outcome, before, deps.now()));
     return answered;
   };
   /**
@@ -194,7 +135,12 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
     const id = pathId('destinationId', m[1]!);
     const expectedVersion = ifMatch(req);
     const { body, ...by } = await change(req);
-    return { writer, body, before: current().get(id)?.definition, request: { ...by, id, expectedVersion } };
+    return {
+      writer,
+      body,
+      before: current().destinations.get(id)?.definition,
+      request: { ...by, id, expectedVersion },
+    };
   };
   const route = (method: string, name: string, run: Route['run']): Route => ({
     method,
@@ -224,9 +170,10 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
     },
     {
       ...route('GET', 'listDefinitionChanges', async (_m, url) => {
-        const query = parseChangesQuery(url.searchParams);
+        const query = parseChangesQuery(url.searchParams, 'destinationId');
         if (!query.ok) throw badRequest(query);
-        return [200, { changes: await deps.changes.list(query.value) }];
+        const changes = await deps.changes.list(query.value);
+        return [200, { changes: changes.map(({ subjectId, ...c }) => ({ destinationId: subjectId, ...c })) }];
       }),
       pattern: /^\/api\/v1\/destination-changes$/,
       params: ['destinationId', 'limit'],

@@ -1,9 +1,5 @@
-import {
-  DEFAULT_CHANGES_PAGE,
-  DEFAULT_DEFINITIONS_PAGE,
-  MAX_CHANGES_PAGE,
-  MAX_DEFINITIONS_PAGE,
-} from '../../domain/definitions.ts';
+import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE } from '../../domain/audit.ts';
+import { DEFAULT_DEFINITIONS_PAGE, MAX_DEFINITIONS_PAGE } from '../../domain/definitions.ts';
 import { TEST_EVENT_NAME, TEST_MESSAGE_ID_PREFIX, TEST_USER_ID } from '../../domain/test-event.ts';
 import { TEST_ANSWER_BYTES } from '../../constants.ts';
 import { errors, id, idParam, json, queryId, ref, time } from './openapi-schemas.ts';

@@ -2,6 +2,7 @@ import { DEFAULT_PAGE_SIZE, DEFAULT_STREAM_SIZE, MAX_PAGE_SIZE, MAX_STREAM_SIZE 
 import { controlPaths, controlSchemas } from './openapi-control.ts';
 import { definitionPaths, definitionSchemas } from './openapi-definitions.ts';
 import { ledgerPaths, ledgerSchemas } from './openapi-ledger.ts';
+import { sourcePaths, sourceSchemas } from './openapi-sources.ts';
 import { errors, id, idParam, json, queryId, queryTime, ref, schemas } from './openapi-schemas.ts';
 
 /**
@@ -22,7 +23,7 @@ export const openApiDocument = {
     securitySchemes: {
       adminToken: { type: 'http', scheme: 'bearer', description: '`deliveryLog.adminToken` of the config' },
     },
-    schemas: { ...schemas, ...controlSchemas, ...definitionSchemas, ...ledgerSchemas },
+    schemas: { ...schemas, ...controlSchemas, ...definitionSchemas, ...sourceSchemas, ...ledgerSchemas },
   },
   security: [{ adminToken: [] }],
   paths: {
@@ -142,6 +143,7 @@ export const openApiDocument = {
     },
     ...controlPaths,
     ...definitionPaths,
+    ...sourcePaths,
     ...ledgerPaths,
     '/api/v1/sources/{sourceId}/events': {
       get: {

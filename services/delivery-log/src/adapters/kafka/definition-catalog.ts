@@ -1,17 +1,21 @@
-import { CatalogWriter, type FileConfig } from '@sluice/destination-catalog';
+import { type Catalog, CatalogWriter, type FileConfig } from '@sluice/destination-catalog';
 import { SafeProducer } from '@sluice/kafka';
 import { type RuntimeDestinationsStart, startRuntimeDestinations } from '@sluice/service-kit';
-import type { DefinitionRouteDeps } from '../http/definition-routes.ts';
+
+/** The config file in force and, when on, the catalog as the API reads it and its writer. */
+export interface DefinitionCatalog {
+  file: () => FileConfig;
+  catalog: { current: () => Catalog; writer: CatalogWriter } | undefined;
+}
 
 /**
- * What the definitions API reads and writes (docs/reference/runtime-destinations.md, "API"): the
- * config file in force and, when `runtimeDestinations` is configured, the catalog, read to its end
- * and laid over the service's config (so the log routes events to runtime destinations too), and
- * its writer. Off: the file only, and the write routes answer 409.
+ * What the definitions API reads and writes (docs/reference/runtime-destinations.md, "API";
+ * docs/reference/runtime-sources.md, "API"): the config file in force and, when
+ * `runtimeDestinations` is configured, the catalog, read to its end and laid over the service's
+ * config (so the log routes events to runtime destinations too), and its writer, for destinations
+ * and sources. Off: the file only, and the write routes answer 409.
  */
-export async function startDefinitionCatalog(
-  start: RuntimeDestinationsStart,
-): Promise<Pick<DefinitionRouteDeps, 'file' | 'catalog'>> {
+export async function startDefinitionCatalog(start: RuntimeDestinationsStart): Promise<DefinitionCatalog> {
   const { ctx, life, kafka } = start;
   const file = (): FileConfig => ({ path: ctx.config.path ?? '(the config given at start)', config: ctx.config.file });
   const runtime = await startRuntimeDestinations(start);

@@ -1,0 +1,119 @@
+import type { Keyring } from '@sluice/secret-keyring';
+import { MAX_RECORD_BYTES, MAX_UPDATED_BY_CHARS } from './constants.ts';
+import type { Envelope } from './envelope.ts';
+import type { FileConfig } from './file-config.ts';
+import { type CatalogEntry, type CatalogRecord, deletionRecord } from './record.ts';
+import type { RecordKind } from './record-key.ts';
+import type { SourceEntry } from './source-record.ts';
+
+/** The catalog as read from its topic: the runtime destinations and the runtime sources in force, each by id. */
+export interface Catalog {
+  destinations: ReadonlyMap<string, CatalogEntry>;
+  sources: ReadonlyMap<string, SourceEntry>;
+}
+
+/** A catalog with nothing in it. */
+export const emptyCatalog = (): Catalog => ({ destinations: new Map(), sources: new Map() });
+
+/** What every change is checked and written with. */
+export interface CatalogContext {
+  /** The config file in force: its ids are refused, its sources are ones a destination may name. */
+  file: FileConfig;
+  /** Encrypts the secrets of a destination's record written. */
+  keyring: Keyring;
+}
+
+/** Who makes a change, and when (ms since the epoch; the caller's clock, so tests choose it). */
+export interface ChangeBy {
+  by: string;
+  at: number;
+}
+
+/** A change to an existing destination or source, made only if it is still at `expectedVersion`. */
+export interface VersionedRequest extends ChangeBy {
+  id: string;
+  expectedVersion: number;
+}
+
+/** A change refused; `OUTCOME_STATUS` gives the HTTP status of each kind. */
+export type Refusal =
+  | { kind: 'invalid'; field: string; problem: string }
+  | { kind: 'not_found'; id: string }
+  | { kind: 'id_taken'; id: string; version: number }
+  | { kind: 'file_declared'; id: string; file: string }
+  | { kind: 'version_conflict'; id: string; expectedVersion: number; currentVersion: number }
+  | { kind: 'too_large'; id: string; bytes: number; limit: number }
+  /** A source that destinations still name (their ids), refused deletion. */
+  | { kind: 'source_in_use'; id: string; destinationIds: string[] }
+  /** No write key of the source has the id. */
+  | { kind: 'key_not_found'; id: string; keyId: string }
+  /** The write key was revoked already (when). */
+  | { kind: 'already_revoked'; id: string; keyId: string; revokedAt: string };
+
+/** A deletion made: the destination's or source's id, the deletion's version (one more), its record. */
+export interface Deleted {
+  kind: 'deleted';
+  id: string;
+  version: number;
+  record: CatalogRecord;
+}
+
+/** Tells a refusal from an entry (entries have no `kind`). */
+export const isRefusal = <E extends object>(v: E | Refusal): v is Refusal => 'kind' in v;
+
+/** Who makes a change is written in its record: 1–`MAX_UPDATED_BY_CHARS` characters. */
+export const authorRefused = (by: string): Refusal | undefined =>
+  by === '' || by.length > MAX_UPDATED_BY_CHARS
+    ? { kind: 'invalid', field: 'updatedBy', problem: `must be 1–${MAX_UPDATED_BY_CHARS} characters` }
+    : undefined;
+
+/**
+ * The entry a versioned change applies to, or why there is none to apply it to: the file declares
+ * the id (`declared`), no entry has it, or it is no longer at the version the change expects.
+ */
+export function inForce<E extends Envelope>(
+  entries: ReadonlyMap<string, E>,
+  request: VersionedRequest,
+  declared: Refusal | undefined,
+): E | Refusal {
+  if (declared) return declared;
+  const entry = entries.get(request.id);
+  if (entry === undefined) return { kind: 'not_found', id: request.id };
+  if (entry.version !== request.expectedVersion)
+    return {
+      kind: 'version_conflict',
+      id: request.id,
+      expectedVersion: request.expectedVersion,
+      currentVersion: entry.version,
+    };
+  return entry;
+}
+
+/** The envelope of what a change writes: one version past the one it was made on, when and by whom. */
+export const stamp = (id: string, previousVersion: number, change: ChangeBy): Envelope => ({
+  id,
+  version: previousVersion + 1,
+  updatedAt: new Date(change.at).toISOString(),
+  updatedBy: change.by,
+});
+
+/** A record over `MAX_RECORD_BYTES`, refused. */
+export function tooLarge(id: string, record: CatalogRecord): Refusal | undefined {
+  const bytes = Buffer.byteLength(record.value ?? '');
+  return bytes > MAX_RECORD_BYTES ? { kind: 'too_large', id, bytes, limit: MAX_RECORD_BYTES } : undefined;
+}
+
+/** The deletion of an entry in force (a record one version on), by the request's author. */
+export function deletion(entry: Envelope, request: VersionedRequest, kind: RecordKind): Deleted | Refusal {
+  const author = authorRefused(request.by);
+  if (author) return author;
+  const mark = stamp(entry.id, entry.version, request);
+  return { kind: 'deleted', id: entry.id, version: mark.version, record: deletionRecord(mark, kind) };
+}
+
+/** The ids of the sources a destination may name: the file's, and the runtime ones in force. */
+export function sourceIdsInForce(file: FileConfig, catalog: Catalog): Set<string> {
+  const ids = new Set(file.config.sources.map((s) => s.id));
+  for (const id of catalog.sources.keys()) ids.add(id);
+  return ids;
+}

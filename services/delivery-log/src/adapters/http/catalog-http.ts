@@ -1,0 +1,93 @@
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from '@sluice/logging';
+import { OUTCOME_STATUS, type RecordKind, type Refusal } from '@sluice/destination-catalog';
+import type { AuditedChange } from '../../domain/audit.ts';
+import { expectedVersion } from '../../domain/definitions.ts';
+import type { ChangeAudit } from '../db/change-audit.ts';
+import { badRequest, HttpError } from './http-io.ts';
+
+/** Who a change through the API is recorded as: the API has one admin token, without a name of its own. */
+export const API_AUTHOR = 'admin';
+
+/** The version `If-Match` names: 428 without one, 400 for one that names no single version. */
+export function ifMatch(req: IncomingMessage): number {
+  const header = req.headers['if-match'];
+  const checked = expectedVersion(Array.isArray(header) ? header.join(',') : header);
+  if (checked === undefined)
+    throw new HttpError(428, 'precondition_required', 'If-Match with the ETag of the version read is required');
+  if (!checked.ok) throw badRequest(checked);
+  return checked.value;
+}
+
+/** The answer to a change while the catalog is off (no `runtimeDestinations`): 409, the request conflicts with the config. */
+export const catalogOff = (kind: RecordKind): HttpError =>
+  new HttpError(
+    409,
+    `runtime_${kind}s_off`,
+    `runtime ${kind}s are off: configure runtimeDestinations.keyring to change ${kind}s through the API`,
+  );
+
+/**
+ * Records a change made in the audit. The change is made: one the audit cannot record is logged at
+ * `error` (`<kind> change not audited`), and the answer goes out all the same.
+ */
+export async function audit(
+  target: { changes: Pick<ChangeAudit, 'record'>; logger: Logger; kind: RecordKind },
+  change: AuditedChange,
+): Promise<void> {
+  await target.changes
+    .record(change)
+    .catch((err: unknown) => target.logger.error({ err, ...change }, `${target.kind} change not audited`));
+}
+
+/**
+ * A catalog change refused, as the API answers it (`OUTCOME_STATUS`): a code, a message naming the
+ * runtime destination or source, the field or the file, and never a secret.
+ */
+export function refusalError(outcome: Refusal, kind: RecordKind): HttpError {
+  const status = OUTCOME_STATUS[outcome.kind];
+  switch (outcome.kind) {
+    case 'invalid':
+      return new HttpError(status, 'invalid_definition', `${outcome.field} ${outcome.problem}`, outcome.field);
+    case 'not_found':
+      return new HttpError(status, 'not_found', `no runtime ${kind} has the id ${outcome.id}`);
+    case 'id_taken':
+      return new HttpError(
+        status,
+        'id_taken',
+        `a runtime ${kind} has the id ${outcome.id} (version ${outcome.version})`,
+      );
+    case 'file_declared':
+      return new HttpError(
+        status,
+        'file_declared',
+        `${kind} ${outcome.id} is declared in the config file ${outcome.file}: change it there`,
+      );
+    case 'version_conflict':
+      return new HttpError(
+        status,
+        'version_conflict',
+        `${kind} ${outcome.id} is at version ${outcome.currentVersion}, not ${outcome.expectedVersion}: read it again`,
+      );
+    case 'too_large':
+      return new HttpError(
+        status,
+        'too_large',
+        `the definition's record would be ${outcome.bytes} bytes; at most ${outcome.limit}`,
+      );
+    case 'source_in_use':
+      return new HttpError(
+        status,
+        'source_in_use',
+        `source ${outcome.id} is named by the destinations ${outcome.destinationIds.join(', ')}: take it out of their sourceIds first`,
+      );
+    case 'key_not_found':
+      return new HttpError(status, 'not_found', `source ${outcome.id} has no write key ${outcome.keyId}`);
+    case 'already_revoked':
+      return new HttpError(
+        status,
+        'already_revoked',
+        `write key ${outcome.keyId} of source ${outcome.id} was revoked at ${outcome.revokedAt}`,
+      );
+  }
+}
