@@ -2,7 +2,8 @@ import type { Keyring } from '@sluice/secret-keyring';
 import { MAX_RECORD_BYTES, MAX_UPDATED_BY_CHARS } from './constants.ts';
 import type { Envelope } from './envelope.ts';
 import type { FileConfig } from './file-config.ts';
-import { type CatalogEntry, type CatalogRecord, deletionRecord } from './record.ts';
+import type { CatalogRecord } from './envelope.ts';
+import { type CatalogEntry, deletionRecord } from './record.ts';
 import type { RecordKind } from './record-key.ts';
 import type { SourceEntry } from './source-record.ts';
 

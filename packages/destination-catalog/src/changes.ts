@@ -16,7 +16,8 @@ import {
 } from './change-basics.ts';
 import { DEFAULT_ROTATION_OVERLAP_MS } from './constants.ts';
 import type { FileConfig } from './file-config.ts';
-import { type CatalogEntry, type CatalogRecord, serializeEntry } from './record.ts';
+import type { CatalogRecord } from './envelope.ts';
+import { type CatalogEntry, serializeEntry } from './record.ts';
 import { isObject, type JsonObject } from './secret-fields.ts';
 import { fillSigningSecrets, type GeneratedSecret, rotateSigningSecret, schemesOf } from './signing-secrets.ts';
 

@@ -2,6 +2,16 @@ import { MAX_UPDATED_BY_CHARS, RECORD_FORMAT } from './constants.ts';
 import { CatalogRecordError } from './errors.ts';
 import { isObject, type JsonObject } from './secret-fields.ts';
 
+/**
+ * A record of the catalog topic. Its key is `<name>@<nonce>`, new for every record written, so
+ * that compaction never lets a change that lost a race replace the one that won (docs/reference/
+ * runtime-destinations.md, "Compaction"); a null value clears a record no longer in force.
+ */
+export interface CatalogRecord {
+  key: string;
+  value: string | null;
+}
+
 /** What every record of the catalog says besides its definition: whose, which version, when and by whom. */
 export interface Envelope {
   /** The destination's or source's id: its records' keys name it. */

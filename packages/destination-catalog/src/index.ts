@@ -59,10 +59,10 @@ export {
   mergeDestinations,
   mergeSources,
 } from './merge.ts';
+export type { CatalogRecord } from './envelope.ts';
 export { type CatalogOverlay, layCatalog } from './overlay.ts';
 export {
   type CatalogEntry,
-  type CatalogRecord,
   clearingRecord,
   type DeletionMark,
   deletionRecord,

@@ -1,7 +1,7 @@
 import { ConfigError, validateDestination } from '@sluice/config';
 import { type Keyring, KeyringError } from '@sluice/secret-keyring';
 import { MAX_RECORD_BYTES } from './constants.ts';
-import { deletionValue, type Envelope, envelopeValue, readEnvelope } from './envelope.ts';
+import { type CatalogRecord, deletionValue, type Envelope, envelopeValue, readEnvelope } from './envelope.ts';
 import { CatalogRecordError } from './errors.ts';
 import { type RecordKind, recordKey, subjectOfKey } from './record-key.ts';
 import { isObject, type JsonObject, mapSecrets } from './secret-fields.ts';
@@ -14,16 +14,6 @@ export interface CatalogEntry extends Envelope {
    * (defaults not filled in, so a default changed later applies to it as to the file's).
    */
   definition: JsonObject;
-}
-
-/**
- * A record of the catalog topic. Its key is `<name>@<nonce>`, new for every record written, so
- * that compaction never lets a change that lost a race replace the one that won (docs/reference/
- * runtime-destinations.md, "Compaction"); a null value clears a record no longer in force.
- */
-export interface CatalogRecord {
-  key: string;
-  value: string | null;
 }
 
 /** A deletion: the version it takes the destination or source to, when and by whom. */

@@ -16,7 +16,7 @@ import {
 } from './change-basics.ts';
 import { MAX_ACTIVE_WRITE_KEYS, MAX_REVOKED_WRITE_KEYS } from './constants.ts';
 import type { FileConfig } from './file-config.ts';
-import type { CatalogRecord } from './record.ts';
+import type { CatalogRecord } from './envelope.ts';
 import {
   keysInForce,
   type SourceDefinition,

@@ -1,8 +1,7 @@
 import { ConfigError, validateSource } from '@sluice/config';
 import { MAX_ACTIVE_WRITE_KEYS, MAX_REVOKED_WRITE_KEYS } from './constants.ts';
-import { type Envelope, envelopeValue, isTime } from './envelope.ts';
+import { type CatalogRecord, type Envelope, envelopeValue, isTime } from './envelope.ts';
 import { CatalogRecordError } from './errors.ts';
-import type { CatalogRecord } from './record.ts';
 import { recordKey } from './record-key.ts';
 import { isObject, type JsonObject } from './secret-fields.ts';
 
