@@ -29,6 +29,39 @@ async function checkLeaders(admin: Admin, topics: string[]): Promise<void> {
   if (leaderless.length > 0) throw new TopicsNotReadyError(leaderless.map((t) => t.name));
 }
 
+/**
+ * The most metadata records one topic-creation request may make, half of what a KRaft controller
+ * takes in one operation (10,000: a larger request fails whole with POLICY_VIOLATION,
+ * `BoundedListTooLongException`, creating nothing).
+ */
+const MAX_RECORDS_PER_CREATE = 5_000;
+
+/** Metadata records the controller writes to create a topic: the topic, one per partition, one per config entry. */
+const creationRecords = (s: TopicSpec) => 1 + s.numPartitions + (s.configEntries?.length ?? 0);
+
+/**
+ * `specs` split into creation requests of at most `MAX_RECORDS_PER_CREATE` records each (a topic
+ * larger than that alone in its request), in order: thousands of topics (a parked topic per
+ * destination) are created in several requests rather than refused in one.
+ */
+function creationRequests(specs: readonly TopicSpec[], maxRecords = MAX_RECORDS_PER_CREATE): TopicSpec[][] {
+  const requests: TopicSpec[][] = [];
+  let current: TopicSpec[] = [];
+  let records = 0;
+  for (const spec of specs) {
+    const cost = creationRecords(spec);
+    if (current.length > 0 && records + cost > maxRecords) {
+      requests.push(current);
+      current = [];
+      records = 0;
+    }
+    current.push(spec);
+    records += cost;
+  }
+  if (current.length > 0) requests.push(current);
+  return requests;
+}
+
 export interface EnsureTopicsOptions {
   /**
    * How "not yet" answers are waited out: the service's start-up retry (`StartupRetry#run`).
@@ -40,7 +73,8 @@ export interface EnsureTopicsOptions {
 /**
  * Creates the topics that are missing and waits until each has leaders and answers offset requests;
  * idempotent, and safe when several services race to create the same topic at start-up or the
- * broker is slow to place them.
+ * broker is slow to place them. Many missing topics are created in several requests, each within
+ * what the controller takes in one (`MAX_RECORDS_PER_CREATE`).
  */
 export async function ensureTopics(
   admin: Admin,
@@ -50,8 +84,8 @@ export async function ensureTopics(
   const retry = options.retry ?? new StartupRetry({ timeoutMs: DEFAULT_ENSURE_TIMEOUT_MS }).run;
   const existing = new Set(await retry('list topics', () => admin.listTopics()));
   const missing = specs.filter((s) => !existing.has(s.topic));
-  if (missing.length > 0) {
-    const toCreate: ITopicConfig[] = missing.map((s) => ({
+  for (const chunk of creationRequests(missing)) {
+    const toCreate: ITopicConfig[] = chunk.map((s) => ({
       topic: s.topic,
       numPartitions: s.numPartitions,
       replicationFactor: s.replicationFactor,
@@ -63,7 +97,7 @@ export async function ensureTopics(
       } catch (err) {
         // Another service (or an earlier try) created some of them: fine if all now exist.
         const now = new Set(await admin.listTopics());
-        if (!missing.every((s) => now.has(s.topic))) throw err;
+        if (!chunk.every((s) => now.has(s.topic))) throw err;
       }
     });
   }
