@@ -585,7 +585,7 @@ function report(
       const x = k === 0 ? '' : ratio(c.value, cell(base).value);
       return `${c.text}${x ? ` ${x}` : ''}`.padEnd(width);
     });
-    console.log(`${label.padEnd(36)}${cells.join('')}`);
+    console.log(`${label.padEnd(40)}${cells.join('')}`);
   };
   const svc = (r: SizeFigures, name: ServiceName) => r.services.get(name)!;
   console.log(
