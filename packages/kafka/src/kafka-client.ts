@@ -3,6 +3,7 @@ import type { KafkaSecurity } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
 import { kafkaJsSecurity } from './kafka-security.ts';
 import { fixRequestQueueTimer } from './request-queue-timer.ts';
+import { fixTopicMetadataLookups } from './topic-metadata-index.ts';
 
 const { Kafka: KafkaClass, logLevel } = kafkajs;
 
@@ -40,10 +41,13 @@ export interface KafkaClientOptions {
 /**
  * The one place a kafkajs client is built: brokers from `KAFKA_BROKERS`, TLS and SASL from the
  * config file's `kafka` section (both via `@sluice/config`). It also stops kafkajs's idle
- * connections from waking the process every millisecond (`fixRequestQueueTimer`).
+ * connections from waking the process every millisecond (`fixRequestQueueTimer`), and makes its
+ * lookups of a topic in the cluster metadata cost one map lookup rather than a scan of every topic
+ * (`fixTopicMetadataLookups`).
  */
 export function createKafka(options: KafkaClientOptions): Kafka {
   fixRequestQueueTimer();
+  fixTopicMetadataLookups();
   return new KafkaClass({
     clientId: options.clientId,
     brokers: options.brokers,
