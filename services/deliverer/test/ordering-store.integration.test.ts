@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { RecordSink } from '@sluice/kafka';
+import { ensureTopics, type RecordSink } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { testKafka, uniqueName, waitUntil } from '@sluice/testkit';
 import type { Admin, Kafka, Producer } from 'kafkajs';
@@ -32,9 +32,10 @@ after(async () => {
 
 it('a partition assigned again keeps the queue this process holds: its own records read back meanwhile do not set it back', async () => {
   const topic = uniqueName('ordering');
-  await admin.createTopics({
-    topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }],
-  });
+  // Through the services' own creation, which waits out a topic not placed yet.
+  await ensureTopics(admin, [
+    { topic, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] },
+  ]);
   // Writes go to Kafka at once, but the third waits for `release`.
   let sends = 0;
   let release!: () => void;

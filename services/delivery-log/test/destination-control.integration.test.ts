@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Kafka } from '@sluice/kafka';
+import { ensureTopics, type Kafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { createTestTopics, readTopic, testConfig, testKafka, uniqueName, waitUntil } from '@sluice/testkit';
 import { KafkaDestinationControl } from '../src/adapters/kafka/destination-control.ts';
@@ -46,10 +46,14 @@ describe('destination control: actions and states written together', { timeout: 
     const admin = kafka.admin();
     await admin.connect();
     try {
-      await admin.createTopics({
-        topics: [{ topic: refusing, numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '100' }] }],
-        waitForLeaders: true,
-      });
+      await ensureTopics(admin, [
+        {
+          topic: refusing,
+          numPartitions: 1,
+          replicationFactor: 1,
+          configEntries: [{ name: 'max.message.bytes', value: '100' }],
+        },
+      ]);
     } finally {
       await admin.disconnect();
     }
