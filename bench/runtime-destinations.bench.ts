@@ -359,7 +359,8 @@ async function runSize(
     gc();
     const readerHeap = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
     let recordBytes = 0;
-    for (const entry of reader.current().destinations.values()) recordBytes += Buffer.byteLength(JSON.stringify(entry.definition));
+    for (const entry of reader.current().destinations.values())
+      recordBytes += Buffer.byteLength(JSON.stringify(entry.definition));
     const t0 = performance.now();
     const merged = mergeDestinations(file, reader.current());
     const firstMerge = performance.now() - t0;
