@@ -1,7 +1,7 @@
 import { LIMITS } from '@sluice/config';
 import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../../constants.ts';
 import { CONTROL_ACTIONS } from '../kafka/destination-control.ts';
-import { errors, id, idParam, json, nullable, ref, time } from './openapi-schemas.ts';
+import { errors, id, idParam, json, nullable, ref, time, queryLimit } from './openapi-schemas.ts';
 
 const stateName = { type: 'string', enum: ['active', 'paused', 'disabled'] } as const;
 const stateProperties = {
@@ -106,14 +106,7 @@ export const controlPaths = {
     get: {
       operationId: 'listDestinationActions',
       summary: 'The recorded actions on destinations and endpoints, newest first (auto-disable included)',
-      parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          schema: { type: 'integer', minimum: 1, maximum: MAX_ACTIONS_KEPT, default: DEFAULT_ACTIONS_PAGE },
-        },
-      ],
+      parameters: [queryLimit({ max: MAX_ACTIONS_KEPT, default: DEFAULT_ACTIONS_PAGE })],
       responses: { '200': { description: 'Actions', ...json(ref('ControlActions')) }, ...errors },
     },
   },

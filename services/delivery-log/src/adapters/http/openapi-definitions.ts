@@ -2,7 +2,7 @@ import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE } from '../../domain/audit.ts';
 import { DEFAULT_DEFINITIONS_PAGE, MAX_DEFINITIONS_PAGE } from '../../domain/definitions.ts';
 import { TEST_EVENT_NAME, TEST_MESSAGE_ID_PREFIX, TEST_USER_ID } from '../../domain/test-event.ts';
 import { TEST_ANSWER_BYTES } from '../../constants.ts';
-import { errors, id, idParam, json, queryId, ref, time } from './openapi-schemas.ts';
+import { errors, id, idParam, json, queryId, queryLimit, ref, time } from './openapi-schemas.ts';
 
 const DEFINITION = {
   type: 'object',
@@ -194,12 +194,7 @@ export const definitionPaths = {
       summary: "Every destination's definition by id: the file's (read-only) and the runtime ones (secrets masked)",
       parameters: [
         queryId('sourceId', 'Only destinations that take this source'),
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          schema: { type: 'integer', minimum: 1, maximum: MAX_DEFINITIONS_PAGE, default: DEFAULT_DEFINITIONS_PAGE },
-        },
+        queryLimit({ max: MAX_DEFINITIONS_PAGE, default: DEFAULT_DEFINITIONS_PAGE }),
         {
           name: 'cursor',
           in: 'query',
@@ -223,12 +218,7 @@ export const definitionPaths = {
       summary: 'The audit of runtime destinations: each change made through this API, newest first',
       parameters: [
         queryId('destinationId', 'Only this destination'),
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          schema: { type: 'integer', minimum: 1, maximum: MAX_CHANGES_PAGE, default: DEFAULT_CHANGES_PAGE },
-        },
+        queryLimit({ max: MAX_CHANGES_PAGE, default: DEFAULT_CHANGES_PAGE }),
       ],
       responses: { '200': { description: 'Changes', ...json(ref('DefinitionChanges')) }, ...errors },
     },

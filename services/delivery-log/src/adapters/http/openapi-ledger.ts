@@ -1,6 +1,17 @@
 import { DEFAULT_PAGE_SIZE, MAX_LEDGER_BUCKETS, MAX_LEDGER_SPAN_MS, MAX_PAGE_SIZE } from '../../constants.ts';
 import { UNACCOUNTED_REASONS, UNSETTLED_STATES } from '@sluice/log-api';
-import { allRequired, errors, id, json, nullable, queryId, queryTime, ref, time } from './openapi-schemas.ts';
+import {
+  allRequired,
+  errors,
+  id,
+  json,
+  nullable,
+  queryId,
+  queryTime,
+  ref,
+  time,
+  queryLimit,
+} from './openapi-schemas.ts';
 
 const count = { type: 'integer', minimum: 0 } as const;
 const figures = {
@@ -83,15 +94,7 @@ export const ledgerPaths = {
     get: {
       operationId: 'ledgerUnaccounted',
       summary: 'The unaccounted deliveries, longest unaccounted first, with their last known state and why they count',
-      parameters: [
-        ...sourceAndDestination,
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
-        },
-      ],
+      parameters: [...sourceAndDestination, queryLimit({ max: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })],
       responses: { '200': { description: 'One page and the total', ...json(ref('Unaccounted')) }, ...errors },
     },
   },

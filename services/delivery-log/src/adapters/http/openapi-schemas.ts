@@ -51,6 +51,13 @@ export const queryId = (name: string, description: string) => ({
   description,
   schema: id,
 });
+/** The `limit` query parameter of a paged list: 1 up to the page's most, its default when absent. */
+export const queryLimit = (page: { max: number; default: number }) => ({
+  name: 'limit',
+  in: 'query',
+  required: false,
+  schema: { type: 'integer', minimum: 1, maximum: page.max, default: page.default },
+});
 export const queryTime = (name: string, description: string) => ({
   name,
   in: 'query',

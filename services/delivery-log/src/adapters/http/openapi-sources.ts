@@ -1,6 +1,6 @@
 import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE } from '../../domain/audit.ts';
 import { DEFAULT_ID_PAGE, MAX_ID_PAGE } from '../../domain/id-pages.ts';
-import { errors, id, idParam, json, queryId, ref, time } from './openapi-schemas.ts';
+import { errors, id, idParam, json, queryId, queryLimit, ref, time } from './openapi-schemas.ts';
 
 const etag = { ETag: { description: 'The version, quoted: send it back as `If-Match`', schema: { type: 'string' } } };
 const ifMatch = {
@@ -151,12 +151,7 @@ export const sourcePaths = {
       operationId: 'listSources',
       summary: "Every source by id: the file's (read-only, keys never shown) and the runtime ones (key ids and times)",
       parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          schema: { type: 'integer', minimum: 1, maximum: MAX_ID_PAGE, default: DEFAULT_ID_PAGE },
-        },
+        queryLimit({ max: MAX_ID_PAGE, default: DEFAULT_ID_PAGE }),
         {
           name: 'cursor',
           in: 'query',
@@ -180,12 +175,7 @@ export const sourcePaths = {
       summary: 'The audit of runtime sources: each change made through this API, newest first',
       parameters: [
         queryId('sourceId', 'Only this source'),
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          schema: { type: 'integer', minimum: 1, maximum: MAX_CHANGES_PAGE, default: DEFAULT_CHANGES_PAGE },
-        },
+        queryLimit({ max: MAX_CHANGES_PAGE, default: DEFAULT_CHANGES_PAGE }),
       ],
       responses: { '200': { description: 'Changes', ...json(ref('SourceChanges')) }, ...errors },
     },

@@ -3,7 +3,7 @@ import { controlPaths, controlSchemas } from './openapi-control.ts';
 import { definitionPaths, definitionSchemas } from './openapi-definitions.ts';
 import { ledgerPaths, ledgerSchemas } from './openapi-ledger.ts';
 import { sourcePaths, sourceSchemas } from './openapi-sources.ts';
-import { errors, id, idParam, json, queryId, queryTime, ref, schemas } from './openapi-schemas.ts';
+import { errors, id, idParam, json, queryId, queryTime, ref, schemas, queryLimit } from './openapi-schemas.ts';
 
 /**
  * The OpenAPI 3.1 description of the delivery-log API (served at `/openapi.json`, documented in
@@ -44,12 +44,7 @@ export const openApiDocument = {
           },
           queryTime('since', 'Received at or after'),
           queryTime('until', 'Received before'),
-          {
-            name: 'limit',
-            in: 'query',
-            required: false,
-            schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
-          },
+          queryLimit({ max: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
           {
             name: 'cursor',
             in: 'query',
@@ -151,12 +146,7 @@ export const openApiDocument = {
         summary: 'The newest events of a source with their payload (the live stream)',
         parameters: [
           idParam('sourceId', 'The source'),
-          {
-            name: 'limit',
-            in: 'query',
-            required: false,
-            schema: { type: 'integer', minimum: 1, maximum: MAX_STREAM_SIZE, default: DEFAULT_STREAM_SIZE },
-          },
+          queryLimit({ max: MAX_STREAM_SIZE, default: DEFAULT_STREAM_SIZE }),
         ],
         responses: { '200': { description: 'Events, newest first', ...json(ref('Events')) }, ...errors },
       },
