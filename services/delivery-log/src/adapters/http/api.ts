@@ -8,7 +8,9 @@ import type { DeliveryLogMetrics } from '../../metrics.ts';
 import type { LogReader } from '../db/read-store.ts';
 import type { DestinationControl } from '../kafka/destination-control.ts';
 import type { Replayer } from '../kafka/replayer.ts';
+import { allows, type Principal } from '../../domain/access-policy.ts';
 import { bearerMatches } from './auth.ts';
+import { setCaller } from './caller.ts';
 import { serveConsole } from './console-assets.ts';
 import { controlRoutes } from './control-routes.ts';
 import { type DefinitionRouteDeps, definitionRoutes } from './definition-routes.ts';
@@ -17,6 +19,7 @@ import { badRequest, HttpError, type Route, send } from './http-io.ts';
 import { ledgerRoutes } from './ledger-routes.ts';
 import { readRoutes } from './read-routes.ts';
 import { openApiDocument } from './openapi.ts';
+import { pathMatcher } from './route-paths.ts';
 import { replayRoutes } from './replay-routes.ts';
 import { destinationTestRoute } from './test-route.ts';
 
@@ -40,23 +43,18 @@ export interface ApiDeps {
 const REQUEST_ID_HEADER = 'x-request-id';
 const SANE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
+/** The OpenAPI path a request's path is an instance of: how the authorization policy names its route. */
+const documentedPath = pathMatcher(Object.keys(openApiDocument.paths));
+
 /**
  * The delivery-log HTTP API (docs/delivery-log.md, `/openapi.json`) and the console. Every `/api/`
- * route needs `Authorization: Bearer <deliveryLog.adminToken>`; without a configured token they
+ * route needs a bearer token, and the scope the authorization policy gives the route
+ * (`domain/access-policy.ts`, docs/reference/tokens.md); without a configured admin token they
  * answer 404. Every input is checked (bounded ids, closed sets, bounded pages) and refused with a 4xx
  * naming the field.
  */
 export function createApiHandler(deps: ApiDeps): RequestHandler {
-  const { store, control, config, now } = deps;
-  const routes: Route[] = [
-    ...controlRoutes({ store, control, config }),
-    ...definitionRoutes({ ...deps.definitions, config, now, logger: deps.logger }),
-    destinationTestRoute({ config, now, logger: deps.logger }),
-    ...sourceRoutes({ ...deps.sources, now, logger: deps.logger }),
-    ...ledgerRoutes({ store, now, config, control }),
-    ...readRoutes({ store, config, now }),
-    ...replayRoutes({ store, replayer: deps.replayer, metrics: deps.metrics }),
-  ];
+  const routes = apiRoutes(deps);
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://delivery-log');
     if (req.method === 'GET' && url.pathname === '/openapi.json') return send(res, 200, openApiDocument);
@@ -66,6 +64,20 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
     }
     await serveApi(deps, routes, { req, res, url, requestId: requestIdOf(req) });
   };
+}
+
+/** Every route of the API, each group from its own module. */
+export function apiRoutes(deps: ApiDeps): Route[] {
+  const { store, control, config, now } = deps;
+  return [
+    ...controlRoutes({ store, control, config }),
+    ...definitionRoutes({ ...deps.definitions, config, now, logger: deps.logger }),
+    destinationTestRoute({ config, now, logger: deps.logger }),
+    ...sourceRoutes({ ...deps.sources, now, logger: deps.logger }),
+    ...ledgerRoutes({ store, now, config, control }),
+    ...readRoutes({ store, config, now }),
+    ...replayRoutes({ store, replayer: deps.replayer, metrics: deps.metrics }),
+  ];
 }
 
 /** One `/api/` request: its id, the URL it asks for, and the answer to write. */
@@ -89,8 +101,10 @@ async function serveApi(deps: ApiDeps, routes: Route[], call: ApiRequest): Promi
   let name = 'unknown';
   let status = 500;
   try {
-    const route = authorizedRoute(deps.config().deliveryLog.adminToken, routes, req, url);
+    const principal = authenticate(deps.config().deliveryLog.adminToken, req);
+    const route = authorizedRoute({ principal, routes, req, url });
     name = route.name;
+    setCaller(req, principal);
     const unknown = checkParams(url.searchParams, route.params);
     if (unknown) throw badRequest(unknown);
     const [code, body, headers] = await route.run(route.pattern.exec(url.pathname)!, url, req);
@@ -105,15 +119,26 @@ async function serveApi(deps: ApiDeps, routes: Route[], call: ApiRequest): Promi
   }
 }
 
-/** The route a request with a valid admin token asks for: 404 with no token configured or no such route, 401, 405. */
-function authorizedRoute(token: string | undefined, routes: Route[], req: IncomingMessage, url: URL): Route {
-  if (token === undefined) throw new HttpError(404, 'not_found', 'the API is off: set deliveryLog.adminToken');
-  if (!bearerMatches(req.headers.authorization, token))
-    throw new HttpError(401, 'unauthorized', 'a valid bearer token is required');
+/** Who the request's bearer token is: 404 with no admin token configured (the API is off), 401 for no valid token. */
+function authenticate(adminToken: string | undefined, req: IncomingMessage): Principal {
+  if (adminToken === undefined) throw new HttpError(404, 'not_found', 'the API is off: set deliveryLog.adminToken');
+  if (bearerMatches(req.headers.authorization, adminToken)) return { role: 'admin', name: 'admin' };
+  throw new HttpError(401, 'unauthorized', 'a valid bearer token is required');
+}
+
+/**
+ * The route a request asks for, once the policy allows its caller: 404 for no such route, 405 for
+ * another method, 403 when the caller's role lacks the route's scope or the policy does not list it.
+ */
+function authorizedRoute(call: { principal: Principal; routes: Route[]; req: IncomingMessage; url: URL }): Route {
+  const { principal, routes, req, url } = call;
   const matching = routes.filter((r) => r.pattern.test(url.pathname));
   if (matching.length === 0) throw new HttpError(404, 'not_found', 'no such route');
   const route = matching.find((r) => r.method === req.method);
   if (!route) throw new HttpError(405, 'method_not_allowed', `use ${matching.map((r) => r.method).join(', ')}`);
+  const path = documentedPath(url.pathname);
+  if (path === undefined || !allows(principal.role, { method: route.method, path }))
+    throw new HttpError(403, 'forbidden', `this token may not call ${route.method} ${path ?? url.pathname}`);
   return route;
 }
 

@@ -4,12 +4,13 @@ import { definitionPaths, definitionSchemas } from './openapi-definitions.ts';
 import { ledgerPaths, ledgerSchemas } from './openapi-ledger.ts';
 import { sourcePaths, sourceSchemas } from './openapi-sources.ts';
 import { errors, id, idParam, json, queryId, queryTime, ref, schemas, queryLimit } from './openapi-schemas.ts';
+import { SECURITY_SCHEME, withScopes } from './openapi-scopes.ts';
 
 /**
  * The OpenAPI 3.1 description of the delivery-log API (served at `/openapi.json`, documented in
  * docs/delivery-log.md). Its schemas are JSON Schema 2020-12; the tests check real answers against them.
  */
-export const openApiDocument = {
+export const openApiDocument = withScopes({
   openapi: '3.1.0',
   info: {
     title: 'Sluice delivery log',
@@ -21,11 +22,17 @@ export const openApiDocument = {
   },
   components: {
     securitySchemes: {
-      adminToken: { type: 'http', scheme: 'bearer', description: '`deliveryLog.adminToken` of the config' },
+      [SECURITY_SCHEME]: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          '`deliveryLog.adminToken` of the config, or a tenant token (docs/reference/tokens.md); each operation names ' +
+          'the scope it needs in its security requirement and in `x-sluice-scope`',
+      },
     },
     schemas: { ...schemas, ...controlSchemas, ...definitionSchemas, ...sourceSchemas, ...ledgerSchemas },
   },
-  security: [{ adminToken: [] }],
+  security: [{ [SECURITY_SCHEME]: [] }],
   paths: {
     '/api/v1/messages': {
       get: {
@@ -152,4 +159,4 @@ export const openApiDocument = {
       },
     },
   },
-} as const;
+} as const);
