@@ -13,6 +13,7 @@ const masked = { redacted: true };
 const runtime = (id: string, over: Record<string, unknown> = {}): RuntimeDefinition => ({
   origin: 'runtime',
   id,
+  tenant: 'default',
   sourceIds: ['web'],
   version: 2,
   updatedAt: '2026-12-01T00:00:00.000Z',

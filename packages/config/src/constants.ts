@@ -101,6 +101,12 @@ export const OPERATOR_EVENT_DEFAULTS = {
 } as const;
 
 /**
+ * The tenant of a source or destination whose config names none (`tenant`, docs/reference/tenants.md):
+ * a config without tenants keeps every source and destination in this one.
+ */
+export const DEFAULT_TENANT = 'default';
+
+/**
  * Fewest characters of a bearer token that guards one of Sluice's own APIs (`ingest.adminToken`,
  * `deliveryLog.adminToken`): a shorter one is refused at load (docs/configuration.md, "Secrets").
  */

@@ -6,7 +6,7 @@ import { resolveFilter } from './filter.ts';
 import { ajv, schemaError } from './schema-errors.ts';
 import { DestinationSchema, type RawConfig } from './schema.ts';
 import { type ResolveSecret, secretResolver } from './secrets.ts';
-import { checkDestination, DestinationIds } from './semantic-checks.ts';
+import { checkDestination, DestinationIds, type SourcesInForce } from './semantic-checks.ts';
 import { resolveSigning } from './signing.ts';
 import type { Destination } from './types.ts';
 
@@ -23,6 +23,7 @@ export function resolveDestination(d: DestinationDefinition, base: string, secre
   return {
     id: d.id,
     name: d.name,
+    tenant: d.tenant,
     type: d.type,
     enabled: d.enabled,
     sourceIds: d.sourceIds,
@@ -44,9 +45,10 @@ export interface DestinationContext {
   /**
    * The sources it may name in `sourceIds`: the sources in force, the file's and the runtime ones
    * (docs/reference/runtime-sources.md); undefined: not checked (a record read back, before it
-   * meets the config in force). A set is used as it is (no copy per destination when many are checked).
+   * meets the config in force). A set is used as it is (no copy per destination when many are checked);
+   * a map of each source's tenant also holds the destination to sources of its own tenant.
    */
-  sourceIds?: readonly string[] | ReadonlySet<string>;
+  sourceIds?: readonly string[] | SourcesInForce;
   /**
    * The ids of the other destinations, which its id must neither repeat nor match but for `.` and
    * `_`; default none. A `DestinationIds` is used as it is, so checking many costs a lookup each.
@@ -82,11 +84,7 @@ export function validateDestination(
   const taken = context.destinationIds ?? [];
   (taken instanceof DestinationIds ? taken : new DestinationIds(taken)).check('id', definition.id);
   const sourceIds = context.sourceIds;
-  checkDestination(
-    definition,
-    '',
-    sourceIds instanceof Set || sourceIds === undefined ? sourceIds : new Set(sourceIds),
-  );
+  checkDestination(definition, '', Array.isArray(sourceIds) ? new Set(sourceIds) : (sourceIds as SourcesInForce));
   const secret = context.env === undefined ? literalSecret : secretResolver(context.env);
   return { definition, destination: resolveDestination(definition, '', secret) };
 }

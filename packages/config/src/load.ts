@@ -25,6 +25,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
     sources: raw.sources.map((s, i) => ({
       id: s.id,
       name: s.name,
+      tenant: s.tenant,
       writeKeys: s.writeKeys.map((k, j) => secret(`sources[${i}].writeKeys[${j}]`, k)),
       ...(s.rateLimit && {
         rateLimit: {

@@ -3,6 +3,7 @@ import {
   AUTO_DISABLE_AFTER_DEFAULT,
   BATCH_BOUNDS,
   BATCH_DEFAULTS,
+  DEFAULT_TENANT,
   DEFAULT_BACKOFF,
   DEFAULT_DELAY_TIERS,
   DEFAULT_TOPICS,
@@ -30,6 +31,14 @@ const Duration = (defaultValue: string) =>
 
 const Id = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._-]+$' });
 
+/** The tenant a source or destination belongs to (docs/reference/tenants.md): an id, `default` when none is named. */
+export const TenantSchema = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[A-Za-z0-9._-]+$',
+  default: DEFAULT_TENANT,
+});
+
 export const EndpointSchema = Type.Object(
   {
     /** The whole URL, or a secret holding it (for credentials in its userinfo, query or path). */
@@ -45,6 +54,7 @@ export const SourceSchema = Type.Object(
   {
     id: Id,
     name: Type.String({ default: '' }),
+    tenant: TenantSchema,
     writeKeys: Type.Array(SecretSchema, { minItems: 1 }),
     /** Optional token-bucket rate limit on ingest for this source (calls per second). */
     rateLimit: Type.Optional(
@@ -107,6 +117,7 @@ export const DestinationSchema = Type.Object(
   {
     id: Id,
     name: Type.String({ default: 'Webhooks' }),
+    tenant: TenantSchema,
     type: Type.Literal('webhooks'),
     enabled: Type.Boolean({ default: true }),
     sourceIds: Type.Array(Type.String({ minLength: 1 }), { default: [] }),

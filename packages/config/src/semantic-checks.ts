@@ -70,14 +70,27 @@ export class DestinationIds {
 }
 
 /**
- * The rules the JSON Schema cannot express for one destination, alone: its sources are known
- * (unless `sourceIds` is undefined: not checked), its batch wait within bounds. Fields are named
- * below `base` (`subField`).
+ * The sources a destination may name: their ids, or their ids with the tenant of each (then a
+ * destination may name only sources of its own tenant, docs/reference/tenants.md).
  */
-export function checkDestination(dest: RawDestination, base: string, sourceIds: ReadonlySet<string> | undefined): void {
+export type SourcesInForce = ReadonlySet<string> | ReadonlyMap<string, string>;
+
+/**
+ * The rules the JSON Schema cannot express for one destination, alone: its sources are known
+ * (unless `sources` is undefined: not checked) and of its tenant (when `sources` gives tenants),
+ * its batch wait within bounds. Fields are named below `base` (`subField`).
+ */
+export function checkDestination(dest: RawDestination, base: string, sources: SourcesInForce | undefined): void {
   dest.sourceIds.forEach((id, i) => {
-    if (sourceIds !== undefined && !sourceIds.has(id))
-      throw new ConfigError(subField(base, `sourceIds[${i}]`), `unknown source ${JSON.stringify(id)}`);
+    if (sources === undefined) return;
+    const field = subField(base, `sourceIds[${i}]`);
+    if (!sources.has(id)) throw new ConfigError(field, `unknown source ${JSON.stringify(id)}`);
+    const tenant = sources instanceof Map ? sources.get(id) : undefined;
+    if (tenant !== undefined && tenant !== dest.tenant)
+      throw new ConfigError(
+        field,
+        `source ${JSON.stringify(id)} belongs to tenant ${JSON.stringify(tenant)}, the destination to ${JSON.stringify(dest.tenant)}`,
+      );
   });
   if (dest.batch !== undefined) {
     const { min, max } = BATCH_BOUNDS.maxWaitMs;
@@ -114,9 +127,9 @@ export function checkSemantics(raw: RawConfig): void {
     checkTopicId(field, dest.id, taken);
     taken.set(topicFolded(dest.id), { id: dest.id, label: field });
   });
-  const sourceIds = new Set(raw.sources.map((s) => s.id));
+  const sources = new Map(raw.sources.map((s) => [s.id, s.tenant]));
   raw.destinations.forEach((dest, d) => {
-    checkDestination(dest, `destinations[${d}]`, sourceIds);
+    checkDestination(dest, `destinations[${d}]`, sources);
   });
   raw.delivery.ssrf.allowCidrs.forEach((cidr, i) => {
     // Parsed as the deliverer parses it: an address plus a prefix length within its family's bits.

@@ -7,7 +7,11 @@ import { ajv, schemaError } from './schema-errors.ts';
  * `sources` (the same schema parts, so the same messages). What a runtime source is given.
  */
 const SourceFieldsSchema = Type.Object(
-  { id: SourceSchema.properties.id, name: SourceSchema.properties.name },
+  {
+    id: SourceSchema.properties.id,
+    name: SourceSchema.properties.name,
+    tenant: SourceSchema.properties.tenant,
+  },
   { additionalProperties: false },
 );
 
@@ -16,7 +20,8 @@ export type SourceFields = Static<typeof SourceFieldsSchema>;
 const validate = ajv.compile<SourceFields>(SourceFieldsSchema);
 
 /**
- * Validates a source's id and name by the file's rules for `sources` (the name defaults to `''`),
+ * Validates a source's id, name and tenant by the file's rules for `sources` (the name defaults to
+ * `''`, the tenant to `default`),
  * each field named relative to the source (`id`, `name`). Throws `ConfigError`; `input` is not changed.
  */
 export function validateSource(input: unknown): SourceFields {

@@ -20,6 +20,8 @@ export interface Endpoint {
 export interface Source {
   id: string;
   name: string;
+  /** The tenant it belongs to (docs/reference/tenants.md); default `default`. */
+  tenant: string;
   /** The write keys the config file gives, in clear (a runtime source has none: only their digests). */
   writeKeys: string[];
   /**
@@ -33,6 +35,8 @@ export interface Source {
 export interface Destination {
   id: string;
   name: string;
+  /** The tenant it belongs to (docs/reference/tenants.md); default `default`. */
+  tenant: string;
   type: 'webhooks';
   enabled: boolean;
   sourceIds: string[];

@@ -182,6 +182,23 @@ describe('config: every error names the field', () => {
       'destinations[0].sourceIds[0]',
     ],
     [
+      'source of another tenant',
+      {
+        sources: [{ ...source, tenant: 'acme' }],
+        destinations: [
+          {
+            id: 'd',
+            tenant: 'globex',
+            type: 'webhooks',
+            sourceIds: [source.id],
+            settings: { webhookUrl: 'https://x.example/' },
+          },
+        ],
+      },
+      'destinations[0].sourceIds[0]',
+    ],
+    ['bad tenant', { sources: [{ ...source, tenant: 'a b' }] }, 'sources[0].tenant'],
+    [
       'wrong type',
       { sources: [source], destinations: [{ id: 'd', type: 'email', settings: { webhookUrl: 'https://x.example/' } }] },
       'destinations[0].type',

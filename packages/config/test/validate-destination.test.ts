@@ -172,6 +172,22 @@ describe('config: one destination is validated by the rules of the file', () => 
     assert.equal(unknown.field, 'sourceIds[0]');
   });
 
+  it('holds a destination to sources of its tenant when the sources come with theirs, default `default`', () => {
+    const sources = new Map([
+      ['web', 'default'],
+      ['shop', 'acme'],
+    ]);
+    assert.equal(
+      validateDestination({ ...base, sourceIds: ['web'] }, { sourceIds: sources }).destination.tenant,
+      'default',
+    );
+    const other = configError(() => validateDestination({ ...base, sourceIds: ['shop'] }, { sourceIds: sources }));
+    assert.equal(other.field, 'sourceIds[0]');
+    assert.match(other.problem, /belongs to tenant "acme", the destination to "default"/);
+    const own = validateDestination({ ...base, tenant: 'acme', sourceIds: ['shop'] }, { sourceIds: sources });
+    assert.equal(own.destination.tenant, 'acme');
+  });
+
   it('a definition that is not an object is refused at the root', () => {
     assert.equal(configError(() => validateDestination('nope')).field, '(root)');
     assert.equal(configError(() => validateDestination(undefined)).field, '(root)');

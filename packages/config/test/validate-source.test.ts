@@ -21,13 +21,24 @@ function bothWays(source: Record<string, unknown>): [string, string] {
 }
 
 describe('validateSource: a source’s id and name by the file’s rules', () => {
-  it('gives the id and the name, the name defaulting to empty as in the file', () => {
-    assert.deepEqual(validateSource({ id: 'shop' }), { id: 'shop', name: '' });
-    assert.deepEqual(validateSource({ id: 'shop.eu-1', name: 'Shop' }), { id: 'shop.eu-1', name: 'Shop' });
+  it('gives the id, the name and the tenant, defaulting to empty and `default` as in the file', () => {
+    assert.deepEqual(validateSource({ id: 'shop' }), { id: 'shop', name: '', tenant: 'default' });
+    assert.deepEqual(validateSource({ id: 'shop.eu-1', name: 'Shop', tenant: 'acme' }), {
+      id: 'shop.eu-1',
+      name: 'Shop',
+      tenant: 'acme',
+    });
   });
 
   it('refuses what the file refuses, with the same message', () => {
-    for (const source of [{}, { id: '' }, { id: 'a b' }, { id: 'x'.repeat(201) }, { id: 'x', name: 3 }]) {
+    for (const source of [
+      {},
+      { id: '' },
+      { id: 'a b' },
+      { id: 'x'.repeat(201) },
+      { id: 'x', name: 3 },
+      { id: 'x', tenant: 'a b' },
+    ]) {
       const [fromFile, alone] = bothWays(source);
       assert.notEqual(alone, '', JSON.stringify(source));
       assert.equal(alone, fromFile, JSON.stringify(source));

@@ -112,9 +112,12 @@ export function deletion(entry: Envelope, request: VersionedRequest, kind: Recor
   return { kind: 'deleted', id: entry.id, version: mark.version, record: deletionRecord(mark, kind) };
 }
 
-/** The ids of the sources a destination may name: the file's, and the runtime ones in force. */
-export function sourceIdsInForce(file: FileConfig, catalog: Catalog): Set<string> {
-  const ids = new Set(file.config.sources.map((s) => s.id));
-  for (const id of catalog.sources.keys()) ids.add(id);
-  return ids;
+/**
+ * The sources a destination may name, the file's and the runtime ones in force: each id with its
+ * tenant, since a destination names only sources of its own tenant.
+ */
+export function sourceIdsInForce(file: FileConfig, catalog: Catalog): Map<string, string> {
+  const tenants = new Map(file.config.sources.map((s) => [s.id, s.tenant]));
+  for (const [id, entry] of catalog.sources) if (!tenants.has(id)) tenants.set(id, entry.definition.tenant);
+  return tenants;
 }

@@ -20,7 +20,7 @@ export interface MergedDestinations {
 
 /**
  * A runtime destination resolved against the sources in force: the same result as long as its
- * catalog entry (replaced by every change) and those sources (`sourcesKey`, their ids) are the
+ * catalog entry (replaced by every change) and those sources (`sourcesKey`, their ids and tenants) are the
  * same. The id's clash with other ids is checked at each merge (the others change).
  */
 interface Resolved {
@@ -32,7 +32,7 @@ const resolvedEntries = new WeakMap<CatalogEntry, Resolved>();
 /** The entry's destination when it passes the config's rules but the id check, else undefined. */
 function resolvedAgainst(
   entry: CatalogEntry,
-  sources: { sourceIds: ReadonlySet<string>; sourcesKey: string },
+  sources: { sourceIds: ReadonlyMap<string, string>; sourcesKey: string },
 ): Destination | undefined {
   const cached = resolvedEntries.get(entry);
   if (cached?.sourcesKey === sources.sourcesKey) return cached.destination;
@@ -66,6 +66,7 @@ export function mergeSources(file: FileConfig, catalog: Catalog): { sources: Sou
     sources.push({
       id,
       name: definition.name,
+      tenant: definition.tenant,
       writeKeys: [],
       writeKeyDigests: keysInForce(definition).map((k) => k.hash),
     });
@@ -88,8 +89,8 @@ export function mergeDestinations(file: FileConfig, catalog: Catalog): MergedDes
   const ignored: IgnoredDestination[] = [];
   const fileIds = new Set(file.config.destinations.map((d) => d.id));
   // Built once and added to: each runtime destination costs a lookup, not a pass over the others.
-  const sourceIds: ReadonlySet<string> = sourceIdsInForce(file, catalog);
-  const sourcesKey = [...sourceIds].join('\n');
+  const sourceIds: ReadonlyMap<string, string> = sourceIdsInForce(file, catalog);
+  const sourcesKey = [...sourceIds].map(([id, tenant]) => `${id} ${tenant}`).join('\n');
   const destinationIds = new DestinationIds(fileIds);
   for (const id of [...catalog.destinations.keys()].sort()) {
     if (fileIds.has(id)) {

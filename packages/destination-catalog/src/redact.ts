@@ -36,6 +36,7 @@ export interface ShownSource {
   updatedAt: string;
   updatedBy: string;
   name: string;
+  tenant: string;
   writeKeys: { id: string; createdAt: string; revokedAt?: string }[];
 }
 
@@ -51,5 +52,6 @@ export function showSource(entry: SourceEntry): ShownSource {
     createdAt,
     ...(revokedAt !== undefined && { revokedAt }),
   }));
-  return { id, version, updatedAt, updatedBy, name: entry.definition.name, writeKeys };
+  const { name, tenant } = entry.definition;
+  return { id, version, updatedAt, updatedBy, name, tenant, writeKeys };
 }

@@ -1,4 +1,4 @@
-import { ConfigError, validateSource } from '@sluice/config';
+import { ConfigError, type SourceFields, validateSource } from '@sluice/config';
 import { generateWriteKey, generateWriteKeyId, writeKeyDigest } from '@sluice/secret-keyring';
 import {
   authorRefused,
@@ -101,7 +101,7 @@ function written(
 }
 
 /** A source's id and name by the file's rules, or the refusal naming the field. */
-function fields(input: unknown): { id: string; name: string } | Refusal {
+function fields(input: unknown): SourceFields | Refusal {
   try {
     return validateSource(input);
   } catch (err) {
@@ -122,7 +122,7 @@ export function createSource(catalog: Catalog, request: CreateSourceRequest, con
   const taken = catalog.sources.get(checked.id);
   if (taken) return { kind: 'id_taken', id: checked.id, version: taken.version };
   const { minted, stored } = mint(request.at);
-  const definition = { id: checked.id, name: checked.name, writeKeys: [stored] };
+  const definition = { id: checked.id, name: checked.name, tenant: checked.tenant, writeKeys: [stored] };
   return written(
     { kind: 'created', definition, previousVersion: request.deletedVersion ?? 0, writeKey: minted },
     request,

@@ -17,10 +17,12 @@ export interface StoredWriteKey {
   revokedAt?: string;
 }
 
-/** A runtime source: the id and name the file's `sources` would give, and its write keys as digests. */
+/** A runtime source: the id, name and tenant the file's `sources` would give, and its write keys as digests. */
 export interface SourceDefinition {
   id: string;
   name: string;
+  /** The tenant it belongs to (docs/reference/tenants.md); a record written without one reads as `default`. */
+  tenant: string;
   /** In the order minted: the keys in force and the last revoked ones (`MAX_REVOKED_WRITE_KEYS`). */
   writeKeys: StoredWriteKey[];
 }
@@ -36,8 +38,9 @@ export const keysInForce = (definition: SourceDefinition): StoredWriteKey[] =>
 
 /** The record of a source: key `source:<id>@<nonce>`, value the envelope with its definition. */
 export function serializeSource(entry: SourceEntry): CatalogRecord {
-  const { id, name, writeKeys } = entry.definition;
-  return { key: recordKey({ kind: 'source', id: entry.id }), value: envelopeValue(entry, { id, name, writeKeys }) };
+  const { id, name, tenant, writeKeys } = entry.definition;
+  const definition = { id, name, tenant, writeKeys };
+  return { key: recordKey({ kind: 'source', id: entry.id }), value: envelopeValue(entry, definition) };
 }
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -67,7 +70,7 @@ function readStoredKey(key: string, value: unknown, field: string): StoredWriteK
  */
 export function readSourceDefinition(key: string, stored: JsonObject): SourceDefinition {
   const { writeKeys, ...fields } = stored;
-  let checked: { id: string; name: string };
+  let checked: { id: string; name: string; tenant: string };
   try {
     checked = validateSource(fields);
   } catch (err) {
@@ -85,5 +88,5 @@ export function readSourceDefinition(key: string, stored: JsonObject): SourceDef
       key,
       `definition.writeKeys: at most ${MAX_ACTIVE_WRITE_KEYS} in force and ${MAX_REVOKED_WRITE_KEYS} revoked`,
     );
-  return { id: checked.id, name: checked.name, writeKeys: keys };
+  return { id: checked.id, name: checked.name, tenant: checked.tenant, writeKeys: keys };
 }

@@ -78,7 +78,7 @@ describe('catalog: the apply rule', () => {
     const source = (version: number): ParsedRecord => ({
       kind: 'source',
       key: key('source:a'),
-      entry: { ...mark, version, definition: { id: 'a', name: `v${version}`, writeKeys: [] } },
+      entry: { ...mark, version, definition: { id: 'a', name: `v${version}`, tenant: 'default', writeKeys: [] } },
     });
     const state = fold([change('a', 1), change('a', 2)]);
     const [s1, s2] = [source(1), source(2)];

@@ -68,6 +68,7 @@ describe('the effective config: runtime sources', () => {
       definition: {
         id,
         name: id,
+        tenant: 'default',
         writeKeys: [{ id: 'wk_1', hash: 'ab'.repeat(32), createdAt: '2026-11-01T00:00:00.000Z' }],
       },
     });

@@ -200,6 +200,7 @@ describe('catalog: a source’s record', () => {
     definition: {
       id: 'shop',
       name: 'Shop',
+      tenant: 'default',
       writeKeys: [
         { id: 'wk_000000000001', hash: digest, createdAt: '2026-11-01T00:00:00.000Z' },
         {

@@ -67,6 +67,7 @@ describe('runtime sources: create', () => {
     assert.deepEqual(entry.definition, {
       id: 'shop',
       name: 'Shop',
+      tenant: 'default',
       writeKeys: [{ id: writeKey.id, hash: writeKeyDigest(writeKey.key), createdAt: writeKey.createdAt }],
     });
     assert.match(record.key, /^source:shop@[0-9a-f]{16}$/);
@@ -189,6 +190,7 @@ describe('runtime sources: versioned changes', () => {
     assert.deepEqual(merged, {
       id: 'shop',
       name: '',
+      tenant: 'default',
       writeKeys: [],
       writeKeyDigests: [writeKeyDigest(minted.writeKey!.key)],
     });

@@ -4,6 +4,8 @@ import { answerGuard, isCount, isText, listOf, objectOf, orNull, type Check } fr
 export interface RuntimeDefinition {
   origin: 'runtime';
   id: string;
+  /** The tenant it belongs to (docs/reference/tenants.md). */
+  tenant: string;
   sourceIds: string[];
   version: number;
   updatedAt: string;
@@ -15,6 +17,7 @@ export interface RuntimeDefinition {
 export interface FileDefinition {
   origin: 'file';
   id: string;
+  tenant: string;
   sourceIds: string[];
   file: string;
 }
@@ -30,13 +33,17 @@ export interface DefinitionsPage {
 const isDefinition: Check = (value, path) => {
   const origin = (value as { origin?: unknown } | null)?.origin;
   if (origin === 'file')
-    return objectOf<FileDefinition>({ origin: isText, id: isText, sourceIds: listOf(isText), file: isText })(
-      value,
-      path,
-    );
+    return objectOf<FileDefinition>({
+      origin: isText,
+      id: isText,
+      tenant: isText,
+      sourceIds: listOf(isText),
+      file: isText,
+    })(value, path);
   return objectOf<RuntimeDefinition>({
     origin: (v, p) => (v === 'runtime' ? undefined : p),
     id: isText,
+    tenant: isText,
     sourceIds: listOf(isText),
     version: isCount,
     updatedAt: isText,

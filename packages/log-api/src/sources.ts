@@ -12,6 +12,8 @@ export interface RuntimeSourceItem {
   origin: 'runtime';
   id: string;
   name: string;
+  /** The tenant it belongs to (docs/reference/tenants.md). */
+  tenant: string;
   version: number;
   updatedAt: string;
   updatedBy: string;
@@ -23,6 +25,7 @@ export interface FileSourceItem {
   origin: 'file';
   id: string;
   name: string;
+  tenant: string;
   file: string;
 }
 
@@ -39,11 +42,15 @@ const isOptionalTime: Check = (v, p) => (v === undefined ? undefined : isTime(v,
 const isSource: Check = (value, path) => {
   const origin = (value as { origin?: unknown } | null)?.origin;
   if (origin === 'file')
-    return objectOf<FileSourceItem>({ origin: isText, id: isText, name: isText, file: isText })(value, path);
+    return objectOf<FileSourceItem>({ origin: isText, id: isText, name: isText, tenant: isText, file: isText })(
+      value,
+      path,
+    );
   return objectOf<RuntimeSourceItem>({
     origin: (v, p) => (v === 'runtime' ? undefined : p),
     id: isText,
     name: isText,
+    tenant: isText,
     version: isCount,
     updatedAt: isTime,
     updatedBy: isText,

@@ -8,6 +8,7 @@ const page = (): SourcesPage => ({
       origin: 'runtime',
       id: 'shop',
       name: 'Shop',
+      tenant: 'default',
       version: 3,
       updatedAt: '2026-11-01T00:00:00.000Z',
       updatedBy: 'admin',
@@ -16,7 +17,7 @@ const page = (): SourcesPage => ({
         { id: 'wk_2', createdAt: '2026-11-02T00:00:00.000Z' },
       ],
     },
-    { origin: 'file', id: 'web', name: '', file: '/etc/sluice/config.yaml' },
+    { origin: 'file', id: 'web', name: '', tenant: 'default', file: '/etc/sluice/config.yaml' },
   ],
   nextCursor: null,
 });

@@ -8,6 +8,7 @@ describe('routing (docs/reference/routing.md)', () => {
   const dest = (id: string, extra: Partial<Destination> = {}): Destination => ({
     id,
     name: 'Webhooks',
+    tenant: 'default',
     type: 'webhooks',
     enabled: true,
     sourceIds: ['s1'],

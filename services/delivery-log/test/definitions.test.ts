@@ -14,6 +14,7 @@ import { parseChangesQuery } from '../src/domain/audit.ts';
 const fileItem = (id: string, sourceIds: string[] = []): DefinitionItem => ({
   origin: 'file',
   id,
+  tenant: 'default',
   sourceIds,
   file: '/etc/sluice.yaml',
 });

@@ -97,7 +97,7 @@ describe('delivery-log runtime sources API', { timeout: 120_000 }, () => {
     );
     const rest = await call(on, { method: 'GET', path: `${BASE}?cursor=${list.body.nextCursor}` });
     assert.deepEqual(rest.body.sources, [
-      { origin: 'file', id: 'web', name: 'Web', file: '(the config given at start)' },
+      { origin: 'file', id: 'web', name: 'Web', tenant: 'default', file: '(the config given at start)' },
     ]);
     noSecret(list.text + rest.text);
   });

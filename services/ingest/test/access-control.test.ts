@@ -16,10 +16,16 @@ test('write key from Basic auth: with or without the colon, password ignored', (
 });
 
 test('write key index: every key of a source, the file’s and the runtime digests; unknown and missing keys', () => {
-  const runtime = { id: 'r', name: 'R', writeKeys: [], writeKeyDigests: [writeKeyDigest('sk_minted')] };
+  const runtime = {
+    id: 'r',
+    name: 'R',
+    tenant: 'default',
+    writeKeys: [],
+    writeKeyDigests: [writeKeyDigest('sk_minted')],
+  };
   const index = new WriteKeyIndex([
-    { id: 'a', name: 'A', writeKeys: ['k1', 'k2'] },
-    { id: 'b', name: 'B', writeKeys: ['k3'], rateLimit: { perSecond: 1, burst: 1 } },
+    { id: 'a', name: 'A', tenant: 'default', writeKeys: ['k1', 'k2'] },
+    { id: 'b', name: 'B', tenant: 'default', writeKeys: ['k3'], rateLimit: { perSecond: 1, burst: 1 } },
     runtime,
   ]);
   const idOf = (key: string | undefined) => index.sourceFor(key)?.id;
@@ -39,6 +45,7 @@ test('write key index: a lookup costs the same whatever the number of keys', () 
     Array.from({ length: n }, (_, i) => ({
       id: `s${i}`,
       name: '',
+      tenant: 'default',
       writeKeys: [],
       writeKeyDigests: [writeKeyDigest(`key-${i}`)],
     }));

@@ -113,6 +113,7 @@ describe('runtime sources in the running ingest', () => {
       definition: {
         id: 'src-a',
         name: 'shadow',
+        tenant: 'default',
         writeKeys: [{ id: 'wk_shadow', hash: writeKeyDigest('sk_shadow'), createdAt: at }],
       },
     });

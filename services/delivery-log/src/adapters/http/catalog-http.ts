@@ -4,10 +4,25 @@ import { OUTCOME_STATUS, type RecordKind, type Refusal } from '@sluice/destinati
 import type { AuditedChange } from '../../domain/audit.ts';
 import { expectedVersion } from '../../domain/definitions.ts';
 import type { ChangeAudit } from '../db/change-audit.ts';
+import { type TenantChange, tenantOfChange } from '../../domain/tenancy.ts';
+import { callerOf } from './caller.ts';
 import { badRequest, HttpError } from './http-io.ts';
 
-/** Who a change through the API is recorded as: the API has one admin token, without a name of its own. */
-export const API_AUTHOR = 'admin';
+/**
+ * A definition's body as written by the caller of `req` (`tenantOfChange`): a create or a replace in
+ * the caller's tenant (or, for the admin, the one named, else the one it has, else `default`); a
+ * patch as given. 403 naming `tenant` when a tenant token names another tenant. A body that is not
+ * an object is left for the config's rules to refuse.
+ */
+export function inCallerTenant(req: IncomingMessage, change: Omit<TenantChange, 'given'> & { body: unknown }): unknown {
+  const { body, ...rest } = change;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const fields = body as Record<string, unknown>;
+  const outcome = tenantOfChange(callerOf(req), { ...rest, given: fields.tenant });
+  if (!outcome.ok) throw new HttpError(403, 'forbidden', `tenant ${outcome.problem}`, 'tenant');
+  const { tenant: _given, ...others } = fields;
+  return outcome.tenant === undefined ? others : { ...others, tenant: outcome.tenant };
+}
 
 /** The version `If-Match` names: 428 without one, 400 for one that names no single version. */
 export function ifMatch(req: IncomingMessage): number {

@@ -61,6 +61,7 @@ function listDestinations({ store, control, config }: ControlRouteDeps): Route {
       const destinations = config().destinations.map((d) => ({
         id: d.id,
         name: d.name,
+        tenant: d.tenant,
         enabled: d.enabled,
         sourceIds: d.sourceIds,
         // The redacted names records carry (URLs may hold credentials), never the URLs themselves.

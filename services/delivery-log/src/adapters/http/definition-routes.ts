@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { SluiceConfig } from '@sluice/config';
+import { DEFAULT_TENANT, type SluiceConfig } from '@sluice/config';
 import {
   type Catalog,
   type CatalogOutcome,
@@ -20,7 +20,8 @@ import {
   parseDefinitionsQuery,
 } from '../../domain/definitions.ts';
 import type { ChangeAudit } from '../db/change-audit.ts';
-import { API_AUTHOR, audit, catalogOff, ifMatch, refusalError } from './catalog-http.ts';
+import { callerOf } from './caller.ts';
+import { audit, catalogOff, ifMatch, inCallerTenant, refusalError } from './catalog-http.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
 
 /** The catalog as the API changes it: what the service's reader has read, and the writer. */
@@ -55,13 +56,17 @@ function answer(outcome: CatalogOutcome): RouteAnswer {
 }
 
 /** What the audit records of a change made: who, when, and the names of the fields it changed. */
-function auditOf(outcome: Extract<CatalogOutcome, { record: unknown }>, before: unknown, at: number): AuditedChange {
+function auditOf(
+  outcome: Extract<CatalogOutcome, { record: unknown }>,
+  made: { before: unknown; at: number; by: string },
+): AuditedChange {
+  const { before, at, by } = made;
   if (outcome.kind === 'deleted')
     return {
       subjectId: outcome.id,
       version: outcome.version,
       change: 'deleted',
-      by: API_AUTHOR,
+      by,
       at: new Date(at).toISOString(),
       fields: [],
     };
@@ -76,6 +81,10 @@ function auditOf(outcome: Extract<CatalogOutcome, { record: unknown }>, before: 
     fields,
   };
 }
+
+/** The tenant a stored definition names (undefined: none, or none stored). */
+const tenantOf = (definition: { tenant?: unknown } | undefined): string | undefined =>
+  typeof definition?.tenant === 'string' ? definition.tenant : undefined;
 
 /** Refuses a URL the SSRF policy in force would refuse, naming its field. */
 function checkUrls(config: SluiceConfig, body: unknown): void {
@@ -98,13 +107,15 @@ function allDefinitions(deps: DefinitionRouteDeps): DefinitionItem[] {
   const items: DefinitionItem[] = file.config.destinations.map((d) => ({
     origin: 'file',
     id: d.id,
+    tenant: d.tenant,
     sourceIds: [...d.sourceIds],
     file: file.path,
   }));
   for (const entry of deps.catalog?.current().destinations.values() ?? []) {
     const { definition, ...rest } = redactEntry(entry);
     const sourceIds = Array.isArray(definition.sourceIds) ? (definition.sourceIds as string[]) : [];
-    items.push({ origin: 'runtime', ...rest, sourceIds, definition });
+    const tenant = typeof definition.tenant === 'string' ? definition.tenant : DEFAULT_TENANT;
+    items.push({ origin: 'runtime', ...rest, tenant, sourceIds, definition });
   }
   return items;
 }
@@ -119,11 +130,16 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
     if (deps.catalog === undefined) throw catalogOff('destination');
     return deps.catalog;
   };
-  const change = async (req: IncomingMessage) => ({ by: API_AUTHOR, at: deps.now(), body: await readJson(req) });
+  const change = async (req: IncomingMessage) => ({
+    by: callerOf(req).name,
+    at: deps.now(),
+    body: await readJson(req),
+  });
   /** The answer to a change, recorded in the audit when it was made; `before`: the definition it was made on. */
-  const settle = async (outcome: CatalogOutcome, before: unknown): Promise<RouteAnswer> => {
+  const settle = async (outcome: CatalogOutcome, made: { before: unknown; by: string }): Promise<RouteAnswer> => {
     const answered = answer(outcome);
-    if ('record' in outcome) await audit({ ...deps, kind: 'destination' }, auditOf(outcome, before, deps.now()));
+    if ('record' in outcome)
+      await audit({ ...deps, kind: 'destination' }, auditOf(outcome, { ...made, at: deps.now() }));
     return answered;
   };
   /**
@@ -162,9 +178,10 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
     {
       ...route('POST', 'createDefinition', async (_m, _url, req) => {
         const { writer } = catalog();
-        const { body, ...by } = await change(req);
+        const { body: given, ...by } = await change(req);
+        const body = inCallerTenant(req, { body: given, form: 'whole' });
         checkUrls(deps.config(), body);
-        return settle(await writer.create({ ...by, definition: body }), undefined);
+        return settle(await writer.create({ ...by, definition: body }), { before: undefined, by: by.by });
       }),
       pattern: new RegExp(`^${BASE}$`),
     },
@@ -185,23 +202,25 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
       return item.origin === 'runtime' ? [200, item, { etag: etagOf(item.version) }] : [200, item];
     }),
     route('PUT', 'replaceDefinition', async (m, _url, req) => {
-      const { writer, body, before, request } = await versioned(m, req);
+      const { writer, body: given, before, request } = await versioned(m, req);
+      const body = inCallerTenant(req, { body: given, current: tenantOf(before), form: 'whole' });
       checkUrls(deps.config(), body);
-      return settle(await writer.replace({ ...request, definition: body }), before);
+      return settle(await writer.replace({ ...request, definition: body }), { before, by: request.by });
     }),
     route('PATCH', 'patchDefinition', async (m, _url, req) => {
-      const { writer, body, before, request } = await versioned(m, req);
+      const { writer, body: given, before, request } = await versioned(m, req);
+      const body = inCallerTenant(req, { body: given, current: tenantOf(before), form: 'patch' });
       checkUrls(deps.config(), body);
-      return settle(await writer.patch({ ...request, patch: body }), before);
+      return settle(await writer.patch({ ...request, patch: body }), { before, by: request.by });
     }),
     route('DELETE', 'deleteDefinition', async (m, _url, req) => {
       const { writer, request } = await versioned(m, req);
-      return settle(await writer.delete(request), undefined);
+      return settle(await writer.delete(request), { before: undefined, by: request.by });
     }),
     {
       ...route('POST', 'rotateDefinitionSecret', async (m, _url, req) => {
         const { writer, body, before, request } = await versioned(m, req);
-        return settle(await writer.rotate({ ...request, ...rotateBody(body) }), before);
+        return settle(await writer.rotate({ ...request, ...rotateBody(body) }), { before, by: request.by });
       }),
       pattern: new RegExp(`^${BASE}/([^/]+)/rotate-secret$`),
     },

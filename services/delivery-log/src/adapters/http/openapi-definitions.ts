@@ -36,23 +36,28 @@ const written = (status: string, description: string) => ({
 export const definitionSchemas = {
   RuntimeDefinition: {
     type: 'object',
-    required: ['origin', 'id', 'sourceIds', 'version', 'updatedAt', 'updatedBy', 'definition'],
+    required: ['origin', 'id', 'tenant', 'sourceIds', 'version', 'updatedAt', 'updatedBy', 'definition'],
     properties: {
       origin: { const: 'runtime' },
       id,
+      tenant: { type: 'string', description: 'The tenant it belongs to (docs/reference/tenants.md)' },
       sourceIds: { type: 'array', items: { type: 'string' } },
       version: { type: 'integer', minimum: 1 },
       updatedAt: time,
-      updatedBy: { type: 'string', description: '`admin`: the API has one token' },
+      updatedBy: {
+        type: 'string',
+        description: 'The name of the token that made the change (`admin`: the admin token)',
+      },
       definition: DEFINITION,
     },
   },
   FileDefinition: {
     type: 'object',
-    required: ['origin', 'id', 'sourceIds', 'file'],
+    required: ['origin', 'id', 'tenant', 'sourceIds', 'file'],
     properties: {
       origin: { const: 'file', description: 'Declared in the config file: read-only through the API' },
       id,
+      tenant: { type: 'string', description: 'The tenant it belongs to (docs/reference/tenants.md)' },
       sourceIds: { type: 'array', items: { type: 'string' } },
       file: { type: 'string', description: 'The config file that declares it' },
     },

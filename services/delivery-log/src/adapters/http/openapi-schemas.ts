@@ -275,10 +275,11 @@ export const schemas = {
         type: 'array',
         items: {
           type: 'object',
-          required: ['id', 'name', 'enabled', 'sourceIds', 'endpoints', 'states', 'state', 'endpointStates'],
+          required: ['id', 'name', 'tenant', 'enabled', 'sourceIds', 'endpoints', 'states', 'state', 'endpointStates'],
           properties: {
             id,
             name: { type: 'string' },
+            tenant: { type: 'string', description: 'The tenant it belongs to (docs/reference/tenants.md)' },
             enabled: { type: 'boolean' },
             sourceIds: { type: 'array', items: { type: 'string' } },
             endpoints: {

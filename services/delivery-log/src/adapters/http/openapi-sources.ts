@@ -35,13 +35,14 @@ const writeKey = {
 };
 const runtimeSource = {
   type: 'object',
-  required: ['id', 'name', 'version', 'updatedAt', 'updatedBy', 'writeKeys'],
+  required: ['id', 'name', 'tenant', 'version', 'updatedAt', 'updatedBy', 'writeKeys'],
   properties: {
     id,
     name: { type: 'string' },
+    tenant: { type: 'string', description: 'The tenant it belongs to (docs/reference/tenants.md)' },
     version: { type: 'integer', minimum: 1 },
     updatedAt: time,
-    updatedBy: { type: 'string', description: '`admin`: the API has one token' },
+    updatedBy: { type: 'string', description: 'The name of the token that made the change (`admin`: the admin token)' },
     writeKeys: {
       type: 'array',
       items: writeKey,
@@ -59,7 +60,7 @@ export const sourceSchemas = {
   },
   FileSource: {
     type: 'object',
-    required: ['origin', 'id', 'name', 'file'],
+    required: ['origin', 'id', 'name', 'tenant', 'file'],
     properties: {
       origin: {
         const: 'file',
@@ -67,6 +68,7 @@ export const sourceSchemas = {
       },
       id,
       name: { type: 'string' },
+      tenant: { type: 'string', description: 'The tenant it belongs to (docs/reference/tenants.md)' },
       file: { type: 'string', description: 'The config file that declares it' },
     },
   },
@@ -86,6 +88,13 @@ export const sourceSchemas = {
     properties: {
       id: { type: 'string', pattern: '^[A-Za-z0-9._-]+$', minLength: 1, maxLength: 200 },
       name: { type: 'string', default: '' },
+      tenant: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9._-]+$',
+        minLength: 1,
+        maxLength: 100,
+        description: "The admin's choice (default `default`); a tenant token's own tenant, the only one it may name",
+      },
     },
   },
   RenameSourceRequest: {

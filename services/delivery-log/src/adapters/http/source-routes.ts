@@ -15,7 +15,8 @@ import { etagOf } from '../../domain/definitions.ts';
 import { pageById, parseIdPageQuery } from '../../domain/id-pages.ts';
 import { sourceChangeOf } from '../../domain/sources.ts';
 import type { ChangeAudit } from '../db/change-audit.ts';
-import { API_AUTHOR, audit, catalogOff, ifMatch, refusalError } from './catalog-http.ts';
+import { callerOf } from './caller.ts';
+import { audit, catalogOff, ifMatch, inCallerTenant, refusalError } from './catalog-http.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
 
 /** The catalog as the source routes change it: what the service's reader has read, and the writer. */
@@ -48,6 +49,7 @@ function allSources(deps: SourceRouteDeps): SourceItem[] {
     origin: 'file',
     id: s.id,
     name: s.name,
+    tenant: s.tenant,
     file: file.path,
   }));
   for (const entry of deps.catalog?.current().sources.values() ?? [])
@@ -87,10 +89,10 @@ export function sourceRoutes(deps: SourceRouteDeps): Route[] {
     return deps.catalog;
   };
   /** The answer to a change, recorded in the audit when it was made; `before`: the source it was made on, if any. */
-  const settle = async (outcome: SourceOutcome, before?: SourceEntry): Promise<RouteAnswer> => {
+  const settle = async (outcome: SourceOutcome, made: { before?: SourceEntry; by: string }): Promise<RouteAnswer> => {
     const answered = answer(outcome);
     if ('record' in outcome) {
-      const context = { before: before?.definition.writeKeys ?? [], at: deps.now(), by: API_AUTHOR };
+      const context = { before: made.before?.definition.writeKeys ?? [], at: deps.now(), by: made.by };
       await audit({ ...deps, kind: 'source' }, sourceChangeOf(outcome, context));
     }
     return answered;
@@ -99,7 +101,7 @@ export function sourceRoutes(deps: SourceRouteDeps): Route[] {
   const versioned = (m: RegExpExecArray, req: IncomingMessage) => {
     const { writer, current } = catalog();
     const id = pathId('sourceId', m[1]!);
-    const request = { by: API_AUTHOR, at: deps.now(), id, expectedVersion: ifMatch(req) };
+    const request = { by: callerOf(req).name, at: deps.now(), id, expectedVersion: ifMatch(req) };
     return { writer, request, before: current().sources.get(id) };
   };
   const route = (method: string, name: string, run: Route['run']): Route => ({
@@ -123,8 +125,9 @@ export function sourceRoutes(deps: SourceRouteDeps): Route[] {
     {
       ...route('POST', 'createSource', async (_m, _url, req) => {
         const { writer } = catalog();
-        const source = await readJson(req);
-        return settle(await writer.createSource({ by: API_AUTHOR, at: deps.now(), source }));
+        const source = inCallerTenant(req, { body: await readJson(req), form: 'whole' });
+        const by = callerOf(req).name;
+        return settle(await writer.createSource({ by, at: deps.now(), source }), { by });
       }),
       pattern: new RegExp(`^${BASE}$`),
     },
@@ -147,16 +150,16 @@ export function sourceRoutes(deps: SourceRouteDeps): Route[] {
     route('PATCH', 'renameSource', async (m, _url, req) => {
       const { writer, request, before } = versioned(m, req);
       const { name } = renameBody(await readJson(req));
-      return settle(await writer.renameSource({ ...request, name }), before);
+      return settle(await writer.renameSource({ ...request, name }), { before, by: request.by });
     }),
     route('DELETE', 'deleteSource', async (m, _url, req) => {
       const { writer, request, before } = versioned(m, req);
-      return settle(await writer.deleteSource(request), before);
+      return settle(await writer.deleteSource(request), { before, by: request.by });
     }),
     {
       ...route('POST', 'mintWriteKey', async (m, _url, req) => {
         const { writer, request, before } = versioned(m, req);
-        return settle(await writer.mintWriteKey(request), before);
+        return settle(await writer.mintWriteKey(request), { before, by: request.by });
       }),
       pattern: KEYS,
     },
@@ -164,7 +167,7 @@ export function sourceRoutes(deps: SourceRouteDeps): Route[] {
       ...route('DELETE', 'revokeWriteKey', async (m, _url, req) => {
         const { writer, request, before } = versioned(m, req);
         const keyId = pathId('keyId', m[2]!);
-        return settle(await writer.revokeWriteKey({ ...request, keyId }), before);
+        return settle(await writer.revokeWriteKey({ ...request, keyId }), { before, by: request.by });
       }),
       pattern: ONE_KEY,
     },
