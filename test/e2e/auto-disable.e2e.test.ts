@@ -133,7 +133,7 @@ describe('auto-disable and operator events', { timeout: 180_000 }, () => {
       30_000,
       'the operator told of the enable',
     );
-    assert.equal(told.by, 'oncall');
+    assert.equal(told.by, 'admin', 'the name of the token that acted');
     assert.equal(told.reason, 'receiver fixed');
     await waitUntil(
       () => waiting.every((id) => requestsFor(id).length > 0),

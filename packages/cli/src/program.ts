@@ -31,6 +31,7 @@ import {
   sourcesList,
 } from './commands/sources.ts';
 import { send } from './commands/send.ts';
+import { type TokenCreateFlags, tokenCreate, tokenRevoke, tokensList } from './commands/tokens.ts';
 import { topics } from './commands/topics.ts';
 import { verify, type VerifyOptions } from './commands/verify.ts';
 import { CALL_TYPES, DEFAULT_TEST_EVENT, DEFAULT_TEST_USER, type CallType } from './domain/test-call.ts';
@@ -213,12 +214,12 @@ export function buildProgram(io: CliIo): Command {
       .argument('<id>', 'destination id')
       .option('--endpoint <ref>', 'only this endpoint, named as `destinations list` shows it')
       .requiredOption('--reason <text>', 'why (recorded with the action)')
-      .option('--by <name>', 'who acts (default: api)')
       .option('--json', 'JSON output')
       .action((id: string, o: DestinationActionFlags) => destinationAction(io, action, id, o));
   }
 
   addSourceCommands(io, program);
+  addTokenCommands(io, program);
 
   program
     .command('audit')
@@ -321,6 +322,37 @@ function addDefinitionCommands(io: CliIo, destinations: Command): void {
 
 const SOURCE_IF_MATCH_HELP =
   'the version read (`get` prints it): refused if the source changed since; default the current one';
+
+/** `sluice tokens create|list|revoke`: tenant tokens of the delivery log's API (docs/reference/tokens.md), the admin's. */
+function addTokenCommands(io: CliIo, program: Command): void {
+  const tokens = program
+    .command('tokens')
+    .description("tenant tokens of the delivery log's API (SLUICE_API_URL, SLUICE_API_TOKEN: the admin token)");
+  tokens
+    .command('create')
+    .description('create a tenant token; the token is printed once')
+    .argument('<name>', 'its name, unique among the tokens in force: what it does is recorded by it')
+    .requiredOption('--tenant <tenant>', 'the tenant it sees and changes')
+    .addOption(
+      new Option('--role <role>', 'read, or manage (also changes, acts and replays)')
+        .choices(['read', 'manage'])
+        .makeOptionMandatory(),
+    )
+    .option('--expires-at <time>', 'RFC 3339 time from which it is refused (default: never)')
+    .option('--json', 'JSON output')
+    .action((name: string, o: TokenCreateFlags) => tokenCreate(io, name, o));
+  tokens
+    .command('list')
+    .description('the tenant tokens in force: ids, names, tenants, roles, expiries; never a token')
+    .option('--json', 'JSON output')
+    .action((o: { json?: boolean }) => tokensList(io, o));
+  tokens
+    .command('revoke')
+    .description('revoke a tenant token: every delivery-log replica refuses it within a second')
+    .argument('<id>', 'the token id (tok_…) as list shows it')
+    .option('--json', 'JSON output')
+    .action((id: string, o: { json?: boolean }) => tokenRevoke(io, id, o));
+}
 
 /** `sluice sources create|get|list|rename|delete|mint-key|revoke-key`: runtime sources and their write keys (docs/cli.md). */
 function addSourceCommands(io: CliIo, program: Command): void {

@@ -5,6 +5,7 @@ import { CatalogRecordError, CatalogTimeoutError } from './errors.ts';
 import { type CatalogEntry, parseRecord, type RawCatalogRecord } from './record.ts';
 import { nameOfKey, subjectOfKey } from './record-key.ts';
 import type { SourceEntry } from './source-record.ts';
+import type { TokenEntry } from './token-record.ts';
 
 /** A record of the catalog topic with its offset (the topic has one partition). */
 export interface OffsetRecord extends RawCatalogRecord {
@@ -14,7 +15,8 @@ export interface OffsetRecord extends RawCatalogRecord {
 /** A destination or a source that changed: as it now is, or undefined when it was deleted (or cleared). */
 export type CatalogChange =
   | { kind: 'destination'; id: string; offset: number; entry: CatalogEntry | undefined }
-  | { kind: 'source'; id: string; offset: number; entry: SourceEntry | undefined };
+  | { kind: 'source'; id: string; offset: number; entry: SourceEntry | undefined }
+  | { kind: 'token'; id: string; offset: number; entry: TokenEntry | undefined };
 
 /** What became of one record a writer waits for; `unreadable` when it could not be parsed. */
 export type TrackedVerdict = Verdict | 'unreadable';
@@ -38,7 +40,11 @@ export interface CatalogFollowerOptions {
  */
 export class CatalogFollower {
   readonly #state = emptyCatalogState();
-  readonly #catalog: Catalog = { destinations: this.#state.destinations, sources: this.#state.sources };
+  readonly #catalog: Catalog = {
+    destinations: this.#state.destinations,
+    sources: this.#state.sources,
+    tokens: this.#state.tokens,
+  };
   readonly #options: CatalogFollowerOptions;
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   readonly #waiters = new Set<{ offset: number; resolve: () => void }>();
@@ -136,9 +142,9 @@ export class CatalogFollower {
   /** What a record of `key` at `offset` changed: its destination or source as now in force. */
   #changeOf(key: string, offset: number): CatalogChange {
     const { kind, id } = subjectOfKey(key)!;
-    return kind === 'source'
-      ? { kind, id, offset, entry: this.#state.sources.get(id) }
-      : { kind, id, offset, entry: this.#state.destinations.get(id) };
+    if (kind === 'source') return { kind, id, offset, entry: this.#state.sources.get(id) };
+    if (kind === 'token') return { kind, id, offset, entry: this.#state.tokens.get(id) };
+    return { kind, id, offset, entry: this.#state.destinations.get(id) };
   }
 
   /** Moves past offsets that hold no record any more (compaction removed them). */

@@ -1,6 +1,7 @@
 import type { CatalogEntry, ParsedRecord } from './record.ts';
-import { nameOfKey, subjectOfKey } from './record-key.ts';
+import { nameOfKey, type RecordKind, subjectOfKey } from './record-key.ts';
 import type { SourceEntry } from './source-record.ts';
+import type { TokenEntry } from './token-record.ts';
 
 /** The record in force for a name: its version (a deletion's too) and its key. */
 export interface Head {
@@ -19,6 +20,8 @@ export interface CatalogState {
   destinations: Map<string, CatalogEntry>;
   /** The runtime sources in force, by id. */
   sources: Map<string, SourceEntry>;
+  /** The tenant tokens in force, by id. */
+  tokens: Map<string, TokenEntry>;
   /** Per name seen, the record in force: an entry's or a deletion's. */
   heads: Map<string, Head>;
   /** Per name, the keys of its records not in force (replaced, or lost a race) and not yet cleared. */
@@ -29,7 +32,7 @@ export interface CatalogState {
 export type Verdict = 'applied' | 'ignored' | 'cleared';
 
 export function emptyCatalogState(): CatalogState {
-  return { destinations: new Map(), sources: new Map(), heads: new Map(), stale: new Map() };
+  return { destinations: new Map(), sources: new Map(), tokens: new Map(), heads: new Map(), stale: new Map() };
 }
 
 function markStale(state: CatalogState, name: string, key: string): void {
@@ -43,10 +46,14 @@ function unmarkStale(state: CatalogState, name: string, key: string): void {
   if (keys?.delete(key) && keys.size === 0) state.stale.delete(name);
 }
 
-/** Takes the destination or source a key names out of what is in force. */
+/** What is in force of each kind of record, by id. */
+const held = (state: CatalogState, kind: RecordKind): Map<string, unknown> =>
+  kind === 'source' ? state.sources : kind === 'token' ? state.tokens : state.destinations;
+
+/** Takes the destination, source or token a key names out of what is in force. */
 function drop(state: CatalogState, key: string): void {
   const subject = subjectOfKey(key)!;
-  (subject.kind === 'source' ? state.sources : state.destinations).delete(subject.id);
+  held(state, subject.kind).delete(subject.id);
 }
 
 /**
@@ -82,6 +89,7 @@ export function applyRecord(state: CatalogState, parsed: ParsedRecord): Verdict 
   state.heads.set(name, { version, key: parsed.key });
   if (parsed.kind === 'entry') state.destinations.set(parsed.entry.id, parsed.entry);
   else if (parsed.kind === 'source') state.sources.set(parsed.entry.id, parsed.entry);
+  else if (parsed.kind === 'token') state.tokens.set(parsed.entry.id, parsed.entry);
   else drop(state, parsed.key);
   return 'applied';
 }

@@ -6,15 +6,20 @@ import type { CatalogRecord } from './envelope.ts';
 import { type CatalogEntry, deletionRecord } from './record.ts';
 import type { RecordKind } from './record-key.ts';
 import type { SourceEntry } from './source-record.ts';
+import type { TokenEntry } from './token-record.ts';
 
-/** The catalog as read from its topic: the runtime destinations and the runtime sources in force, each by id. */
+/**
+ * The catalog as read from its topic: the runtime destinations, the runtime sources and the tenant
+ * tokens of the delivery log's API in force, each by id.
+ */
 export interface Catalog {
   destinations: ReadonlyMap<string, CatalogEntry>;
   sources: ReadonlyMap<string, SourceEntry>;
+  tokens: ReadonlyMap<string, TokenEntry>;
 }
 
 /** A catalog with nothing in it. */
-export const emptyCatalog = (): Catalog => ({ destinations: new Map(), sources: new Map() });
+export const emptyCatalog = (): Catalog => ({ destinations: new Map(), sources: new Map(), tokens: new Map() });
 
 /** What every change is checked and written with. */
 export interface CatalogContext {

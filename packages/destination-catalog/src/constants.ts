@@ -39,6 +39,15 @@ export const OUTCOME_STATUS = {
   too_large: 413,
 } as const;
 
+/** Random bytes of a tenant token of the delivery log's API: 32 (256 bits), base64url after its prefix. */
+export const TOKEN_BYTES = 32;
+
+/** What starts every tenant token, so a leaked one is recognised for what it is (`slt_`: Sluice token). */
+export const TOKEN_PREFIX = 'slt_';
+
+/** Tenant tokens in force at most: 1,000, so each replica's lookup of a request's token stays small. */
+export const MAX_TOKENS = 1_000;
+
 /**
  * Write keys a runtime source holds in force at most: 10, room for a rotation or two per client;
  * a key minted past them is refused, so revoke one first.

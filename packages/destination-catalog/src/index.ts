@@ -39,6 +39,7 @@ export {
   MAX_ACTIVE_WRITE_KEYS,
   MAX_RECORD_BYTES,
   MAX_REVOKED_WRITE_KEYS,
+  MAX_TOKENS,
   OUTCOME_STATUS,
 } from './constants.ts';
 export { CatalogError, CatalogRecordError, CatalogTimeoutError, CatalogUnreadError } from './errors.ts';
@@ -71,6 +72,21 @@ export {
   type RawCatalogRecord,
   serializeEntry,
 } from './record.ts';
+export {
+  type CreateTokenRequest,
+  createToken,
+  type RevokeTokenRequest,
+  revokeToken,
+  type TokenCreated,
+  type TokenOutcome,
+} from './token-changes.ts';
+export {
+  TOKEN_ROLES,
+  type TokenDefinition,
+  tokenDigest,
+  type TokenEntry,
+  type TokenRole,
+} from './token-record.ts';
 export { nameOf, type RecordKind, type Subject, subjectOfKey } from './record-key.ts';
 export { REDACTED, type RedactedEntry, redactEntry, type ShownSource, showSource } from './redact.ts';
 export type { JsonObject } from './secret-fields.ts';

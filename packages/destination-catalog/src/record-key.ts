@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { KEY_NONCE_BYTES } from './constants.ts';
 
-/** What a catalog record is of: a runtime destination, or a runtime source. */
-export type RecordKind = 'destination' | 'source';
+/** What a catalog record is of: a runtime destination, a runtime source, or a tenant token of the delivery log's API. */
+export type RecordKind = 'destination' | 'source' | 'token';
 
 /** The destination or source a record is of. */
 export interface Subject {
@@ -10,8 +10,13 @@ export interface Subject {
   id: string;
 }
 
-/** What starts the key of every source record; ids never hold `:`, so no destination's key starts so. */
+/** What starts the key of every source record, and of every token's; ids never hold `:`, so no destination's key starts so. */
 const SOURCE_PREFIX = 'source:';
+const TOKEN_PREFIX = 'token:';
+const PREFIXES = [
+  ['source', SOURCE_PREFIX],
+  ['token', TOKEN_PREFIX],
+] as const;
 
 /**
  * A subject's *name*, the part of its records' keys before `@`: a destination's id as it is, a
@@ -19,7 +24,7 @@ const SOURCE_PREFIX = 'source:';
  * a destination may share an id.
  */
 export const nameOf = (subject: Subject): string =>
-  subject.kind === 'source' ? `${SOURCE_PREFIX}${subject.id}` : subject.id;
+  `${PREFIXES.find(([kind]) => kind === subject.kind)?.[1] ?? ''}${subject.id}`;
 
 /** A new key for a record of `subject`: `<name>@<16 hex characters>` (ids never hold `@`). */
 export function recordKey(subject: Subject): string {
@@ -31,9 +36,10 @@ export function subjectOfKey(key: string): Subject | undefined {
   const at = key.lastIndexOf('@');
   if (at <= 0 || at === key.length - 1) return undefined;
   const name = key.slice(0, at);
-  if (!name.startsWith(SOURCE_PREFIX)) return { kind: 'destination', id: name };
-  const id = name.slice(SOURCE_PREFIX.length);
-  return id === '' ? undefined : { kind: 'source', id };
+  const prefixed = PREFIXES.find(([, prefix]) => name.startsWith(prefix));
+  if (prefixed === undefined) return { kind: 'destination', id: name };
+  const id = name.slice(prefixed[1].length);
+  return id === '' ? undefined : { kind: prefixed[0], id };
 }
 
 /** The name a record key's records share (what comes before `@`). */

@@ -6,6 +6,7 @@ import { CatalogRecordError } from './errors.ts';
 import { type RecordKind, recordKey, subjectOfKey } from './record-key.ts';
 import { isObject, type JsonObject, mapSecrets } from './secret-fields.ts';
 import { readSourceDefinition, type SourceEntry } from './source-record.ts';
+import { readTokenDefinition, type TokenEntry } from './token-record.ts';
 
 /** One destination of the catalog, as held in memory: its secrets in clear. */
 export interface CatalogEntry extends Envelope {
@@ -32,6 +33,7 @@ export interface RawCatalogRecord {
 export type ParsedRecord =
   | { kind: 'entry'; key: string; entry: CatalogEntry }
   | { kind: 'source'; key: string; entry: SourceEntry }
+  | { kind: 'token'; key: string; entry: TokenEntry }
   | { kind: 'deleted'; key: string; mark: DeletionMark }
   | { kind: 'cleared'; key: string; id: string };
 
@@ -107,7 +109,8 @@ export function parseRecord(record: RawCatalogRecord, keyring: Keyring): ParsedR
   if (record.key === null) throw new CatalogRecordError('(none)', 'a record without a key');
   const key = text(record.key);
   const subject = subjectOfKey(key);
-  if (subject === undefined) throw new CatalogRecordError(key, 'the key is not <id>@<nonce> or source:<id>@<nonce>');
+  if (subject === undefined)
+    throw new CatalogRecordError(key, 'the key is not <id>@<nonce>, source:<id>@<nonce> or token:<id>@<nonce>');
   const { id } = subject;
   if (record.value === null) return { kind: 'cleared', key, id };
   const bytes = typeof record.value === 'string' ? Buffer.byteLength(record.value) : record.value.length;
@@ -117,6 +120,8 @@ export function parseRecord(record: RawCatalogRecord, keyring: Keyring): ParsedR
   if (deleted) return { kind: 'deleted', key, mark };
   if (subject.kind === 'source')
     return { kind: 'source', key, entry: { ...mark, definition: ownId(key, readSourceDefinition(key, stored!)) } };
+  if (subject.kind === 'token')
+    return { kind: 'token', key, entry: { ...mark, definition: ownId(key, readTokenDefinition(key, stored!)) } };
   return {
     kind: 'entry',
     key,

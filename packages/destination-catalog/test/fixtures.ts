@@ -49,4 +49,5 @@ export const entry = (id: string, extra: Record<string, unknown> = {}): CatalogE
 export const catalogOf = (...entries: CatalogEntry[]) => ({
   destinations: new Map(entries.map((e) => [e.id, e])),
   sources: new Map(),
+  tokens: new Map(),
 });

@@ -40,6 +40,7 @@ function expectWritten(outcome: SourceOutcome): SourceWritten {
 const withSources = (sources: SourceEntry[], catalog: Catalog = emptyCatalog()): Catalog => ({
   destinations: catalog.destinations,
   sources: new Map(sources.map((s) => [s.id, s])),
+  tokens: catalog.tokens,
 });
 
 const created = (id: string, name?: string) =>

@@ -29,3 +29,10 @@ export {
   sourcesAnswer,
   type WriteKeyItem,
 } from './sources.ts';
+export {
+  type TokenCreatedAnswer,
+  tokenCreatedAnswer,
+  type TokenItem,
+  type TokensList,
+  tokensAnswer,
+} from './tokens.ts';

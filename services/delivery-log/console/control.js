@@ -48,7 +48,7 @@ export function controlForm(path, label, s, done) {
     try {
       const answer = await api(`${path}/${action}`, {
         method: 'POST',
-        body: JSON.stringify({ reason: input.value, by: 'console' }),
+        body: JSON.stringify({ reason: input.value }),
       });
       say(`${label}: ${answer.state}`);
       await done();

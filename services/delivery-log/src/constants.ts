@@ -95,3 +95,11 @@ export const MAX_LEDGER_SPAN_MS = 7 * 86_400_000;
 export const LEDGER_BOUNDS = { embeddedRows: 100_000, statementTimeoutMs: 10_000 } as const;
 /** Bytes of a receiver's answer a destination test shows (`POST …/destination-definitions/{id}/test`). */
 export const TEST_ANSWER_BYTES = 1_024;
+
+/**
+ * Failed authentications the API takes from one client address before it answers 429: a burst of
+ * 10, then one every 6 s (10 a minute); a valid token is never held back by them.
+ */
+export const AUTH_FAILURES = { burst: 10, perSecond: 1 / 6 } as const;
+/** Client addresses whose failures are counted at once at most; past it the one seen least recently is forgotten. */
+export const AUTH_FAILURE_CLIENTS = 10_000;

@@ -16,6 +16,8 @@ export class DeliveryLogMetrics {
   readonly sizeBytes: Gauge;
   /** API requests, by route and status. */
   readonly requests: Counter<'route' | 'status'>;
+  /** Failed authentications of the API, by reason (`missing`, `invalid`, `expired`, `limited`: refused 429). */
+  readonly authFailures: Counter<'reason'>;
   /** Replays asked for through the API, and dead letters they re-injected. */
   readonly replayed: Counter;
   /** Events kept as text instead of JSON, by reason (`EVENT_NOTES`). */
@@ -71,6 +73,12 @@ export class DeliveryLogMetrics {
       name: 'sluice_delivery_log_requests_total',
       help: 'API requests by route and status',
       labelNames: ['route', 'status'],
+      registers,
+    });
+    this.authFailures = new Counter({
+      name: 'sluice_delivery_log_auth_failures_total',
+      help: 'Failed authentications of the API by reason (missing, invalid, expired, limited)',
+      labelNames: ['reason'],
       registers,
     });
     this.replayed = new Counter({

@@ -83,13 +83,13 @@ describe('delivery-log destination control API', { timeout: 120_000 }, () => {
     assert.equal(paused.status, 200);
     conforms('ControlResult', paused.body);
     assert.equal(paused.body.state, 'paused');
-    assert.equal(paused.body.by, 'ana');
+    assert.equal(paused.body.by, 'admin', "the token's name, never the body's word");
     const disabled = await call(first, 'POST', `/api/v1/destinations/hooks/endpoints/${refA}/disable`, {
       reason: 'customer asked',
     });
     assert.equal(disabled.status, 200);
     conforms('ControlResult', disabled.body);
-    assert.equal(disabled.body.by, 'api', 'by defaults to the API');
+    assert.equal(disabled.body.by, 'admin', "the admin token's name");
 
     const records = await readTopic(kafka, config.kafka.topics.destinationState, { count: 2 });
     const byKey = new Map(records.map((r) => [r.key, JSON.parse(r.value!.toString())]));
@@ -170,7 +170,7 @@ describe('delivery-log destination control API', { timeout: 120_000 }, () => {
       10_000,
       'the first replica sees the resume and the enable',
     );
-    assert.equal((await stateOf(first)).state.by, 'api');
+    assert.equal((await stateOf(first)).state.by, 'admin');
     assert.equal((await stateOf(first)).state.reason, 'done');
   });
 

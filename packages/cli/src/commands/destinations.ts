@@ -8,7 +8,6 @@ export type DestinationAction = (typeof DESTINATION_ACTIONS)[number];
 export interface DestinationActionFlags {
   endpoint?: string;
   reason: string;
-  by?: string;
   json?: boolean;
 }
 
@@ -50,7 +49,7 @@ export async function destinationAction(
     flags.endpoint === undefined
       ? `/api/v1/destinations/${encodeURIComponent(id)}/${action}`
       : `/api/v1/destinations/${encodeURIComponent(id)}/endpoints/${encodeURIComponent(flags.endpoint)}/${action}`;
-  const result = await api(io, 'POST', path, { reason: flags.reason, ...(flags.by !== undefined && { by: flags.by }) });
+  const result = await api(io, 'POST', path, { reason: flags.reason });
   if (flags.json) {
     io.stdout(`${printableJson(result)}\n`);
     return;

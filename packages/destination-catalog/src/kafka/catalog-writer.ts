@@ -28,6 +28,13 @@ import {
   revokeWriteKey,
   type SourceOutcome,
 } from '../source-changes.ts';
+import {
+  type CreateTokenRequest,
+  createToken,
+  type RevokeTokenRequest,
+  revokeToken,
+  type TokenOutcome,
+} from '../token-changes.ts';
 import type { CatalogReader } from './catalog-reader.ts';
 
 /** What the writer needs of its process's reader: what it read, and where it is. */
@@ -111,15 +118,24 @@ export class CatalogWriter {
     return this.#perform((catalog, context) => revokeWriteKey(catalog, request, context));
   }
 
+  createToken(request: CreateTokenRequest): Promise<TokenOutcome> {
+    return this.#perform((catalog) => createToken(catalog, request));
+  }
+
+  revokeToken(request: RevokeTokenRequest): Promise<TokenOutcome> {
+    return this.#perform((catalog) => revokeToken(catalog, request));
+  }
+
   /** The version a subject not in force was deleted at (0 if never used): a create goes on from it. */
   #deletedVersion(subject: Subject | undefined): number {
     if (subject === undefined) return 0;
     const catalog = this.#options.reader.current();
     const held = subject.kind === 'source' ? catalog.sources : catalog.destinations;
+    // A token's id is new at every create: no deletion to go on from.
     return held.has(subject.id) ? 0 : this.#options.reader.versionOf(nameOf(subject));
   }
 
-  async #perform<O extends CatalogOutcome | SourceOutcome>(change: Change<O>): Promise<O | Refusal> {
+  async #perform<O extends CatalogOutcome | SourceOutcome | TokenOutcome>(change: Change<O>): Promise<O | Refusal> {
     const { reader, producer, topic } = this.#options;
     const outcome = change(reader.current(), this.#options.context());
     if (!('record' in outcome)) return outcome;

@@ -76,6 +76,9 @@ export const ROUTE_SCOPES: Readonly<Record<RouteKey, Scope>> = {
   'GET /api/v1/ledger': 'tenant:read',
   'GET /api/v1/ledger/unaccounted': 'tenant:read',
   'GET /api/v1/sources/{sourceId}/events': 'tenant:read',
+  'GET /api/v1/tokens': 'admin',
+  'POST /api/v1/tokens': 'admin',
+  'DELETE /api/v1/tokens/{tokenId}': 'admin',
 };
 
 /** The scope a route needs, or undefined for a route the policy does not list. */

@@ -12,11 +12,14 @@ interface ChangeRow {
   fields: string[] | string;
 }
 
+/** What the audit keeps changes of: runtime destinations and runtime sources (tokens are listed by the catalog itself). */
+type AuditedKind = Exclude<RecordKind, 'token'>;
+
 /** Each kind's table and id column (constants: never from a request). */
 const TABLES = {
   destination: { table: 'destination_changes', id: 'destination_id' },
   source: { table: 'source_changes', id: 'source_id' },
-} as const satisfies Record<RecordKind, { table: string; id: string }>;
+} as const satisfies Record<AuditedKind, { table: string; id: string }>;
 
 /**
  * The audit of the runtime destinations or of the runtime sources in the log's database: one row
@@ -24,9 +27,9 @@ const TABLES = {
  */
 export class ChangeAudit {
   readonly #sql: Sql;
-  readonly #table: (typeof TABLES)[RecordKind];
+  readonly #table: (typeof TABLES)[AuditedKind];
 
-  constructor(sql: Sql, kind: RecordKind) {
+  constructor(sql: Sql, kind: AuditedKind) {
     this.#sql = sql;
     this.#table = TABLES[kind];
   }

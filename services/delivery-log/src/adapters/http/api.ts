@@ -9,7 +9,8 @@ import type { LogReader } from '../db/read-store.ts';
 import type { DestinationControl } from '../kafka/destination-control.ts';
 import type { Replayer } from '../kafka/replayer.ts';
 import { allows, type Principal } from '../../domain/access-policy.ts';
-import { bearerMatches } from './auth.ts';
+import { authenticate } from './auth.ts';
+import { AuthFailures } from './auth-failures.ts';
 import { setCaller } from './caller.ts';
 import { serveConsole } from './console-assets.ts';
 import { controlRoutes } from './control-routes.ts';
@@ -22,6 +23,7 @@ import { openApiDocument } from './openapi.ts';
 import { pathMatcher } from './route-paths.ts';
 import { replayRoutes } from './replay-routes.ts';
 import { destinationTestRoute } from './test-route.ts';
+import { type TokenRouteDeps, tokenRoutes } from './token-routes.ts';
 
 export interface ApiDeps {
   store: LogReader;
@@ -37,6 +39,8 @@ export interface ApiDeps {
   definitions: Pick<DefinitionRouteDeps, 'file' | 'catalog' | 'changes'>;
   /** The config file's sources and the catalog's, with the sources' audit (docs/reference/runtime-sources.md). */
   sources: Pick<SourceRouteDeps, 'file' | 'catalog' | 'changes'>;
+  /** The tenant tokens, in the same catalog (docs/reference/tokens.md); undefined catalog: no tenant token. */
+  tokens: Pick<TokenRouteDeps, 'catalog'>;
 }
 
 /** Header of the request id: taken from the request when it is a sane one, else made; sent back on every API answer. */
@@ -55,6 +59,7 @@ const documentedPath = pathMatcher(Object.keys(openApiDocument.paths));
  */
 export function createApiHandler(deps: ApiDeps): RequestHandler {
   const routes = apiRoutes(deps);
+  const failures = new AuthFailures(deps.now);
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://delivery-log');
     if (req.method === 'GET' && url.pathname === '/openapi.json') return send(res, 200, openApiDocument);
@@ -62,7 +67,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       if (await serveConsole(url.pathname, req, res)) return;
       return send(res, 404, { code: 'not_found', message: 'no such route' });
     }
-    await serveApi(deps, routes, { req, res, url, requestId: requestIdOf(req) });
+    await serveApi({ ...deps, routes, failures }, { req, res, url, requestId: requestIdOf(req) });
   };
 }
 
@@ -77,6 +82,7 @@ export function apiRoutes(deps: ApiDeps): Route[] {
     ...ledgerRoutes({ store, now, config, control }),
     ...readRoutes({ store, config, now }),
     ...replayRoutes({ store, replayer: deps.replayer, metrics: deps.metrics }),
+    ...tokenRoutes({ ...deps.tokens, now }),
   ];
 }
 
@@ -95,14 +101,14 @@ function requestIdOf(req: IncomingMessage): string {
 }
 
 /** Answers one `/api/` request through its route, an error as its status, and counts it by route and status. */
-async function serveApi(deps: ApiDeps, routes: Route[], call: ApiRequest): Promise<void> {
+async function serveApi(deps: ApiDeps & { routes: Route[]; failures: AuthFailures }, call: ApiRequest): Promise<void> {
   const { req, res, url } = call;
   res.setHeader(REQUEST_ID_HEADER, call.requestId);
   let name = 'unknown';
   let status = 500;
   try {
-    const principal = authenticate(deps.config().deliveryLog.adminToken, req);
-    const route = authorizedRoute({ principal, routes, req, url });
+    const principal = caller(deps, req);
+    const route = authorizedRoute({ principal, routes: deps.routes, req, url });
     name = route.name;
     setCaller(req, principal);
     const unknown = checkParams(url.searchParams, route.params);
@@ -119,11 +125,31 @@ async function serveApi(deps: ApiDeps, routes: Route[], call: ApiRequest): Promi
   }
 }
 
-/** Who the request's bearer token is: 404 with no admin token configured (the API is off), 401 for no valid token. */
-function authenticate(adminToken: string | undefined, req: IncomingMessage): Principal {
+/**
+ * Who the request's bearer token is: 404 with no admin token configured (the API is off), 401 for
+ * no valid token, 429 for a client address past its failed authentications (`AuthFailures`), each
+ * failure counted by its reason.
+ */
+function caller(deps: ApiDeps & { failures: AuthFailures }, req: IncomingMessage): Principal {
+  const adminToken = deps.config().deliveryLog.adminToken;
   if (adminToken === undefined) throw new HttpError(404, 'not_found', 'the API is off: set deliveryLog.adminToken');
-  if (bearerMatches(req.headers.authorization, adminToken)) return { role: 'admin', name: 'admin' };
-  throw new HttpError(401, 'unauthorized', 'a valid bearer token is required');
+  const tokens = () => deps.tokens.catalog?.current().tokens.values() ?? [];
+  const outcome = authenticate({ adminToken, tokens, now: deps.now }, req);
+  if (outcome.ok) return outcome.principal;
+  const client = req.socket.remoteAddress ?? 'unknown';
+  const waitMs = deps.failures.waitMs(client);
+  deps.metrics.authFailures.inc({ reason: waitMs > 0 ? 'limited' : outcome.reason });
+  if (waitMs > 0) {
+    const limited = new HttpError(429, 'too_many_failures', 'too many failed authentications from this address');
+    limited.headers['retry-after'] = String(Math.ceil(waitMs / 1_000));
+    throw limited;
+  }
+  deps.failures.failed(client);
+  throw new HttpError(
+    401,
+    'unauthorized',
+    outcome.reason === 'expired' ? 'the bearer token expired' : 'a valid bearer token is required',
+  );
 }
 
 /**
@@ -157,6 +183,7 @@ function sendFailure(logger: Logger, err: unknown, route: string, call: ApiReque
     return;
   }
   if (err.status === 401) res.setHeader('www-authenticate', 'Bearer');
+  for (const [header, value] of Object.entries(err.headers)) res.setHeader(header, value);
   send(res, err.status, {
     code: err.code,
     message: err.message,

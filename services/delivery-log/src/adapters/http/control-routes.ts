@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import { LIMITS, type SluiceConfig } from '@sluice/config';
+import { callerOf } from './caller.ts';
 import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../../constants.ts';
 import { checkId } from '../../domain/query.ts';
 import {
@@ -16,9 +18,6 @@ export interface ControlRouteDeps {
   config: () => SluiceConfig;
 }
 
-/** Who acts when the body names nobody: the API has one token, without a name of its own. */
-export const DEFAULT_ACTOR = 'api';
-
 /** A state as the API shows it: `since` is when it was set; never set reads as active. */
 export function stateView(value: StateValue | undefined) {
   return {
@@ -30,7 +29,11 @@ export function stateView(value: StateValue | undefined) {
   };
 }
 
-function actionBody(raw: unknown): { reason: string; by: string } {
+/**
+ * The reason of an action's body. A `by` it still carries (clients written when the API had one
+ * token sent one) is checked as before but not used: an action is recorded by the token's name.
+ */
+function actionBody(raw: unknown): { reason: string } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new HttpError(400, 'invalid_body', 'the body must be a JSON object with a reason');
   const fields = raw as Record<string, unknown>;
@@ -44,7 +47,7 @@ function actionBody(raw: unknown): { reason: string; by: string } {
     const c = checkId('by', typeof by === 'string' ? by : '');
     if (!c.ok) throw badRequest(c);
   }
-  return { reason, by: typeof by === 'string' ? by : DEFAULT_ACTOR };
+  return { reason };
 }
 
 const ACTION = `(${CONTROL_ACTIONS.join('|')})`;
@@ -109,9 +112,10 @@ export function controlRoutes(deps: ControlRouteDeps): Route[] {
     if (!d) throw new HttpError(404, 'not_found', 'no destination of the config has this id');
     return d;
   };
-  const act = async (id: string, ref: string | undefined, action: ControlAction, body: unknown) => {
-    const { reason, by } = actionBody(body);
-    const record = await control.act(id, ref, action, reason, by);
+  const act = async (target: { id: string; ref?: string; action: ControlAction }, req: IncomingMessage) => {
+    const { id, ref, action } = target;
+    const { reason } = actionBody(await readJson(req));
+    const record = await control.act(id, ref, action, reason, callerOf(req).name);
     return [200, { action: record, ...stateView(control.get(id, ref)) }] as [number, unknown];
   };
   return [
@@ -121,7 +125,7 @@ export function controlRoutes(deps: ControlRouteDeps): Route[] {
       pattern: new RegExp(`^/api/v1/destinations/([^/]+)/${ACTION}$`),
       name: 'destinationAction',
       params: [],
-      run: async (m, _url, req) => act(destination(m[1]!).id, undefined, m[2] as ControlAction, await readJson(req)),
+      run: async (m, _url, req) => act({ id: destination(m[1]!).id, action: m[2] as ControlAction }, req),
     },
     {
       method: 'POST',
@@ -134,7 +138,7 @@ export function controlRoutes(deps: ControlRouteDeps): Route[] {
         const ref = pathId('endpointRef', m[2]!, LIMITS.endpointRefChars);
         if (!d.endpoints.some((e) => e.ref === ref))
           throw new HttpError(404, 'not_found', 'the destination has no endpoint with this ref');
-        return act(d.id, ref, m[3] as ControlAction, await readJson(req));
+        return act({ id: d.id, ref, action: m[3] as ControlAction }, req);
       },
     },
     listDestinationActions(control),

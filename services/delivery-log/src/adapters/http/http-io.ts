@@ -19,6 +19,8 @@ export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
   readonly field: string | undefined;
+  /** Headers of the answer besides the body's (`retry-after`). */
+  readonly headers: Record<string, string> = {};
   constructor(status: number, code: string, message: string, field?: string) {
     super(message);
     this.status = status;

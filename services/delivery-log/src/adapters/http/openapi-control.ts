@@ -26,7 +26,12 @@ export const controlSchemas = {
     required: ['reason'],
     properties: {
       reason: { type: 'string', minLength: 1, maxLength: MAX_REASON_LENGTH },
-      by: { ...id, description: 'Who acts; default `api`' },
+      by: {
+        ...id,
+        deprecated: true,
+        description:
+          'Ignored: the action is recorded by the name of the token that calls (`admin` for the admin token)',
+      },
     },
   },
   ControlActionRecord: {

@@ -31,7 +31,11 @@ export const errors = {
     description: 'A parameter or the body is invalid, or a query parameter the route does not take (`field` names it)',
     ...json(ref('Error')),
   },
-  '401': { description: 'Missing or wrong bearer token', ...json(ref('Error')) },
+  '401': { description: 'Missing, wrong or expired bearer token', ...json(ref('Error')) },
+  '429': {
+    description: 'Too many failed authentications from this client address: wait `Retry-After` seconds',
+    ...json(ref('Error')),
+  },
   '500': {
     description: 'An internal error, logged by the service with the `requestId` of the answer',
     ...json(ref('Error')),

@@ -3,6 +3,7 @@ import { controlPaths, controlSchemas } from './openapi-control.ts';
 import { definitionPaths, definitionSchemas } from './openapi-definitions.ts';
 import { ledgerPaths, ledgerSchemas } from './openapi-ledger.ts';
 import { sourcePaths, sourceSchemas } from './openapi-sources.ts';
+import { tokenPaths, tokenSchemas } from './openapi-tokens.ts';
 import { errors, id, idParam, json, queryId, queryTime, ref, schemas, queryLimit } from './openapi-schemas.ts';
 import { SECURITY_SCHEME, withScopes } from './openapi-scopes.ts';
 
@@ -30,7 +31,14 @@ export const openApiDocument = withScopes({
           'the scope it needs in its security requirement and in `x-sluice-scope`',
       },
     },
-    schemas: { ...schemas, ...controlSchemas, ...definitionSchemas, ...sourceSchemas, ...ledgerSchemas },
+    schemas: {
+      ...schemas,
+      ...controlSchemas,
+      ...definitionSchemas,
+      ...sourceSchemas,
+      ...ledgerSchemas,
+      ...tokenSchemas,
+    },
   },
   security: [{ [SECURITY_SCHEME]: [] }],
   paths: {
@@ -147,6 +155,7 @@ export const openApiDocument = withScopes({
     ...definitionPaths,
     ...sourcePaths,
     ...ledgerPaths,
+    ...tokenPaths,
     '/api/v1/sources/{sourceId}/events': {
       get: {
         operationId: 'recentEvents',
