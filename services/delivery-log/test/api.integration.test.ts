@@ -174,7 +174,8 @@ describe('delivery-log API', { timeout: 120_000 }, () => {
           method: method.toUpperCase(),
           headers: { authorization: 'Bearer nope' },
         });
-        assert.equal(r.status, 401, `${method} ${path}`);
+        // Past ten failures from one address the limit answers first (docs/reference/tokens.md).
+        assert.ok([401, 429].includes(r.status), `${method} ${path}: ${r.status}`);
       }
     }
   });

@@ -32,6 +32,8 @@ const rendered = (r: Row): RenderedEvent =>
 
 export interface MessageFilter {
   sourceId?: string;
+  /** Only messages of these sources (a tenant's, docs/reference/tenants.md); undefined: any source. */
+  sourceIds?: readonly string[];
   destinationId?: string;
   state?: DeliveryState;
   messageId?: string;
@@ -197,6 +199,10 @@ export class LogReader {
     const p = (v: unknown) => (params.push(v), `$${params.length}`);
     const byDelivery = filter.destinationId !== undefined || filter.state !== undefined;
     if (filter.sourceId !== undefined) where.push(`m.source_id = ${p(filter.sourceId)}`);
+    if (filter.sourceIds !== undefined)
+      where.push(
+        `m.source_id in (select jsonb_array_elements_text(${p(JSON.stringify(filter.sourceIds))}::text::jsonb))`,
+      );
     if (filter.messageId !== undefined) where.push(`m.message_id = ${p(filter.messageId)}`);
     if (filter.since !== undefined) where.push(`m.received_at >= ${p(iso(filter.since))}`);
     if (filter.until !== undefined) where.push(`m.received_at < ${p(iso(filter.until))}`);

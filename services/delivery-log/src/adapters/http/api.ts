@@ -81,7 +81,7 @@ export function apiRoutes(deps: ApiDeps): Route[] {
     ...sourceRoutes({ ...deps.sources, now, logger: deps.logger }),
     ...ledgerRoutes({ store, now, config, control }),
     ...readRoutes({ store, config, now }),
-    ...replayRoutes({ store, replayer: deps.replayer, metrics: deps.metrics }),
+    ...replayRoutes({ store, config, replayer: deps.replayer, metrics: deps.metrics }),
     ...tokenRoutes({ ...deps.tokens, now }),
   ];
 }

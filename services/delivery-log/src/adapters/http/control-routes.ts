@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { LIMITS, type SluiceConfig } from '@sluice/config';
 import { callerOf } from './caller.ts';
+import { scopeOf } from './tenant-scope.ts';
 import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../../constants.ts';
 import { checkId } from '../../domain/query.ts';
 import {
@@ -59,33 +60,36 @@ function listDestinations({ store, control, config }: ControlRouteDeps): Route {
     pattern: /^\/api\/v1\/destinations$/,
     name: 'listDestinations',
     params: [],
-    run: async () => {
+    run: async (_m, _url, req) => {
       const counts = await store.destinationStates();
-      const destinations = config().destinations.map((d) => ({
-        id: d.id,
-        name: d.name,
-        tenant: d.tenant,
-        enabled: d.enabled,
-        sourceIds: d.sourceIds,
-        // The redacted names records carry (URLs may hold credentials), never the URLs themselves.
-        endpoints: d.endpoints.map((e) => e.ref),
-        states: Object.fromEntries(counts.filter((c) => c.destinationId === d.id).map((c) => [c.state, c.count])),
-        state: stateView(control.get(d.id)),
-        endpointStates: d.endpoints.map((e) => ({ ref: e.ref, ...stateView(control.get(d.id, e.ref)) })),
-      }));
+      const scope = scopeOf(req, config());
+      const destinations = config()
+        .destinations.filter((d) => scope.seesDestination(d.id))
+        .map((d) => ({
+          id: d.id,
+          name: d.name,
+          tenant: d.tenant,
+          enabled: d.enabled,
+          sourceIds: d.sourceIds,
+          // The redacted names records carry (URLs may hold credentials), never the URLs themselves.
+          endpoints: d.endpoints.map((e) => e.ref),
+          states: Object.fromEntries(counts.filter((c) => c.destinationId === d.id).map((c) => [c.state, c.count])),
+          state: stateView(control.get(d.id)),
+          endpointStates: d.endpoints.map((e) => ({ ref: e.ref, ...stateView(control.get(d.id, e.ref)) })),
+        }));
       return [200, { destinations }];
     },
   };
 }
 
 /** `GET /api/v1/destination-actions`: the newest recorded actions. */
-function listDestinationActions(control: DestinationControl): Route {
+function listDestinationActions({ control, config }: ControlRouteDeps): Route {
   return {
     method: 'GET',
     pattern: /^\/api\/v1\/destination-actions$/,
     name: 'listDestinationActions',
     params: ['limit'],
-    run: async (_m, url) => {
+    run: async (_m, url, req) => {
       const raw = url.searchParams.get('limit');
       const limit = raw === null ? DEFAULT_ACTIONS_PAGE : Number(raw);
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIONS_KEPT)
@@ -95,7 +99,9 @@ function listDestinationActions(control: DestinationControl): Route {
           `limit must be an integer from 1 to ${MAX_ACTIONS_KEPT}`,
           'limit',
         );
-      return [200, { actions: control.actions(limit) }];
+      const scope = scopeOf(req, config());
+      const actions = control.actions(MAX_ACTIONS_KEPT).filter((a) => scope.seesDestination(a.destinationId));
+      return [200, { actions: actions.slice(0, limit) }];
     },
   };
 }
@@ -106,10 +112,11 @@ function listDestinationActions(control: DestinationControl): Route {
  */
 export function controlRoutes(deps: ControlRouteDeps): Route[] {
   const { control, config } = deps;
-  const destination = (raw: string) => {
+  const destination = (raw: string, req: IncomingMessage) => {
     const id = pathId('destinationId', raw);
     const d = config().destinations.find((x) => x.id === id);
-    if (!d) throw new HttpError(404, 'not_found', 'no destination of the config has this id');
+    if (!d || !scopeOf(req, config()).seesDestination(id))
+      throw new HttpError(404, 'not_found', 'no destination of the config has this id');
     return d;
   };
   const act = async (target: { id: string; ref?: string; action: ControlAction }, req: IncomingMessage) => {
@@ -125,7 +132,7 @@ export function controlRoutes(deps: ControlRouteDeps): Route[] {
       pattern: new RegExp(`^/api/v1/destinations/([^/]+)/${ACTION}$`),
       name: 'destinationAction',
       params: [],
-      run: async (m, _url, req) => act({ id: destination(m[1]!).id, action: m[2] as ControlAction }, req),
+      run: async (m, _url, req) => act({ id: destination(m[1]!, req).id, action: m[2] as ControlAction }, req),
     },
     {
       method: 'POST',
@@ -133,7 +140,7 @@ export function controlRoutes(deps: ControlRouteDeps): Route[] {
       name: 'endpointAction',
       params: [],
       run: async (m, _url, req) => {
-        const d = destination(m[1]!);
+        const d = destination(m[1]!, req);
         // Any ref the config can give an endpoint (`LIMITS.endpointRefChars`), not only an id's 200.
         const ref = pathId('endpointRef', m[2]!, LIMITS.endpointRefChars);
         if (!d.endpoints.some((e) => e.ref === ref))
@@ -141,6 +148,6 @@ export function controlRoutes(deps: ControlRouteDeps): Route[] {
         return act({ id: d.id, ref, action: m[3] as ControlAction }, req);
       },
     },
-    listDestinationActions(control),
+    listDestinationActions(deps),
   ];
 }

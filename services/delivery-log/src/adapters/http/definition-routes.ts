@@ -23,6 +23,7 @@ import type { ChangeAudit } from '../db/change-audit.ts';
 import { callerOf } from './caller.ts';
 import { audit, catalogOff, ifMatch, inCallerTenant, refusalError } from './catalog-http.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
+import { seesTenant, unseen } from './tenant-scope.ts';
 
 /** The catalog as the API changes it: what the service's reader has read, and the writer. */
 export interface DefinitionCatalog {
@@ -146,9 +147,19 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
    * What a change of one destination starts from: the writer, the request (who, when, the id and
    * the version `If-Match` names), the body, and the definition the change is made on.
    */
+  /** The destinations the caller sees: all of them for the admin, its tenant's for a tenant token. */
+  const visible = (req: IncomingMessage): DefinitionItem[] =>
+    allDefinitions(deps).filter((d) => seesTenant(req, d.tenant));
+  /** The id a change names, 404 for another tenant's destination as for none. */
+  const changeable = (m: RegExpExecArray, req: IncomingMessage): string => {
+    const id = pathId('destinationId', m[1]!);
+    const item = allDefinitions(deps).find((d) => d.id === id);
+    if (item !== undefined && !seesTenant(req, item.tenant)) throw unseen('no destination has this id');
+    return id;
+  };
   const versioned = async (m: RegExpExecArray, req: IncomingMessage) => {
     const { writer, current } = catalog();
-    const id = pathId('destinationId', m[1]!);
+    const id = changeable(m, req);
     const expectedVersion = ifMatch(req);
     const { body, ...by } = await change(req);
     return {
@@ -167,10 +178,10 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
   });
   return [
     {
-      ...route('GET', 'listDefinitions', async (_m, url) => {
+      ...route('GET', 'listDefinitions', async (_m, url, req) => {
         const query = parseDefinitionsQuery(url.searchParams);
         if (!query.ok) throw badRequest(query);
-        return [200, pageDefinitions(allDefinitions(deps), query.value)];
+        return [200, pageDefinitions(visible(req), query.value)];
       }),
       pattern: new RegExp(`^${BASE}$`),
       params: ['sourceId', 'limit', 'cursor'],
@@ -186,18 +197,19 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
       pattern: new RegExp(`^${BASE}$`),
     },
     {
-      ...route('GET', 'listDefinitionChanges', async (_m, url) => {
+      ...route('GET', 'listDefinitionChanges', async (_m, url, req) => {
         const query = parseChangesQuery(url.searchParams, 'destinationId');
         if (!query.ok) throw badRequest(query);
-        const changes = await deps.changes.list(query.value);
+        const ids = callerOf(req).role === 'admin' ? undefined : new Set(visible(req).map((d) => d.id));
+        const changes = (await deps.changes.list(query.value)).filter((c) => ids === undefined || ids.has(c.subjectId));
         return [200, { changes: changes.map(({ subjectId, ...c }) => ({ destinationId: subjectId, ...c })) }];
       }),
       pattern: /^\/api\/v1\/destination-changes$/,
       params: ['destinationId', 'limit'],
     },
-    route('GET', 'getDefinition', async (m) => {
+    route('GET', 'getDefinition', async (m, _url, req) => {
       const id = pathId('destinationId', m[1]!);
-      const item = allDefinitions(deps).find((d) => d.id === id);
+      const item = visible(req).find((d) => d.id === id);
       if (!item) throw new HttpError(404, 'not_found', 'no destination has this id');
       return item.origin === 'runtime' ? [200, item, { etag: etagOf(item.version) }] : [200, item];
     }),

@@ -3,6 +3,7 @@ import { encodeCursor } from '../../domain/cursor.ts';
 import { LIST_PARAMS, parseListQuery, parseStreamLimit, parseWindow } from '../../domain/query.ts';
 import type { LogReader } from '../db/read-store.ts';
 import { badRequest, HttpError, pathId, type Route } from './http-io.ts';
+import { scopeOf, unseen } from './tenant-scope.ts';
 
 /** What the read routes need: the log, and for the health window the config in force and the clock. */
 export interface ReadRouteDeps {
@@ -12,17 +13,22 @@ export interface ReadRouteDeps {
 }
 
 /** `GET /api/v1/messages`: a page of messages matching the filter, and the cursor of the next one. */
-function listMessages(store: LogReader): Route {
+function listMessages({ store, config }: ReadRouteDeps): Route {
   return {
     method: 'GET',
     pattern: /^\/api\/v1\/messages$/,
     name: 'listMessages',
     params: LIST_PARAMS,
-    run: async (_m, url) => {
+    run: async (_m, url, req) => {
       const q = parseListQuery(url.searchParams);
       if (!q.ok) throw badRequest(q);
       const { limit, cursor, ...filter } = q.value;
-      const rows = await store.listMessages(filter, limit, cursor);
+      const { sourceIds } = scopeOf(req, config());
+      const rows = await store.listMessages(
+        { ...filter, ...(sourceIds !== undefined && { sourceIds }) },
+        limit,
+        cursor,
+      );
       const page = rows.slice(0, limit);
       const last = page.at(-1);
       const nextCursor =
@@ -39,14 +45,18 @@ function listMessages(store: LogReader): Route {
 }
 
 /** `GET /api/v1/messages/{sourceId}/{messageId}`: one message with its deliveries, attempts and replays. */
-function getMessage(store: LogReader): Route {
+function getMessage({ store, config }: ReadRouteDeps): Route {
   return {
     method: 'GET',
     pattern: /^\/api\/v1\/messages\/([^/]+)\/([^/]+)$/,
     name: 'getMessage',
     params: [],
-    run: async (m) => {
-      const message = await store.message(pathId('sourceId', m[1]!), pathId('messageId', m[2]!));
+    run: async (m, _url, req) => {
+      const sourceId = pathId('sourceId', m[1]!);
+      const messageId = pathId('messageId', m[2]!);
+      const message = scopeOf(req, config()).seesSource(sourceId)
+        ? await store.message(sourceId, messageId)
+        : undefined;
       if (!message) throw new HttpError(404, 'not_found', 'no such message in the log');
       return [200, message];
     },
@@ -54,15 +64,17 @@ function getMessage(store: LogReader): Route {
 }
 
 /** `GET /api/v1/batches/{batchId}`: the view of one batch. */
-function getBatch(store: LogReader): Route {
+function getBatch({ store, config }: ReadRouteDeps): Route {
   return {
     method: 'GET',
     pattern: /^\/api\/v1\/batches\/([^/]+)$/,
     name: 'getBatch',
     params: [],
-    run: async (m) => {
+    run: async (m, _url, req) => {
       const batch = await store.batch(pathId('batchId', m[1]!));
-      if (!batch) throw new HttpError(404, 'not_found', 'no attempt in the log names this batch');
+      const scope = scopeOf(req, config());
+      if (!batch?.events.every((e) => scope.seesDestination(e.destinationId)))
+        throw new HttpError(404, 'not_found', 'no attempt in the log names this batch');
       return [200, batch];
     },
   };
@@ -75,8 +87,10 @@ function endpointHealth(deps: ReadRouteDeps): Route {
     pattern: /^\/api\/v1\/destinations\/([^/]+)\/health$/,
     name: 'endpointHealth',
     params: ['window'],
-    run: async (m, url) => {
+    run: async (m, url, req) => {
       const destinationId = pathId('destinationId', m[1]!);
+      if (!scopeOf(req, deps.config()).seesDestination(destinationId))
+        throw unseen('no destination of the config has this id');
       const w = parseWindow(url.searchParams.get('window'), deps.config().deliveryLog.healthWindowMs);
       if (!w.ok) throw badRequest(w);
       const since = deps.now() - w.value;
@@ -93,14 +107,15 @@ function endpointHealth(deps: ReadRouteDeps): Route {
 }
 
 /** `GET /api/v1/sources/{sourceId}/events`: a source's newest events. */
-function recentEvents(store: LogReader): Route {
+function recentEvents({ store, config }: ReadRouteDeps): Route {
   return {
     method: 'GET',
     pattern: /^\/api\/v1\/sources\/([^/]+)\/events$/,
     name: 'recentEvents',
     params: ['limit'],
-    run: async (m, url) => {
+    run: async (m, url, req) => {
       const sourceId = pathId('sourceId', m[1]!);
+      if (!scopeOf(req, config()).seesSource(sourceId)) throw unseen('no source of the config has this id');
       const limit = parseStreamLimit(url.searchParams);
       if (!limit.ok) throw badRequest(limit);
       return [200, { events: await store.recentEvents(sourceId, limit.value) }];
@@ -110,6 +125,5 @@ function recentEvents(store: LogReader): Route {
 
 /** The routes that read the log: messages, a message, a batch, endpoint health, a source's live events. */
 export function readRoutes(deps: ReadRouteDeps): Route[] {
-  const { store } = deps;
-  return [listMessages(store), getMessage(store), getBatch(store), endpointHealth(deps), recentEvents(store)];
+  return [listMessages(deps), getMessage(deps), getBatch(deps), endpointHealth(deps), recentEvents(deps)];
 }

@@ -1,13 +1,17 @@
 import type { IncomingMessage } from 'node:http';
+import type { SluiceConfig } from '@sluice/config';
 import { checkId, parseReplayFilter } from '../../domain/query.ts';
 import type { DeliveryLogMetrics } from '../../metrics.ts';
 import type { LogReader, MessageView } from '../db/read-store.ts';
 import { NotReplayableError, type ReplayCounts, ReplayTooLargeError, type Replayer } from '../kafka/replayer.ts';
 import { badRequest, HttpError, pathId, readJson, type Route } from './http-io.ts';
+import { aimOf, scopeOf } from './tenant-scope.ts';
 
 /** What the replay routes need: the log to find a message in, the replayer, and the replay counter. */
 export interface ReplayRouteDeps {
   store: LogReader;
+  /** The config in force: which destinations and sources a tenant token sees. */
+  config: () => SluiceConfig;
   replayer: Replayer;
   metrics: DeliveryLogMetrics;
 }
@@ -61,7 +65,8 @@ function replayMessage(deps: ReplayRouteDeps): Route {
       const sourceId = pathId('sourceId', m[1]!);
       const messageId = pathId('messageId', m[2]!);
       const dest = await replayDestination(req);
-      const message = await deps.store.message(sourceId, messageId);
+      const seen = scopeOf(req, deps.config()).seesSource(sourceId);
+      const message = seen ? await deps.store.message(sourceId, messageId) : undefined;
       if (!message) throw new HttpError(404, 'not_found', 'no such message in the log');
       const dead = destinationsIn(message, 'dead', dest);
       const delivered = destinationsIn(message, 'delivered', dest);
@@ -94,6 +99,9 @@ function replayFilter(deps: ReplayRouteDeps): Route {
     run: async (_m, _url, req) => {
       const f = parseReplayFilter(await readJson(req));
       if (!f.ok) throw badRequest(f);
+      // Another tenant's, as one that does not exist: nothing matches.
+      if (aimOf(scopeOf(req, deps.config()), f.value) === 'unseen')
+        return replayAnswer(deps.metrics, { matched: 0, replayed: 0, skippedAlreadyReplayed: 0 });
       try {
         return replayAnswer(deps.metrics, await deps.replayer.replayFilter(f.value));
       } catch (err) {

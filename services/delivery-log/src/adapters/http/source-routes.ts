@@ -18,6 +18,7 @@ import type { ChangeAudit } from '../db/change-audit.ts';
 import { callerOf } from './caller.ts';
 import { audit, catalogOff, ifMatch, inCallerTenant, refusalError } from './catalog-http.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
+import { seesTenant, unseen } from './tenant-scope.ts';
 
 /** The catalog as the source routes change it: what the service's reader has read, and the writer. */
 export interface SourceCatalog {
@@ -98,9 +99,13 @@ export function sourceRoutes(deps: SourceRouteDeps): Route[] {
     return answered;
   };
   /** What a change of one source starts from: the writer, who, when, the id and the version `If-Match` names. */
+  /** The sources the caller sees: all of them for the admin, its tenant's for a tenant token. */
+  const visible = (req: IncomingMessage): SourceItem[] => allSources(deps).filter((s) => seesTenant(req, s.tenant));
   const versioned = (m: RegExpExecArray, req: IncomingMessage) => {
     const { writer, current } = catalog();
     const id = pathId('sourceId', m[1]!);
+    const item = allSources(deps).find((s) => s.id === id);
+    if (item !== undefined && !seesTenant(req, item.tenant)) throw unseen('no source has this id');
     const request = { by: callerOf(req).name, at: deps.now(), id, expectedVersion: ifMatch(req) };
     return { writer, request, before: current().sources.get(id) };
   };
@@ -113,10 +118,10 @@ export function sourceRoutes(deps: SourceRouteDeps): Route[] {
   });
   return [
     {
-      ...route('GET', 'listSources', async (_m, url) => {
+      ...route('GET', 'listSources', async (_m, url, req) => {
         const query = parseIdPageQuery(url.searchParams);
         if (!query.ok) throw badRequest(query);
-        const { page, nextCursor } = pageById(allSources(deps), query.value);
+        const { page, nextCursor } = pageById(visible(req), query.value);
         return [200, { sources: page, nextCursor }];
       }),
       pattern: new RegExp(`^${BASE}$`),
@@ -132,18 +137,20 @@ export function sourceRoutes(deps: SourceRouteDeps): Route[] {
       pattern: new RegExp(`^${BASE}$`),
     },
     {
-      ...route('GET', 'listSourceChanges', async (_m, url) => {
+      ...route('GET', 'listSourceChanges', async (_m, url, req) => {
         const query = parseChangesQuery(url.searchParams, 'sourceId');
         if (!query.ok) throw badRequest(query);
-        const changes = await deps.changes.list(query.value);
+        const ids = new Set(visible(req).map((s) => s.id));
+        const all = callerOf(req).role === 'admin';
+        const changes = (await deps.changes.list(query.value)).filter((c) => all || ids.has(c.subjectId));
         return [200, { changes: changes.map(({ subjectId, ...c }) => ({ sourceId: subjectId, ...c })) }];
       }),
       pattern: /^\/api\/v1\/source-changes$/,
       params: ['sourceId', 'limit'],
     },
-    route('GET', 'getSource', async (m) => {
+    route('GET', 'getSource', async (m, _url, req) => {
       const id = pathId('sourceId', m[1]!);
-      const item = allSources(deps).find((s) => s.id === id);
+      const item = visible(req).find((s) => s.id === id);
       if (!item) throw new HttpError(404, 'not_found', 'no source has this id');
       return item.origin === 'runtime' ? [200, item, { etag: etagOf(item.version) }] : [200, item];
     }),

@@ -6,6 +6,7 @@ import { TEST_ANSWER_BYTES } from '../../constants.ts';
 import { testAnswer } from '../../domain/test-answer.ts';
 import { parseTestRequest, TEST_MESSAGE_ID_PREFIX, type TestRequest, testEnvelope } from '../../domain/test-event.ts';
 import { badRequest, HttpError, pathId, readJson, type Route } from './http-io.ts';
+import { scopeOf, unseen } from './tenant-scope.ts';
 
 export interface TestRouteDeps {
   /** The config in force: its destinations (runtime ones laid over), the deadline, the SSRF policy, the CA bundle. */
@@ -53,7 +54,9 @@ export function destinationTestRoute(deps: TestRouteDeps): Route {
     params: [],
     run: async (m, _url, req) => {
       const config = deps.config();
-      const destination = destinationOf(config, pathId('destinationId', m[1]!));
+      const id = pathId('destinationId', m[1]!);
+      if (!scopeOf(req, config).seesDestination(id)) throw unseen('no destination has this id');
+      const destination = destinationOf(config, id);
       const request = parseTestRequest(await readJson(req));
       if (!request.ok) throw badRequest(request);
       const endpoint = endpointOf(destination, request.value);
