@@ -329,6 +329,7 @@ describe('per-user order with the real Ordering', () => {
       q = parked(store.get(queue.destinationId, queue.key), {
         messageId: `m-${sent.length}-${Math.random()}`,
         bytes: 1,
+        epoch: 'e1',
       }).state;
       return store.put(queue, q);
     };
@@ -602,7 +603,10 @@ describe('per-user order with the real Ordering', () => {
     const gap = {
       ...parkedRecord!,
       value: Buffer.alloc(0),
-      headers: { ...parkedRecord!.headers, [ORDERING_HEADER]: JSON.stringify({ round: '', seq: 0, gap: true }) },
+      headers: {
+        ...parkedRecord!.headers,
+        [ORDERING_HEADER]: JSON.stringify({ ...JSON.parse(String(parkedRecord!.headers[ORDERING_HEADER])), gap: true }),
+      },
     } as ConsumedRecord;
     current = { ...config, destinations: config.destinations.filter((d) => d.id !== 'ord') };
     await ordering.onWaiting(gap, attempt);
@@ -754,6 +758,39 @@ describe('per-user order with the real Ordering', () => {
       o.close();
       await Promise.all(handled);
     }
+  });
+
+  it("a waiting record of its user's earlier queue, read again after that queue ended and a new one began, is a copy: dropped, never taken for the new queue's place", async () => {
+    const r = rig();
+    const attempted: string[] = [];
+    const failing = new Set(['e-0', 'e-2']);
+    const attempt: AttemptStep = async ({ job: j }) => {
+      attempted.push(j.messageId);
+      return failing.has(j.messageId) ? 'retrying' : 'delivered';
+    };
+    const waitingTopic = waitingTopicName(config, 'ord');
+    const retried = async (id: string) => {
+      failing.delete(id);
+      await r.ordering.step(turn({ ...job('e', id), previous: retryOf(id) }, ord), attempt);
+    };
+    // The first queue: e-1 waits behind e-0, then goes; the queue ends.
+    await r.ordering.step(turn(job('e', 'e-0'), ord), attempt);
+    await r.ordering.step(turn(job('e', 'e-1'), ord), attempt);
+    await waitUntil(() => readBack(r, waitingTopic).length === 1, 5_000, 'e-1 parked');
+    const [oldRecord] = readBack(r, waitingTopic);
+    await retried('e-0');
+    await r.ordering.onWaiting(oldRecord!, attempt);
+    assert.equal(r.states.get('ord', 's:e'), undefined, 'the first queue ended');
+    // A second queue of the same user: e-3 waits behind e-2.
+    await r.ordering.step(turn(job('e', 'e-2'), ord), attempt);
+    await r.ordering.step(turn(job('e', 'e-3'), ord), attempt);
+    await waitUntil(() => readBack(r, waitingTopic).length === 2, 5_000, 'e-3 parked');
+    await retried('e-2');
+    // e-1's record read again (its offset was not committed before a crash), then e-3's.
+    await r.ordering.onWaiting(oldRecord!, attempt);
+    await r.ordering.onWaiting(readBack(r, waitingTopic)[1]!, attempt);
+    assert.deepEqual(attempted, ['e-0', 'e-0', 'e-1', 'e-2', 'e-2', 'e-3'], 'e-1 once, e-3 after e-2');
+    assert.equal(r.states.get('ord', 's:e'), undefined, 'the second queue ended');
   });
 
   it('after a restart, the live head is attempted again and an event parked last writes its record again', async () => {

@@ -222,6 +222,7 @@ export class Ordering {
     const key = job.key!;
     const header = orderingHeaderOf(record);
     const place: WaitingPlace = { messageId: job.messageId, seq: header.seq, bytes: record.value?.length ?? 0 };
+    if (header.epoch !== undefined) place.epoch = header.epoch;
     if (header.gap) place.gap = true;
     const destination = await this.#liveOrLeft(job, { partition: record.partition, place });
     if (!destination) return undefined;
@@ -353,7 +354,7 @@ export class Ordering {
             return undefined;
           case 'rewrite':
             // Parked before a crash, its record perhaps not written: written (again) at its place.
-            await this.#parks.rewrite(at, job, { accepted, seq: unwrittenPlace(q, job.messageId)! });
+            await this.#parks.rewrite(at, job, { accepted, seq: unwrittenPlace(q, job.messageId)!, epoch: q!.epoch });
             return undefined;
           case 'wait': {
             if (flight && isIdle(q)) {
@@ -434,7 +435,7 @@ export class Ordering {
           await this.deps.sink.send(record.topic, {
             key,
             value: record.value,
-            headers: { ...headersText(record.headers), [ORDERING_HEADER]: orderingHeader(current, place.seq) },
+            headers: { ...headersText(record.headers), [ORDERING_HEADER]: orderingHeader(current, place) },
           });
           this.deps.metrics.orderingCycled.inc({ destination: id });
           return { step: 'done' };
