@@ -3,10 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { SIGNING_SCHEMES } from '@sluice/config';
 import { redactUrl } from '@sluice/logging';
-import { type Receiver, startReceiver, uniqueName, waitUntil } from '@sluice/testkit';
+import { type ReceivedRequest, type Receiver, startReceiver, uniqueName, waitUntil } from '@sluice/testkit';
 import { verifySignature } from '@sluice/webhook-signature';
 import { type Browser, chromium, type Page, type Request } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { CHROMIUM, systemChromium } from '../support/chromium.ts';
 import { DELIVERY_LOG_TOKEN, Pipeline } from '../support/pipeline.ts';
 
@@ -19,11 +21,25 @@ const DELIVERED_WITHIN_MS = 60_000;
 
 const executablePath = systemChromium();
 
+/** Whether a request's Standard Webhooks signature verifies with `secret` (the `standardwebhooks` library). */
+const standardSigned = (secret: string, q: ReceivedRequest) => {
+  const headers = Object.fromEntries(
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(q.headers[h])]),
+  );
+  try {
+    new Webhook(secret).verify(q.body.toString('utf8'), headers);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /**
  * The console's runtime destinations in a real headless browser over the real stack (Kafka, the
  * delivery log, a deliverer, ingest, receivers on 127.0.0.1): a destination created with the form,
  * its secret shown once, a test event, an event through ingest seen in the log, an edit at its
- * version, and a deletion after a confirmation. No secret is on any page but the one after creation.
+ * version, its secret rotated, and a deletion after a confirmation; a destination signed with
+ * Standard Webhooks created and rotated. No secret is on any page but the one that generated it.
  */
 describe('runtime destinations in the delivery-log console', {
   skip: executablePath ? false : `no ${CHROMIUM} (apt-get install chromium)`,
@@ -38,11 +54,34 @@ describe('runtime destinations in the delivery-log console', {
   const token = `tok${randomBytes(8).toString('hex')}`;
   const headerValue = `hdr${randomBytes(8).toString('hex')}`;
   let signingSecret = '';
+  /** Every signing secret the console showed, each on the page that generated it only. */
+  const shown: string[] = [];
   /** Every change request the console made, with its method and headers. */
   const changes: Request[] = [];
 
   const idOf = (q: { headers: Record<string, unknown> }) => String(q.headers['x-message-id'] ?? '');
   const url = () => pipeline.service('delivery-log').url;
+  /** The one-time secret on screen, copied with its button: the clipboard holds it. */
+  const copySecret = async (scheme: string) => {
+    const secret = await page.locator('code.secret-value').innerText();
+    await page.getByRole('button', { name: `Copy the ${scheme} secret` }).click();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret, 'copied');
+    shown.push(secret);
+    return secret;
+  };
+  /** Sends a test event from the endpoint's row and waits for its answer there; the request the receiver got. */
+  const sendTest = async (ref: string, receiver: Receiver) => {
+    const count = receiver.requests.length;
+    await page.getByRole('button', { name: `Send a test event to ${ref}` }).click();
+    const row = page.locator('tr', { has: page.getByRole('cell', { name: ref, exact: true }) });
+    await waitUntil(
+      async () => /HTTP 200 in \d+ ms/.test(await row.locator('.test-result').innerText()),
+      10_000,
+      'the row shows the test answer',
+    );
+    assert.equal(receiver.requests.length, count + 1, 'one request');
+    return { row, tested: receiver.requests.at(-1)! };
+  };
   /** The page's markup and text, and what the tab stores: none may hold a secret. */
   const assertNoSecret = async (where: string) => {
     const seen = [
@@ -51,8 +90,7 @@ describe('runtime destinations in the delivery-log console', {
       page.url(),
       await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage })),
     ].join('\n');
-    for (const secret of [token, headerValue, signingSecret].filter(Boolean))
-      assert.ok(!seen.includes(secret), `${where} shows no secret`);
+    for (const secret of [token, headerValue, ...shown]) assert.ok(!seen.includes(secret), `${where} shows no secret`);
   };
 
   before(async () => {
@@ -107,14 +145,18 @@ describe('runtime destinations in the delivery-log console', {
     await page.getByLabel('Headers of endpoint 1').fill(`X-Team-Token: ${headerValue}`);
     await page.getByLabel('Filter (JSON, optional)').fill('{"types": ["track"]}');
     assert.equal(await page.getByRole('checkbox', { name: 'Enabled' }).isChecked(), true);
+    // Exactly the schemes the config's schema accepts, X-Signature (the default) checked.
+    const schemes = page.getByRole('group', { name: 'Signing' }).getByRole('checkbox');
+    const offered = await Promise.all((await schemes.all()).map((box) => box.getAttribute('value')));
+    assert.deepEqual(offered, [...SIGNING_SCHEMES]);
+    assert.equal(await page.getByRole('checkbox', { name: /^X-Signature/ }).isChecked(), true);
+    assert.equal(await page.getByRole('checkbox', { name: /^Standard Webhooks/ }).isChecked(), false);
     await page.screenshot({ path: `${ARTIFACTS}destination-new.png`, fullPage: true });
     await page.getByRole('button', { name: 'Create destination' }).click();
 
     await page.getByRole('heading', { name: `Destination ${id} created` }).waitFor();
-    signingSecret = await page.locator('code.secret-value').innerText();
+    signingSecret = await copySecret('X-Signature');
     assert.match(signingSecret, /^[0-9a-f]{64}$/, 'the generated X-Signature secret');
-    await page.getByRole('button', { name: 'Copy the X-Signature secret' }).click();
-    assert.equal(await page.evaluate('navigator.clipboard.readText()'), signingSecret, 'copied');
     await page.screenshot({ path: `${ARTIFACTS}destination-created.png`, fullPage: true });
     const create = changes.find((q) => q.method() === 'POST' && q.url().endsWith(DEFINITIONS))!;
     assert.deepEqual(create.postDataJSON(), {
@@ -135,15 +177,8 @@ describe('runtime destinations in the delivery-log console', {
     await assertNoSecret('the Destinations page after the creation');
 
     // The test event: the answer in the row, the request signed with the secret shown, with the header given.
-    await page.getByRole('button', { name: `Send a test event to ${ref}` }).click();
-    const row = page.locator('tr', { has: page.getByRole('cell', { name: ref, exact: true }) });
-    await waitUntil(
-      async () => /HTTP 200 in \d+ ms/.test(await row.locator('.test-result').innerText()),
-      10_000,
-      'the row shows the test answer',
-    );
+    const { row, tested } = await sendTest(ref, r.first);
     assert.match(await row.locator('.test-result').innerText(), /first received/);
-    const tested = r.first.requests.at(-1)!;
     assert.match(idOf(tested), /^sluice-test-/);
     assert.equal(tested.headers['x-team-token'], headerValue);
     assert.ok(verifySignature(signingSecret, tested.body, String(tested.headers['x-signature'])), 'signed');
@@ -241,6 +276,90 @@ describe('runtime destinations in the delivery-log console', {
     await assertNoSecret('the Destinations page after the edit');
   });
 
+  it('rotates its secret at its version: the new one shown once, signing at once with no overlap', async () => {
+    await page.goto(`${url()}/#/`);
+    await page.getByRole('link', { name: `Rotate the signing secret of ${id}` }).click();
+    await page.getByRole('heading', { name: `Rotate the signing secret of ${id}` }).waitFor();
+    await page.getByText('Scheme: X-Signature').waitFor();
+    await page.getByLabel('Old secret keeps signing for (hours)').fill('0');
+    await page.screenshot({ path: `${ARTIFACTS}destination-rotate.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+
+    await page.getByRole('heading', { name: `New signing secret for ${id}` }).waitFor();
+    await page.getByRole('status').getByText(`Rotated the secret of ${id}: version 4.`).waitFor();
+    const rotated = await copySecret('X-Signature');
+    assert.match(rotated, /^[0-9a-f]{64}$/);
+    assert.notEqual(rotated, signingSecret);
+    await page.getByText('The old secret no longer signs: the new one signs every webhook from now on.').waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}destination-rotated.png`, fullPage: true });
+    const rotations = changes.filter((q) => q.url().endsWith(`${DEFINITIONS}/${id}/rotate-secret`));
+    assert.deepEqual(
+      rotations.map((q) => [q.headers()['if-match'], q.postDataJSON()]),
+      [['"3"', { scheme: 'x-signature', overlapMs: 0 }]],
+    );
+
+    await page.getByRole('link', { name: 'Back to Destinations' }).click();
+    await page.getByRole('heading', { name: 'Destinations' }).waitFor();
+    await page.getByText(/Runtime destination, version 4, changed .* by admin/).waitFor();
+    await assertNoSecret('the Destinations page after the rotation');
+    const { tested } = await sendTest(r.second.url, r.second);
+    const signature = String(tested.headers['x-signature']);
+    assert.ok(verifySignature(rotated, tested.body, signature), 'signed with the new secret');
+    assert.ok(!verifySignature(signingSecret, tested.body, signature), 'no longer with the old one');
+  });
+
+  it('creates one signed with Standard Webhooks, and rotates it: old and new sign through the overlap', async () => {
+    const swId = uniqueName('console-sw');
+    await page.goto(`${url()}/#/destinations/new`);
+    await page.getByRole('heading', { name: 'New destination' }).waitFor();
+    await page.getByRole('textbox', { name: /^Id/ }).fill(swId);
+    await page.getByRole('checkbox', { name: /ledger/ }).check();
+    await page.getByLabel('URL of endpoint 1').fill(r.first.url);
+    await page.getByRole('checkbox', { name: /^X-Signature/ }).uncheck();
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    await page.getByRole('alert').getByText('Choose at least one signing scheme').waitFor();
+    await page.getByRole('checkbox', { name: /^Standard Webhooks/ }).check();
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    await page.getByRole('heading', { name: `Destination ${swId} created` }).waitFor();
+    const first = await copySecret('Standard Webhooks');
+    assert.match(first, /^whsec_/);
+    const create = changes.filter((q) => q.method() === 'POST' && q.url().endsWith(DEFINITIONS));
+    assert.equal(create.length, 2, 'the form refused no scheme without sending it');
+    assert.deepEqual(create[1]!.postDataJSON().settings, {
+      webhooks: [{ url: r.first.url }],
+      signing: { schemes: ['standard-webhooks'] },
+    });
+    await page.getByRole('link', { name: 'Back to Destinations' }).click();
+    await page.getByRole('heading', { name: new RegExp(`\\(${swId}\\)`) }).waitFor();
+    await assertNoSecret('the Destinations page after the Standard Webhooks creation');
+    const ref = redactUrl(r.first.url);
+    const created = await sendTest(ref, r.first);
+    assert.ok(standardSigned(first, created.tested), 'verified by the standardwebhooks library');
+    assert.equal(created.tested.headers['x-signature'], undefined, 'only the scheme chosen');
+
+    // Rotated with the default overlap: both secrets sign until it ends.
+    await page.getByRole('link', { name: `Rotate the signing secret of ${swId}` }).click();
+    await page.getByText('Scheme: Standard Webhooks').waitFor();
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('heading', { name: `New signing secret for ${swId}` }).waitFor();
+    const rotated = await copySecret('Standard Webhooks');
+    assert.match(rotated, /^whsec_/);
+    assert.notEqual(rotated, first);
+    await page.getByText(/with the old one too until .* \(24 hours from now\)/).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}destination-rotated-standard-webhooks.png`, fullPage: true });
+    const rotation = changes.find((q) => q.url().endsWith(`${DEFINITIONS}/${swId}/rotate-secret`))!;
+    assert.equal(rotation.headers()['if-match'], '"1"');
+    assert.deepEqual(rotation.postDataJSON(), { scheme: 'standard-webhooks' });
+
+    await page.getByRole('link', { name: 'Back to Destinations' }).click();
+    await page.getByText(/Runtime destination, version 2, changed .* by admin/).waitFor();
+    await assertNoSecret('the Destinations page after the Standard Webhooks rotation');
+    const { tested } = await sendTest(ref, r.first);
+    assert.equal(String(tested.headers['webhook-signature']).split(' ').length, 2, 'two signatures');
+    assert.ok(standardSigned(rotated, tested), 'verifies with the new secret');
+    assert.ok(standardSigned(first, tested), 'and with the old one, within the overlap');
+  });
+
   it('deletes it after a confirmation, at its version', async () => {
     await page.goto(`${url()}/#/`);
     const heading = page.getByRole('heading', { name: new RegExp(`\\(${id}\\)`) });
@@ -262,7 +381,7 @@ describe('runtime destinations in the delivery-log console', {
     const deletes = changes.filter((q) => q.method() === 'DELETE');
     assert.deepEqual(
       deletes.map((q) => q.headers()['if-match']),
-      ['"3"'],
+      ['"4"'],
     );
     assert.equal((await pipeline.deliveryLog(`${DEFINITIONS}/${id}`)).status, 404);
     // The config file's destination is still there.

@@ -24,6 +24,7 @@ import {
 import { destinationControl, endpointControl, testControl } from './control.js';
 import { editDestinationPage, newDestinationPage } from './destination-form.js';
 import { ledgerPage } from './ledger.js';
+import { rotateSecretPage } from './rotate.js';
 import { definitionsById, originLine } from './origin.js';
 
 let timer;
@@ -359,6 +360,7 @@ async function route() {
     else if (parts[0] === 'batch' && parts.length === 2) await batchPage(parts[1]);
     else if (parts[0] === 'destinations' && parts[1] === 'new') await newDestinationPage();
     else if (parts[0] === 'destinations' && parts[2] === 'edit') await editDestinationPage(parts[1]);
+    else if (parts[0] === 'destinations' && parts[2] === 'rotate') await rotateSecretPage(parts[1]);
     else await destinationsPage();
   } catch (err) {
     if (err instanceof LeftSection) return;

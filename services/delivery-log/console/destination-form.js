@@ -1,15 +1,15 @@
 // Runtime destinations in the console (docs/delivery-log.md, "Console"): the form that creates one
 // or changes one, through the runtime destinations' own routes (docs/reference/runtime-destinations.md,
 // "API"). Stored URLs and header values are secrets the API never reads back, so the form never
-// shows them; a generated signing secret is shown once, on the page that follows the creation, and
-// kept nowhere else (not in the address, not in storage).
+// shows them; the signing secrets generated for the schemes chosen are shown once, on the page that
+// follows the creation (signing.js), and kept nowhere else (not in the address, not in storage).
 
+import { isDefaultChoice, SCHEME_LABEL, SCHEMES, showSecretsOnce } from './signing.js';
 import { allPages, api, el, say, show, time } from './ui.js';
 
 const DEFINITIONS = '/api/v1/destination-definitions';
 /** Endpoints a destination has at most (`LIMITS.endpointsPerDestination`, `webhookUrl` counting as one). */
 const MAX_ENDPOINTS = 5;
-const SCHEME_LABEL = { 'x-signature': 'X-Signature', 'standard-webhooks': 'Standard Webhooks' };
 
 /** A value the form refuses before sending anything, with the field to put the focus on. */
 class FormError extends Error {
@@ -110,6 +110,41 @@ function sourceBoxes(sources, chosen) {
   );
 }
 
+/** What each scheme puts on a webhook, for the choice of schemes. */
+const SCHEME_HINT = {
+  'x-signature': 'hex HMAC-SHA1 of the body in X-Signature (the default)',
+  'standard-webhooks': 'webhook-id, webhook-timestamp and webhook-signature, checked with a Standard Webhooks library',
+};
+
+/** A checkbox per signing scheme (the default checked); at least one, each with its own generated secret. */
+function schemeBoxes() {
+  const boxes = SCHEMES.map((scheme) =>
+    el('input', { type: 'checkbox', name: 'schemes', value: scheme, checked: isDefaultChoice([scheme]) }),
+  );
+  const node = el(
+    'fieldset',
+    { class: 'schemes' },
+    el('legend', {}, 'Signing'),
+    boxes.map((box) =>
+      el(
+        'label',
+        { class: 'choice' },
+        box,
+        ` ${SCHEME_LABEL[box.value]}`,
+        el('span', { class: 'muted' }, ` · ${SCHEME_HINT[box.value]}`),
+      ),
+    ),
+    el('p', { class: 'muted' }, 'Each scheme chosen gets a secret of its own, shown once after the creation.'),
+  );
+  /** The schemes checked, in the order offered. */
+  const read = () => {
+    const chosen = boxes.filter((b) => b.checked).map((b) => b.value);
+    if (chosen.length === 0) throw new FormError('Choose at least one signing scheme', boxes[0]);
+    return chosen;
+  };
+  return { node, read };
+}
+
 /**
  * The destination form. `current`: the definition it changes (undefined: a new one), whose
  * non-secret fields it starts from; `submit` gets what the form holds and does the request; a
@@ -127,6 +162,7 @@ function destinationForm({ sources, current, submitLabel, submit }) {
   });
   const name = el('input', { name: 'name', maxlength: 200, value: current?.name ?? '' });
   const endpoints = endpointRows({ urlRequired: creating });
+  const schemes = creating ? schemeBoxes() : undefined;
   const filter = el(
     'textarea',
     { name: 'filter', rows: 4, spellcheck: 'false' },
@@ -165,6 +201,7 @@ function destinationForm({ sources, current, submitLabel, submit }) {
         'As in the config file: {"types": ["track"], "events": ["Order *"]}; empty: every event.',
       ),
     ),
+    schemes?.node,
     el('label', { class: 'choice' }, enabled, ' Enabled'),
     problem,
     el('div', { class: 'form-actions' }, button, ' ', el('a', { href: '#/' }, 'Cancel')),
@@ -182,14 +219,18 @@ function destinationForm({ sources, current, submitLabel, submit }) {
           ? filter
           : field.startsWith('sourceIds')
             ? form.querySelector('[name=sourceIds]')
-            : endpoints.inputOf(field);
+            : field.startsWith('settings.signing')
+              ? form.querySelector('[name=schemes]')
+              : endpoints.inputOf(field);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     problem.textContent = '';
     let parsedFilter;
     let webhooks;
+    let chosenSchemes;
     try {
       webhooks = endpoints.read();
+      chosenSchemes = schemes?.read();
       if (filter.value.trim() !== '') {
         try {
           parsedFilter = JSON.parse(filter.value);
@@ -207,6 +248,7 @@ function destinationForm({ sources, current, submitLabel, submit }) {
         name: name.value.trim(),
         sourceIds: [...form.querySelectorAll('[name=sourceIds]:checked')].map((b) => b.value),
         webhooks,
+        schemes: chosenSchemes,
         filter: parsedFilter,
         enabled: enabled.checked,
       });
@@ -219,47 +261,6 @@ function destinationForm({ sources, current, submitLabel, submit }) {
   return form;
 }
 
-/** A generated secret with a button that copies it; the page is the only place it is ever shown. */
-function secretLine({ scheme, secret }) {
-  const value = el('code', { class: 'secret-value' }, secret);
-  const copy = el(
-    'button',
-    { type: 'button', 'aria-label': `Copy the ${SCHEME_LABEL[scheme] ?? scheme} secret` },
-    'Copy',
-  );
-  copy.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      say('Secret copied to the clipboard.');
-    } catch {
-      getSelection().selectAllChildren(value);
-      say('The browser refused the clipboard: the secret is selected, copy it with the keyboard.');
-    }
-  });
-  return el('p', {}, `${SCHEME_LABEL[scheme] ?? scheme}: `, value, ' ', copy);
-}
-
-/** What follows a creation: the destination, and each secret generated for it, shown this once. */
-function createdPage({ destination, secrets }) {
-  show(
-    `Destination ${destination.id} created`,
-    secrets.length
-      ? el(
-          'section',
-          { class: 'secret', 'aria-labelledby': 'secret-heading' },
-          el('h3', { id: 'secret-heading' }, secrets.length > 1 ? 'Signing secrets' : 'Signing secret'),
-          el(
-            'p',
-            { class: 'note' },
-            'Shown this once: copy it now and give it to the receiver, which checks every webhook’s signature with it. Sluice keeps it encrypted and never shows it again.',
-          ),
-          secrets.map(secretLine),
-        )
-      : null,
-    el('p', {}, el('a', { href: '#/' }, 'Back to Destinations')),
-  );
-}
-
 /** `#/destinations/new`: the form, then the secrets of the destination created. */
 export async function newDestinationPage() {
   const sources = await allPages('/api/v1/source-definitions', 'sources');
@@ -270,10 +271,11 @@ export async function newDestinationPage() {
       type: 'webhooks',
       enabled: v.enabled,
       sourceIds: v.sourceIds,
-      settings: { webhooks: v.webhooks },
+      settings: { webhooks: v.webhooks, ...(!isDefaultChoice(v.schemes) && { signing: { schemes: v.schemes } }) },
       ...(v.filter !== undefined && { filter: v.filter }),
     };
-    createdPage(await api(DEFINITIONS, { method: 'POST', body: JSON.stringify(definition) }));
+    const { destination, secrets } = await api(DEFINITIONS, { method: 'POST', body: JSON.stringify(definition) });
+    showSecretsOnce({ title: `Destination ${destination.id} created`, secrets });
     say(`Created ${v.id}.`);
   };
   show('New destination', destinationForm({ sources, submitLabel: 'Create destination', submit }));

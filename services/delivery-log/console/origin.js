@@ -1,6 +1,7 @@
 // Where a destination on the Destinations page comes from (docs/delivery-log.md, "Console"): the
-// config file (read-only here) or the runtime catalog, whose destinations are edited and deleted
-// through the runtime destinations' routes (docs/reference/runtime-destinations.md, "API").
+// config file (read-only here) or the runtime catalog, whose destinations are edited, have their
+// signing secret rotated and are deleted through the runtime destinations' routes
+// (docs/reference/runtime-destinations.md, "API").
 
 import { allPages, api, el, say, time } from './ui.js';
 
@@ -52,7 +53,7 @@ function deleteControl(item, done) {
 
 /**
  * The destination's origin line: the config file it is declared in, or the runtime catalog with its
- * version and last change, Edit and Delete. `done` reloads the page after a deletion.
+ * version and last change, Edit, Rotate secret and Delete. `done` reloads the page after a deletion.
  */
 export function originLine(item, done) {
   if (item === undefined) return null;
@@ -72,6 +73,15 @@ export function originLine(item, done) {
       'a',
       { class: 'button', href: `#/destinations/${encodeURIComponent(item.id)}/edit`, 'aria-label': `Edit ${item.id}` },
       'Edit',
+    ),
+    el(
+      'a',
+      {
+        class: 'button',
+        href: `#/destinations/${encodeURIComponent(item.id)}/rotate`,
+        'aria-label': `Rotate the signing secret of ${item.id}`,
+      },
+      'Rotate secret',
     ),
     deleteControl(item, done),
   );

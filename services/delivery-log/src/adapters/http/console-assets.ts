@@ -14,6 +14,8 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/console/ledger.js': { file: 'ledger.js', type: 'text/javascript; charset=utf-8' },
   '/console/destination-form.js': { file: 'destination-form.js', type: 'text/javascript; charset=utf-8' },
   '/console/origin.js': { file: 'origin.js', type: 'text/javascript; charset=utf-8' },
+  '/console/signing.js': { file: 'signing.js', type: 'text/javascript; charset=utf-8' },
+  '/console/rotate.js': { file: 'rotate.js', type: 'text/javascript; charset=utf-8' },
   '/console/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
 };
 
