@@ -11,12 +11,13 @@ import type { Logger } from '@sluice/logging';
 import {
   changedFields,
   type DefinitionItem,
+  type DefinitionsQuery,
   definitionUrls,
   pageDefinitions,
   parseDefinitionsQuery,
 } from '../../domain/definitions.ts';
 import type { ChangeAudit } from '../db/change-audit.ts';
-import { badRequest, HttpError, readJson, type Route } from './http-io.ts';
+import { HttpError, readJson, type Route } from './http-io.ts';
 import { DESTINATION_RESOURCE } from './versioned-resource.ts';
 import { type ResourceCatalog, versionedRoutes } from './versioned-routes.ts';
 
@@ -77,17 +78,14 @@ function allDefinitions(deps: DefinitionRouteDeps): DefinitionItem[] {
  * the runtime ones, each change compare-and-set by `If-Match`.
  */
 export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
-  return versionedRoutes<DefinitionCatalog['writer'], CatalogEntry, Written>({
+  return versionedRoutes<DefinitionCatalog['writer'], CatalogEntry, Written, DefinitionsQuery>({
     resource: DESTINATION_RESOURCE,
     catalog: deps.catalog,
     audit: deps,
     listing: {
       all: () => allDefinitions(deps),
-      page: (all, params) => {
-        const query = parseDefinitionsQuery(params);
-        if (!query.ok) throw badRequest(query);
-        return pageDefinitions(all as DefinitionItem[], query.value);
-      },
+      query: parseDefinitionsQuery,
+      page: (all, query) => pageDefinitions(all as DefinitionItem[], query),
       params: ['sourceId', 'limit', 'cursor'],
     },
     entries: (catalog) => catalog.destinations,

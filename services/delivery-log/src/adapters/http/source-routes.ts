@@ -7,10 +7,10 @@ import {
 } from '@sluice/destination-catalog';
 import type { SourceItem } from '@sluice/log-api';
 import type { Logger } from '@sluice/logging';
-import { pageById, parseIdPageQuery } from '../../domain/id-pages.ts';
+import { type IdPageQuery, pageById, parseIdPageQuery } from '../../domain/id-pages.ts';
 import { sourceChangeOf } from '../../domain/sources.ts';
 import type { ChangeAudit } from '../db/change-audit.ts';
-import { badRequest, HttpError, pathId, readJson, type Route } from './http-io.ts';
+import { HttpError, pathId, readJson, type Route } from './http-io.ts';
 import { SOURCE_RESOURCE } from './versioned-resource.ts';
 import { type ResourceCatalog, versionedRoutes } from './versioned-routes.ts';
 
@@ -64,16 +64,15 @@ function renameBody(raw: unknown): { name: unknown } {
  * answer that minted it, and in no other.
  */
 export function sourceRoutes(deps: SourceRouteDeps): Route[] {
-  return versionedRoutes<SourceCatalog['writer'], SourceEntry, SourceWritten>({
+  return versionedRoutes<SourceCatalog['writer'], SourceEntry, SourceWritten, IdPageQuery>({
     resource: SOURCE_RESOURCE,
     catalog: deps.catalog,
     audit: deps,
     listing: {
       all: () => allSources(deps),
-      page: (all, params) => {
-        const query = parseIdPageQuery(params);
-        if (!query.ok) throw badRequest(query);
-        const { page, nextCursor } = pageById(all, query.value);
+      query: parseIdPageQuery,
+      page: (all, query) => {
+        const { page, nextCursor } = pageById(all, query);
         return { sources: page, nextCursor };
       },
       params: ['limit', 'cursor'],

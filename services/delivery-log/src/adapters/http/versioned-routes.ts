@@ -10,6 +10,7 @@ import {
 import type { Logger } from '@sluice/logging';
 import { type AuditedChange, deletionChange, parseChangesQuery } from '../../domain/audit.ts';
 import { etagOf } from '../../domain/definitions.ts';
+import type { Checked } from '../../domain/query.ts';
 import type { ChangeAudit } from '../db/change-audit.ts';
 import { API_AUTHOR, audit, catalogOff, ifMatch, refusalError } from './catalog-http.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
@@ -30,9 +31,9 @@ export interface MadeChange {
 
 type Outcome<Made> = Made | Deleted | Refusal;
 
-const isRefusal = <Made>(outcome: Outcome<Made>): outcome is Refusal =>
-  typeof outcome === 'object' && outcome !== null && !('record' in outcome);
-const isDeletion = <Made>(outcome: Outcome<Made>): outcome is Deleted => (outcome as Deleted).kind === 'deleted';
+/** A refused change writes no record. */
+const isRefusal = <Made extends MadeChange>(outcome: Outcome<Made>): outcome is Refusal => !('record' in outcome);
+const isDeletion = <Made extends MadeChange>(outcome: Made | Deleted): outcome is Deleted => outcome.kind === 'deleted';
 
 /** What the audit records of a change made: who, when, the version it made, and what it was. */
 const madeChange = (made: MadeChange, what: Pick<AuditedChange, 'change' | 'fields'>): AuditedChange => ({
@@ -63,14 +64,25 @@ export interface VersionedSteps<Writer, Entry, Made> {
   settle: (outcome: Outcome<Made>, before: Entry | undefined) => Promise<RouteAnswer>;
 }
 
-export interface VersionedRoutesContext<Writer, Entry, Made extends MadeChange> {
+/** How a resource is listed. */
+export interface Listing<Query> {
+  all: () => Listed[];
+  params: string[];
+  query: (params: URLSearchParams) => Checked<Query>;
+  page: (all: Listed[], query: Query) => unknown;
+}
+
+export interface VersionedRoutesContext<Writer, Entry, Made extends MadeChange, Query> {
   resource: VersionedResource;
   /** Undefined when `runtimeDestinations` is not configured: the write routes answer 409. */
   catalog: ResourceCatalog<Writer> | undefined;
   /** The audit, the clock, and where a change the audit could not record is logged (the change itself is made). */
   audit: { changes: Pick<ChangeAudit, 'record' | 'list'>; now: () => number; logger: Logger };
-  /** Every one as the list and a read show it (the file's, then the runtime ones); a page of them by the list's query. */
-  listing: { all: () => Listed[]; page: (all: Listed[], query: URLSearchParams) => unknown; params: string[] };
+  /**
+   * Every one as the list and a read show it (the file's, then the runtime ones); the list's query
+   * parameters, read by `query` (a 400 naming the one refused), and the page of them it asks for.
+   */
+  listing: Listing<Query>;
   /** The runtime ones in force, by id. */
   entries: (catalog: Catalog) => ReadonlyMap<string, Entry>;
   /** The body of a change made (shown this once with what it generated), and what the audit records of it. */
@@ -88,8 +100,8 @@ export interface VersionedRoutesContext<Writer, Entry, Made extends MadeChange> 
  * runtime ones), create, its audit, read, the resource's own edits and delete, each change
  * compare-and-set by `If-Match` and recorded in the audit.
  */
-export function versionedRoutes<Writer, Entry, Made extends MadeChange>(
-  context: VersionedRoutesContext<Writer, Entry, Made>,
+export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
+  context: VersionedRoutesContext<Writer, Entry, Made, Query>,
 ): Route[] {
   const { resource, listing } = context;
   const { kind, name, idName } = resource;
@@ -102,15 +114,14 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange>(
   const answer = (outcome: Outcome<Made>): RouteAnswer => {
     if (isRefusal(outcome)) throw refusalError(outcome, kind);
     if (isDeletion(outcome)) return [200, { id: outcome.id, version: outcome.version }];
-    const made = outcome as Made;
-    return [OUTCOME_STATUS[made.kind], context.shown(made), { etag: etagOf(made.entry.version) }];
+    return [OUTCOME_STATUS[outcome.kind], context.shown(outcome), { etag: etagOf(outcome.entry.version) }];
   };
   const settle = async (outcome: Outcome<Made>, before: Entry | undefined): Promise<RouteAnswer> => {
     const answered = answer(outcome);
     if (isRefusal(outcome)) return answered;
     const change = isDeletion(outcome)
       ? deletionChange(outcome, { by: API_AUTHOR, at: context.audit.now() })
-      : madeChange(outcome as Made, context.audited(outcome as Made, { before }));
+      : madeChange(outcome, context.audited(outcome, { before }));
     await audit({ ...context.audit, kind }, change);
     return answered;
   };
@@ -129,7 +140,11 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange>(
   });
   return [
     {
-      ...route('GET', `list${name}s`, async (_m, url) => [200, listing.page(listing.all(), url.searchParams)]),
+      ...route('GET', `list${name}s`, async (_m, url) => {
+        const query = listing.query(url.searchParams);
+        if (!query.ok) throw badRequest(query);
+        return [200, listing.page(listing.all(), query.value)];
+      }),
       pattern: all,
       params: listing.params,
     },
