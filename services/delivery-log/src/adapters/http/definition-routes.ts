@@ -1,13 +1,6 @@
 import type { SluiceConfig } from '@sluice/config';
-import {
-  type CatalogEntry,
-  type CatalogWriter,
-  type FileConfig,
-  redactEntry,
-  type Written,
-} from '@sluice/destination-catalog';
+import { type CatalogEntry, type CatalogWriter, redactEntry, type Written } from '@sluice/destination-catalog';
 import { AddressPolicy, urlVerdict } from '@sluice/webhook';
-import type { Logger } from '@sluice/logging';
 import {
   changedFields,
   type DefinitionItem,
@@ -16,28 +9,18 @@ import {
   pageDefinitions,
   parseDefinitionsQuery,
 } from '../../domain/definitions.ts';
-import type { ChangeAudit } from '../db/change-audit.ts';
 import { HttpError, readJson, type Route } from './http-io.ts';
 import { DESTINATION_RESOURCE } from './versioned-resource.ts';
-import { type ResourceCatalog, versionedRoutes } from './versioned-routes.ts';
+import { type ResourceCatalog, type ResourceRouteDeps, versionedRoutes } from './versioned-routes.ts';
 
 /** The catalog as the API changes it: what the service's reader has read, and the writer. */
 export type DefinitionCatalog = ResourceCatalog<
   Pick<CatalogWriter, 'create' | 'replace' | 'patch' | 'delete' | 'rotate'>
 >;
 
-export interface DefinitionRouteDeps {
-  /** The config file in force, unmerged: its destinations are listed read-only, its ids refused. */
-  file: () => FileConfig;
+export interface DefinitionRouteDeps extends ResourceRouteDeps<DefinitionCatalog['writer']> {
   /** The config in force: its SSRF policy (`delivery.ssrf`) judges every URL given. */
   config: () => SluiceConfig;
-  /** Undefined when `runtimeDestinations` is not configured: the write routes answer 409. */
-  catalog: DefinitionCatalog | undefined;
-  /** The audit: each change made here recorded, and listed. */
-  changes: Pick<ChangeAudit, 'record' | 'list'>;
-  now: () => number;
-  /** Where a change the audit could not record is logged (the change itself is made). */
-  logger: Logger;
 }
 
 /** Refuses a URL the SSRF policy in force would refuse, naming its field. */
@@ -80,8 +63,7 @@ function allDefinitions(deps: DefinitionRouteDeps): DefinitionItem[] {
 export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
   return versionedRoutes<DefinitionCatalog['writer'], CatalogEntry, Written, DefinitionsQuery>({
     resource: DESTINATION_RESOURCE,
-    catalog: deps.catalog,
-    audit: deps,
+    deps,
     listing: {
       all: () => allDefinitions(deps),
       query: parseDefinitionsQuery,

@@ -1,35 +1,18 @@
-import {
-  type CatalogWriter,
-  type FileConfig,
-  type SourceEntry,
-  type SourceWritten,
-  showSource,
-} from '@sluice/destination-catalog';
+import { type CatalogWriter, type SourceEntry, type SourceWritten, showSource } from '@sluice/destination-catalog';
 import type { SourceItem } from '@sluice/log-api';
-import type { Logger } from '@sluice/logging';
 import { type IdPageQuery, pageById, parseIdPageQuery } from '../../domain/id-pages.ts';
 import { sourceChangeOf } from '../../domain/sources.ts';
-import type { ChangeAudit } from '../db/change-audit.ts';
 import { HttpError, pathId, readJson, type Route } from './http-io.ts';
 import { SOURCE_RESOURCE } from './versioned-resource.ts';
-import { type ResourceCatalog, versionedRoutes } from './versioned-routes.ts';
+import { type ResourceCatalog, type ResourceRouteDeps, versionedRoutes } from './versioned-routes.ts';
 
 /** The catalog as the source routes change it: what the service's reader has read, and the writer. */
 export type SourceCatalog = ResourceCatalog<
   Pick<CatalogWriter, 'createSource' | 'renameSource' | 'deleteSource' | 'mintWriteKey' | 'revokeWriteKey'>
 >;
 
-export interface SourceRouteDeps {
-  /** The config file in force, unmerged: its sources are listed read-only (never their keys), its ids refused. */
-  file: () => FileConfig;
-  /** Undefined when `runtimeDestinations` is not configured: the write routes answer 409. */
-  catalog: SourceCatalog | undefined;
-  /** The sources' audit: each change made here recorded, and listed. */
-  changes: Pick<ChangeAudit, 'record' | 'list'>;
-  now: () => number;
-  /** Where a change the audit could not record is logged (the change itself is made). */
-  logger: Logger;
-}
+/** What the source routes are given; the file's sources are listed without their keys. */
+export type SourceRouteDeps = ResourceRouteDeps<SourceCatalog['writer']>;
 
 /** Every source as the list shows it: the file's (read-only, never a key), then the runtime ones (key ids and times). */
 function allSources(deps: SourceRouteDeps): SourceItem[] {
@@ -66,8 +49,7 @@ function renameBody(raw: unknown): { name: unknown } {
 export function sourceRoutes(deps: SourceRouteDeps): Route[] {
   return versionedRoutes<SourceCatalog['writer'], SourceEntry, SourceWritten, IdPageQuery>({
     resource: SOURCE_RESOURCE,
-    catalog: deps.catalog,
-    audit: deps,
+    deps,
     listing: {
       all: () => allSources(deps),
       query: parseIdPageQuery,

@@ -3,6 +3,7 @@ import {
   type Catalog,
   type ChangeBy,
   type Deleted,
+  type FileConfig,
   OUTCOME_STATUS,
   type Refusal,
   type VersionedRequest,
@@ -20,6 +21,19 @@ import type { VersionedResource } from './versioned-resource.ts';
 export interface ResourceCatalog<Writer> {
   current: () => Catalog;
   writer: Writer;
+}
+
+/** What a resource's routes are given. */
+export interface ResourceRouteDeps<Writer> {
+  /** The config file in force, unmerged: its ones are listed read-only, their ids refused. */
+  file: () => FileConfig;
+  /** Undefined when `runtimeDestinations` is not configured: the write routes answer 409. */
+  catalog: ResourceCatalog<Writer> | undefined;
+  /** The resource's audit: each change made through its routes recorded, and listed. */
+  changes: Pick<ChangeAudit, 'record' | 'list'>;
+  now: () => number;
+  /** Where a change the audit could not record is logged (the change itself is made). */
+  logger: Logger;
 }
 
 /** A change made (not a deletion): its kind gives the status, its entry's version the ETag. */
@@ -74,10 +88,8 @@ export interface Listing<Query> {
 
 export interface VersionedRoutesContext<Writer, Entry, Made extends MadeChange, Query> {
   resource: VersionedResource;
-  /** Undefined when `runtimeDestinations` is not configured: the write routes answer 409. */
-  catalog: ResourceCatalog<Writer> | undefined;
-  /** The audit, the clock, and where a change the audit could not record is logged (the change itself is made). */
-  audit: { changes: Pick<ChangeAudit, 'record' | 'list'>; now: () => number; logger: Logger };
+  /** Its catalog, its audit, the clock and the logger. */
+  deps: Omit<ResourceRouteDeps<Writer>, 'file'>;
   /**
    * Every one as the list and a read show it (the file's, then the runtime ones); the list's query
    * parameters, read by `query` (a 400 naming the one refused), and the page of them it asks for.
@@ -108,8 +120,8 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
   const one = new RegExp(`^${resource.base}/([^/]+)$`);
   const all = new RegExp(`^${resource.base}$`);
   const catalog = (): ResourceCatalog<Writer> => {
-    if (context.catalog === undefined) throw catalogOff(kind);
-    return context.catalog;
+    if (context.deps.catalog === undefined) throw catalogOff(kind);
+    return context.deps.catalog;
   };
   const answer = (outcome: Outcome<Made>): RouteAnswer => {
     if (isRefusal(outcome)) throw refusalError(outcome, kind);
@@ -120,15 +132,15 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
     const answered = answer(outcome);
     if (isRefusal(outcome)) return answered;
     const change = isDeletion(outcome)
-      ? deletionChange(outcome, { by: API_AUTHOR, at: context.audit.now() })
+      ? deletionChange(outcome, { by: API_AUTHOR, at: context.deps.now() })
       : madeChange(outcome, context.audited(outcome, { before }));
-    await audit({ ...context.audit, kind }, change);
+    await audit({ ...context.deps, kind }, change);
     return answered;
   };
   const versioned = (m: RegExpExecArray, req: IncomingMessage): Versioned<Writer, Entry> => {
     const { writer, current } = catalog();
     const id = pathId(idName, m[1]!);
-    const request = { by: API_AUTHOR, at: context.audit.now(), id, expectedVersion: ifMatch(req) };
+    const request = { by: API_AUTHOR, at: context.deps.now(), id, expectedVersion: ifMatch(req) };
     return { writer, request, before: context.entries(current()).get(id) };
   };
   const route = (method: string, routeName: string, run: Route['run']): Route => ({
@@ -151,7 +163,7 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
     {
       ...route('POST', `create${name}`, async (_m, _url, req) => {
         const { writer } = catalog();
-        const at = context.audit.now();
+        const at = context.deps.now();
         const body = await readJson(req);
         return settle(await context.create(writer, { by: API_AUTHOR, at, body }), undefined);
       }),
@@ -161,7 +173,7 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
       ...route('GET', `list${name}Changes`, async (_m, url) => {
         const query = parseChangesQuery(url.searchParams, idName);
         if (!query.ok) throw badRequest(query);
-        const changes = await context.audit.changes.list(query.value);
+        const changes = await context.deps.changes.list(query.value);
         return [200, { changes: changes.map(({ subjectId, ...c }) => ({ [idName]: subjectId, ...c })) }];
       }),
       pattern: new RegExp(`^${resource.changes}$`),
