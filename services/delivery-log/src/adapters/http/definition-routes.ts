@@ -1,80 +1,26 @@
-import type { IncomingMessage } from 'node:http';
 import type { SluiceConfig } from '@sluice/config';
-import {
-  type Catalog,
-  type CatalogOutcome,
-  type CatalogWriter,
-  type FileConfig,
-  OUTCOME_STATUS,
-  redactEntry,
-} from '@sluice/destination-catalog';
+import { type CatalogEntry, type CatalogWriter, redactEntry, type Written } from '@sluice/destination-catalog';
 import { AddressPolicy, urlVerdict } from '@sluice/webhook';
-import type { Logger } from '@sluice/logging';
-import { type AuditedChange, parseChangesQuery } from '../../domain/audit.ts';
 import {
   changedFields,
   type DefinitionItem,
+  type DefinitionsQuery,
   definitionUrls,
-  etagOf,
   pageDefinitions,
   parseDefinitionsQuery,
 } from '../../domain/definitions.ts';
-import type { ChangeAudit } from '../db/change-audit.ts';
-import { API_AUTHOR, audit, catalogOff, ifMatch, refusalError } from './catalog-http.ts';
-import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
+import { HttpError, readJson, type Route } from './http-io.ts';
+import { DESTINATION_RESOURCE } from './versioned-resource.ts';
+import { type ResourceCatalog, type ResourceRouteDeps, versionedRoutes } from './versioned-routes.ts';
 
 /** The catalog as the API changes it: what the service's reader has read, and the writer. */
-export interface DefinitionCatalog {
-  current: () => Catalog;
-  writer: Pick<CatalogWriter, 'create' | 'replace' | 'patch' | 'delete' | 'rotate'>;
-}
+export type DefinitionCatalog = ResourceCatalog<
+  Pick<CatalogWriter, 'create' | 'replace' | 'patch' | 'delete' | 'rotate'>
+>;
 
-export interface DefinitionRouteDeps {
-  /** The config file in force, unmerged: its destinations are listed read-only, its ids refused. */
-  file: () => FileConfig;
+export interface DefinitionRouteDeps extends ResourceRouteDeps<DefinitionCatalog['writer']> {
   /** The config in force: its SSRF policy (`delivery.ssrf`) judges every URL given. */
   config: () => SluiceConfig;
-  /** Undefined when `runtimeDestinations` is not configured: the write routes answer 409. */
-  catalog: DefinitionCatalog | undefined;
-  /** The audit: each change made here recorded, and listed. */
-  changes: Pick<ChangeAudit, 'record' | 'list'>;
-  now: () => number;
-  /** Where a change the audit could not record is logged (the change itself is made). */
-  logger: Logger;
-}
-
-const BASE = '/api/v1/destination-definitions';
-const ONE = new RegExp(`^${BASE}/([^/]+)$`);
-
-/** A change made, as the API answers it: the destination redacted, its ETag, and any secret generated (shown this once). */
-function answer(outcome: CatalogOutcome): RouteAnswer {
-  if (!('record' in outcome)) throw refusalError(outcome, 'destination');
-  if (outcome.kind === 'deleted') return [200, { id: outcome.id, version: outcome.version }];
-  const body = { destination: redactEntry(outcome.entry), secrets: outcome.secrets };
-  return [OUTCOME_STATUS[outcome.kind], body, { etag: etagOf(outcome.entry.version) }];
-}
-
-/** What the audit records of a change made: who, when, and the names of the fields it changed. */
-function auditOf(outcome: Extract<CatalogOutcome, { record: unknown }>, before: unknown, at: number): AuditedChange {
-  if (outcome.kind === 'deleted')
-    return {
-      subjectId: outcome.id,
-      version: outcome.version,
-      change: 'deleted',
-      by: API_AUTHOR,
-      at: new Date(at).toISOString(),
-      fields: [],
-    };
-  const { entry } = outcome;
-  const fields = changedFields(before ?? {}, entry.definition);
-  return {
-    subjectId: entry.id,
-    version: entry.version,
-    change: outcome.kind,
-    by: entry.updatedBy,
-    at: entry.updatedAt,
-    fields,
-  };
 }
 
 /** Refuses a URL the SSRF policy in force would refuse, naming its field. */
@@ -115,97 +61,49 @@ function allDefinitions(deps: DefinitionRouteDeps): DefinitionItem[] {
  * the runtime ones, each change compare-and-set by `If-Match`.
  */
 export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
-  const catalog = (): DefinitionCatalog => {
-    if (deps.catalog === undefined) throw catalogOff('destination');
-    return deps.catalog;
-  };
-  const change = async (req: IncomingMessage) => ({ by: API_AUTHOR, at: deps.now(), body: await readJson(req) });
-  /** The answer to a change, recorded in the audit when it was made; `before`: the definition it was made on. */
-  const settle = async (outcome: CatalogOutcome, before: unknown): Promise<RouteAnswer> => {
-    const answered = answer(outcome);
-    if ('record' in outcome) await audit({ ...deps, kind: 'destination' }, auditOf(outcome, before, deps.now()));
-    return answered;
-  };
-  /**
-   * What a change of one destination starts from: the writer, the request (who, when, the id and
-   * the version `If-Match` names), the body, and the definition the change is made on.
-   */
-  const versioned = async (m: RegExpExecArray, req: IncomingMessage) => {
-    const { writer, current } = catalog();
-    const id = pathId('destinationId', m[1]!);
-    const expectedVersion = ifMatch(req);
-    const { body, ...by } = await change(req);
-    return {
-      writer,
-      body,
-      before: current().destinations.get(id)?.definition,
-      request: { ...by, id, expectedVersion },
-    };
-  };
-  const route = (method: string, name: string, run: Route['run']): Route => ({
-    method,
-    pattern: ONE,
-    name,
-    params: [],
-    run,
-  });
-  return [
-    {
-      ...route('GET', 'listDefinitions', async (_m, url) => {
-        const query = parseDefinitionsQuery(url.searchParams);
-        if (!query.ok) throw badRequest(query);
-        return [200, pageDefinitions(allDefinitions(deps), query.value)];
-      }),
-      pattern: new RegExp(`^${BASE}$`),
+  return versionedRoutes<DefinitionCatalog['writer'], CatalogEntry, Written, DefinitionsQuery>({
+    resource: DESTINATION_RESOURCE,
+    deps,
+    listing: {
+      all: () => allDefinitions(deps),
+      query: parseDefinitionsQuery,
+      page: (all, query) => pageDefinitions(all as DefinitionItem[], query),
       params: ['sourceId', 'limit', 'cursor'],
     },
-    {
-      ...route('POST', 'createDefinition', async (_m, _url, req) => {
-        const { writer } = catalog();
-        const { body, ...by } = await change(req);
+    entries: (catalog) => catalog.destinations,
+    shown: (outcome) => ({ destination: redactEntry(outcome.entry), secrets: outcome.secrets }),
+    audited: (outcome, { before }) => ({
+      change: outcome.kind,
+      fields: changedFields(before?.definition ?? {}, outcome.entry.definition),
+    }),
+    create: (writer, { body, ...by }) => {
+      checkUrls(deps.config(), body);
+      return writer.create({ ...by, definition: body });
+    },
+    remove: (writer, request) => writer.delete(request),
+    edits: ({ route, versioned, settle }) => [
+      route('PUT', 'replaceDefinition', async (m, _url, req) => {
+        const { writer, request, before } = versioned(m, req);
+        const body = await readJson(req);
         checkUrls(deps.config(), body);
-        return settle(await writer.create({ ...by, definition: body }), undefined);
+        return settle(await writer.replace({ ...request, definition: body }), before);
       }),
-      pattern: new RegExp(`^${BASE}$`),
-    },
-    {
-      ...route('GET', 'listDefinitionChanges', async (_m, url) => {
-        const query = parseChangesQuery(url.searchParams, 'destinationId');
-        if (!query.ok) throw badRequest(query);
-        const changes = await deps.changes.list(query.value);
-        return [200, { changes: changes.map(({ subjectId, ...c }) => ({ destinationId: subjectId, ...c })) }];
+      route('PATCH', 'patchDefinition', async (m, _url, req) => {
+        const { writer, request, before } = versioned(m, req);
+        const body = await readJson(req);
+        checkUrls(deps.config(), body);
+        return settle(await writer.patch({ ...request, patch: body }), before);
       }),
-      pattern: /^\/api\/v1\/destination-changes$/,
-      params: ['destinationId', 'limit'],
-    },
-    route('GET', 'getDefinition', async (m) => {
-      const id = pathId('destinationId', m[1]!);
-      const item = allDefinitions(deps).find((d) => d.id === id);
-      if (!item) throw new HttpError(404, 'not_found', 'no destination has this id');
-      return item.origin === 'runtime' ? [200, item, { etag: etagOf(item.version) }] : [200, item];
-    }),
-    route('PUT', 'replaceDefinition', async (m, _url, req) => {
-      const { writer, body, before, request } = await versioned(m, req);
-      checkUrls(deps.config(), body);
-      return settle(await writer.replace({ ...request, definition: body }), before);
-    }),
-    route('PATCH', 'patchDefinition', async (m, _url, req) => {
-      const { writer, body, before, request } = await versioned(m, req);
-      checkUrls(deps.config(), body);
-      return settle(await writer.patch({ ...request, patch: body }), before);
-    }),
-    route('DELETE', 'deleteDefinition', async (m, _url, req) => {
-      const { writer, request } = await versioned(m, req);
-      return settle(await writer.delete(request), undefined);
-    }),
-    {
-      ...route('POST', 'rotateDefinitionSecret', async (m, _url, req) => {
-        const { writer, body, before, request } = await versioned(m, req);
-        return settle(await writer.rotate({ ...request, ...rotateBody(body) }), before);
-      }),
-      pattern: new RegExp(`^${BASE}/([^/]+)/rotate-secret$`),
-    },
-  ];
+      {
+        ...route('POST', 'rotateDefinitionSecret', async (m, _url, req) => {
+          const { writer, request, before } = versioned(m, req);
+          const body = await readJson(req);
+          return settle(await writer.rotate({ ...request, ...rotateBody(body) }), before);
+        }),
+        pattern: new RegExp(`^${DESTINATION_RESOURCE.base}/([^/]+)/rotate-secret$`),
+      },
+    ],
+  });
 }
 
 const SCHEMES = ['x-signature', 'standard-webhooks'] as const;
