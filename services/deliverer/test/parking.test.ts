@@ -96,7 +96,7 @@ async function fixture(current: () => SluiceConfig = () => config, existing = ['
     onRead = f;
   };
   await parking.findTopics();
-  return { view, held, read, created, lag, parking, consumer, sent, ack: () => ack?.(), setOnRead };
+  return { view, held, read, created, topics, lag, parking, consumer, sent, ack: () => ack?.(), setOnRead };
 }
 
 describe('Parking', () => {
@@ -190,6 +190,23 @@ describe('Parking', () => {
     current = config;
     f.parking.configChanged();
     assert.deepEqual([...f.held], [topicA], 'created again while its state is paused: held again');
+    f.parking.close();
+  });
+
+  it('a parked topic another replica created is read once this one sees it matter: on a resume, or its destination gone', async () => {
+    let current = config;
+    const f = await fixture(() => current, []);
+    f.view.apply('a', state('paused'));
+    f.view.apply('b', state('paused'));
+    await f.parking.start(f.consumer);
+    // Created by another replica's parks while both are paused.
+    f.topics.add(topicA);
+    f.topics.add(parkedTopicName(config, 'b'));
+    f.view.apply('a', state('active'));
+    current = { ...config, destinations: [destA] };
+    f.parking.configChanged();
+    await f.parking.findTopics();
+    assert.deepEqual([...f.read].sort(), [topicA, parkedTopicName(config, 'b')]);
     f.parking.close();
   });
 

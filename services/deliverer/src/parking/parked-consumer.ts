@@ -24,6 +24,8 @@ export class ParkedConsumer {
   #stopped = false;
   #swapping: Promise<void> = Promise.resolve();
   #swapPending = false;
+  /** A change of generation under way: the parked consumer counts as joined meanwhile (`/readyz`). */
+  #inSwap = false;
   /** Resolves when a generation cannot go on, or a new one could not be started. */
   readonly fatal: Promise<Error>;
   #fail: (err: Error) => void = () => undefined;
@@ -41,7 +43,7 @@ export class ParkedConsumer {
 
   /** Joined to its group and consuming; with no parked topic yet, there is nothing to join. */
   get connected(): boolean {
-    return this.#current?.connected ?? true;
+    return this.#inSwap || (this.#current?.connected ?? true);
   }
 
   /** Whether a partition has half its slots taken (`ConcurrentConsumer#crowded`). */
@@ -98,13 +100,18 @@ export class ParkedConsumer {
   async #swap(): Promise<void> {
     const old = this.#current;
     if (this.#stopped) return;
-    if (old) {
-      old.stopIntake();
-      await old.drain(SWAP_DRAIN_MS);
-      await old.close();
-      this.#current = undefined;
+    this.#inSwap = true;
+    try {
+      if (old) {
+        old.stopIntake();
+        await old.drain(SWAP_DRAIN_MS);
+        await old.close();
+        this.#current = undefined;
+      }
+      if (!this.#stopped) await this.#startGeneration();
+    } finally {
+      this.#inSwap = false;
     }
-    if (!this.#stopped) await this.#startGeneration();
   }
 
   async #startGeneration(): Promise<void> {

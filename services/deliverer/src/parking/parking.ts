@@ -77,22 +77,31 @@ export class Parking {
 
   /**
    * Lists the cluster's topics (one request) and takes in the parked topics of the destinations in
-   * force that exist and are not known yet (created by another replica, or before this start).
+   * force, and `also`, that exist and are not known yet (created by another replica, or before this
+   * start).
    */
-  findTopics(): Promise<void> {
-    this.#finding ??= (async () => {
-      try {
-        const config = this.deps.config();
-        const existing = new Set(await retryTransient(() => this.deps.admin.listTopics()));
-        for (const d of config.destinations) {
-          const topic = parkedTopicName(config, d.id);
-          if (existing.has(topic)) this.#known(topic);
-        }
-      } finally {
-        this.#finding = undefined;
-      }
-    })();
-    return this.#finding;
+  findTopics(also: string[] = []): Promise<void> {
+    const finding = this.#listTopics(this.#finding, also);
+    this.#finding = finding;
+    const done = () => {
+      if (this.#finding === finding) this.#finding = undefined;
+    };
+    finding.then(done, done);
+    return finding;
+  }
+
+  async #listTopics(previous: Promise<void> | undefined, also: string[]): Promise<void> {
+    await previous?.catch(() => undefined);
+    const config = this.deps.config();
+    const existing = new Set(await retryTransient(() => this.deps.admin.listTopics()));
+    const wanted = [...config.destinations.map((d) => parkedTopicName(config, d.id)), ...also];
+    for (const topic of wanted) if (existing.has(topic)) this.#known(topic);
+  }
+
+  /** `findTopics` when `topic` is not known, in the background (a failure is logged; the next resume lists again). */
+  #findIfUnknown(topic: string): void {
+    if (this.#topics.has(topic)) return;
+    this.findTopics([topic]).catch((err: unknown) => this.deps.logger.warn({ err }, 'parked topics not listed'));
   }
 
   #known(topic: string): void {
@@ -195,7 +204,10 @@ export class Parking {
     for (const id of [...this.#held]) {
       if (ids.has(id)) continue;
       this.#held.delete(id);
-      consumer.release(parkedTopicName(config, id));
+      const topic = parkedTopicName(config, id);
+      consumer.release(topic);
+      // Its events may be on a topic another replica created: read too, to be dead-lettered.
+      this.#findIfUnknown(topic);
       this.deps.logger.info({ destinationId: id }, 'destination gone: its parked events are read and dead-lettered');
     }
     for (const id of ids) this.#refresh(id);
@@ -232,8 +244,7 @@ export class Parking {
     if (starting) return;
     this.deps.logger.info({ destinationId }, 'destination active: delivering its parked events');
     // Another replica may have parked its events on a topic this one has not seen created.
-    if (!this.#topics.has(topic))
-      this.findTopics().catch((err: unknown) => this.deps.logger.warn({ err }, 'parked topics not listed'));
+    this.#findIfUnknown(topic);
   }
 
   /** Ends the draining of every destination whose parked topic is drained (run every `checkEveryMs`). */
