@@ -139,10 +139,22 @@ interface Memory {
   external: number;
 }
 
-/** One `/metrics` scrape: its text, and how long it took. */
-async function scrape(svc: ServiceProcess): Promise<{ text: string; ms: number }> {
+/**
+ * One `/metrics` scrape: its text, and how long it took. A connection the service closed as it was
+ * reused (its keep-alive timeout, 5 s, is the settle window) is tried again once, on a new one; a
+ * service that exited is named with its last output.
+ */
+async function scrape(svc: ServiceProcess, tries = 2): Promise<{ text: string; ms: number }> {
   const t0 = performance.now();
-  const res = await fetch(`${svc.url}/metrics`);
+  let res: Response;
+  try {
+    res = await fetch(`${svc.url}/metrics`);
+  } catch (err) {
+    if (svc.child!.exitCode !== null || svc.child!.signalCode !== null)
+      throw new Error(`${svc.name} exited: ${svc.output.trim().split('\n').slice(-5).join('\n')}`);
+    if (tries <= 1) throw err;
+    return scrape(svc, tries - 1);
+  }
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${svc.name} /metrics answered ${res.status}`);
   return { text, ms: performance.now() - t0 };
