@@ -17,8 +17,10 @@
  *      holds (after a GC), the merge with the file (`mergeDestinations`: the first, then one after a
  *      change), the routing index of the merged list, the deliverer's webhook-thread settings
  *      (`webhookThreadSettings`, built at every config change).
- *   3. The topics of the destinations in force (a parked topic each) created and placed by the
- *      broker, as the first service to start would create them, timed apart from the start-ups.
+ *   3. The topics a start creates for the destinations in force, created and placed by the broker
+ *      as the first service to start would create them, timed apart from the start-ups: none per
+ *      destination (a parked topic is created at its destination's first park; only ordered
+ *      destinations have a topic at start, and the catalog has none).
  *   4. Start-up: the deliverer, the retry service and the delivery log (the services that read the
  *      catalog; ingest does not), each its own process, one after the other: spawn → `/readyz` 200,
  *      or the reason it did not start (its own `kafka.startupTimeout`, 5 min by default, bounds the
@@ -137,10 +139,22 @@ interface Memory {
   external: number;
 }
 
-/** One `/metrics` scrape: its text, and how long it took. */
-async function scrape(svc: ServiceProcess): Promise<{ text: string; ms: number }> {
+/**
+ * One `/metrics` scrape: its text, and how long it took. A connection the service closed as it was
+ * reused (its keep-alive timeout, 5 s, is the settle window) is tried again once, on a new one; a
+ * service that exited is named with its last output.
+ */
+async function scrape(svc: ServiceProcess, tries = 2): Promise<{ text: string; ms: number }> {
   const t0 = performance.now();
-  const res = await fetch(`${svc.url}/metrics`);
+  let res: Response;
+  try {
+    res = await fetch(`${svc.url}/metrics`);
+  } catch (err) {
+    if (svc.child!.exitCode !== null || svc.child!.signalCode !== null)
+      throw new Error(`${svc.name} exited: ${svc.output.trim().split('\n').slice(-5).join('\n')}`);
+    if (tries <= 1) throw err;
+    return scrape(svc, tries - 1);
+  }
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${svc.name} /metrics answered ${res.status}`);
   return { text, ms: performance.now() - t0 };
@@ -375,7 +389,7 @@ async function runSize(
     const threadSettings = timed(() => webhookThreadSettings(mergedConfig), 9);
     const inProcess = { readerHeap, firstMerge, mergeAfterChange, routingIndex, threadSettings };
 
-    // 3. The topics of the destinations in force, as the first service to start would create them.
+    // 3. The topics a start creates for the destinations in force (none for unordered ones).
     const admin = ctx.kafka.admin();
     await admin.connect();
     const c0 = performance.now();

@@ -1,19 +1,6 @@
 import { ConfigError, type SigningScheme, validateDestination } from '@sluice/config';
-import {
-  authorRefused,
-  type Catalog,
-  type CatalogContext,
-  type ChangeBy,
-  type Deleted,
-  deletion,
-  inForce,
-  isRefusal,
-  type Refusal,
-  sourceIdsInForce,
-  stamp,
-  tooLarge,
-  type VersionedRequest,
-} from './change-basics.ts';
+import type { Catalog, CatalogContext, ChangeBy, Deleted, Refusal, VersionedRequest } from './change-basics.ts';
+import { authorRefused, deletion, inForce, isRefusal, sourceIdsInForce, stamp, tooLarge } from './change-basics.ts';
 import { DEFAULT_ROTATION_OVERLAP_MS } from './constants.ts';
 import type { FileConfig } from './file-config.ts';
 import type { CatalogRecord } from './envelope.ts';

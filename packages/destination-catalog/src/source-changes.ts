@@ -1,19 +1,7 @@
 import { ConfigError, type SourceFields, validateSource } from '@sluice/config';
 import { generateWriteKey, generateWriteKeyId, writeKeyDigest } from '@sluice/secret-keyring';
-import {
-  authorRefused,
-  type Catalog,
-  type CatalogContext,
-  type ChangeBy,
-  type Deleted,
-  deletion,
-  inForce,
-  isRefusal,
-  type Refusal,
-  stamp,
-  tooLarge,
-  type VersionedRequest,
-} from './change-basics.ts';
+import type { Catalog, CatalogContext, ChangeBy, Deleted, Refusal, VersionedRequest } from './change-basics.ts';
+import { authorRefused, deletion, inForce, isRefusal, stamp, tooLarge } from './change-basics.ts';
 import { MAX_ACTIVE_WRITE_KEYS, MAX_REVOKED_WRITE_KEYS } from './constants.ts';
 import type { FileConfig } from './file-config.ts';
 import type { CatalogRecord } from './envelope.ts';

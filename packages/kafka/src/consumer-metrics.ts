@@ -2,6 +2,7 @@ import type { Admin, Consumer } from 'kafkajs';
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@sluice/logging';
 import { SlotMetrics, type PartitionSlots } from './slot-metrics.ts';
+import { topicOffsets } from './topic-offsets.ts';
 
 /**
  * `sluice_consumer_lag`: the consumers whose lag means "not keeping up" (deliverer, retry intake,
@@ -127,10 +128,9 @@ export class ConsumerMetrics {
     const { admin } = this.#options;
     try {
       const topics = [...watched.assignment.keys()];
-      const [committed, ends] = await Promise.all([
-        admin.fetchOffsets({ groupId: watched.groupId, topics }),
-        Promise.all(topics.map(async (topic) => [topic, await admin.fetchTopicOffsets(topic)] as const)),
-      ]);
+      // Every topic's offsets in one request per broker first: the group's offsets then need no metadata refresh.
+      const ends = await topicOffsets(admin, topics);
+      const committed = await admin.fetchOffsets({ groupId: watched.groupId, topics });
       const committedAt = new Map<string, number>();
       for (const t of committed)
         for (const p of t.partitions) committedAt.set(key(t.topic, p.partition), Number(p.offset));

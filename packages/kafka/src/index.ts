@@ -1,6 +1,7 @@
 export type { Admin, Kafka, Message, IHeaders, PartitionAssigner } from 'kafkajs';
 export { createKafka, type KafkaClientOptions } from './kafka-client.ts';
 export { ensureTopics, TopicsNotReadyError, type EnsureTopicsOptions, type TopicSpec } from './topics.ts';
+export { topicOffsets, type PartitionOffsets } from './topic-offsets.ts';
 export { trackedAdmin } from './tracked-admin.ts';
 export { SafeProducer } from './producer.ts';
 export { SideRecordRefusedError, SluiceKafkaError } from './errors.ts';

@@ -1,5 +1,6 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
 import { type RetryKafka, StartupRetry } from './startup-retry.ts';
+import { topicOffsets } from './topic-offsets.ts';
 
 /** How long `ensureTopics` waits out "not yet" answers when no start-up retry is given. */
 const DEFAULT_ENSURE_TIMEOUT_MS = 30_000;
@@ -103,7 +104,8 @@ export async function ensureTopics(
   }
   const topics = specs.map((s) => s.topic);
   await retry('fetch topic metadata', () => checkLeaders(admin, topics));
-  // Metadata can name a leader before that broker serves the partition: ask it for offsets.
-  await Promise.all(topics.map((topic) => retry(`list offsets of ${topic}`, () => admin.fetchTopicOffsets(topic))));
+  // Metadata can name a leader before that broker serves the partition: ask it for offsets, every
+  // topic in one request per broker (`topicOffsets`).
+  await retry('list offsets', () => topicOffsets(admin, topics));
   return missing.map((s) => s.topic);
 }

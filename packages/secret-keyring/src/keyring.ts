@@ -1,4 +1,13 @@
-import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  type KeyObject,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import { inspect } from 'node:util';
 import { CIPHERTEXT_VERSION, IV_BYTES, KEY_BYTES, KEY_ID_PATTERN, TAG_BYTES } from './constants.ts';
 import { DecryptionError, KeyringConfigError, MalformedCiphertextError, UnknownKeyError } from './errors.ts';
@@ -53,6 +62,8 @@ function split(ciphertext: string): { keyId: string; iv: Buffer; sealed: Buffer 
  */
 export class Keyring {
   readonly #keys: ReadonlyMap<string, KeyObject>;
+  /** Signing subkeys derived per key and purpose (`#subkey`). */
+  readonly #subkeys = new Map<string, Buffer>();
   /** The ids of the ring's keys, newest (the one that encrypts) first. */
   readonly keyIds: readonly string[];
 
@@ -104,6 +115,42 @@ export class Keyring {
     } catch {
       throw new DecryptionError(keyId);
     }
+  }
+
+  /**
+   * An HMAC-SHA256 of `data` (base64url) under the newest key's subkey for `purpose`, with that
+   * key's id: a signed token names the key so a ring that still holds it verifies it after a
+   * rotation, and one that dropped it refuses it. Each purpose signs with its own subkey (HKDF-SHA256
+   * of the key, the purpose as its info), never with the encryption key itself.
+   */
+  sign(data: string, purpose: string): { keyId: string; mac: string } {
+    const keyId = this.currentKeyId;
+    return { keyId, mac: this.#mac({ keyId, data, purpose }) };
+  }
+
+  /** Whether `mac` is `sign`'s answer for `data` and `purpose` under the key `keyId` (false for a key not in the ring). */
+  verify(signed: { keyId: string; data: string; mac: string }, purpose: string): boolean {
+    if (!this.#keys.has(signed.keyId)) return false;
+    const expected = Buffer.from(this.#mac({ keyId: signed.keyId, data: signed.data, purpose }), 'base64url');
+    const given = Buffer.from(signed.mac, 'base64url');
+    // Only the canonical spelling: base64url's last character carries spare bits another letter could set.
+    if (given.toString('base64url') !== signed.mac) return false;
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  #mac(what: { keyId: string; data: string; purpose: string }): string {
+    return createHmac('sha256', this.#subkey(what.keyId, what.purpose)).update(what.data, 'utf8').digest('base64url');
+  }
+
+  #subkey(keyId: string, purpose: string): Buffer {
+    const id = `${keyId}\u0000${purpose}`;
+    let subkey = this.#subkeys.get(id);
+    if (subkey === undefined) {
+      const key = this.#keys.get(keyId)!.export();
+      subkey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `sluice-keyring-mac\u0000${purpose}`, 32));
+      this.#subkeys.set(id, subkey);
+    }
+    return subkey;
   }
 
   /** The key id a ciphertext names (to find what a retired key still holds); throws `MalformedCiphertextError`. */

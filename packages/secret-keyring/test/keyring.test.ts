@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import {
@@ -168,5 +168,33 @@ describe('keyring: keys', () => {
         }
       }
     }
+  });
+});
+
+describe('Keyring signing', () => {
+  it('signs with the newest key under a subkey per purpose; verifies with any key still in the ring, refuses a changed byte, another purpose or a dropped key', () => {
+    const old = new Keyring([{ id: 'k1', key: keyA }]);
+    const signed = old.sign('tenant=a', 'portal-link');
+    assert.equal(signed.keyId, 'k1');
+    assert.ok(old.verify({ ...signed, data: 'tenant=a' }, 'portal-link'));
+    assert.ok(!old.verify({ ...signed, data: 'tenant=b' }, 'portal-link'), 'other data');
+    assert.ok(!old.verify({ ...signed, data: 'tenant=a' }, 'other-purpose'), 'other purpose');
+    assert.ok(
+      !old.verify({ keyId: 'k1', data: 'tenant=a', mac: flipped(signed.mac) }, 'portal-link'),
+      'a changed byte',
+    );
+    assert.ok(!old.verify({ keyId: 'k1', data: 'tenant=a', mac: signed.mac.slice(1) }, 'portal-link'), 'a shorter mac');
+    // Rotated: the new key signs, the old one still verifies; once dropped, it verifies nothing.
+    const rotated = new Keyring([
+      { id: 'k2', key: keyB },
+      { id: 'k1', key: keyA },
+    ]);
+    assert.equal(rotated.sign('x', 'portal-link').keyId, 'k2');
+    assert.ok(rotated.verify({ ...signed, data: 'tenant=a' }, 'portal-link'));
+    const dropped = new Keyring([{ id: 'k2', key: keyB }]);
+    assert.ok(!dropped.verify({ ...signed, data: 'tenant=a' }, 'portal-link'));
+    // The subkey is not the key itself: an HMAC under the raw key does not verify.
+    const raw = createHmac('sha256', keyA).update('tenant=a').digest('base64url');
+    assert.ok(!old.verify({ keyId: 'k1', data: 'tenant=a', mac: raw }, 'portal-link'));
   });
 });

@@ -14,8 +14,9 @@ export interface RuntimeDestinationsStart {
   life: ServiceLifecycle;
   kafka: Kafka;
   /**
-   * Creates the topics of the runtime destinations in force at start (parked, waiting). Absent: not
-   * created here, in a service that reads or writes none of them (ingest).
+   * Creates the waiting topics of the runtime destinations ordered at start (their parked topics
+   * are created at their first park). Absent: not created here, in a service that reads or writes
+   * none of them (ingest).
    */
   admin?: Admin;
 }
@@ -32,8 +33,9 @@ export interface RuntimeCatalog {
  * "In the services"; docs/reference/runtime-sources.md), when the config turns the catalog on
  * (`runtimeDestinations`): the catalog read to its end (through the start-up retry; the service is
  * not ready before), laid over the file's config in `ctx.config` and followed, and, given an
- * `admin`, the topics of the runtime destinations in force at start created (their parked and
- * waiting topics, as the file's are at start). Off: nothing, and undefined.
+ * `admin`, the waiting topics of the runtime destinations ordered at start created, as the file's
+ * are at start (a parked topic is created at its destination's first park, docs/deliverer.md
+ * "Pausing"). Off: nothing, and undefined.
  */
 export async function startRuntimeDestinations(start: RuntimeDestinationsStart): Promise<RuntimeCatalog | undefined> {
   const { ctx, life, kafka, admin } = start;
@@ -56,9 +58,11 @@ export async function startRuntimeDestinations(start: RuntimeDestinationsStart):
   await reader.ready;
   life.add({ name: 'runtime destinations', stop: layCatalog({ store: ctx.config, reader, logger: ctx.logger }) });
   catalogMetrics(ctx, reader);
-  const merged = ctx.config.current;
-  if (admin !== undefined && merged.destinations.length > initial.destinations.length)
-    await ensureTopics(admin, topicSpecs(merged), { retry: life.startup });
+  // The waiting topics of the runtime destinations ordered at start (the file's exist already);
+  // parked topics are created at a destination's first park.
+  const fileTopics = new Set(topicSpecs(initial).map((s) => s.topic));
+  const more = topicSpecs(ctx.config.current).filter((s) => !fileTopics.has(s.topic));
+  if (admin !== undefined && more.length > 0) await ensureTopics(admin, more, { retry: life.startup });
   ctx.logger.info(
     { runtime: runtimeCount(ctx.config), runtimeSources: runtimeSourceCount(ctx.config) },
     'runtime destinations on: catalog read',

@@ -1,2 +1,2 @@
 export { delayTopicName, parkedTopicName, waitingTopicName } from './topic-names.ts';
-export { topicSpecs } from './topic-specs.ts';
+export { parkedTopicSpec, topicSpecs } from './topic-specs.ts';

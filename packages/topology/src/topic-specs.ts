@@ -6,15 +6,36 @@ const RETAIN_14_DAYS = String(14 * 24 * 3_600_000);
 
 type Spec = (topic: string, configEntries?: TopicSpec['configEntries']) => TopicSpec;
 
-/** Every topic the services use, with partitions, replication and topic configs from the config. */
-export function topicSpecs(config: SluiceConfig): TopicSpec[] {
-  const { topics, partitions, replicationFactor } = config.kafka;
-  const spec: Spec = (topic, configEntries) => ({
+/** A topic of the config's partitions and replication factor. */
+function specOf(config: SluiceConfig): Spec {
+  const { partitions, replicationFactor } = config.kafka;
+  return (topic, configEntries) => ({
     topic,
     numPartitions: partitions,
     replicationFactor,
     ...(configEntries && { configEntries }),
   });
+}
+
+/**
+ * A destination's parked topic (docs/reference/destination-states.md), created at its first park
+ * rather than at start: partitioned like the events (same key, same partition), so the events a
+ * pause parks keep their order per partition. Kept until delivered, however long the pause: the
+ * deliverer deletes what it delivered once the topic is drained.
+ */
+export function parkedTopicSpec(config: SluiceConfig, destinationId: string): TopicSpec {
+  return specOf(config)(parkedTopicName(config, destinationId), [{ name: 'retention.ms', value: '-1' }]);
+}
+
+/**
+ * Every topic the services create at start, with partitions, replication and topic configs from
+ * the config: the pipeline's own and the waiting topics of the ordered destinations. A
+ * destination's parked topic is not among them: it is created at its first park (`parkedTopicSpec`),
+ * so 10,000 destinations are not 10,000 topics.
+ */
+export function topicSpecs(config: SluiceConfig): TopicSpec[] {
+  const { topics } = config.kafka;
+  const spec = specOf(config);
   const longRetention = [{ name: 'retention.ms', value: RETAIN_14_DAYS }];
   // A delay record must outlive its own wait plus slack, whatever the broker default is.
   const delayRetention = (ms: number) => [{ name: 'retention.ms', value: String(Math.max(ms * 4, 24 * 3_600_000)) }];
@@ -29,10 +50,6 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
     spec(topics.audienceState, [{ name: 'cleanup.policy', value: 'compact' }]),
     // Runtime state of the destinations: a handful of keys, read whole by every service.
     spec(topics.destinationState, [{ name: 'cleanup.policy', value: 'compact' }]),
-    // One parked topic per configured destination, partitioned like the events (same key, same
-    // partition), so the events a pause parks keep their order per partition. Kept until delivered,
-    // however long the pause: the deliverer deletes what it delivered once the topic is drained.
-    ...config.destinations.map((d) => spec(parkedTopicName(config, d.id), [{ name: 'retention.ms', value: '-1' }])),
     spec(topics.destinationActions, longRetention),
     // Runtime destinations (docs/reference/runtime-destinations.md): one partition, so every change
     // is ordered against every other and each reader decides the same winner of a race.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '@sluice/config';
-import { topicSpecs, waitingTopicName } from '../src/index.ts';
+import { parkedTopicSpec, topicSpecs, waitingTopicName } from '../src/index.ts';
 
 const destination = (extra: Record<string, unknown> = {}) => ({
   id: 'crm',
@@ -11,7 +11,7 @@ const destination = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe('topicSpecs', () => {
-  it("lists the pipeline's topics, a parked topic per destination and a delay topic per tier", () => {
+  it("lists the pipeline's topics and a delay topic per tier, no destination's parked topic", () => {
     const config = parseConfig({
       kafka: { partitions: 3, replicationFactor: 2 },
       retry: { tiers: ['10s', '8h'] },
@@ -30,7 +30,6 @@ describe('topicSpecs', () => {
         config.kafka.topics.audiences,
         config.kafka.topics.audienceState,
         config.kafka.topics.destinationState,
-        'sluice.parked.crm',
         config.kafka.topics.destinationActions,
         config.kafka.topics.destinations,
         'sluice.delay.10s',
@@ -44,7 +43,12 @@ describe('topicSpecs', () => {
     const configOf = (topic: string) => specs.find((s) => s.topic === topic)?.configEntries;
     assert.deepEqual(configOf(config.kafka.topics.events), undefined);
     assert.deepEqual(configOf(config.kafka.topics.deadLetter), [{ name: 'retention.ms', value: '-1' }]);
-    assert.deepEqual(configOf('sluice.parked.crm'), [{ name: 'retention.ms', value: '-1' }]);
+    assert.deepEqual(parkedTopicSpec(config, 'crm'), {
+      topic: 'sluice.parked.crm',
+      numPartitions: 3,
+      replicationFactor: 2,
+      configEntries: [{ name: 'retention.ms', value: '-1' }],
+    });
     const { audienceState, destinationState, destinations } = config.kafka.topics;
     for (const compacted of [audienceState, destinationState, destinations]) {
       assert.deepEqual(configOf(compacted), [{ name: 'cleanup.policy', value: 'compact' }], compacted);

@@ -31,9 +31,9 @@ function park(q: QueueState | undefined, ...ids: string[]): { q: QueueState; at:
   const at: Record<string, WaitingPlace> = {};
   let state = q;
   for (const id of ids) {
-    const out = parked(state, { messageId: id, bytes: 10 });
+    const out = parked(state, { messageId: id, bytes: 10, epoch: 'e1' });
     state = out.state;
-    at[id] = { messageId: id, seq: out.seq, bytes: 10 };
+    at[id] = { messageId: id, seq: out.seq, bytes: 10, ...(out.state.epoch && { epoch: out.state.epoch }) };
   }
   return { q: state!, at };
 }
@@ -104,19 +104,22 @@ describe('per-user queue rules', () => {
         messageId: 'a',
         outcome: 'delivered',
         onDeadLetter: release,
-        fromWaiting: { messageId: 'a', seq: 0, bytes: 10 },
+        fromWaiting: { messageId: 'a', seq: 0, bytes: 10, epoch: 'e1' },
       },
     )!;
     assert.deepEqual(moved.tail, { from: 1, tags: [parkTag('b'), parkTag('c')] });
     // A record of the earlier format names its last park by id: it stays covered once the tail starts.
-    const old = parked({ head: 'h', first: 0, next: 1, bytes: 10, last: 'z' }, { messageId: 'y', bytes: 10 }).state;
+    const old = parked(
+      { head: 'h', first: 0, next: 1, bytes: 10, last: 'z' },
+      { messageId: 'y', bytes: 10, epoch: 'e1' },
+    ).state;
     assert.deepEqual([unwrittenPlace(old, 'z'), unwrittenPlace(old, 'y'), old.last], [0, 1, undefined]);
     // The tail is bounded: a further park waits (tailFull) for the oldest to be written.
     const full = park(undefined, ...Array.from({ length: PARK_TAIL_MAX }, (_, i) => `e${i}`)).q;
     assert.ok(tailFull(full));
     assert.ok(!tailFull(trimTail(full, (seq) => seq === 0)));
     // A park on a full tail pushes out its oldest (the caller waits while that one is being written here).
-    const pushed = parked(full, { messageId: 'more', bytes: 10 }).state;
+    const pushed = parked(full, { messageId: 'more', bytes: 10, epoch: 'e1' }).state;
     assert.equal(pushed.tail?.tags.length, PARK_TAIL_MAX);
     assert.deepEqual(
       [pushed.tail?.from, unwrittenPlace(pushed, 'e0'), unwrittenPlace(pushed, 'more')],
@@ -128,16 +131,17 @@ describe('per-user queue rules', () => {
   });
 
   it('an event parked behind an attempt in flight makes that attempt the live head until its outcome', () => {
-    const { state } = parked(undefined, { messageId: 'b', bytes: 10, behind: 'a' });
+    const { state } = parked(undefined, { messageId: 'b', bytes: 10, epoch: 'e1', behind: 'a' });
     assert.deepEqual(state, {
       head: 'a',
       live: true,
       first: 0,
       next: 1,
+      epoch: 'e1',
       bytes: 10,
       tail: { from: 0, tags: [parkTag('b')] },
     });
-    const place = { messageId: 'b', seq: 0, bytes: 10 };
+    const place = { messageId: 'b', seq: 0, bytes: 10, epoch: 'e1' };
     assert.equal(waitingDecision(state, place, 'idle'), 'cycle');
     const paused = afterStep(state, { messageId: 'a', outcome: 'parked', onDeadLetter: release })!;
     assert.equal(paused.head, 'a', 'parked by a pause, it stays the head');
@@ -156,6 +160,40 @@ describe('per-user queue rules', () => {
     assert.deepEqual([paused.head, paused.live], ['a', true]);
   });
 
+  it('a park into a queue with nothing waiting starts a new run of numbering; a record of another run is a copy, whatever its number', () => {
+    const one = parked(undefined, { messageId: 'a', bytes: 10, epoch: 'run1' });
+    assert.equal(one.state.epoch, 'run1');
+    const two = parked(one.state, { messageId: 'b', bytes: 10, epoch: 'run2' });
+    assert.equal(two.state.epoch, 'run1', 'parked behind a waiting one: the same run');
+    const a: WaitingPlace = { messageId: 'a', seq: one.seq, bytes: 10, epoch: 'run1' };
+    assert.equal(waitingDecision(two.state, a, 'idle'), 'deliver');
+    // Both gone: the next park starts a new run with the numbers going on.
+    const gone = afterDeadLettered(afterDeadLettered(two.state, a), {
+      messageId: 'b',
+      seq: two.seq,
+      bytes: 10,
+      epoch: 'run1',
+    });
+    assert.equal(gone.first, gone.next);
+    const three = parked(gone, { messageId: 'c', bytes: 10, epoch: 'run3' });
+    assert.equal(three.state.epoch, 'run3');
+    const c: WaitingPlace = { messageId: 'c', seq: three.seq, bytes: 10, epoch: 'run3' };
+    assert.equal(waitingDecision(three.state, c, 'idle'), 'deliver');
+    // A queue that ended starts again at 0: a record of the first run at that number is a copy.
+    const again = parked(undefined, { messageId: 'd', bytes: 10, epoch: 'run4' });
+    assert.equal(again.seq, a.seq);
+    assert.equal(waitingDecision(again.state, a, 'idle'), 'drop');
+    assert.equal(
+      waitingDecision(again.state, { ...a, epoch: undefined }, 'idle'),
+      'drop',
+      'no run: a record of an earlier version',
+    );
+    assert.deepEqual(afterDeadLettered(again.state, a), again.state, 'its leaving moves nothing');
+    // Read from a state record, the run is kept; one that is not a short string makes the record unreadable.
+    assert.equal(readQueueState(JSON.parse(JSON.stringify(again.state)))?.epoch, 'run4');
+    assert.equal(readQueueState({ ...again.state, epoch: 'x'.repeat(17) }), undefined);
+  });
+
   it('a dead head releases the queue (release), or takes the waiting events with it (dead-letter-waiting)', () => {
     const { q: held, at } = park({ head: 'h', first: 0, next: 0, bytes: 0 }, 'a', 'b');
     const released = afterStep(held, { messageId: 'h', outcome: 'dead', onDeadLetter: release })!;
@@ -166,13 +204,13 @@ describe('per-user queue rules', () => {
     assert.equal(waitingDecision(q, at.a!, 'idle'), 'dead-letter');
     q = afterDeadLettered(q, at.a!);
     // A later event parks behind the dead ones and is delivered, not dead-lettered.
-    const later = parked(q, { messageId: 'c', bytes: 10 });
+    const later = parked(q, { messageId: 'c', bytes: 10, epoch: 'e1' });
     q = later.state;
     assert.equal(waitingDecision(q, at.b!, 'idle'), 'dead-letter');
     q = afterDeadLettered(q, at.b!);
     assert.equal(q.deadUntil, undefined);
     assert.equal(q.deadHead, undefined);
-    assert.equal(waitingDecision(q, { messageId: 'c', seq: later.seq, bytes: 10 }, 'idle'), 'deliver');
+    assert.equal(waitingDecision(q, { messageId: 'c', seq: later.seq, bytes: 10, epoch: 'e1' }, 'idle'), 'deliver');
   });
 
   it('an event dead-lettered without being the head, or a retried head parked by a pause, leaves the queue as it is', () => {
@@ -190,9 +228,9 @@ describe('per-user queue rules', () => {
     let q = states.get('d', 'src:user')!;
     assert.deepEqual(q.legacy, ['a', 'b']);
     assert.equal(states.get('e', 'src:user'), undefined);
-    const c = parked(q, { messageId: 'c', bytes: 10 });
+    const c = parked(q, { messageId: 'c', bytes: 10, epoch: 'e1' });
     q = afterStep(c.state, { messageId: 'h', outcome: 'delivered', onDeadLetter: release })!;
-    const numbered = { messageId: 'c', seq: c.seq, bytes: 10 };
+    const numbered = { messageId: 'c', seq: c.seq, bytes: 10, ...(c.state.epoch && { epoch: c.state.epoch }) };
     assert.equal(waitingDecision(q, numbered, 'idle'), 'cycle', 'behind the listed ids');
     assert.equal(waitingDecision(q, { messageId: 'b', seq: undefined, bytes: 0 }, 'idle'), 'cycle');
     assert.equal(waitingDecision(q, { messageId: 'a', seq: undefined, bytes: 0 }, 'idle'), 'deliver');

@@ -5,6 +5,7 @@ import { createRetry, type RetryService } from '@sluice/retry';
 import {
   createTestTopics,
   metric,
+  scrapeMetrics,
   receivedEnvelope,
   startReceiver,
   testConfig,
@@ -97,12 +98,14 @@ it(`a head held while ${WAITING} events of its user wait: once it is delivered, 
     120_000,
     () => `every later event waiting behind the head (${waiting} of ${WAITING})`,
   );
-  // Held a while longer: the waiting records settle in their slots, as under a long outage.
-  await waitUntil(
-    async () => (await metric(deliverer!.port, 'sluice_deliverer_ordering_cycled_total')) >= WAITING,
-    60_000,
-    'the waiting records gone round the waiting topic once',
-  );
+  // Held a while longer: the waiting records read and waiting in memory for their turn, as under a long outage.
+  const inMemory = async () =>
+    Number(
+      /^sluice_deliverer_ordering_waits\{kind="turn_in_memory"[^}]*\} (\S+)$/m.exec(
+        await scrapeMetrics(deliverer!.port),
+      )?.[1] ?? 0,
+    );
+  await waitUntil(async () => (await inMemory()) >= WAITING, 60_000, 'the waiting records waiting in memory');
   assert.equal(applied.length, 0, 'nothing delivered while the head is held');
   held = false;
   await waitUntil(

@@ -329,6 +329,7 @@ describe('per-user order with the real Ordering', () => {
       q = parked(store.get(queue.destinationId, queue.key), {
         messageId: `m-${sent.length}-${Math.random()}`,
         bytes: 1,
+        epoch: 'e1',
       }).state;
       return store.put(queue, q);
     };
@@ -545,7 +546,42 @@ describe('per-user order with the real Ordering', () => {
     assert.deepEqual(attempted, ['g-0', 'g-3']);
   });
 
-  it('a waiting record idle in its slot when its destination goes is dead-lettered once its wait ends (the head dead-lettered wakes it), not written again nor attempted', async () => {
+  it('a waiting record waiting in memory for its turn when its destination goes is dead-lettered once woken (the head dead-lettered wakes it), not written again nor attempted', async () => {
+    const r = rig();
+    let current = config;
+    const dead: string[] = [];
+    const attempted: string[] = [];
+    const attempt: AttemptStep = async ({ job: j }) => {
+      attempted.push(j.messageId);
+      return j.messageId === 'i-0' ? 'retrying' : 'delivered';
+    };
+    const ordering = r.another({
+      config: () => current,
+      deadLetter: async (j, { reason }) => void dead.push(`${j.messageId} ${reason}`),
+      idleWaitMs: 60_000,
+    });
+    await ordering.step(turn(job('i', 'i-0'), ord), attempt);
+    await ordering.step(turn(job('i', 'i-1'), ord), attempt);
+    const waitingTopic = waitingTopicName(config, 'ord');
+    await waitUntil(() => readBack(r, waitingTopic).length === 1, 5_000, 'i-1 parked');
+    const waiting = ordering.onWaiting(readBack(r, waitingTopic)[0]!, attempt);
+    await waitUntil(() => ordering.waits().turnInMemory === 1, 5_000, 'i-1 waiting in memory for its turn');
+    try {
+      current = { ...config, destinations: config.destinations.filter((d) => d.id !== 'ord') };
+      await ordering.deadLetteredAtIntake({ ...job('i', 'i-0'), previous: retryOf('i-0') }, PARTITION);
+      await waiting;
+      assert.deepEqual(dead, ['i-1 destination_deleted']);
+      assert.equal(readBack(r, waitingTopic).length, 1, 'not written again');
+      assert.deepEqual(attempted, ['i-0']);
+      assert.equal(ordering.waits().turnInMemory, 0);
+      assert.equal(r.states.get('ord', 's:i'), undefined, 'no queue left');
+    } finally {
+      ordering.close();
+      await waiting;
+    }
+  });
+
+  it('a waiting record idle in its slot (no memory for waiting records) when its destination goes is dead-lettered once its wait ends, not written again nor attempted', async () => {
     const r = rig();
     let current = config;
     const dead: string[] = [];
@@ -602,7 +638,10 @@ describe('per-user order with the real Ordering', () => {
     const gap = {
       ...parkedRecord!,
       value: Buffer.alloc(0),
-      headers: { ...parkedRecord!.headers, [ORDERING_HEADER]: JSON.stringify({ round: '', seq: 0, gap: true }) },
+      headers: {
+        ...parkedRecord!.headers,
+        [ORDERING_HEADER]: JSON.stringify({ ...JSON.parse(String(parkedRecord!.headers[ORDERING_HEADER])), gap: true }),
+      },
     } as ConsumedRecord;
     current = { ...config, destinations: config.destinations.filter((d) => d.id !== 'ord') };
     await ordering.onWaiting(gap, attempt);
@@ -651,8 +690,13 @@ describe('per-user order with the real Ordering', () => {
     }
   });
 
-  it('a queue held long, then released: its waiting records go in order at once, not each round the waiting topic per event', async () => {
+  /**
+   * A user's queue held by its head with N - 1 events waiting, the waiting topic read through one
+   * partition's slots; then the head delivered. `memory` false: no memory for waiting records.
+   */
+  const heldThenReleased = async (memory: boolean) => {
     const r = rig();
+    const o = memory ? r.ordering : r.another({ maxHeldBytes: 0 });
     const N = 400;
     const ids = Array.from({ length: N }, (_, i) => `w-${i}`);
     const attempted: string[] = [];
@@ -662,8 +706,8 @@ describe('per-user order with the real Ordering', () => {
       attempted.push(j.messageId);
       return 'delivered';
     };
-    await r.ordering.step(turn(job('w', 'w-0'), ord), attempt);
-    for (const id of ids.slice(1)) await r.ordering.step(turn(job('w', id), ord), attempt);
+    await o.step(turn(job('w', 'w-0'), ord), attempt);
+    for (const id of ids.slice(1)) await o.step(turn(job('w', id), ord), attempt);
     const waitingTopic = waitingTopicName(config, 'ord');
     const cycled = async () =>
       (await r.metrics.orderingCycled.get()).values.find((v) => v.labels.destination === 'ord')?.value ?? 0;
@@ -675,18 +719,24 @@ describe('per-user order with the real Ordering', () => {
       const records = readBack(r, waitingTopic);
       for (; read < records.length; read++) {
         const record = records[read]!;
-        handled.push(handle((slot) => r.ordering.onWaiting(record, attempt, slot).then(() => undefined)));
+        handled.push(handle((slot) => o.onWaiting(record, attempt, slot).then(() => undefined)));
       }
     };
     const reader = setInterval(readOn, 5);
     try {
-      // Held: each record goes round once, then waits in its slot for progress (nothing attempted).
-      await waitUntil(async () => (await cycled()) >= N - 1, 5_000, 'every waiting record gone round once');
+      if (memory) {
+        // Held: each record waits in memory for its turn, its slot given back, none going round.
+        await waitUntil(() => o.waits().turnInMemory === N - 1, 5_000, 'every waiting record waiting in memory');
+        assert.equal(await cycled(), 0);
+      } else {
+        // Held, no memory: each record goes round once, then waits in its slot for progress.
+        await waitUntil(async () => (await cycled()) >= N - 1, 5_000, 'every waiting record gone round once');
+      }
       assert.deepEqual(attempted, []);
       const before = await cycled();
       held = false;
       const head: DeliveryJob = { ...job('w', 'w-0'), previous: retryOf('w-0') };
-      await r.ordering.step(turn(head, ord), attempt);
+      await o.step(turn(head, ord), attempt);
       await waitUntil(
         () => attempted.length === N,
         10_000,
@@ -695,19 +745,23 @@ describe('per-user order with the real Ordering', () => {
       assert.deepEqual(attempted, ids, 'in acceptance order, each once');
       const after = (await cycled()) - before;
       // Each record goes round at most once more while the partition is read on to the front.
-      assert.ok(after <= N, `${after} records written again at the tail while ${N} events went out`);
+      assert.ok(after <= (memory ? 0 : N), `${after} records written again at the tail while ${N} events went out`);
       assert.equal(r.states.size, 0, 'the queue is gone');
     } finally {
       clearInterval(reader);
-      r.ordering.close();
+      o.close();
       await Promise.all(handled);
     }
     assert.equal((await r.metrics.orderingHeldBytes.get()).values[0]?.value, 0, 'nothing left in memory');
-  });
+  };
 
-  it("a held user's waiting records do not hold the partition's slots: another user's record behind them goes at once", {
-    todo: "not yet: a held user's records go round through its chain one after the other (each write waited for) in the partition's slots, so another user's record waits behind them (3.5 s here)",
-  }, async () => {
+  it('a queue held long, then released: its waiting records wait in memory, none going round, and go in order at once', () =>
+    heldThenReleased(true));
+
+  it('the same with no memory for waiting records: each goes round once, then waits in its slot, and all go in order at once', () =>
+    heldThenReleased(false));
+
+  it("a held user's waiting records do not hold the partition's slots: another user's record behind them goes at once", async () => {
     // While the partition is read, each write is acknowledged after 10 ms: a record going round
     // costs its user's chain that long (set up and closed down with instant writes).
     const kafka = { writeMs: 0 };
@@ -754,6 +808,39 @@ describe('per-user order with the real Ordering', () => {
       o.close();
       await Promise.all(handled);
     }
+  });
+
+  it("a waiting record of its user's earlier queue, read again after that queue ended and a new one began, is a copy: dropped, never taken for the new queue's place", async () => {
+    const r = rig();
+    const attempted: string[] = [];
+    const failing = new Set(['e-0', 'e-2']);
+    const attempt: AttemptStep = async ({ job: j }) => {
+      attempted.push(j.messageId);
+      return failing.has(j.messageId) ? 'retrying' : 'delivered';
+    };
+    const waitingTopic = waitingTopicName(config, 'ord');
+    const retried = async (id: string) => {
+      failing.delete(id);
+      await r.ordering.step(turn({ ...job('e', id), previous: retryOf(id) }, ord), attempt);
+    };
+    // The first queue: e-1 waits behind e-0, then goes; the queue ends.
+    await r.ordering.step(turn(job('e', 'e-0'), ord), attempt);
+    await r.ordering.step(turn(job('e', 'e-1'), ord), attempt);
+    await waitUntil(() => readBack(r, waitingTopic).length === 1, 5_000, 'e-1 parked');
+    const [oldRecord] = readBack(r, waitingTopic);
+    await retried('e-0');
+    await r.ordering.onWaiting(oldRecord!, attempt);
+    assert.equal(r.states.get('ord', 's:e'), undefined, 'the first queue ended');
+    // A second queue of the same user: e-3 waits behind e-2.
+    await r.ordering.step(turn(job('e', 'e-2'), ord), attempt);
+    await r.ordering.step(turn(job('e', 'e-3'), ord), attempt);
+    await waitUntil(() => readBack(r, waitingTopic).length === 2, 5_000, 'e-3 parked');
+    await retried('e-2');
+    // e-1's record read again (its offset was not committed before a crash), then e-3's.
+    await r.ordering.onWaiting(oldRecord!, attempt);
+    await r.ordering.onWaiting(readBack(r, waitingTopic)[1]!, attempt);
+    assert.deepEqual(attempted, ['e-0', 'e-0', 'e-1', 'e-2', 'e-2', 'e-3'], 'e-1 once, e-3 after e-2');
+    assert.equal(r.states.get('ord', 's:e'), undefined, 'the second queue ended');
   });
 
   it('after a restart, the live head is attempted again and an event parked last writes its record again', async () => {

@@ -61,7 +61,7 @@ it('a partition assigned again keeps the queue this process holds: its own recor
     await store.ready(0);
     const queue = { destinationId: 'ord', key: 's:u', partition: 0 };
     const park = (n: number) => {
-      const q: QueueState = parked(store.get('ord', 's:u'), { messageId: `m-${n}`, bytes: 1 }).state;
+      const q: QueueState = parked(store.get('ord', 's:u'), { messageId: `m-${n}`, bytes: 1, epoch: 'e1' }).state;
       return store.put(queue, q);
     };
     await park(1);

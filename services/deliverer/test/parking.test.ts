@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DestinationStateView, stateKey, type DestinationStateValue } from '@sluice/destination-state';
-import type { Admin, ConcurrentConsumer, RecordSink } from '@sluice/kafka';
+import type { Admin, RecordSink } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { testConfig } from '@sluice/testkit';
 import { parkedTopicName } from '@sluice/topology';
@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import type { DeliveryJob } from '../src/intake/delivery-job.ts';
 import { PARKED_HEADER } from '../src/parking/parked-job.ts';
 import { DelivererMetrics } from '../src/service/metrics.ts';
-import { Parking } from '../src/parking/parking.ts';
+import { Parking, type ParkedTopicsConsumer } from '../src/parking/parking.ts';
 import type { SluiceConfig } from '@sluice/config';
 
 // Parking's steering with stand-ins for Kafka: which topics it holds, when a resumed destination
@@ -42,17 +42,30 @@ const job = (destinationId: string): DeliveryJob => ({
   endpoints: [],
 });
 
-function fixture(current: () => SluiceConfig = () => config) {
+/** Parking over stand-ins, the parked topics of `existing` there at start (default: a's and b's), found as at a start. */
+async function fixture(current: () => SluiceConfig = () => config, existing = ['a', 'b']) {
   const view = new DestinationStateView();
   const held = new Set<string>();
-  const consumer = {
+  const read = new Set<string>();
+  const consumer: ParkedTopicsConsumer = {
     hold: (t: string) => held.add(t),
     release: (t: string) => held.delete(t),
-  } as unknown as ConcurrentConsumer;
+    add: (t: string) => read.add(t),
+  };
+  const topics = new Set(existing.map((id) => parkedTopicName(config, id)));
+  const created: string[] = [];
   /** Uncommitted parked records per topic, as the admin answers; `onRead` runs during a lag read. */
   const lag = new Map<string, number>();
   let onRead: (() => void) | undefined;
   const admin = {
+    listTopics: async () => [...topics],
+    createTopics: async ({ topics: asked }: { topics: { topic: string }[] }) => {
+      for (const t of asked) topics.add(t.topic), created.push(t.topic);
+      return true;
+    },
+    fetchTopicMetadata: async ({ topics: asked }: { topics: string[] }) => ({
+      topics: asked.map((name) => ({ name, partitions: [{ partitionId: 0, leader: 1 }] })),
+    }),
     fetchTopicOffsets: async (topic: string) => {
       onRead?.();
       return [{ partition: 0, low: '0', high: String(lag.get(topic) ?? 0), offset: String(lag.get(topic) ?? 0) }];
@@ -82,12 +95,13 @@ function fixture(current: () => SluiceConfig = () => config) {
   const setOnRead = (f?: () => void) => {
     onRead = f;
   };
-  return { view, held, lag, parking, consumer, sent, ack: () => ack?.(), setOnRead };
+  await parking.findTopics();
+  return { view, held, read, created, topics, lag, parking, consumer, sent, ack: () => ack?.(), setOnRead };
 }
 
 describe('Parking', () => {
   it('a stopped destination (itself, or every endpoint) is held and its events parked; one endpoint alone is left out', async () => {
-    const f = fixture();
+    const f = await fixture();
     f.view.apply('a', state('paused'));
     await f.parking.start(f.consumer);
     assert.deepEqual([...f.held], [topicA]);
@@ -110,7 +124,7 @@ describe('Parking', () => {
   });
 
   it('a park write carries the job in its header, on the destination parked topic, with the event key', async () => {
-    const f = fixture();
+    const f = await fixture();
     await f.parking.start(f.consumer);
     const parked = f.parking.park(job('a'), 500);
     f.ack();
@@ -123,7 +137,7 @@ describe('Parking', () => {
   });
 
   it('after resume the live path parks until the parked topic is drained and no park write is in flight', async () => {
-    const f = fixture();
+    const f = await fixture();
     f.view.apply('a', state('paused'));
     await f.parking.start(f.consumer);
     // The timer's period is long here: each check runs when the test says.
@@ -164,7 +178,7 @@ describe('Parking', () => {
 
   it('a held destination gone from the config in force has its parked topic read again (its events are dead-lettered); back and still stopped, held again', async () => {
     let current = config;
-    const f = fixture(() => current);
+    const f = await fixture(() => current);
     f.view.apply('a', state('paused'));
     await f.parking.start(f.consumer);
     assert.deepEqual([...f.held], [topicA]);
@@ -176,6 +190,51 @@ describe('Parking', () => {
     current = config;
     f.parking.configChanged();
     assert.deepEqual([...f.held], [topicA], 'created again while its state is paused: held again');
+    f.parking.close();
+  });
+
+  it('a parked topic another replica created is read once this one sees it matter: on a resume, or its destination gone', async () => {
+    let current = config;
+    const f = await fixture(() => current, []);
+    f.view.apply('a', state('paused'));
+    f.view.apply('b', state('paused'));
+    await f.parking.start(f.consumer);
+    // Created by another replica's parks while both are paused.
+    f.topics.add(topicA);
+    f.topics.add(parkedTopicName(config, 'b'));
+    f.view.apply('a', state('active'));
+    current = { ...config, destinations: [destA] };
+    f.parking.configChanged();
+    await f.parking.findTopics();
+    assert.deepEqual([...f.read].sort(), [topicA, parkedTopicName(config, 'b')]);
+    f.parking.close();
+  });
+
+  it('a destination that never parked has no parked topic: none read or checked at start, created at its first park and read from then on', async () => {
+    const f = await fixture(() => config, []);
+    let lagReads = 0;
+    f.setOnRead(() => (lagReads += 1));
+    await f.parking.start(f.consumer);
+    assert.deepEqual(f.parking.topics(), []);
+    assert.equal(f.parking.mustPark(destA), false, 'nothing parked: out directly from the first event');
+    assert.equal(lagReads, 0, 'no topic asked about');
+
+    f.view.apply('a', state('paused'));
+    const parked = f.parking.park(job('a'), 0);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    f.ack();
+    await parked;
+    assert.deepEqual(f.created, [topicA], 'created at its first park');
+    assert.deepEqual([...f.read], [topicA], 'the parked consumer reads it from then on');
+    assert.equal(f.sent[0]?.topic, topicA);
+
+    f.lag.set(topicA, 1);
+    f.view.apply('a', state('active'));
+    await f.parking.checkDrained();
+    assert.equal(f.parking.mustPark(destA), true, 'draining until its record is delivered');
+    f.lag.set(topicA, 0);
+    await f.parking.checkDrained();
+    assert.equal(f.parking.mustPark(destA), false);
     f.parking.close();
   });
 });

@@ -22,12 +22,15 @@ import {
   TOKEN_KEY,
 } from './ui.js';
 import { destinationControl, endpointControl, testControl } from './control.js';
+import { editDestinationPage, newDestinationPage } from './destination-form.js';
 import { ledgerPage } from './ledger.js';
+import { rotateSecretPage } from './rotate.js';
+import { definitionsById, originLine } from './origin.js';
 
 let timer;
 
 async function destinationsPage() {
-  const { destinations } = await api('/api/v1/destinations');
+  const [{ destinations }, definitions] = await Promise.all([api('/api/v1/destinations'), definitionsById()]);
   const sections = [];
   for (const d of destinations) {
     const health = await api(`/api/v1/destinations/${encodeURIComponent(d.id)}/health`);
@@ -39,6 +42,7 @@ async function destinationsPage() {
         { 'aria-labelledby': `dest-${d.id}` },
         el('h3', { id: `dest-${d.id}` }, `${d.name} (${d.id})`, d.enabled ? '' : ' — disabled'),
         el('p', { class: 'muted' }, `Sources: ${d.sourceIds.join(', ') || 'none'}`),
+        originLine(definitions.get(d.id), destinationsPage),
         destinationControl(d, destinationsPage),
         el('ul', { class: 'counts' }, counts),
         table(
@@ -67,7 +71,11 @@ async function destinationsPage() {
       ),
     );
   }
-  show('Destinations', ...(sections.length ? sections : [el('p', {}, 'No destinations are configured.')]));
+  show(
+    'Destinations',
+    el('p', {}, el('a', { class: 'button', href: '#/destinations/new' }, 'New destination')),
+    ...(sections.length ? sections : [el('p', {}, 'No destinations are configured.')]),
+  );
 }
 
 async function streamPage(sourceId) {
@@ -331,10 +339,11 @@ async function route() {
   clearTimeout(timer);
   const [path, query = ''] = location.hash.slice(1).split('?');
   const parts = (path || '/').split('/').filter(Boolean).map(decodeURIComponent);
+  // A message or batch belongs to Messages, a destination's form to Destinations.
+  const current = ['message', 'batch'].includes(parts[0]) ? 'messages' : parts[0] === 'destinations' ? '' : parts[0];
   for (const a of document.querySelectorAll('nav a')) {
     const target = a.getAttribute('href').slice(2);
-    if ((parts[0] ?? '') === target || (['message', 'batch'].includes(parts[0]) && target === 'messages'))
-      a.setAttribute('aria-current', 'page');
+    if ((current ?? '') === target) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
   if (!sessionStorage.getItem(TOKEN_KEY)) {
@@ -349,6 +358,9 @@ async function route() {
     else if (parts[0] === 'dead') await messagesPage(query, { title: 'Dead letters', bulk: true });
     else if (parts[0] === 'message' && parts.length === 3) await messagePage(parts[1], parts[2]);
     else if (parts[0] === 'batch' && parts.length === 2) await batchPage(parts[1]);
+    else if (parts[0] === 'destinations' && parts[1] === 'new') await newDestinationPage();
+    else if (parts[0] === 'destinations' && parts[2] === 'edit') await editDestinationPage(parts[1]);
+    else if (parts[0] === 'destinations' && parts[2] === 'rotate') await rotateSecretPage(parts[1]);
     else await destinationsPage();
   } catch (err) {
     if (err instanceof LeftSection) return;

@@ -38,21 +38,47 @@ export function say(text) {
   say.t = setTimeout(() => (statusBox.textContent = ''), 4000);
 }
 
+/** A refusal of the API: its message, and the field it names (`settings.webhooks[0].url`) when it names one. */
+export class ApiError extends Error {
+  constructor(message, field) {
+    super(message);
+    this.field = field;
+  }
+}
+
 // A read for the section on screen; the answer of an action (a POST) is reported wherever the user is.
+// `init.headers` adds to the token and content type (an `If-Match`).
 export async function api(path, init = {}) {
   const token = sessionStorage.getItem(TOKEN_KEY) ?? '';
   const asked = section;
   const res = await fetch(path, {
     ...init,
-    headers: { authorization: `Bearer ${token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...init.headers,
+    },
   });
   const body = await res.json().catch(() => ({}));
   if (asked !== section && (init.method ?? 'GET') === 'GET') throw new LeftSection();
   if (!res.ok)
-    throw new Error(
+    throw new ApiError(
       res.status === 401 ? 'The admin token is missing or wrong.' : (body.message ?? `HTTP ${res.status}`),
+      body.field,
     );
   return body;
+}
+
+/** Every item of a paged list (`limit` and `nextCursor`, docs/delivery-log.md, "API"): `key` names the list. */
+export async function allPages(path, key) {
+  const items = [];
+  let cursor = null;
+  do {
+    const page = await api(`${path}?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    items.push(...page[key]);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
 }
 
 export const state = (s) => el('span', { class: `state state-${s}` }, s);

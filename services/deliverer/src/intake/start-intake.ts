@@ -3,6 +3,7 @@ import { createEnvelopeCodec } from '@sluice/codec';
 import { ConcurrentConsumer, ConsumerMetrics, copartitionedAssigner } from '@sluice/kafka';
 import type { Delivery } from '../attempt/delivery.ts';
 import { Ordering } from '../ordering/ordering.ts';
+import { ParkedConsumer } from '../parking/parked-consumer.ts';
 import type { StartedOrdering } from '../ordering/start-ordering.ts';
 import { delivererGroupId, parkedGroupId } from '../service/config.ts';
 import type { StartContext } from '../service/options.ts';
@@ -13,13 +14,13 @@ import { createRecordHandler, type RecordHandlerDeps } from './handle-record.ts'
 export interface IntakeParts extends Pick<RecordHandlerDeps, 'sink' | 'metrics' | 'parking' | 'watch'> {
   delivery: Delivery;
   ordering: StartedOrdering | undefined;
-  consumers: ConcurrentConsumer[];
+  consumers: (ConcurrentConsumer | ParkedConsumer)[];
 }
 
 /**
  * The consumers: one group over `sluice.events`, `sluice.redeliver` and the ordered destinations'
- * waiting topics, and one over every destination's parked topic (each read only while its
- * destination is active). Partition p of every topic this process reads goes to one process
+ * waiting topics, and one over the parked topics that exist (each read only while its destination
+ * is active; a topic created by a first park joins the list, `ParkedConsumer`). Partition p of every topic this process reads goes to one process
  * (per-user order's owner). Their lag is read into the metrics.
  */
 export async function startIntake(start: StartContext, parts: IntakeParts): Promise<void> {
@@ -74,8 +75,9 @@ export async function startIntake(start: StartContext, parts: IntakeParts): Prom
       }),
     }),
   );
-  if (parking && parking.topics().length > 0) {
-    const parked = new ConcurrentConsumer({
+  if (parking) {
+    // One consumer of every parked topic that exists, its list grown as topics are created.
+    const parked = new ParkedConsumer({
       ...consumerBase,
       groupId: parkedGroupId(initial),
       topics: parking.topics(),

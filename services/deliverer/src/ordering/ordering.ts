@@ -3,7 +3,13 @@ import { headersText, type OrderingRelease } from '@sluice/envelope';
 import type { ConsumedRecord, RecordSink, RecordSlot } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { waitingTopicName } from '@sluice/topology';
-import { ORDERING_HEADER, ORDERING_MAX_WAITING, ORDERING_MAX_WAITING_BYTES } from '../service/constants.ts';
+import {
+  ORDERING_HEADER,
+  ORDERING_HELD_BYTES,
+  ORDERING_MAX_WAITING,
+  ORDERING_MAX_WAITING_BYTES,
+  ORDERING_USER_SHARE_OF_HELD,
+} from '../service/constants.ts';
 import type { DeliveryJob } from '../intake/delivery-job.ts';
 import { unparkJob } from '../parking/parked-job.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
@@ -130,7 +136,14 @@ export class Ordering {
     this.#parks = new ParkWrites(deps);
     this.#unordered = new UnorderedEvents(deps);
     const flights = this.#flights;
-    this.#turns = new TurnWaits({ store: deps.store, flights, held: this.#held, idleWaitMs: deps.idleWaitMs, closed });
+    this.#turns = new TurnWaits({
+      store: deps.store,
+      flights,
+      held: this.#held,
+      maxUserBytes: (deps.maxHeldBytes ?? ORDERING_HELD_BYTES) / ORDERING_USER_SHARE_OF_HELD,
+      idleWaitMs: deps.idleWaitMs,
+      closed,
+    });
     this.#moves = { store: deps.store, parks: this.#parks, turns: this.#turns, progress: this.#progress };
     this.#inFlight = new Flights({
       flights,
@@ -222,6 +235,7 @@ export class Ordering {
     const key = job.key!;
     const header = orderingHeaderOf(record);
     const place: WaitingPlace = { messageId: job.messageId, seq: header.seq, bytes: record.value?.length ?? 0 };
+    if (header.epoch !== undefined) place.epoch = header.epoch;
     if (header.gap) place.gap = true;
     const destination = await this.#liveOrLeft(job, { partition: record.partition, place });
     if (!destination) return undefined;
@@ -244,7 +258,9 @@ export class Ordering {
       if (step.step === 'turn') {
         turn = step.turn;
         if (turn.inMemory) slot?.release();
-        force = !(await turn.moved);
+        // Woken by a move, it decides again; after `idleWaitMs` without one, a record in its slot
+        // goes round (the slot is needed), one in memory decides again and may wait on.
+        force = !(await turn.moved) && !turn.inMemory;
       } else force = !(await this.#progress.idleUntilProgress(destination.id, record.partition, step.round));
       // The destination may have gone (or been disabled) while the record waited: asked again.
       if (!(await this.#liveOrLeft(job, { partition: record.partition, place, ...(turn && { turn }) })))
@@ -353,7 +369,7 @@ export class Ordering {
             return undefined;
           case 'rewrite':
             // Parked before a crash, its record perhaps not written: written (again) at its place.
-            await this.#parks.rewrite(at, job, { accepted, seq: unwrittenPlace(q, job.messageId)! });
+            await this.#parks.rewrite(at, job, { accepted, seq: unwrittenPlace(q, job.messageId)!, epoch: q!.epoch });
             return undefined;
           case 'wait': {
             if (flight && isIdle(q)) {
@@ -424,8 +440,9 @@ export class Ordering {
           return { step: 'done' };
         case 'cycle': {
           const moving = isMoving(q!, this.#flights.get(chainId(id, key)));
-          if (moving && place.seq !== undefined && !read.force && !this.#closed) {
-            const turn = this.#turns.await(at, { seq: place.seq, bytes: place.bytes, first: q!.first, inFlight });
+          if (place.seq !== undefined && !read.force && !this.#closed) {
+            const waiting = { seq: place.seq, bytes: place.bytes, first: q!.first, inFlight, moving };
+            const turn = this.#turns.await(at, waiting);
             if (turn) return { step: 'turn', turn };
           }
           const current = this.#progress.round(id, record.partition);
@@ -434,7 +451,7 @@ export class Ordering {
           await this.deps.sink.send(record.topic, {
             key,
             value: record.value,
-            headers: { ...headersText(record.headers), [ORDERING_HEADER]: orderingHeader(current, place.seq) },
+            headers: { ...headersText(record.headers), [ORDERING_HEADER]: orderingHeader(current, place) },
           });
           this.deps.metrics.orderingCycled.inc({ destination: id });
           return { step: 'done' };

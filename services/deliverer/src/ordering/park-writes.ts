@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { SluiceConfig } from '@sluice/config';
 import { noRequestRecord } from '@sluice/envelope';
 import { SideRecordRefusedError, type RecordSink } from '@sluice/kafka';
@@ -31,8 +32,8 @@ export interface ParkWritesDeps {
   now: () => number;
 }
 
-/** When a parked job's window started (`accepted`) and its place in its user's queue. */
-type ParkPlace = { accepted: number | undefined; seq: number };
+/** When a parked job's window started (`accepted`) and its place in its user's queue (its number in the run `epoch`). */
+export type ParkPlace = { accepted: number | undefined; seq: number; epoch: string | undefined };
 
 /**
  * The writes of parks: a job's place in its user's queue, its state record, its waiting record (or
@@ -65,11 +66,17 @@ export class ParkWrites {
     const lane = this.#lane(chainId(destination.id, key));
     const q = trimTail(how.q, (seq) => lane.written.has(seq));
     for (const seq of lane.written) if (seq < (q?.tail?.from ?? Number.POSITIVE_INFINITY)) lane.written.delete(seq);
-    const event = { messageId: job.messageId, bytes: job.body.length, ...(how.behind && { behind: how.behind }) };
+    const event = {
+      messageId: job.messageId,
+      bytes: job.body.length,
+      epoch: randomBytes(6).toString('base64url'),
+      ...(how.behind && { behind: how.behind }),
+    };
     const { state, seq } = parked(q, event);
+    const place: ParkPlace = { accepted: how.accepted, seq, epoch: state.epoch };
     const stateWritten = this.#deps.store.put({ destinationId: destination.id, key, partition }, state);
     const done = stateWritten
-      .then(() => this.#writeParked(job, { accepted: how.accepted, seq, head: state.head ?? '' }))
+      .then(() => this.#writeParked(job, { ...place, head: state.head ?? '' }))
       .then(
         () => {
           lane.written.add(seq);
@@ -77,7 +84,7 @@ export class ParkWrites {
         },
         async (err: unknown) => {
           if (isInfrastructureFailure(err)) throw err;
-          await this.#writeGap(job, { accepted: how.accepted, seq });
+          await this.#writeGap(job, place);
           lane.written.add(seq);
           throw err;
         },
@@ -144,10 +151,7 @@ export class ParkWrites {
       .catch((err: unknown) => {
         if (!(err instanceof SideRecordRefusedError)) throw err;
       });
-    const [waiting, written] = await Promise.allSettled([
-      this.#writeWaiting(job, { accepted: how.accepted, seq: how.seq }),
-      attempt,
-    ]);
+    const [waiting, written] = await Promise.allSettled([this.#writeWaiting(job, how), attempt]);
     if (waiting.status === 'rejected') throw waiting.reason;
     if (written.status === 'rejected') throw written.reason;
   }
@@ -156,7 +160,7 @@ export class ParkWrites {
   #writeGap(job: DeliveryJob, how: ParkPlace): Promise<void> {
     const headers = {
       ...parkedHeaders(job, how.accepted, this.#deps.now()),
-      [ORDERING_HEADER]: JSON.stringify({ round: '', seq: how.seq, gap: true }),
+      [ORDERING_HEADER]: orderingHeader('', { seq: how.seq, epoch: how.epoch, gap: true }),
     };
     const topic = waitingTopicName(this.#deps.config(), job.destinationId);
     return this.#deps.sink.send(topic, { key: job.key, value: Buffer.alloc(0), headers });
@@ -167,7 +171,7 @@ export class ParkWrites {
     const config = this.#deps.config();
     const headers = {
       ...parkedHeaders(job, how.accepted, this.#deps.now()),
-      [ORDERING_HEADER]: orderingHeader('', how.seq),
+      [ORDERING_HEADER]: orderingHeader('', how),
     };
     return this.#deps.sink.send(waitingTopicName(config, job.destinationId), {
       key: job.key,

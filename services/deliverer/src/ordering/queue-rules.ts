@@ -17,6 +17,13 @@ export interface QueueState {
    * is attempted, as the head.
    */
   live?: true;
+  /**
+   * Names the current run of the queue's numbering: a park into a queue with nothing waiting starts
+   * a new one (`parked`), and each waiting record carries the run it was parked in. A record of an
+   * earlier run read again (its offset not committed before a crash) is a copy, even where its
+   * number is a place of the new run. Absent in records of earlier versions (their runs match each other).
+   */
+  epoch?: string;
   /** The sequence number of the oldest waiting record not yet gone. */
   first: number;
   /** The sequence number the next parked event takes; `next - first` events wait. */
@@ -74,6 +81,8 @@ export interface WaitingLimits {
 export interface WaitingPlace {
   messageId: string;
   seq: number | undefined;
+  /** The run of numbering it was parked in (`QueueState.epoch`). */
+  epoch?: string;
   /** Its body bytes. */
   bytes: number;
   /** A gap: a park whose waiting record Kafka refused (its event was rejected); the queue moves past it at its turn. */
@@ -83,11 +92,19 @@ export interface WaitingPlace {
 /**
  * Bytes a state record's value takes at most (no `legacy` list): three message ids (128 visible
  * ASCII characters, at most 258 bytes once JSON-escaped), six integers below 2^53, `PARK_TAIL_MAX`
- * tags of 11 characters and the field names.
+ * tags of 11 characters, an epoch (`EPOCH_MAX_LENGTH`) and the field names.
  */
 export const QUEUE_STATE_MAX_BYTES = 1_700;
 
+/** The longest epoch read from a state record or a waiting record's header. */
+export const EPOCH_MAX_LENGTH = 16;
+
 const emptyQueue = (): QueueState => ({ first: 0, next: 0, bytes: 0 });
+
+/** Whether a waiting record was parked in the queue's current run of numbering (`QueueState.epoch`). */
+export function inCurrentRun(q: QueueState, place: WaitingPlace): boolean {
+  return (place.epoch ?? '') === (q.epoch ?? '');
+}
 
 /** How many events wait. */
 export function waitingCount(q: QueueState): number {
@@ -171,12 +188,15 @@ export function retryDecision(q: QueueState | undefined, messageId: string): 'he
 /**
  * The queue after `messageId` was parked, and the sequence number its waiting record carries.
  * Parked behind an attempt in flight (`behind`, nothing held yet), that attempt becomes the live head.
+ * Parked with nothing waiting, it starts a new run of numbering named `epoch` (a fresh random id
+ * the caller draws), so no record of an earlier run is taken for one of this run.
  */
 export function parked(
   q: QueueState | undefined,
-  event: { messageId: string; bytes: number; behind?: string },
+  event: { messageId: string; bytes: number; behind?: string; epoch: string },
 ): { state: QueueState; seq: number } {
   const { last, ...base } = q ?? emptyQueue();
+  if (base.next === base.first && (base.legacy?.length ?? 0) === 0) base.epoch = event.epoch;
   const seq = base.next;
   const tag = parkTag(event.messageId);
   let tail: ParkTail;
@@ -217,7 +237,7 @@ export function waitingDecision(
     if (held || legacy[0] !== place.messageId) return 'cycle';
     return (q.legacyDead ?? 0) > 0 ? 'dead-letter' : 'deliver';
   }
-  if (place.seq < q.first || place.seq >= q.next) return 'drop';
+  if (place.seq < q.first || place.seq >= q.next || !inCurrentRun(q, place)) return 'drop';
   if (held || place.seq > q.first || (q.legacy?.length ?? 0) > 0) return 'cycle';
   return place.seq < (q.deadUntil ?? 0) ? 'dead-letter' : 'deliver';
 }
@@ -234,7 +254,7 @@ export function leftWaiting(q: QueueState, place: WaitingPlace): QueueState {
     if (dead > 0) next.legacyDead = dead;
     else delete next.legacyDead;
   } else {
-    if (place.seq !== q.first) return q;
+    if (place.seq !== q.first || !inCurrentRun(q, place)) return q;
     next.first = q.first + 1;
     if (next.deadUntil !== undefined && next.first >= next.deadUntil) delete next.deadUntil;
   }
@@ -320,6 +340,7 @@ export function readQueueState(value: unknown): QueueState | undefined {
   const optString = (x: unknown) => x === undefined || typeof x === 'string';
   if (!int(v.first) || !int(v.next) || !int(v.bytes) || (v.first as number) > (v.next as number)) return undefined;
   if (!optString(v.head) || !optString(v.last) || !optString(v.deadHead)) return undefined;
+  if (v.epoch !== undefined && !(typeof v.epoch === 'string' && v.epoch.length <= EPOCH_MAX_LENGTH)) return undefined;
   if (v.deadUntil !== undefined && !int(v.deadUntil)) return undefined;
   if (v.live !== undefined && v.live !== true) return undefined;
   if (v.legacy !== undefined && !(Array.isArray(v.legacy) && v.legacy.every((id) => typeof id === 'string')))
@@ -327,7 +348,7 @@ export function readQueueState(value: unknown): QueueState | undefined {
   if (v.legacyDead !== undefined && !int(v.legacyDead)) return undefined;
   if (v.tail !== undefined && !readTail(v.tail)) return undefined;
   const state: QueueState = { first: v.first as number, next: v.next as number, bytes: v.bytes as number };
-  for (const k of ['head', 'last', 'deadHead'] as const) if (typeof v[k] === 'string') state[k] = v[k];
+  for (const k of ['head', 'last', 'deadHead', 'epoch'] as const) if (typeof v[k] === 'string') state[k] = v[k];
   if (v.live === true) state.live = true;
   if (v.deadUntil !== undefined) state.deadUntil = v.deadUntil as number;
   if (Array.isArray(v.legacy) && v.legacy.length > 0) state.legacy = v.legacy as string[];

@@ -1,11 +1,19 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
 import type { DestinationStateView } from '@sluice/destination-state';
-import { ensureTopics, retryTransient, type Admin, type ConcurrentConsumer, type RecordSink } from '@sluice/kafka';
+import { ensureTopics, retryTransient, topicOffsets, type Admin, type RecordSink } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import { parkedTopicName, topicSpecs } from '@sluice/topology';
+import { parkedTopicName, parkedTopicSpec } from '@sluice/topology';
 import type { DeliveryJob } from '../intake/delivery-job.ts';
 import { parkedHeaders } from './parked-job.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
+
+/** What the parking steers: the one consumer of the parked topics (`ParkedConsumer`). */
+export interface ParkedTopicsConsumer {
+  hold(topic: string): void;
+  release(topic: string): void;
+  /** Reads `topic` too (it exists now). */
+  add(topic: string): void;
+}
 
 export interface ParkingDeps {
   config: () => SluiceConfig;
@@ -23,6 +31,12 @@ export interface ParkingDeps {
 
 /** Why a destination's steering is refreshed: at `start` (each destination once), or on a `change` of its state. */
 type RefreshMoment = 'start' | 'change';
+
+/** The lag of a parked topic: records not committed yet, and per partition the offset below which all were delivered. */
+interface Lag {
+  lag: number;
+  delivered: { partition: number; offset: string }[];
+}
 
 /**
  * Pausing without loss, in order (docs/reference/destination-states.md, docs/deliverer.md "Pausing"):
@@ -42,26 +56,64 @@ export class Parking {
   readonly #writes = new Map<string, number>();
   /** Park writes started per destination (a check is void if one started while it ran). */
   readonly #started = new Map<string, number>();
-  #consumer: ConcurrentConsumer | undefined;
+  #consumer: ParkedTopicsConsumer | undefined;
   #timer: NodeJS.Timeout | undefined;
   #checking = false;
   #closed = false;
   readonly #stopListening: () => void;
-  /** The parked topics that existed at start (`topicSpecs`); others are created before their first park. */
-  readonly #topics: Set<string>;
+  /**
+   * The parked topics known to exist (`findTopics`, and those this process created): a destination's
+   * parked topic is created at its first park, so one without is known to hold nothing.
+   */
+  readonly #topics = new Set<string>();
   readonly #creating = new Map<string, Promise<unknown>>();
+  #finding: Promise<void> | undefined;
 
   private readonly deps: ParkingDeps;
   constructor(deps: ParkingDeps) {
     this.deps = deps;
     this.#stopListening = deps.view.onChange((c) => this.#refresh(c.destinationId));
-    const config = deps.config();
-    this.#topics = new Set(config.destinations.map((d) => parkedTopicName(config, d.id)));
+  }
+
+  /**
+   * Lists the cluster's topics (one request) and takes in the parked topics of the destinations in
+   * force, and `also`, that exist and are not known yet (created by another replica, or before this
+   * start).
+   */
+  findTopics(also: string[] = []): Promise<void> {
+    const finding = this.#listTopics(this.#finding, also);
+    this.#finding = finding;
+    const done = () => {
+      if (this.#finding === finding) this.#finding = undefined;
+    };
+    finding.then(done, done);
+    return finding;
+  }
+
+  async #listTopics(previous: Promise<void> | undefined, also: string[]): Promise<void> {
+    await previous?.catch(() => undefined);
+    const config = this.deps.config();
+    const existing = new Set(await retryTransient(() => this.deps.admin.listTopics()));
+    const wanted = [...config.destinations.map((d) => parkedTopicName(config, d.id)), ...also];
+    for (const topic of wanted) if (existing.has(topic)) this.#known(topic);
+  }
+
+  /** `findTopics` when `topic` is not known, in the background (a failure is logged; the next resume lists again). */
+  #findIfUnknown(topic: string): void {
+    if (this.#topics.has(topic)) return;
+    this.findTopics([topic]).catch((err: unknown) => this.deps.logger.warn({ err }, 'parked topics not listed'));
+  }
+
+  #known(topic: string): void {
+    if (this.#topics.has(topic)) return;
+    this.#topics.add(topic);
+    this.#consumer?.add(topic);
   }
 
   /** Starts steering the parked consumer: holds the topics of stopped destinations, drains the others. */
-  async start(consumer: ConcurrentConsumer): Promise<void> {
+  async start(consumer: ParkedTopicsConsumer): Promise<void> {
     this.#consumer = consumer;
+    for (const topic of this.#topics) consumer.add(topic);
     // Whatever a destination's state, its parked topic may hold records from before this start.
     for (const d of this.deps.config().destinations) this.#refresh(d.id, 'start');
     // The first check at once: a destination with nothing parked goes out directly from the first event.
@@ -71,9 +123,9 @@ export class Parking {
   }
 
   /**
-   * The parked topics the parked consumer reads: those of the destinations configured at start. A
-   * destination added by a reload gets its parked topic at its first park, and its parked events
-   * are read after the next start of the deliverer (docs/deliverer.md "Pausing").
+   * The parked topics to read from the start: those of the destinations in force that exist
+   * (`findTopics`). A destination's parked topic is created at its first park, and read from then
+   * on (docs/deliverer.md "Pausing").
    */
   topics(): string[] {
     return [...this.#topics];
@@ -113,7 +165,7 @@ export class Parking {
     this.#started.set(id, (this.#started.get(id) ?? 0) + 1);
     try {
       const topic = parkedTopicName(config, id);
-      if (!this.#topics.has(topic)) await this.#create(topic, config);
+      if (!this.#topics.has(topic)) await this.#create(id, config);
       await this.deps.sink.send(topic, {
         key: job.key,
         value: job.body,
@@ -125,11 +177,13 @@ export class Parking {
     }
   }
 
-  #create(topic: string, config: SluiceConfig): Promise<unknown> {
+  /** Creates the destination's parked topic (its first park), and has the parked consumer read it. */
+  #create(destinationId: string, config: SluiceConfig): Promise<unknown> {
+    const spec = parkedTopicSpec(config, destinationId);
+    const { topic } = spec;
     let creating = this.#creating.get(topic);
     if (!creating) {
-      const spec = topicSpecs(config).filter((s) => s.topic === topic);
-      creating = ensureTopics(this.deps.admin, spec);
+      creating = ensureTopics(this.deps.admin, [spec]).then(() => this.#known(topic));
       this.#creating.set(topic, creating);
       creating.catch(() => this.#creating.delete(topic));
     }
@@ -150,7 +204,10 @@ export class Parking {
     for (const id of [...this.#held]) {
       if (ids.has(id)) continue;
       this.#held.delete(id);
-      consumer.release(parkedTopicName(config, id));
+      const topic = parkedTopicName(config, id);
+      consumer.release(topic);
+      // Its events may be on a topic another replica created: read too, to be dead-lettered.
+      this.#findIfUnknown(topic);
       this.deps.logger.info({ destinationId: id }, 'destination gone: its parked events are read and dead-lettered');
     }
     for (const id of ids) this.#refresh(id);
@@ -180,9 +237,14 @@ export class Parking {
       return;
     }
     if (!this.#held.delete(destinationId) && !starting) return;
+    // Nothing was ever parked for it (at start), or its topic is read once known.
+    if (starting && !this.#topics.has(topic)) return;
     consumer.release(topic);
     this.#draining.add(destinationId);
-    if (!starting) this.deps.logger.info({ destinationId }, 'destination active: delivering its parked events');
+    if (starting) return;
+    this.deps.logger.info({ destinationId }, 'destination active: delivering its parked events');
+    // Another replica may have parked its events on a topic this one has not seen created.
+    this.#findIfUnknown(topic);
   }
 
   /** Ends the draining of every destination whose parked topic is drained (run every `checkEveryMs`). */
@@ -193,19 +255,22 @@ export class Parking {
       const config = this.deps.config();
       // The lag of the stopped destinations' parked topics, for the metric (once a second is plenty).
       const now = this.deps.now();
-      if (this.#held.size > 0 && now - this.#heldLagAt >= 1_000) {
-        this.#heldLagAt = now;
-        for (const id of this.#held)
-          this.deps.metrics.parkedLag.set({ destination: id }, (await this.#lag(parkedTopicName(config, id))).lag);
-      }
-      for (const id of [...this.#draining]) {
-        if ((this.#writes.get(id) ?? 0) > 0) continue;
-        const started = this.#started.get(id) ?? 0;
+      const held = this.#held.size > 0 && now - this.#heldLagAt >= 1_000 ? [...this.#held] : [];
+      if (held.length > 0) this.#heldLagAt = now;
+      const draining = [...this.#draining].filter((id) => (this.#writes.get(id) ?? 0) === 0);
+      const started = new Map(draining.map((id) => [id, this.#started.get(id) ?? 0]));
+      const lags = await this.#lags([...held, ...draining].map((id) => parkedTopicName(config, id)));
+      for (const id of held)
+        this.deps.metrics.parkedLag.set({ destination: id }, lags.get(parkedTopicName(config, id))?.lag ?? 0);
+      for (const id of draining) {
         const topic = parkedTopicName(config, id);
-        const { lag, delivered } = await this.#lag(topic);
+        // A topic not known while the topics are listed may be one another replica created.
+        if (!this.#topics.has(topic) && this.#finding) continue;
+        const { lag, delivered } = lags.get(topic) ?? { lag: 0, delivered: [] };
         this.deps.metrics.parkedLag.set({ destination: id }, lag);
-        if (lag > 0 || (this.#writes.get(id) ?? 0) > 0 || (this.#started.get(id) ?? 0) !== started) continue;
-        if (this.#draining.delete(id) && started > 0)
+        const writes = started.get(id) ?? 0;
+        if (lag > 0 || (this.#writes.get(id) ?? 0) > 0 || (this.#started.get(id) ?? 0) !== writes) continue;
+        if (this.#draining.delete(id) && writes > 0)
           this.deps.logger.info({ destinationId: id }, 'parked topic drained; delivering directly again');
         if (delivered.length > 0) void this.#trim(topic, delivered);
       }
@@ -229,25 +294,31 @@ export class Parking {
   }
 
   /**
-   * Records of `topic` the parked consumer's group has not committed yet, and per partition the
-   * offset below which every record was delivered and is still stored.
+   * Per parked topic of `topics` that exists: the records the parked consumer's group has not
+   * committed yet, and per partition the offset below which every record was delivered and is still
+   * stored. One offsets request per broker and one request of the group's offsets for all of them
+   * (`topicOffsets`); a topic not created yet holds nothing and is not asked about.
    */
-  async #lag(topic: string): Promise<{ lag: number; delivered: { partition: number; offset: string }[] }> {
+  async #lags(topics: string[]): Promise<Map<string, Lag>> {
     const { admin, groupId } = this.deps;
-    const [ends, committed] = await Promise.all([
-      retryTransient(() => admin.fetchTopicOffsets(topic)),
-      retryTransient(() => admin.fetchOffsets({ groupId, topics: [topic] })),
-    ]);
-    const done = new Map<number, number>();
-    for (const t of committed) for (const p of t.partitions) done.set(p.partition, Number(p.offset));
-    let lag = 0;
-    const delivered: { partition: number; offset: string }[] = [];
-    for (const p of ends) {
-      const low = Number(p.low);
-      const from = Math.max(done.get(p.partition) ?? -1, low);
-      lag += Math.max(0, Number(p.high) - from);
-      if (from > low) delivered.push({ partition: p.partition, offset: String(from) });
+    const lags = new Map<string, Lag>();
+    const asked = [...new Set(topics)].filter((t) => this.#topics.has(t));
+    if (asked.length === 0) return lags;
+    const ends = await retryTransient(() => topicOffsets(admin, asked));
+    const committed = await retryTransient(() => admin.fetchOffsets({ groupId, topics: asked }));
+    const done = new Map<string, number>();
+    for (const t of committed) for (const p of t.partitions) done.set(`${p.partition}:${t.topic}`, Number(p.offset));
+    for (const [topic, partitions] of ends) {
+      let lag = 0;
+      const delivered: { partition: number; offset: string }[] = [];
+      for (const p of partitions) {
+        const low = Number(p.low);
+        const from = Math.max(done.get(`${p.partition}:${topic}`) ?? -1, low);
+        lag += Math.max(0, Number(p.high) - from);
+        if (from > low) delivered.push({ partition: p.partition, offset: String(from) });
+      }
+      lags.set(topic, { lag, delivered });
     }
-    return { lag, delivered };
+    return lags;
   }
 }

@@ -33,6 +33,8 @@ export async function startParking(
     now: Date.now,
     ...(options.parkCheckIntervalMs !== undefined && { checkEveryMs: options.parkCheckIntervalMs }),
   });
+  // The parked topics that exist: read from the start (the others are created at their first park).
+  await life.startup('list the parked topics', () => parking.findTopics());
   // A destination gone from the config in force (deleted, or removed from the file) has its parked topic read again.
   const onChange = () => parking.configChanged();
   ctx.config.on('change', onChange);

@@ -29,10 +29,10 @@ export const ORDERING_WRITER_HEADER = 'sluice-writer';
 /** Longest a waiting record that went round once with no progress waits in its slot before going round again. */
 export const ORDERING_IDLE_WAIT_MS = 30_000;
 /**
- * How many waiting records at the front of a moving queue (nothing held but attempts in flight)
- * wait in memory for their turn, their handler slots given back, instead of going round the
- * waiting topic (later ones wait in their slots while the front is in hand): a released queue
- * leaves at the pace of the receiver, each record read once.
+ * How far from the front of a moving queue (nothing held but attempts in flight) a record waiting
+ * in its handler slot (memory being spent) is woken to wait in memory instead; those further back
+ * stay in their slots while the front is in hand, so a released queue leaves at the pace of the
+ * receiver, each record read once.
  */
 export const ORDERING_IDLE_AHEAD = 16;
 /**
@@ -46,6 +46,11 @@ export const ORDERING_HELD_EVENTS = 32;
  * across the ordered destinations and users of a replica (16 MiB); past it, as `ORDERING_HELD_EVENTS`.
  */
 export const ORDERING_HELD_BYTES = 16 * 1024 * 1024;
+/**
+ * One user's waiting records wait in memory for their turn with at most this share (1/n) of
+ * `ORDERING_HELD_BYTES` per destination, so one held user never takes the memory the others' turns need.
+ */
+export const ORDERING_USER_SHARE_OF_HELD = 4;
 /**
  * The most events of one user that wait behind its head for one ordered destination; a later one is
  * dead-lettered (`permanent_failure`, replayable) instead, so one user cannot fill the waiting topic.

@@ -1,10 +1,9 @@
 import type { SluiceConfig } from '@sluice/config';
-import type { ConcurrentConsumer } from '@sluice/kafka';
 import { defineService, type RunningService, type ServiceContext, startRuntimeDestinations } from '@sluice/service-kit';
 import { EndpointGates } from '../attempt/endpoint-gates.ts';
 import { startDestinationHealth } from '../attempt/health/destination-health.ts';
 import { startDelivery } from '../attempt/start-delivery.ts';
-import { startIntake } from '../intake/start-intake.ts';
+import { type IntakeParts, startIntake } from '../intake/start-intake.ts';
 import { startOrdering } from '../ordering/start-ordering.ts';
 import { startParking } from '../parking/start-parking.ts';
 import { startTransport } from '../transport/start-transport.ts';
@@ -46,7 +45,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
     });
     life.add({ name: 'config reload step', stop: stopReloading });
     const parking = await startParking(start, { sink, metrics });
-    const consumers: ConcurrentConsumer[] = [];
+    const consumers: IntakeParts['consumers'] = [];
     const crowded = () => consumers.some((c) => c.crowded);
     const delivery = startDelivery(start, { client: transport.client, sink, metrics, gates, watch: health, crowded });
     const ordering = await startOrdering(start, { sink, metrics, delivery });

@@ -18,6 +18,16 @@ export interface AuditedChange {
   fields: string[];
 }
 
+/** What the audit records of a deletion: who, when, its version; no fields. */
+export const deletionChange = (deleted: { id: string; version: number }, change: { by: string; at: number }) => ({
+  subjectId: deleted.id,
+  version: deleted.version,
+  change: 'deleted',
+  by: change.by,
+  at: new Date(change.at).toISOString(),
+  fields: [],
+});
+
 /** The audit's query: the id (`destinationId` or `sourceId`, as `idParam` names it), `limit` (1–1,000, default 50). */
 export function parseChangesQuery(
   params: URLSearchParams,

@@ -1,4 +1,4 @@
-import type { Deleted, SourceWritten } from '@sluice/destination-catalog';
+import type { SourceWritten } from '@sluice/destination-catalog';
 import type { AuditedChange } from './audit.ts';
 
 /** What the audit calls each change of a source (an update is a rename: the name is all it sets), and the fields it sets. */
@@ -17,31 +17,14 @@ function changedKey(outcome: SourceWritten, before: readonly { id: string; revok
 }
 
 /**
- * What the audit records of a change of a source: who, when, and the fields it set, by name —
+ * What the audit records of a change of a source: what it was, and the fields it set, by name —
  * `name`, `writeKeys.<key id>` for a key minted, `writeKeys.<key id>.revokedAt` for one revoked.
  * Key ids only: never a key, never a digest.
  */
 export function sourceChangeOf(
-  outcome: SourceWritten | Deleted,
-  context: { before: readonly { id: string; revokedAt?: string }[]; at: number; by: string },
-): AuditedChange {
-  if (outcome.kind === 'deleted')
-    return {
-      subjectId: outcome.id,
-      version: outcome.version,
-      change: 'deleted',
-      by: context.by,
-      at: new Date(context.at).toISOString(),
-      fields: [],
-    };
-  const { entry } = outcome;
+  outcome: SourceWritten,
+  context: { before: readonly { id: string; revokedAt?: string }[] },
+): Pick<AuditedChange, 'change' | 'fields'> {
   const { change, fields } = CHANGES[outcome.kind];
-  return {
-    subjectId: entry.id,
-    version: entry.version,
-    change,
-    by: entry.updatedBy,
-    at: entry.updatedAt,
-    fields: fields(changedKey(outcome, context.before)),
-  };
+  return { change, fields: fields(changedKey(outcome, context.before)) };
 }

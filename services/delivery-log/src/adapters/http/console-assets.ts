@@ -12,6 +12,10 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/console/ui.js': { file: 'ui.js', type: 'text/javascript; charset=utf-8' },
   '/console/control.js': { file: 'control.js', type: 'text/javascript; charset=utf-8' },
   '/console/ledger.js': { file: 'ledger.js', type: 'text/javascript; charset=utf-8' },
+  '/console/destination-form.js': { file: 'destination-form.js', type: 'text/javascript; charset=utf-8' },
+  '/console/origin.js': { file: 'origin.js', type: 'text/javascript; charset=utf-8' },
+  '/console/signing.js': { file: 'signing.js', type: 'text/javascript; charset=utf-8' },
+  '/console/rotate.js': { file: 'rotate.js', type: 'text/javascript; charset=utf-8' },
   '/console/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
 };
 

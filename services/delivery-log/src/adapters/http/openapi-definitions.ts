@@ -1,37 +1,15 @@
-import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE } from '../../domain/audit.ts';
 import { DEFAULT_DEFINITIONS_PAGE, MAX_DEFINITIONS_PAGE } from '../../domain/definitions.ts';
 import { TEST_EVENT_NAME, TEST_MESSAGE_ID_PREFIX, TEST_USER_ID } from '../../domain/test-event.ts';
 import { TEST_ANSWER_BYTES } from '../../constants.ts';
-import { errors, id, idParam, json, queryId, queryLimit, ref, time } from './openapi-schemas.ts';
+import { errors, id, json, queryId, ref, time } from './openapi-schemas.ts';
+import { auditSchemas, listSchemas, versionedPaths } from './openapi-versioned.ts';
+import { DESTINATION_RESOURCE } from './versioned-resource.ts';
 
 const DEFINITION = {
   type: 'object',
   description:
     'One entry of the config file\'s `destinations` (docs/reference/config.md); read back, every secret is `{ "redacted": true }`',
 };
-const etag = { ETag: { description: 'The version, quoted: send it back as `If-Match`', schema: { type: 'string' } } };
-const ifMatch = {
-  name: 'If-Match',
-  in: 'header',
-  required: true,
-  description: 'The ETag of the version the change is made on (428 without it, 412 when it is no longer current)',
-  schema: { type: 'string' },
-};
-const one = idParam('destinationId', 'The destination');
-const refused = {
-  '404': { description: 'No runtime destination has this id', ...json(ref('Error')) },
-  '409': {
-    description: 'The config file declares the id (the message names the file), or runtime destinations are off',
-    ...json(ref('Error')),
-  },
-  '412': { description: 'The destination is no longer at the If-Match version', ...json(ref('Error')) },
-  '413': { description: 'The definition would pass the record size limit', ...json(ref('Error')) },
-  '428': { description: 'If-Match is missing', ...json(ref('Error')) },
-};
-const written = (status: string, description: string) => ({
-  [status]: { description, headers: etag, ...json(ref('DefinitionWritten')) },
-});
-
 /** The runtime destinations' schemas of the OpenAPI document (docs/reference/runtime-destinations.md, "API"). */
 export const definitionSchemas = {
   RuntimeDefinition: {
@@ -62,15 +40,7 @@ export const definitionSchemas = {
       file: { type: 'string', description: 'The config file that declares it' },
     },
   },
-  Definition: { oneOf: [ref('RuntimeDefinition'), ref('FileDefinition')] },
-  Definitions: {
-    type: 'object',
-    required: ['definitions', 'nextCursor'],
-    properties: {
-      definitions: { type: 'array', items: ref('Definition') },
-      nextCursor: { oneOf: [{ type: 'string' }, { type: 'null' }] },
-    },
-  },
+  ...listSchemas(DESTINATION_RESOURCE),
   DefinitionWritten: {
     type: 'object',
     required: ['destination', 'secrets'],
@@ -101,36 +71,10 @@ export const definitionSchemas = {
       },
     },
   },
-  DefinitionDeleted: {
-    type: 'object',
-    required: ['id', 'version'],
-    properties: { id, version: { type: 'integer', description: "The deletion's version" } },
-  },
-  DefinitionChanges: {
-    type: 'object',
-    required: ['changes'],
-    properties: {
-      changes: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['destinationId', 'version', 'change', 'by', 'at', 'fields'],
-          properties: {
-            destinationId: id,
-            version: { type: 'integer', description: 'The version the change made (a deletion: its own)' },
-            change: { type: 'string', enum: ['created', 'updated', 'rotated', 'deleted'] },
-            by: { type: 'string' },
-            at: time,
-            fields: {
-              type: 'array',
-              items: { type: 'string' },
-              description: 'The fields the change set, as dotted paths (names only: a secret is never shown)',
-            },
-          },
-        },
-      },
-    },
-  },
+  ...auditSchemas(DESTINATION_RESOURCE, {
+    kinds: ['created', 'updated', 'rotated', 'deleted'],
+    fields: 'The fields the change set, as dotted paths (names only: a secret is never shown)',
+  }),
   DestinationTestRequest: {
     type: 'object',
     additionalProperties: false,
@@ -192,102 +136,75 @@ export const definitionSchemas = {
 };
 
 /** The runtime destinations' paths of the OpenAPI document. */
-export const definitionPaths = {
-  '/api/v1/destination-definitions': {
-    get: {
-      operationId: 'listDefinitions',
-      summary: "Every destination's definition by id: the file's (read-only) and the runtime ones (secrets masked)",
-      parameters: [
-        queryId('sourceId', 'Only destinations that take this source'),
-        queryLimit({ max: MAX_DEFINITIONS_PAGE, default: DEFAULT_DEFINITIONS_PAGE }),
-        {
-          name: 'cursor',
-          in: 'query',
-          required: false,
-          description: '`nextCursor` of the previous page',
-          schema: { type: 'string' },
+export const definitionPaths = versionedPaths({
+  resource: DESTINATION_RESOURCE,
+  summaries: {
+    list: "Every destination's definition by id: the file's (read-only) and the runtime ones (secrets masked)",
+    create: 'Creates a runtime destination; signing secrets it leaves out are generated and returned once',
+    get: 'One destination, secrets masked; a runtime one with its ETag',
+    delete: 'Deletes a runtime destination',
+  },
+  list: {
+    page: { max: MAX_DEFINITIONS_PAGE, default: DEFAULT_DEFINITIONS_PAGE },
+    filters: [queryId('sourceId', 'Only destinations that take this source')],
+  },
+  create: { body: DEFINITION, created: 'Created, at version 1 (or after a deletion of the id)' },
+  refusals: {
+    '404': 'No runtime destination has this id',
+    '409': 'The config file declares the id (the message names the file), or runtime destinations are off',
+    '413': 'The definition would pass the record size limit',
+  },
+  edits: ({ one, ifMatch, refused, written }) => ({
+    one: {
+      put: {
+        operationId: 'replaceDefinition',
+        summary: 'Replaces a runtime destination; signing secrets it leaves out are kept',
+        parameters: [one, ifMatch],
+        requestBody: { required: true, ...json(DEFINITION) },
+        responses: { ...written('200', 'Replaced'), ...refused, ...errors },
+      },
+      patch: {
+        operationId: 'patchDefinition',
+        summary:
+          'Changes part of a runtime destination (JSON Merge Patch: objects merge, null removes, arrays replace: send `settings.webhooks` whole to add, change or remove an endpoint)',
+        parameters: [one, ifMatch],
+        requestBody: {
+          required: true,
+          content: {
+            'application/merge-patch+json': { schema: DEFINITION },
+            'application/json': { schema: DEFINITION },
+          },
         },
-      ],
-      responses: { '200': { description: 'One page', ...json(ref('Definitions')) }, ...errors },
-    },
-    post: {
-      operationId: 'createDefinition',
-      summary: 'Creates a runtime destination; signing secrets it leaves out are generated and returned once',
-      requestBody: { required: true, ...json(DEFINITION) },
-      responses: { ...written('201', 'Created, at version 1 (or after a deletion of the id)'), ...refused, ...errors },
-    },
-  },
-  '/api/v1/destination-changes': {
-    get: {
-      operationId: 'listDefinitionChanges',
-      summary: 'The audit of runtime destinations: each change made through this API, newest first',
-      parameters: [
-        queryId('destinationId', 'Only this destination'),
-        queryLimit({ max: MAX_CHANGES_PAGE, default: DEFAULT_CHANGES_PAGE }),
-      ],
-      responses: { '200': { description: 'Changes', ...json(ref('DefinitionChanges')) }, ...errors },
-    },
-  },
-  '/api/v1/destination-definitions/{destinationId}': {
-    get: {
-      operationId: 'getDefinition',
-      summary: 'One destination, secrets masked; a runtime one with its ETag',
-      parameters: [one],
-      responses: {
-        '200': { description: 'The destination', headers: etag, ...json(ref('Definition')) },
-        '404': { description: 'No destination has this id', ...json(ref('Error')) },
-        ...errors,
+        responses: { ...written('200', 'Patched'), ...refused, ...errors },
       },
     },
-    put: {
-      operationId: 'replaceDefinition',
-      summary: 'Replaces a runtime destination; signing secrets it leaves out are kept',
-      parameters: [one, ifMatch],
-      requestBody: { required: true, ...json(DEFINITION) },
-      responses: { ...written('200', 'Replaced'), ...refused, ...errors },
-    },
-    patch: {
-      operationId: 'patchDefinition',
-      summary:
-        'Changes part of a runtime destination (JSON Merge Patch: objects merge, null removes, arrays replace: send `settings.webhooks` whole to add, change or remove an endpoint)',
-      parameters: [one, ifMatch],
-      requestBody: {
-        required: true,
-        content: { 'application/merge-patch+json': { schema: DEFINITION }, 'application/json': { schema: DEFINITION } },
-      },
-      responses: { ...written('200', 'Patched'), ...refused, ...errors },
-    },
-    delete: {
-      operationId: 'deleteDefinition',
-      summary: 'Deletes a runtime destination',
-      parameters: [one, ifMatch],
-      responses: { '200': { description: 'Deleted', ...json(ref('DefinitionDeleted')) }, ...refused, ...errors },
-    },
-  },
-  '/api/v1/destination-definitions/{destinationId}/rotate-secret': {
-    post: {
-      operationId: 'rotateDefinitionSecret',
-      summary: 'Gives one signing scheme a new secret, returned once; the old one keeps signing for the overlap',
-      parameters: [one, ifMatch],
-      requestBody: { required: false, ...json(ref('RotateSecretRequest')) },
-      responses: { ...written('200', 'Rotated'), ...refused, ...errors },
-    },
-  },
-  '/api/v1/destination-definitions/{destinationId}/test': {
-    post: {
-      operationId: 'testDefinition',
-      summary:
-        'Sends one signed test event to one endpoint of a destination (file or runtime) through the delivery path: once, no retry; nothing written to Kafka or the log',
-      parameters: [one],
-      requestBody: { required: false, ...json(ref('DestinationTestRequest')) },
-      responses: {
-        '200': {
-          description: 'Sent (or refused, or timed out): what the endpoint answered, `ok` for a 2xx',
-          ...json(ref('DestinationTestResult')),
+    below: {
+      '/api/v1/destination-definitions/{destinationId}/rotate-secret': {
+        post: {
+          operationId: 'rotateDefinitionSecret',
+          summary: 'Gives one signing scheme a new secret, returned once; the old one keeps signing for the overlap',
+          parameters: [one, ifMatch],
+          requestBody: { required: false, ...json(ref('RotateSecretRequest')) },
+          responses: { ...written('200', 'Rotated'), ...refused, ...errors },
         },
-        '404': { description: 'No destination has this id', ...json(ref('Error')) },
-        ...errors,
+      },
+      '/api/v1/destination-definitions/{destinationId}/test': {
+        post: {
+          operationId: 'testDefinition',
+          summary:
+            'Sends one signed test event to one endpoint of a destination (file or runtime) through the delivery path: once, no retry; nothing written to Kafka or the log',
+          parameters: [one],
+          requestBody: { required: false, ...json(ref('DestinationTestRequest')) },
+          responses: {
+            '200': {
+              description: 'Sent (or refused, or timed out): what the endpoint answered, `ok` for a 2xx',
+              ...json(ref('DestinationTestResult')),
+            },
+            '404': { description: 'No destination has this id', ...json(ref('Error')) },
+            ...errors,
+          },
+        },
       },
     },
-  },
-};
+  }),
+});

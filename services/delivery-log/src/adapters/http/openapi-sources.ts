@@ -1,29 +1,8 @@
-import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE } from '../../domain/audit.ts';
 import { DEFAULT_ID_PAGE, MAX_ID_PAGE } from '../../domain/id-pages.ts';
-import { errors, id, idParam, json, queryId, queryLimit, ref, time } from './openapi-schemas.ts';
+import { errors, id, idParam, ref, time } from './openapi-schemas.ts';
+import { auditSchemas, listSchemas, versionedPaths } from './openapi-versioned.ts';
+import { SOURCE_RESOURCE } from './versioned-resource.ts';
 
-const etag = { ETag: { description: 'The version, quoted: send it back as `If-Match`', schema: { type: 'string' } } };
-const ifMatch = {
-  name: 'If-Match',
-  in: 'header',
-  required: true,
-  description: 'The ETag of the version the change is made on (428 without it, 412 when it is no longer current)',
-  schema: { type: 'string' },
-};
-const one = idParam('sourceId', 'The source');
-const refused = {
-  '404': { description: 'No runtime source has this id, or the source no key of this id', ...json(ref('Error')) },
-  '409': {
-    description:
-      'The config file declares the id (the message names the file), destinations name the source (delete), the key is revoked already, or runtime sources are off',
-    ...json(ref('Error')),
-  },
-  '412': { description: 'The source is no longer at the If-Match version', ...json(ref('Error')) },
-  '428': { description: 'If-Match is missing', ...json(ref('Error')) },
-};
-const shown = (status: string, description: string) => ({
-  [status]: { description, headers: etag, ...json(ref('SourceWritten')) },
-});
 const writeKey = {
   type: 'object',
   required: ['id', 'createdAt'],
@@ -72,15 +51,7 @@ export const sourceSchemas = {
       file: { type: 'string', description: 'The config file that declares it' },
     },
   },
-  Source: { oneOf: [ref('RuntimeSource'), ref('FileSource')] },
-  Sources: {
-    type: 'object',
-    required: ['sources', 'nextCursor'],
-    properties: {
-      sources: { type: 'array', items: ref('Source') },
-      nextCursor: { oneOf: [{ type: 'string' }, { type: 'null' }] },
-    },
-  },
+  ...listSchemas(SOURCE_RESOURCE),
   SourceRequest: {
     type: 'object',
     additionalProperties: false,
@@ -120,120 +91,61 @@ export const sourceSchemas = {
       },
     },
   },
-  SourceDeleted: {
-    type: 'object',
-    required: ['id', 'version'],
-    properties: { id, version: { type: 'integer', description: "The deletion's version" } },
-  },
-  SourceChanges: {
-    type: 'object',
-    required: ['changes'],
-    properties: {
-      changes: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['sourceId', 'version', 'change', 'by', 'at', 'fields'],
-          properties: {
-            sourceId: id,
-            version: { type: 'integer', description: 'The version the change made (a deletion: its own)' },
-            change: { type: 'string', enum: ['created', 'renamed', 'key_minted', 'key_revoked', 'deleted'] },
-            by: { type: 'string' },
-            at: time,
-            fields: {
-              type: 'array',
-              items: { type: 'string' },
-              description:
-                '`name`, `writeKeys.<key id>` (minted), `writeKeys.<key id>.revokedAt` (revoked): names only',
-            },
-          },
-        },
-      },
-    },
-  },
+  ...auditSchemas(SOURCE_RESOURCE, {
+    kinds: ['created', 'renamed', 'key_minted', 'key_revoked', 'deleted'],
+    fields: '`name`, `writeKeys.<key id>` (minted), `writeKeys.<key id>.revokedAt` (revoked): names only',
+  }),
 };
 
 /** The runtime sources' paths of the OpenAPI document. */
-export const sourcePaths = {
-  '/api/v1/source-definitions': {
-    get: {
-      operationId: 'listSources',
-      summary: "Every source by id: the file's (read-only, keys never shown) and the runtime ones (key ids and times)",
-      parameters: [
-        queryLimit({ max: MAX_ID_PAGE, default: DEFAULT_ID_PAGE }),
-        {
-          name: 'cursor',
-          in: 'query',
-          required: false,
-          description: '`nextCursor` of the previous page',
-          schema: { type: 'string' },
+export const sourcePaths = versionedPaths({
+  resource: SOURCE_RESOURCE,
+  summaries: {
+    list: "Every source by id: the file's (read-only, keys never shown) and the runtime ones (key ids and times)",
+    create: 'Creates a runtime source with a first write key, returned once',
+    get: 'One source; a runtime one with its ETag',
+    delete: 'Deletes a runtime source no destination names; its keys are refused once ingest read it',
+  },
+  list: { page: { max: MAX_ID_PAGE, default: DEFAULT_ID_PAGE } },
+  create: { body: ref('SourceRequest'), created: 'Created, with its write key' },
+  refusals: {
+    '404': 'No runtime source has this id, or the source no key of this id',
+    '409':
+      'The config file declares the id (the message names the file), destinations name the source (delete), the key is revoked already, or runtime sources are off',
+  },
+  edits: ({ one, ifMatch, refused, written }) => ({
+    one: {
+      patch: {
+        operationId: 'renameSource',
+        summary: 'Renames a runtime source (its name is all a change sets besides its keys)',
+        parameters: [one, ifMatch],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: ref('RenameSourceRequest') },
+            'application/merge-patch+json': { schema: ref('RenameSourceRequest') },
+          },
         },
-      ],
-      responses: { '200': { description: 'One page', ...json(ref('Sources')) }, ...errors },
-    },
-    post: {
-      operationId: 'createSource',
-      summary: 'Creates a runtime source with a first write key, returned once',
-      requestBody: { required: true, ...json(ref('SourceRequest')) },
-      responses: { ...shown('201', 'Created, with its write key'), ...refused, ...errors },
-    },
-  },
-  '/api/v1/source-changes': {
-    get: {
-      operationId: 'listSourceChanges',
-      summary: 'The audit of runtime sources: each change made through this API, newest first',
-      parameters: [
-        queryId('sourceId', 'Only this source'),
-        queryLimit({ max: MAX_CHANGES_PAGE, default: DEFAULT_CHANGES_PAGE }),
-      ],
-      responses: { '200': { description: 'Changes', ...json(ref('SourceChanges')) }, ...errors },
-    },
-  },
-  '/api/v1/source-definitions/{sourceId}': {
-    get: {
-      operationId: 'getSource',
-      summary: 'One source; a runtime one with its ETag',
-      parameters: [one],
-      responses: {
-        '200': { description: 'The source', headers: etag, ...json(ref('Source')) },
-        '404': { description: 'No source has this id', ...json(ref('Error')) },
-        ...errors,
+        responses: { ...written('200', 'Renamed'), ...refused, ...errors },
       },
     },
-    patch: {
-      operationId: 'renameSource',
-      summary: 'Renames a runtime source (its name is all a change sets besides its keys)',
-      parameters: [one, ifMatch],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': { schema: ref('RenameSourceRequest') },
-          'application/merge-patch+json': { schema: ref('RenameSourceRequest') },
+    below: {
+      '/api/v1/source-definitions/{sourceId}/write-keys': {
+        post: {
+          operationId: 'mintWriteKey',
+          summary: 'Mints a write key beside the others (at most 10 in force), returned once',
+          parameters: [one, ifMatch],
+          responses: { ...written('201', 'Minted'), ...refused, ...errors },
         },
       },
-      responses: { ...shown('200', 'Renamed'), ...refused, ...errors },
+      '/api/v1/source-definitions/{sourceId}/write-keys/{keyId}': {
+        delete: {
+          operationId: 'revokeWriteKey',
+          summary: 'Revokes a write key: refused (401) by each ingest replica once it read the change, within a second',
+          parameters: [one, idParam('keyId', 'The key (`wk_…`)'), ifMatch],
+          responses: { ...written('200', 'Revoked'), ...refused, ...errors },
+        },
+      },
     },
-    delete: {
-      operationId: 'deleteSource',
-      summary: 'Deletes a runtime source no destination names; its keys are refused once ingest read it',
-      parameters: [one, ifMatch],
-      responses: { '200': { description: 'Deleted', ...json(ref('SourceDeleted')) }, ...refused, ...errors },
-    },
-  },
-  '/api/v1/source-definitions/{sourceId}/write-keys': {
-    post: {
-      operationId: 'mintWriteKey',
-      summary: 'Mints a write key beside the others (at most 10 in force), returned once',
-      parameters: [one, ifMatch],
-      responses: { ...shown('201', 'Minted'), ...refused, ...errors },
-    },
-  },
-  '/api/v1/source-definitions/{sourceId}/write-keys/{keyId}': {
-    delete: {
-      operationId: 'revokeWriteKey',
-      summary: 'Revokes a write key: refused (401) by each ingest replica once it read the change, within a second',
-      parameters: [one, idParam('keyId', 'The key (`wk_…`)'), ifMatch],
-      responses: { ...shown('200', 'Revoked'), ...refused, ...errors },
-    },
-  },
-};
+  }),
+});
