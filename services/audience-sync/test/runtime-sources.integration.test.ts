@@ -2,16 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createDeliverer, type DelivererService } from '@sluice/deliverer';
-import {
-  type CatalogReader,
-  CatalogWriter,
-  type SourceOutcome,
-  type SourceWritten,
-  startCatalogReader,
-} from '@sluice/destination-catalog';
-import { SafeProducer, StartupRetry } from '@sluice/kafka';
-import { createLogger } from '@sluice/logging';
-import { loadKeyring } from '@sluice/secret-keyring';
+import type { CatalogReader, CatalogWriter, SourceOutcome, SourceWritten } from '@sluice/destination-catalog';
+import type { SafeProducer } from '@sluice/kafka';
 import {
   createTestTopics,
   metric,
@@ -22,6 +14,8 @@ import {
   testServiceContext,
   uniqueName,
   waitUntil,
+  startTestCatalog,
+  type TestCatalog,
 } from '@sluice/testkit';
 import { ROUTES } from '../src/constants.ts';
 import { ADMIN_TOKEN, postChunk, readIdentifies, serviceStarter } from './helpers.ts';
@@ -40,12 +34,12 @@ describe('audience syncs of runtime sources, delivered to a runtime destination'
     delivery: { ssrf: { allowCidrs: ['127.0.0.0/8'] } },
     runtimeDestinations: { keyring: [{ id: 'k1', key: { env: keyVariable } }] },
   });
-  const keyring = loadKeyring(config.runtimeDestinations!.keyring);
   const kafka = testKafka({ clientId: 'audience-sync-runtime-sources-test' });
   const start = serviceStarter(config);
   const by = () => ({ by: 'operator', at: Date.now() });
   let reader: CatalogReader;
   let writer: CatalogWriter;
+  let catalog: TestCatalog;
   let producer: SafeProducer;
   let hook: Receiver;
   let deliverer: DelivererService;
@@ -72,23 +66,8 @@ describe('audience syncs of runtime sources, delivered to a runtime destination'
 
   before(async () => {
     await createTestTopics(kafka, config);
-    const topic = config.kafka.topics.destinations;
-    reader = await startCatalogReader({
-      kafka,
-      topic,
-      keyring,
-      logger: createLogger({ name: 'audience-runtime-sources-test', level: process.env.LOG_LEVEL ?? 'warn' }),
-      retry: new StartupRetry({ timeoutMs: 60_000 }).run,
-    });
-    await reader.ready;
-    producer = new SafeProducer(kafka);
-    await producer.connect();
-    writer = new CatalogWriter({
-      reader,
-      producer,
-      topic,
-      context: () => ({ file: { path: 'test', config }, keyring }),
-    });
+    catalog = await startTestCatalog(kafka, config);
+    ({ reader, writer, producer } = catalog);
     hook = await startReceiver();
     // In force before either service starts, as a file's source and destination are.
     written(await writer.createSource({ ...by(), source: { id: 'shop', name: 'Shop' } }));
@@ -103,8 +82,7 @@ describe('audience syncs of runtime sources, delivered to a runtime destination'
 
   after(async () => {
     await deliverer?.close();
-    await reader?.close();
-    await producer?.disconnect();
+    await catalog?.close();
     await hook?.close();
     delete process.env[keyVariable];
   });

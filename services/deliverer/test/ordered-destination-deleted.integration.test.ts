@@ -2,12 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
-import { type CatalogReader, CatalogWriter, startCatalogReader } from '@sluice/destination-catalog';
 import { RETRY_HEADERS, readOrderingRelease, retryStateFromHeaders } from '@sluice/envelope';
-import { type Kafka, SafeProducer, StartupRetry } from '@sluice/kafka';
-import { createLogger } from '@sluice/logging';
+import type { Kafka } from '@sluice/kafka';
 import { createRetry, type RetryService } from '@sluice/retry';
-import { loadKeyring } from '@sluice/secret-keyring';
 import {
   createTestTopics,
   metric,
@@ -21,6 +18,8 @@ import {
   uniqueName,
   waitUntil,
   watchTopics,
+  startTestCatalog,
+  type TestCatalog,
 } from '@sluice/testkit';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { produceEvents } from './kafka-helpers.ts';
@@ -45,9 +44,7 @@ describe('an ordered runtime destination deleted while the head of a user’s qu
   let hook: Receiver;
   let config: SluiceConfig;
   let kafka: Kafka;
-  let producer: SafeProducer;
-  let reader: CatalogReader;
-  let writer: CatalogWriter;
+  let catalog: TestCatalog;
   let deliverer: DelivererService;
   let retry: RetryService;
   let seen: TopicWatcher;
@@ -62,8 +59,8 @@ describe('an ordered runtime destination deleted while the head of a user’s qu
   const applied = () =>
     waitUntil(
       async () =>
-        (await metric(deliverer.port, 'sluice_destination_catalog_applied_offset')) >= reader.appliedOffset &&
-        (await metric(retry.port, 'sluice_destination_catalog_applied_offset')) >= reader.appliedOffset,
+        (await metric(deliverer.port, 'sluice_destination_catalog_applied_offset')) >= catalog.reader.appliedOffset &&
+        (await metric(retry.port, 'sluice_destination_catalog_applied_offset')) >= catalog.reader.appliedOffset,
       15_000,
       'the deliverer and the retry service read the deletion',
     );
@@ -86,26 +83,9 @@ describe('an ordered runtime destination deleted while the head of a user’s qu
     });
     kafka = testKafka({ clientId: 'deliverer-ordered-destination-deleted-test' });
     await createTestTopics(kafka, config);
-    const keyring = loadKeyring(config.runtimeDestinations!.keyring);
-    const topic = config.kafka.topics.destinations;
-    reader = await startCatalogReader({
-      kafka,
-      topic,
-      keyring,
-      logger: createLogger({ name: 'ordered-destination-deleted-test', level: process.env.LOG_LEVEL ?? 'warn' }),
-      retry: new StartupRetry({ timeoutMs: 60_000 }).run,
-    });
-    await reader.ready;
-    producer = new SafeProducer(kafka);
-    await producer.connect();
-    writer = new CatalogWriter({
-      reader,
-      producer,
-      topic,
-      context: () => ({ file: { path: 'test', config }, keyring }),
-    });
+    catalog = await startTestCatalog(kafka, config);
     // Ordered from the deliverer's start: in force before it.
-    const created = await writer.create({
+    const created = await catalog.writer.create({
       ...by(),
       definition: {
         id: 'crm',
@@ -129,10 +109,7 @@ describe('an ordered runtime destination deleted while the head of a user’s qu
   after(async () => {
     await deliverer?.close();
     await retry?.close();
-    await seen?.stop();
-    await reader?.close();
-    await producer?.disconnect();
-    await hook?.close();
+    await Promise.all([seen?.stop(), catalog?.close(), hook?.close()]);
     delete process.env[keyVariable];
   });
 
@@ -150,7 +127,7 @@ describe('an ordered runtime destination deleted while the head of a user’s qu
     );
     // The head's second attempt is in flight (held by the receiver) when the deletion is read.
     await waitUntil(() => triesOf('head').length === 2, 30_000, "the head's second attempt");
-    const deleted = await writer.delete({ ...by(), id: 'crm', expectedVersion: 1 });
+    const deleted = await catalog.writer.delete({ ...by(), id: 'crm', expectedVersion: 1 });
     assert.equal(deleted.kind, 'deleted', JSON.stringify(deleted));
     await applied();
     assert.equal(triesOf('head').length, 2, 'the deletion was read while the second attempt was in flight');
