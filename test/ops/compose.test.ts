@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { loadConfigFile } from '@sluice/config';
 import { findDemoTarget } from '@sluice/demo-receiver';
 import { serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
-import { envVarsReadByConfig, portVars, ROOT, SERVICES } from './code-facts.ts';
+import { envVarsReadByConfig, layoutFilePath, portVars, ROOT, SERVICES, serviceSourceFiles } from './code-facts.ts';
 
 interface ComposeService {
   image?: string;
@@ -55,6 +55,39 @@ test('every Sluice service: env names ⊆ what packages/config/src/env.ts reads,
     if (env.LOG_LEVEL !== undefined)
       assert.ok(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(String(env.LOG_LEVEL)));
   }
+});
+
+test('every service that encodes or decodes events with the schema registry gets SCHEMA_REGISTRY_URL, the same one', () => {
+  // A service reading the wire format without the registry takes every event for undecodable.
+  const readsRegistry = Object.keys(SERVICES).filter((name) =>
+    serviceSourceFiles(name).some((file) =>
+      readFileSync(layoutFilePath(name, file), 'utf8').includes('env.schemaRegistryUrl'),
+    ),
+  );
+  assert.ok(readsRegistry.includes('delivery-log') && readsRegistry.includes('ingest'), readsRegistry.join(', '));
+  const urls = new Set(readsRegistry.map((name) => compose.services[name]!.environment?.SCHEMA_REGISTRY_URL));
+  assert.equal(urls.size, 1, `one registry for ${readsRegistry.join(', ')}: ${[...urls].join(', ')}`);
+  assert.ok(!urls.has(undefined), `each of ${readsRegistry.join(', ')} sets SCHEMA_REGISTRY_URL`);
+  for (const name of readsRegistry)
+    assert.ok(
+      (compose.services[name] as { depends_on?: Record<string, unknown> }).depends_on?.['schema-registry'],
+      `${name} starts after the schema registry`,
+    );
+});
+
+test('every { env } secret of the compose config file is set in every Sluice service (each validates the whole file)', () => {
+  const envRefs = (node: unknown): string[] =>
+    Array.isArray(node)
+      ? node.flatMap(envRefs)
+      : node !== null && typeof node === 'object'
+        ? Object.keys(node).length === 1 && typeof (node as { env?: unknown }).env === 'string'
+          ? [(node as { env: string }).env]
+          : Object.values(node).flatMap(envRefs)
+        : [];
+  const names = envRefs(parse(readFileSync(join(ROOT, 'config/compose.yaml'), 'utf8')));
+  for (const service of Object.keys(SERVICES))
+    for (const name of names)
+      assert.ok(compose.services[service]!.environment?.[name] !== undefined, `${service} sets ${name}`);
 });
 
 test('every Sluice service: its command, published port and /healthz check agree with its port variable', () => {

@@ -3,12 +3,14 @@
 // kubernetes-validate come from PATH or are installed once into the cache dir (ops-tools.ts).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseConfig } from '@sluice/config';
+import { loadKeyring } from '@sluice/secret-keyring';
 import { serviceNodeArgs, type ServiceName } from '@sluice/service-kit';
 import { ROOT } from './code-facts.ts';
 import { ensureHelm, ensureKubernetesValidate } from './ops-tools.ts';
@@ -29,7 +31,18 @@ const ALL_OPTIONS = [
   'tracing.endpoint=http://otel-collector.observability.svc:4318',
   'tracing.resourceAttributes=deployment.environment=production',
   'tracing.headersSecret.name=otel-export',
+  ...keyringSets([
+    { id: 'k2', secretName: 'sluice-keyring', key: 'k2' },
+    { id: 'k1', secretName: 'sluice-keyring', key: 'k1' },
+  ]),
 ];
+
+/** `--set` values of a runtime destinations keyring (values.runtimeDestinations.keyring). */
+function keyringSets(keys: { id: string; secretName: string; key: string }[]): string[] {
+  return keys.flatMap((k, i) =>
+    Object.entries(k).map(([field, value]) => `runtimeDestinations.keyring[${i}].${field}=${value}`),
+  );
+}
 
 type Resource = {
   kind: string;
@@ -61,6 +74,13 @@ function render(sets: string[] = [], valuesFiles: string[] = []): { text: string
     .map((d) => d.toJS() as Resource)
     .filter(Boolean);
   return { text: result.out, resources };
+}
+
+/** What `helm template` says when it refuses to render with `set`: it must fail. */
+function refusal(set: string): string {
+  const result = run(helm, ['template', 'sluice', '.', '--kube-version', KUBE_VERSION, '--set', set]);
+  assert.notEqual(result.status, 0, `rendered with ${set}`);
+  return result.err;
 }
 
 /** kubernetes-validate --strict on a rendering; returns its warnings. */
@@ -130,6 +150,42 @@ test('each Deployment gets only its own secrets, and its config file validates w
       assert.ok(!own[name].includes(e.name), `${name}: placeholder only for another service's ${e.name}`);
     }
   }
+});
+
+test('runtime destinations: every service loads the same keyring, each key from its Secret; none set in config', () => {
+  type Env = { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } };
+  const { resources } = render(ALL_OPTIONS);
+  const configFile = parse(resources.find((r) => r.kind === 'ConfigMap')!.data!['sluice.yaml']!);
+  // What a Secret's key holds: 32 bytes as 64 hex characters, one value per Secret and key.
+  const secretValue = (ref: { name: string; key: string }) =>
+    createHash('sha256').update(`${ref.name}/${ref.key}`).digest('hex');
+  const rings = SERVICES.map((name) => {
+    const env: Env[] = container(resources, name).env;
+    const processEnv = Object.fromEntries(env.map((e) => [e.name, e.value ?? secretValue(e.valueFrom!.secretKeyRef)]));
+    const config = parseConfig(configFile, processEnv);
+    assert.ok(config.runtimeDestinations, `${name}: runtime destinations on`);
+    // A variable missing from a Deployment, or a placeholder in its place, refuses the service's start here.
+    const ring = loadKeyring(config.runtimeDestinations.keyring, {
+      env: processEnv,
+      field: 'runtimeDestinations.keyring',
+    });
+    return { name, ring, sealed: ring.encrypt('probe', 'helm-test') };
+  });
+  assert.deepEqual(
+    configFile.runtimeDestinations.keyring.map((k: { id: string }) => k.id),
+    ['k2', 'k1'],
+  );
+  for (const writer of rings)
+    for (const reader of rings)
+      assert.equal(
+        reader.ring.decrypt(writer.sealed, 'helm-test'),
+        'probe',
+        `${reader.name} reads what ${writer.name} wrote`,
+      );
+  assert.match(
+    refusal('config.runtimeDestinations.keyring[0].id=k1'),
+    /config.runtimeDestinations is set by the chart/,
+  );
 });
 
 /** Values that give the demo endpoint a URL and an Authorization header from Secrets (docs/operations.md). */
@@ -223,17 +279,10 @@ test('the deliverer scales to at most one replica per partition: HPA or KEDA, an
   assert.equal(scaled.spec.maxReplicaCount, partitions);
   assert.equal(scaled.spec.triggers[0].metadata.consumerGroup, 'sluice.deliverer');
   assert.ok(!keda.some((r) => r.kind === 'HorizontalPodAutoscaler' && r.metadata.name === 'sluice-deliverer'));
-  const refused = run(helm, [
-    'template',
-    'sluice',
-    '.',
-    '--kube-version',
-    KUBE_VERSION,
-    '--set',
-    'autoscaling.deliverer.maxReplicas=24',
-  ]);
-  assert.notEqual(refused.status, 0);
-  assert.match(refused.err, /maxReplicas \(24\) is above config.kafka.partitions \(12\)/);
+  assert.match(
+    refusal('autoscaling.deliverer.maxReplicas=24'),
+    /maxReplicas \(24\) is above config.kafka.partitions \(12\)/,
+  );
 });
 
 test('Kafka security settings reach the config file; the SASL secret and the TLS files reach every pod', () => {

@@ -20,6 +20,7 @@ export {
 } from './ordering-release.ts';
 export {
   DEAD_REASONS,
+  destinationGoneError,
   RETRY_HEADERS,
   RetryHeadersError,
   retryStateFromHeaders,

@@ -39,6 +39,12 @@ export const DEAD_REASONS = [
   'undecodable',
 ] as const;
 
+/**
+ * The last error of an event dead-lettered `destination_deleted`, whichever service dead-letters it
+ * (the deliverer's intake, or the retry service when its window ends meanwhile).
+ */
+export const destinationGoneError = (destinationId: string): string => `destination ${destinationId} is gone`;
+
 /** Why an event ended on the dead-letter topic (`DEAD_REASONS`). */
 export type DeadReason = (typeof DEAD_REASONS)[number];
 

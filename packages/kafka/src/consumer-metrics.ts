@@ -71,8 +71,11 @@ export class ConsumerMetrics {
           }));
   }
 
-  /** Follows `consumer`'s assignment and exports its lag every interval until `close()`. */
-  watch(groupId: string, consumer: Consumer): void {
+  /**
+   * Follows `consumer`'s assignment and exports its lag every interval until `close()`, or until
+   * the function it returns is called (the consumer closed for good: its interval and series go).
+   */
+  watch(groupId: string, consumer: Consumer): () => void {
     const intervalMs = this.#options.intervalMs ?? DEFAULT_LAG_INTERVAL_MS;
     const watched: Watched = { groupId, assignment: new Map(), exported: new Set(), polling: false, timer: undefined! };
     watched.timer = setInterval(() => void this.#poll(watched), intervalMs);
@@ -91,6 +94,12 @@ export class ConsumerMetrics {
     consumer.on(consumer.events.CRASH, revoke);
     consumer.on(consumer.events.STOP, revoke);
     consumer.on(consumer.events.DISCONNECT, revoke);
+    return () => {
+      clearInterval(watched.timer);
+      revoke();
+      const at = this.#watched.indexOf(watched);
+      if (at >= 0) this.#watched.splice(at, 1);
+    };
   }
 
   /** Exports what a consumer's handlers hold per partition, and why a partition is paused (`SlotMetrics`). */

@@ -28,6 +28,8 @@ export abstract class ManagedConsumer implements Drainable {
   protected intakeStopped = false;
   #busy = 0;
   #idle: (() => void)[] = [];
+  /** Stops this consumer's lag series and their interval (`close`). */
+  readonly #unwatch: () => void;
 
   protected constructor(base: ManagedConsumerBase, settings: Omit<GroupConsumerSettings, 'groupId' | 'logger'> = {}) {
     this.group = createGroupConsumer(base.kafka, {
@@ -38,7 +40,7 @@ export abstract class ManagedConsumer implements Drainable {
     });
     this.consumer = this.group.consumer;
     this.fatal = this.group.fatal;
-    base.metrics?.watch(base.groupId, this.consumer);
+    this.#unwatch = base.metrics?.watch(base.groupId, this.consumer) ?? (() => undefined);
   }
 
   /** Joined to its group and consuming (`/readyz`). */
@@ -79,6 +81,10 @@ export abstract class ManagedConsumer implements Drainable {
 
   /** Leaves the group (an autoCommit consumer's commits are flushed by kafkajs). */
   async close(): Promise<void> {
-    await this.group.disconnect();
+    try {
+      await this.group.disconnect();
+    } finally {
+      this.#unwatch();
+    }
   }
 }

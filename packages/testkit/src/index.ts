@@ -18,3 +18,4 @@ export { metric, metricSum, scrapeMetrics } from './metrics.ts';
 export { waitForStateApplied } from './state-applied.ts';
 export { testDeadLetter, testRetryState } from './retry-state.ts';
 export { NOT_LEADER_OR_FOLLOWER, startKafkaFaultProxy, type KafkaFaultProxy } from './kafka-fault-proxy.ts';
+export { startTestCatalog, type TestCatalog } from './catalog.ts';

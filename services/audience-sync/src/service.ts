@@ -1,6 +1,6 @@
 import { createEnvelopeCodec, createSnapshotCodec } from '@sluice/codec';
 import { ConsumerMetrics, SafeProducer } from '@sluice/kafka';
-import { defineService, type RunningService, type ServiceContext } from '@sluice/service-kit';
+import { defineService, type RunningService, type ServiceContext, startRuntimeDestinations } from '@sluice/service-kit';
 import { createSnapshotApi } from './adapters/http-api.ts';
 import { createKafkaSinks } from './adapters/kafka-sinks.ts';
 import { SnapshotConsumer } from './adapters/snapshot-consumer.ts';
@@ -20,13 +20,16 @@ export interface AudienceSyncService extends RunningService {
 
 /**
  * The audience-sync service (docs/reference/audiences.md): snapshot chunks in (topic and HTTP), identify events out.
- * Start: topics → rebuild membership from `sluice.audience-state` → consume `sluice.audiences` →
- * open the HTTP API; a start that fails half-way ends what it had started.
+ * Start: topics → the runtime catalog read (when on) → rebuild membership from `sluice.audience-state`
+ * → consume `sluice.audiences` → open the HTTP API; a start that fails half-way ends what it had started.
  */
 export function createAudienceSync(ctx: ServiceContext, options: AudienceSyncOptions) {
   return defineService(ctx, async (life): Promise<{ port: number }> => {
     const config = ctx.config.current;
     const { kafka, admin } = await life.kafka();
+    // Runtime sources in force before a chunk is read or posted: a snapshot may name one, as it
+    // names a source of the file (docs/reference/runtime-sources.md, "In audience-sync").
+    await startRuntimeDestinations({ ctx, life, kafka });
     const metrics = createMetrics(ctx.registry);
     const producer = await life.producer(new SafeProducer(kafka));
     const schemaRegistryUrl = ctx.env.schemaRegistryUrl;

@@ -3,13 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
 import { replayDeadLetters } from '@sluice/dead-letters';
-import { type CatalogReader, CatalogWriter, startCatalogReader } from '@sluice/destination-catalog';
+import type { CatalogReader, CatalogWriter } from '@sluice/destination-catalog';
 import { type DestinationStateName, stateKey, writeDestinationState } from '@sluice/destination-state';
 import { RETRY_HEADERS, retryStateFromHeaders } from '@sluice/envelope';
-import { type Kafka, SafeProducer, StartupRetry } from '@sluice/kafka';
-import { createLogger } from '@sluice/logging';
+import type { Kafka, SafeProducer } from '@sluice/kafka';
 import { createRetry, type RetryService } from '@sluice/retry';
-import { loadKeyring } from '@sluice/secret-keyring';
 import {
   createTestTopics,
   metric,
@@ -26,6 +24,8 @@ import {
   waitForStateApplied,
   waitUntil,
   watchTopics,
+  startTestCatalog,
+  type TestCatalog,
 } from '@sluice/testkit';
 import { parkedTopicName } from '@sluice/topology';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
@@ -49,6 +49,7 @@ describe('a runtime destination deleted while its events are on their way back',
   let producer: SafeProducer;
   let reader: CatalogReader;
   let writer: CatalogWriter;
+  let catalog: TestCatalog;
   let deliverer: DelivererService;
   let retry: RetryService;
   let seen: TopicWatcher;
@@ -106,24 +107,8 @@ describe('a runtime destination deleted while its events are on their way back',
     });
     kafka = testKafka({ clientId: 'deliverer-destination-deleted-test' });
     await createTestTopics(kafka, config);
-    const keyring = loadKeyring(config.runtimeDestinations!.keyring);
-    const topic = config.kafka.topics.destinations;
-    reader = await startCatalogReader({
-      kafka,
-      topic,
-      keyring,
-      logger: createLogger({ name: 'destination-deleted-test', level: process.env.LOG_LEVEL ?? 'warn' }),
-      retry: new StartupRetry({ timeoutMs: 60_000 }).run,
-    });
-    await reader.ready;
-    producer = new SafeProducer(kafka);
-    await producer.connect();
-    writer = new CatalogWriter({
-      reader,
-      producer,
-      topic,
-      context: () => ({ file: { path: 'test', config }, keyring }),
-    });
+    catalog = await startTestCatalog(kafka, config);
+    ({ reader, writer, producer } = catalog);
     // In force before the deliverer starts, never paused: no parked topic until its first park.
     const created = await writer.create({ ...by(), definition: definition() });
     assert.equal(created.kind, 'created', JSON.stringify(created));
@@ -139,8 +124,7 @@ describe('a runtime destination deleted while its events are on their way back',
     await deliverer?.close();
     await retry?.close();
     await seen?.stop();
-    await reader?.close();
-    await producer?.disconnect();
+    await catalog?.close();
     await hook?.close();
     delete process.env[keyVariable];
   });

@@ -2,15 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { SluiceConfig } from '@sluice/config';
-import {
-  type CatalogOutcome,
-  type CatalogReader,
-  CatalogWriter,
-  startCatalogReader,
-} from '@sluice/destination-catalog';
-import { type Kafka, SafeProducer, StartupRetry } from '@sluice/kafka';
-import { createLogger } from '@sluice/logging';
-import { type Keyring, loadKeyring } from '@sluice/secret-keyring';
+import type { CatalogOutcome, CatalogReader, CatalogWriter } from '@sluice/destination-catalog';
+import type { Kafka } from '@sluice/kafka';
 import {
   metric,
   type Receiver,
@@ -23,6 +16,8 @@ import {
   uniqueName,
   waitUntil,
   watchTopics,
+  startTestCatalog,
+  type TestCatalog,
 } from '@sluice/testkit';
 import { SIGNATURE_HEADER, verifySignature } from '@sluice/webhook-signature';
 import type { ServiceContext } from '@sluice/service-kit';
@@ -39,10 +34,9 @@ describe('runtime destinations in the running deliverer', () => {
   let ctx: ServiceContext;
   let service: DelivererService;
   let kafka: Kafka;
-  let producer: SafeProducer;
   let reader: CatalogReader;
   let writer: CatalogWriter;
-  let keyring: Keyring;
+  let catalog: TestCatalog;
   let deadLetters: TopicWatcher;
   const by = () => ({ by: 'operator', at: Date.now() });
   const ids = (r: Receiver) => r.requests.map((q) => String(q.headers['x-message-id']));
@@ -82,32 +76,15 @@ describe('runtime destinations in the running deliverer', () => {
     kafka = testKafka({ clientId: 'deliverer-runtime-destinations-test' });
     ctx = testServiceContext('deliverer', config);
     service = await createDeliverer(ctx, { port: 0 }).start();
-    keyring = loadKeyring(config.runtimeDestinations!.keyring);
-    const topic = config.kafka.topics.destinations;
-    reader = await startCatalogReader({
-      kafka,
-      topic,
-      keyring,
-      logger: createLogger({ name: 'runtime-destinations-test', level: process.env.LOG_LEVEL ?? 'warn' }),
-      retry: new StartupRetry({ timeoutMs: 60_000 }).run,
-    });
-    await reader.ready;
-    producer = new SafeProducer(kafka);
-    await producer.connect();
-    writer = new CatalogWriter({
-      reader,
-      producer,
-      topic,
-      context: () => ({ file: { path: 'test', config }, keyring }),
-    });
+    catalog = await startTestCatalog(kafka, config);
+    ({ reader, writer } = catalog);
     deadLetters = await watchTopics(kafka, [config.kafka.topics.deadLetter]);
   });
 
   after(async () => {
     await service?.close();
     await deadLetters?.stop();
-    await reader?.close();
-    await producer?.disconnect();
+    await catalog?.close();
     await Promise.all(Object.values(receivers ?? {}).map((r) => r.close()));
     delete process.env[keyVariable];
   });

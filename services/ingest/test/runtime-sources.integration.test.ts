@@ -2,17 +2,22 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import {
-  type CatalogReader,
-  CatalogWriter,
+  type CatalogWriter,
   type SourceOutcome,
   type SourceWritten,
   serializeSource,
-  startCatalogReader,
 } from '@sluice/destination-catalog';
-import { SafeProducer, StartupRetry } from '@sluice/kafka';
-import { createLogger } from '@sluice/logging';
-import { loadKeyring, writeKeyDigest } from '@sluice/secret-keyring';
-import { createTestTopics, metric, testKafka, uniqueName, waitUntil } from '@sluice/testkit';
+import type { SafeProducer } from '@sluice/kafka';
+import { writeKeyDigest } from '@sluice/secret-keyring';
+import {
+  createTestTopics,
+  metric,
+  startTestCatalog,
+  type TestCatalog,
+  testKafka,
+  uniqueName,
+  waitUntil,
+} from '@sluice/testkit';
 import { basic, ingestConfig, post, type RunningIngest, startIngest, WRITE_KEY } from './helpers.ts';
 
 // Runtime sources in a running ingest, on the real broker: sources created, their keys minted and
@@ -25,11 +30,10 @@ describe('runtime sources in the running ingest', () => {
   const keyVariable = uniqueName('SLUICE_TEST_KEYRING').replaceAll(/[^A-Za-z0-9_]/g, '_');
   process.env[keyVariable] = randomBytes(32).toString('hex');
   const config = ingestConfig({ runtimeDestinations: { keyring: [{ id: 'k1', key: { env: keyVariable } }] } });
-  const keyring = loadKeyring(config.runtimeDestinations!.keyring);
   const kafka = testKafka({ clientId: 'ingest-runtime-sources-test' });
   const by = () => ({ by: 'operator', at: Date.now() });
-  let reader: CatalogReader;
   let writer: CatalogWriter;
+  let catalog: TestCatalog;
   let producer: SafeProducer;
   let ingest: RunningIngest;
 
@@ -50,29 +54,13 @@ describe('runtime sources in the running ingest', () => {
 
   before(async () => {
     await createTestTopics(kafka, config);
-    const topic = config.kafka.topics.destinations;
-    reader = await startCatalogReader({
-      kafka,
-      topic,
-      keyring,
-      logger: createLogger({ name: 'runtime-sources-test', level: process.env.LOG_LEVEL ?? 'warn' }),
-      retry: new StartupRetry({ timeoutMs: 60_000 }).run,
-    });
-    await reader.ready;
-    producer = new SafeProducer(kafka);
-    await producer.connect();
-    writer = new CatalogWriter({
-      reader,
-      producer,
-      topic,
-      context: () => ({ file: { path: 'test', config }, keyring }),
-    });
+    catalog = await startTestCatalog(kafka, config);
+    ({ writer, producer } = catalog);
   });
 
   after(async () => {
     await ingest?.service.close();
-    await reader?.close();
-    await producer?.disconnect();
+    await catalog?.close();
     delete process.env[keyVariable];
   });
 

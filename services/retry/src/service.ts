@@ -36,7 +36,8 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
     const { tiersMs, tierTopic } = retrySettings(initial);
     const logger = ctx.logger;
     const { kafka, admin } = await life.kafka();
-    // Whether a destination is ordered (the release marker) is asked of runtime destinations too.
+    // Whether a destination is ordered or gone (a dead letter's reason and release marker) is asked of
+    // runtime destinations too.
     await startRuntimeDestinations({ ctx, life, kafka, admin });
 
     const metrics = new RetryMetrics(ctx.registry);
@@ -63,7 +64,10 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
       tierTopic,
       now,
       topics: () => ctx.config.current.kafka.topics,
-      ordered: (id) => ctx.config.current.destinations.some((d) => d.id === id && d.ordering !== undefined),
+      destination: (id) => {
+        const found = ctx.config.current.destinations.find((d) => d.id === id);
+        return found && { ordered: found.ordering !== undefined };
+      },
     });
 
     const intake = new ConcurrentConsumer({

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readOrderingRelease } from '@sluice/envelope';
+import { RETRY_HEADERS, readOrderingRelease } from '@sluice/envelope';
 import type { Message, RecordSink } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { Registry } from 'prom-client';
@@ -14,7 +14,7 @@ const parts = (state: ReturnType<typeof retryState>) => {
   return { ...m, key: Buffer.from(m.key) };
 };
 
-/** A router writing to a recording sink; `crm` delivers per user in order, `plain` does not. */
+/** A router writing to a recording sink; `crm` delivers per user in order, `plain` does not, `gone` no longer exists. */
 function router() {
   const sent: { topic: string; message: Message }[] = [];
   const sink: RecordSink = { send: async (topic, message) => void sent.push({ topic, message }) };
@@ -26,7 +26,7 @@ function router() {
     tierTopic: () => 'tier',
     topics: () => ({ redeliver: 'redeliver', deadLetter: 'dead', rejected: 'rejected' }),
     now: () => 1_000,
-    ordered: (id) => id === 'crm',
+    destination: (id) => (id === 'gone' ? undefined : { ordered: id === 'crm' }),
   });
   return { r, sent };
 }
@@ -57,6 +57,24 @@ describe('the release marker (docs/reference/ordering.md)', () => {
       sent.map((s) => s.topic),
       ['dead'],
     );
+  });
+
+  it('a destination gone meanwhile: dead-lettered destination_deleted, and the marker written whatever its ordering was', async () => {
+    const { r, sent } = router();
+    const state = retryState({ destinationId: 'gone', messageId: 'head-2', lastError: 'http_500' });
+    await r.deadLetter(parts(state), state, 'window_exhausted');
+    assert.deepEqual(
+      sent.map((s) => s.topic),
+      ['dead', 'redeliver'],
+    );
+    const dead = sent[0]!.message.headers as Record<string, string>;
+    assert.equal(dead[RETRY_HEADERS.deadReason], 'destination_deleted');
+    assert.equal(dead[RETRY_HEADERS.lastError], 'destination gone is gone');
+    assert.equal(dead[RETRY_HEADERS.history], retryMessage(state).headers[RETRY_HEADERS.history], 'the attempts kept');
+    assert.deepEqual(readOrderingRelease(sent[1]!.message.headers as Record<string, string>), {
+      destinationId: 'gone',
+      messageId: 'head-2',
+    });
   });
 
   it('a retry record is never read as a marker', () => {

@@ -9,9 +9,16 @@ import { intakeGroupId, tierGroupId } from '../src/config.ts';
 import { retryMessage, retryState } from './helpers.ts';
 
 const shrunk = { retry: { window: '8s', schedule: ['1s', '2s', '4s'], tiers: ['1s', '2s', '4s'] } };
+/** The source and destination the retries are for (`retryState`): a destination gone would dead-letter them `destination_deleted`. */
+const routes = {
+  sources: [{ id: 'src-1', writeKeys: ['k'] }],
+  destinations: [
+    { id: 'dest-1', type: 'webhooks', sourceIds: ['src-1'], settings: { webhookUrl: 'https://hooks.example.com/in' } },
+  ],
+};
 
 describe('retry service alone: sluice.retry → tiers → sluice.redeliver / dead letters', () => {
-  const config = testConfig(shrunk);
+  const config = testConfig({ ...shrunk, ...routes });
   const { topics } = config.kafka;
   let kafka: Kafka;
   let producer: SafeProducer;

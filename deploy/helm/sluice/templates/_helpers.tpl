@@ -65,12 +65,26 @@ read from SLUICE_KAFKA_SASL_SECRET, which every Deployment gets from kafka.saslS
 {{- $_ := set $kafka "sasl" $sasl -}}
 {{- end -}}
 {{- $_ := set $config "kafka" $kafka -}}
+{{- with .Values.runtimeDestinations.keyring -}}
+{{- $ring := list -}}
+{{- range $i, $key := . -}}
+{{- $ring = append $ring (dict "id" $key.id "key" (dict "env" (printf "SLUICE_KEYRING_%d" $i))) -}}
+{{- end -}}
+{{- $_ := set $config "runtimeDestinations" (dict "keyring" $ring) -}}
+{{- end -}}
 {{- toYaml $config -}}
+{{- end }}
+
+{{/* The ring is values.runtimeDestinations.keyring's: one in config would reach only the pods given its variables. */}}
+{{- define "sluice.checkKeyring" -}}
+{{- if hasKey .Values.config "runtimeDestinations" -}}
+{{- fail "config.runtimeDestinations is set by the chart: give the keys in runtimeDestinations.keyring ({ id, secretName, key } each), so that every service gets them" -}}
+{{- end -}}
 {{- end }}
 
 {{/*
 Secret environment of one service: (list $ "deliverer"). Its own `{ env }` secrets come from their
-Kubernetes Secrets. The config file is validated whole by every service, so a secret another
+Kubernetes Secrets; so do the SASL secret and the keyring's keys, which every service reads. The config file is validated whole by every service, so a secret another
 service reads is set to an inert placeholder here (a well-formed, never-shared `whsec_` value, or an
 `https://….invalid/` URL for an entry with `placeholder: url`, such as an endpoint URL): the
 Deployment never holds the real one.
@@ -107,5 +121,11 @@ Deployment never holds the real one.
 - name: SLUICE_KAFKA_SASL_SECRET
   valueFrom:
     secretKeyRef: { name: {{ $root.Values.kafka.saslSecret.name }}, key: {{ $root.Values.kafka.saslSecret.key }} }
+{{- end }}
+{{- /* The runtime destinations' keyring: every service loads it at start (all read the catalog). */}}
+{{- range $i, $key := $root.Values.runtimeDestinations.keyring }}
+- name: SLUICE_KEYRING_{{ $i }}
+  valueFrom:
+    secretKeyRef: { name: {{ $key.secretName }}, key: {{ $key.key }} }
 {{- end }}
 {{- end }}

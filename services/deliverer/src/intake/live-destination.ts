@@ -1,4 +1,5 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
+import { destinationGoneError } from '@sluice/envelope';
 import type { Delivery } from '../attempt/delivery.ts';
 import type { DeadLetter } from '../attempt/settle.ts';
 import type { DeliveryJob } from './delivery-job.ts';
@@ -40,7 +41,7 @@ export interface DestinationLookup {
 export function whyDestinationCannotSend(lookup: DestinationLookup): CannotSend | undefined {
   const { destination, destinationId } = lookup;
   if (destination === undefined)
-    return { reason: 'destination_deleted', lastError: `destination ${destinationId} is gone` };
+    return { reason: 'destination_deleted', lastError: destinationGoneError(destinationId) };
   if (!destination.enabled) return { reason: 'no_endpoints', lastError: `destination ${destinationId} is disabled` };
   return undefined;
 }

@@ -193,16 +193,24 @@ export class Ordering {
     });
   }
 
-  /** A release marker (the retry service dead-lettered `messageId`): releases the queue if it is still its head. */
+  /**
+   * A release marker (the retry service dead-lettered `messageId`): releases the queue if it is still
+   * its head. A destination ordered at start and gone since (deleted, removed from the file) has its
+   * queue released whatever its `orderingOnDeadLetter` was: its waiting events then leave as they are
+   * read or as their wait ends, dead-lettered `destination_deleted` by the intake decision.
+   */
   async release(marker: OrderingRelease, key: string | null, partition: number): Promise<void> {
-    const destination = this.deps.config().destinations.find((d) => d.id === marker.destinationId);
-    if (key === null || destination?.ordering === undefined || !this.#ordered.has(destination.id)) return;
+    const id = marker.destinationId;
+    const destination = this.deps.config().destinations.find((d) => d.id === id);
+    if (key === null || !this.#ordered.has(id) || (destination !== undefined && destination.ordering === undefined))
+      return;
     await this.deps.store.ready(partition);
-    const at: QueueAt = { destination, key, partition };
-    await this.#chains.serial({ destinationId: destination.id, key, kind: 'release' }, async () => {
-      const q = this.deps.store.get(destination.id, key);
+    const at: QueueAt = { destination: destination ?? { id }, key, partition };
+    const onDeadLetter = destination === undefined ? 'release' : onDeadLetterOf(at);
+    await this.#chains.serial({ destinationId: id, key, kind: 'release' }, async () => {
+      const q = this.deps.store.get(id, key);
       if (retryDecision(q, marker.messageId) !== 'head') return;
-      const after = afterStep(q, { messageId: marker.messageId, outcome: 'dead', onDeadLetter: onDeadLetterOf(at) });
+      const after = afterStep(q, { messageId: marker.messageId, outcome: 'dead', onDeadLetter });
       await moveQueue(this.#moves, at, { before: q, after });
     });
   }

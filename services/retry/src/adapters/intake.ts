@@ -22,10 +22,12 @@ export interface IntakeDeps {
  * handled goes to `sluice.rejected` (`guardRecord`). The trace context travels on in the record
  * headers; with tracing on, it is the context of this step's span.
  *
- * Whether the event's destination still exists is not asked here: a retry of a destination gone
- * meanwhile rides the tiers to its due time, and the deliverer's intake decision dead-letters it
+ * Whether the event's destination still exists is not asked to schedule it: a retry of a destination
+ * gone meanwhile rides the tiers to its due time, and the deliverer's intake decision dead-letters it
  * then (`destination_deleted`, docs/deliverer.md "Intake"), so a destination created again with its
- * id before that time gets it. One rule, in one place.
+ * id before that time gets it. Only an event dead-lettered here (its window spent) while its
+ * destination is gone is dead-lettered `destination_deleted` here, its queue released
+ * (`Router#deadLetter`).
  */
 export function createIntakeHandler(deps: IntakeDeps): (record: ConsumedRecord) => Promise<void> {
   const schedule = async (record: ConsumedRecord) => {

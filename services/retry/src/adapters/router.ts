@@ -1,5 +1,6 @@
 import { formatDuration } from '@sluice/config';
 import {
+  destinationGoneError,
   orderingReleaseRecord,
   REJECT_HEADERS,
   rejectedRecord,
@@ -26,8 +27,12 @@ export interface RouterDeps {
   tierTopic: (tierMs: number) => string;
   topics: () => { redeliver: string; deadLetter: string; rejected: string };
   now: () => number;
-  /** Whether a destination delivers per user in order (docs/reference/ordering.md); default none does. */
-  ordered?: (destinationId: string) => boolean;
+  /**
+   * A destination as the config in force has it: whether it delivers per user in order
+   * (docs/reference/ordering.md), or undefined once it is gone (deleted, removed from the file).
+   * Default: every destination exists, none ordered.
+   */
+  destination?: (destinationId: string) => { ordered: boolean } | undefined;
 }
 
 /**
@@ -66,22 +71,32 @@ export class Router {
     deps.metrics.lateness.observe(Math.max(0, ackedAt - dueAt) / 1000);
   }
 
+  /**
+   * Dead-letters an event no attempt may start for. Its destination gone meanwhile, it is
+   * dead-lettered `destination_deleted` as the deliverer's intake would (replayable once the id
+   * exists again), and its user's queue is released: the deliverer may hold one behind it, whatever
+   * the destination's ordering was, and its waiting events are then dead-lettered too.
+   */
   async deadLetter(record: RetryRecordParts, state: RetryState, reason: DeadReason): Promise<void> {
     const { deps } = this;
-    await deps.sink.send(deps.topics().deadLetter, deadLetterMessage(record, state, reason, deps.now()));
+    const destination = deps.destination ? deps.destination(state.destinationId) : { ordered: false };
+    const gone = destination === undefined;
+    const dead = gone ? { ...state, lastError: destinationGoneError(state.destinationId) } : state;
+    const why: DeadReason = gone ? 'destination_deleted' : reason;
+    await deps.sink.send(deps.topics().deadLetter, deadLetterMessage(record, dead, why, deps.now()));
     // The deliverer owning the user's queue reads the marker in the user's partition of the redeliver
     // topic and releases the queue if this event is its head. Written after the dead letter, before
     // the retry record's offset is committed: a crash in between writes both again.
-    if (deps.ordered?.(state.destinationId)) {
+    if (gone || destination.ordered) {
       const release = orderingReleaseRecord(record.key?.toString() ?? null, {
         destinationId: state.destinationId,
         messageId: state.messageId,
       });
       await deps.sink.send(deps.topics().redeliver, release);
     }
-    deps.metrics.deadLetters.inc({ reason });
+    deps.metrics.deadLetters.inc({ reason: why });
     deps.logger.info(
-      { messageId: state.messageId, destinationId: state.destinationId, attempts: state.attempts, reason },
+      { messageId: state.messageId, destinationId: state.destinationId, attempts: state.attempts, reason: why },
       'dead-lettered',
     );
   }
