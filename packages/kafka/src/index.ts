@@ -20,7 +20,7 @@ export {
   type ProducerThreadOptions,
 } from './producer-thread.ts';
 export { OffsetTracker } from './offset-tracker.ts';
-export type { ConsumedRecord } from './consumed-record.ts';
+export { type ConsumedRecord, ownedRecord } from './consumed-record.ts';
 export { ConsumerMetrics } from './consumer-metrics.ts';
 export type { PartitionSlots } from './slot-metrics.ts';
 export { ConcurrentConsumer, type ConcurrentConsumerOptions, type RecordSlot } from './concurrent-consumer.ts';

@@ -1,6 +1,6 @@
 import type { Destination, SluiceConfig } from '@sluice/config';
 import { headersText, type OrderingRelease } from '@sluice/envelope';
-import type { ConsumedRecord, RecordSink, RecordSlot } from '@sluice/kafka';
+import { type ConsumedRecord, ownedRecord, type RecordSink, type RecordSlot } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import { waitingTopicName } from '@sluice/topology';
 import {
@@ -232,7 +232,9 @@ export class Ordering {
    * destination gone or disabled (when read, or when a wait of it ends), it is dead-lettered at once
    * by the intake decision, whatever its place, and the queue moves past it if it was the front.
    */
-  async onWaiting(record: ConsumedRecord, attempt: AttemptStep, slot?: RecordSlot): Promise<'rejected' | undefined> {
+  async onWaiting(fetched: ConsumedRecord, attempt: AttemptStep, slot?: RecordSlot): Promise<'rejected' | undefined> {
+    // It may wait in memory for its turn: with its own bytes, not its whole fetch response's.
+    const record = ownedRecord(fetched);
     const now = this.deps.now();
     const unparked = unparkJob(
       { key: record.key?.toString() ?? null, body: record.value ?? Buffer.alloc(0), headers: record.headers },
