@@ -1,8 +1,9 @@
 import type { Keyring } from '@sluice/secret-keyring';
 
 /**
- * Portal links (docs/reference/portal-links.md): a short-lived token, signed with the runtime
- * keyring, that opens the console in one tenant's view (optionally one destination of it). The
+ * Portal links (the `portal` role of docs/reference/tokens.md, not yet served by the API): a
+ * short-lived token, signed with the runtime keyring, for one tenant's view of the console
+ * (optionally one destination of it). The
  * token is `spl1.<keyId>.<grant>.<mac>`: the grant as base64url JSON and an HMAC-SHA256 of
  * everything before it under the key's portal-link subkey (`Keyring.sign`). A link past its
  * expiry, with any byte changed, or signed by a key no longer in the ring is refused.
