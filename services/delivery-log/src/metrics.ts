@@ -16,7 +16,10 @@ export class DeliveryLogMetrics {
   readonly sizeBytes: Gauge;
   /** API requests, by route and status. */
   readonly requests: Counter<'route' | 'status'>;
-  /** Failed authentications of the API, by reason (`missing`, `invalid`, `expired`, `limited`: refused 429). */
+  /**
+   * Failed authentications of the API, by reason (`missing`, `invalid`, `expired`, `portal_malformed`,
+   * `portal_bad_signature`, `portal_expired`, `limited`: refused 429).
+   */
   readonly authFailures: Counter<'reason'>;
   /** Replays asked for through the API, and dead letters they re-injected. */
   readonly replayed: Counter;

@@ -135,6 +135,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         definitions: { ...definitions, changes: new ChangeAudit(sql, 'destination') },
         sources: { ...definitions, changes: new ChangeAudit(sql, 'source') },
         tokens: definitions,
+        portalLinks: definitions,
       }),
     });
     logger.info({ database: sql.kind, group: groupId(initial, instanceId), port: http.port }, 'delivery log consuming');

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { type ApiDeps, apiRoutes } from '../src/adapters/http/api.ts';
 import { openApiDocument } from '../src/adapters/http/openapi.ts';
 import { pathMatcher } from '../src/adapters/http/route-paths.ts';
-import { allows, ROLES, ROUTE_SCOPES, scopeOf } from '../src/domain/access-policy.ts';
+import { allows, ROLES, ROUTE_SCOPES, scopeOf, seesOwnDestination } from '../src/domain/access-policy.ts';
 
 /** Every operation of the OpenAPI document: its method, its path, and a request path that is an instance of it. */
 const operations = Object.entries(openApiDocument.paths).flatMap(([path, ops]) =>
@@ -58,5 +58,32 @@ describe('authorization policy', () => {
       assert.equal(allows('manage', { method, path }), scope !== 'admin', key);
       assert.equal(allows('read', { method, path }), scope === 'tenant:read', key);
     }
+  });
+
+  it("lets a portal link call its tenant's routes but none of the operator's: tokens, links, creating or deleting destinations, sources, write keys", () => {
+    const operatorOnly = [
+      'POST /api/v1/destination-definitions',
+      'DELETE /api/v1/destination-definitions/{destinationId}',
+      'POST /api/v1/source-definitions',
+      'PATCH /api/v1/source-definitions/{sourceId}',
+      'DELETE /api/v1/source-definitions/{sourceId}',
+      'POST /api/v1/source-definitions/{sourceId}/write-keys',
+      'DELETE /api/v1/source-definitions/{sourceId}/write-keys/{keyId}',
+      'POST /api/v1/portal-links',
+    ];
+    for (const [key, scope] of Object.entries(ROUTE_SCOPES)) {
+      const [method, path] = key.split(' ') as [string, string];
+      assert.equal(allows('portal', { method, path }), scope !== 'admin' && !operatorOnly.includes(key), key);
+    }
+    for (const key of ['POST /api/v1/replays', 'POST /api/v1/destination-definitions/{destinationId}/rotate-secret'])
+      assert.equal(allows('portal', { method: key.split(' ')[0]!, path: key.split(' ')[1]! }), true, key);
+  });
+
+  it('limits a portal link whose grant names a destination to that destination', () => {
+    const limited = { role: 'portal', name: 'portal:x by admin', tenant: 'a', destinationId: 'a-1' } as const;
+    assert.equal(seesOwnDestination(limited, 'a-1'), true);
+    assert.equal(seesOwnDestination(limited, 'a-2'), false);
+    assert.equal(seesOwnDestination({ role: 'portal', name: 'portal:y by admin', tenant: 'a' }, 'a-2'), true);
+    assert.equal(seesOwnDestination({ role: 'manage', name: 'm', tenant: 'a' }, 'a-2'), true);
   });
 });

@@ -5,15 +5,22 @@
  * refused to everyone, the admin included, so a route added without a line here cannot be reached.
  */
 
-/** Who a token speaks for: the config's admin token, or a tenant token of one of the two roles. */
-export const ROLES = ['admin', 'manage', 'read'] as const;
+/**
+ * Who a token speaks for: the config's admin token, a tenant token of one of the two roles, or a
+ * portal link (docs/reference/portal-links.md): one tenant's view, optionally one destination of it.
+ */
+export const ROLES = ['admin', 'manage', 'read', 'portal'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
- * Who a request authenticated as: the admin (the config's token, named `admin`), or a tenant token,
- * by its name (what an action's `by` records) and its tenant.
+ * Who a request authenticated as: the admin (the config's token, named `admin`), a tenant token,
+ * by its name (what an action's `by` records) and its tenant, or a portal link, named
+ * `portal:<link id> by <minter>`, for its tenant and, when its grant names one, one destination.
  */
-export type Principal = { role: 'admin'; name: string } | { role: 'manage' | 'read'; name: string; tenant: string };
+export type Principal =
+  | { role: 'admin'; name: string }
+  | { role: 'manage' | 'read'; name: string; tenant: string }
+  | { role: 'portal'; name: string; tenant: string; destinationId?: string };
 
 /** What a route asks of its caller: the admin, or a tenant token that may read or also change its tenant's things. */
 export const SCOPES = ['admin', 'tenant:manage', 'tenant:read'] as const;
@@ -24,6 +31,7 @@ const GRANTS: Record<Role, readonly Scope[]> = {
   admin: ['admin', 'tenant:manage', 'tenant:read'],
   manage: ['tenant:manage', 'tenant:read'],
   read: ['tenant:read'],
+  portal: ['tenant:manage', 'tenant:read'],
 };
 
 /** A route as the policy names it: its method and its OpenAPI path (`GET /api/v1/messages/{sourceId}/{messageId}`). */
@@ -79,15 +87,46 @@ export const ROUTE_SCOPES: Readonly<Record<RouteKey, Scope>> = {
   'GET /api/v1/tokens': 'admin',
   'POST /api/v1/tokens': 'admin',
   'DELETE /api/v1/tokens/{tokenId}': 'admin',
+  'POST /api/v1/portal-links': 'tenant:manage',
 };
+
+/**
+ * The portal role's rule per route, on top of its scopes: the routes of the operator's side that a
+ * portal link may not call although its scopes would allow them (`denied`: creating or deleting
+ * destinations, anything that changes sources or their write keys, minting portal links; token
+ * routes need `admin` already).
+ */
+const PORTAL_DENIED: ReadonlySet<RouteKey> = new Set<RouteKey>([
+  'POST /api/v1/destination-definitions',
+  `DELETE ${DEFINITION}`,
+  'POST /api/v1/source-definitions',
+  `PATCH ${SOURCE}`,
+  `DELETE ${SOURCE}`,
+  `POST ${SOURCE}/write-keys`,
+  `DELETE ${SOURCE}/write-keys/{keyId}`,
+  'POST /api/v1/portal-links',
+]);
 
 /** The scope a route needs, or undefined for a route the policy does not list. */
 export function scopeOf(method: string, path: string): Scope | undefined {
   return (ROUTE_SCOPES as Record<string, Scope>)[`${method} ${path}`];
 }
 
-/** Whether a role may call a route: never one the policy does not list. */
+/** Whether a role may call a route: never one the policy does not list, nor one the portal rule denies a portal link. */
 export function allows(role: Role, route: { method: string; path: string }): boolean {
+  const key = `${route.method} ${route.path}` as RouteKey;
   const scope = scopeOf(route.method, route.path);
+  if (role === 'portal' && PORTAL_DENIED.has(key)) return false;
   return scope !== undefined && GRANTS[role].includes(scope);
+}
+
+/**
+ * Whether a caller sees a destination of its tenant (the tenant is checked by the caller of this
+ * rule): a portal link whose grant names a destination sees that one only, every other principal
+ * each of its tenant's.
+ */
+export function seesOwnDestination(principal: Principal, destinationId: string): boolean {
+  return (
+    principal.role !== 'portal' || principal.destinationId === undefined || principal.destinationId === destinationId
+  );
 }

@@ -9,7 +9,7 @@ import type { LogReader } from '../db/read-store.ts';
 import type { DestinationControl } from '../kafka/destination-control.ts';
 import type { Replayer } from '../kafka/replayer.ts';
 import { allows, type Principal } from '../../domain/access-policy.ts';
-import { authenticate } from './auth.ts';
+import { authenticate, type FailureReason } from './auth.ts';
 import { AuthFailures } from './auth-failures.ts';
 import { setCaller } from './caller.ts';
 import { serveConsole } from './console-assets.ts';
@@ -24,6 +24,7 @@ import { pathMatcher } from './route-paths.ts';
 import { replayRoutes } from './replay-routes.ts';
 import { destinationTestRoute } from './test-route.ts';
 import { type TokenRouteDeps, tokenRoutes } from './token-routes.ts';
+import { type PortalRouteDeps, portalRoutes } from './portal-routes.ts';
 
 export interface ApiDeps {
   store: LogReader;
@@ -41,11 +42,23 @@ export interface ApiDeps {
   sources: Pick<SourceRouteDeps, 'file' | 'catalog' | 'changes'>;
   /** The tenant tokens, in the same catalog (docs/reference/tokens.md); undefined catalog: no tenant token. */
   tokens: Pick<TokenRouteDeps, 'catalog'>;
+  /** The runtime keyring portal links are signed and verified with (docs/reference/portal-links.md); undefined: none. */
+  portalLinks: Pick<PortalRouteDeps, 'keyring'>;
 }
 
 /** Header of the request id: taken from the request when it is a sane one, else made; sent back on every API answer. */
 const REQUEST_ID_HEADER = 'x-request-id';
 const SANE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** The message of a 401, by why the token was refused. */
+const REFUSED: Record<FailureReason, string> = {
+  missing: 'a valid bearer token is required',
+  invalid: 'a valid bearer token is required',
+  expired: 'the bearer token expired',
+  portal_expired: 'the portal link expired',
+  portal_bad_signature: 'the portal link is not valid (changed, or signed by a key no longer in force)',
+  portal_malformed: 'the portal link is not valid',
+};
 
 /** The OpenAPI path a request's path is an instance of: how the authorization policy names its route. */
 const documentedPath = pathMatcher(Object.keys(openApiDocument.paths));
@@ -78,11 +91,12 @@ export function apiRoutes(deps: ApiDeps): Route[] {
     ...controlRoutes({ store, control, config }),
     ...definitionRoutes({ ...deps.definitions, config, now, logger: deps.logger }),
     destinationTestRoute({ config, now, logger: deps.logger }),
-    ...sourceRoutes({ ...deps.sources, now, logger: deps.logger }),
+    ...sourceRoutes({ ...deps.sources, config, now, logger: deps.logger }),
     ...ledgerRoutes({ store, now, config, control }),
     ...readRoutes({ store, config, now }),
     ...replayRoutes({ store, config, replayer: deps.replayer, metrics: deps.metrics }),
     ...tokenRoutes({ ...deps.tokens, now }),
+    ...portalRoutes({ ...deps.portalLinks, config, now }),
   ];
 }
 
@@ -134,7 +148,9 @@ function caller(deps: ApiDeps & { failures: AuthFailures }, req: IncomingMessage
   const adminToken = deps.config().deliveryLog.adminToken;
   if (adminToken === undefined) throw new HttpError(404, 'not_found', 'the API is off: set deliveryLog.adminToken');
   const tokens = () => deps.tokens.catalog?.current().tokens.values() ?? [];
-  const outcome = authenticate({ adminToken, tokens, now: deps.now }, req);
+  const { keyring } = deps.portalLinks;
+  const portal = keyring === undefined ? undefined : { keyring, now: deps.now };
+  const outcome = authenticate({ adminToken, tokens, now: deps.now, portal }, req);
   if (outcome.ok) return outcome.principal;
   const client = req.socket.remoteAddress ?? 'unknown';
   const waitMs = deps.failures.waitMs(client);
@@ -145,11 +161,7 @@ function caller(deps: ApiDeps & { failures: AuthFailures }, req: IncomingMessage
     throw limited;
   }
   deps.failures.failed(client);
-  throw new HttpError(
-    401,
-    'unauthorized',
-    outcome.reason === 'expired' ? 'the bearer token expired' : 'a valid bearer token is required',
-  );
+  throw new HttpError(401, 'unauthorized', REFUSED[outcome.reason]);
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type TokenEntry, tokenDigest } from '@sluice/destination-catalog';
 import type { Principal } from '../../domain/access-policy.ts';
+import { type PortalLinkContext, type PortalLinkRefusal, readPortalLink } from '../../domain/portal-link.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -20,28 +21,52 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return timingSafeEqual(digest(given ?? ''), digest(token)) && given !== undefined;
 }
 
-/** What a request's token is checked against: the config's admin token, the tenant tokens in force, the time. */
+/**
+ * What a request's token is checked against: the config's admin token, the tenant tokens in force,
+ * the time, and the runtime keyring portal links are verified with (undefined: runtime
+ * destinations off, so no portal link is accepted).
+ */
 export interface Credentials {
   adminToken: string;
   tokens: () => Iterable<TokenEntry>;
   now: () => number;
+  portal: PortalLinkContext | undefined;
 }
 
-/** Who a request is, or why it is nobody: no token, a token no one holds, or one past its expiry. */
-export type Authentication =
-  | { ok: true; principal: Principal }
-  | { ok: false; reason: 'missing' | 'invalid' | 'expired' };
+/** Why a request is nobody: no token, a token no one holds, one past its expiry, or a portal link refused. */
+export type FailureReason = 'missing' | 'invalid' | 'expired' | `portal_${PortalLinkRefusal}`;
+
+/** Who a request is, or why it is nobody. */
+export type Authentication = { ok: true; principal: Principal } | { ok: false; reason: FailureReason };
+
+/** The prefix of a portal link (docs/reference/portal-links.md): such a bearer is read as one, never looked up as a token. */
+const PORTAL_PREFIX = 'spl1.';
+
+/** A portal link's principal (the `portal` role), or why it is refused; with no keyring no link is valid. */
+function portalPrincipal(portal: PortalLinkContext | undefined, token: string): Authentication {
+  if (portal === undefined) return { ok: false, reason: 'portal_bad_signature' };
+  const read = readPortalLink(portal, token);
+  if (!read.ok) return { ok: false, reason: `portal_${read.refusal}` };
+  const { tenant, destinationId, id, mintedBy } = read.grant;
+  const name = `portal:${id} by ${mintedBy}`;
+  return {
+    ok: true,
+    principal: { role: 'portal', name, tenant, ...(destinationId !== undefined && { destinationId }) },
+  };
+}
 
 /**
  * Who the bearer token of a request is (docs/reference/tokens.md): the admin for the config's
- * token; a tenant token found by its SHA-256 among those in force (digests compared in constant time,
- * and only digests are held), refused once past its `expiresAt`.
+ * token; a portal link (`spl1.…`) by its signature and expiry; a tenant token found by its SHA-256
+ * among those in force (digests compared in constant time, and only digests are held), refused once
+ * past its `expiresAt`.
  */
 export function authenticate(credentials: Credentials, req: IncomingMessage): Authentication {
   const header = req.headers.authorization;
   const given = bearerOf(header);
   if (given === undefined) return { ok: false, reason: 'missing' };
   if (bearerMatches(header, credentials.adminToken)) return { ok: true, principal: { role: 'admin', name: 'admin' } };
+  if (given.startsWith(PORTAL_PREFIX)) return portalPrincipal(credentials.portal, given);
   const hash = Buffer.from(tokenDigest(given), 'hex');
   for (const { definition } of credentials.tokens()) {
     if (!timingSafeEqual(hash, Buffer.from(definition.hash, 'hex'))) continue;

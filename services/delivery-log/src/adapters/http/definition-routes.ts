@@ -19,10 +19,7 @@ export type DefinitionCatalog = ResourceCatalog<
   Pick<CatalogWriter, 'create' | 'replace' | 'patch' | 'delete' | 'rotate'>
 >;
 
-export interface DefinitionRouteDeps extends ResourceRouteDeps<DefinitionCatalog['writer']> {
-  /** The config in force: its SSRF policy (`delivery.ssrf`) judges every URL given. */
-  config: () => SluiceConfig;
-}
+export type DefinitionRouteDeps = ResourceRouteDeps<DefinitionCatalog['writer']>;
 
 /** The tenant a runtime destination's stored definition names (undefined: none stored, so `default`). */
 const tenantOf = (entry: CatalogEntry | undefined): string | undefined =>

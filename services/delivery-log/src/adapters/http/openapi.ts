@@ -3,6 +3,7 @@ import { controlPaths, controlSchemas } from './openapi-control.ts';
 import { definitionPaths, definitionSchemas } from './openapi-definitions.ts';
 import { ledgerPaths, ledgerSchemas } from './openapi-ledger.ts';
 import { sourcePaths, sourceSchemas } from './openapi-sources.ts';
+import { portalPaths, portalSchemas } from './openapi-portal.ts';
 import { tokenPaths, tokenSchemas } from './openapi-tokens.ts';
 import { errors, id, idParam, json, queryId, queryTime, ref, schemas, queryLimit } from './openapi-schemas.ts';
 import { SECURITY_SCHEME, withScopes } from './openapi-scopes.ts';
@@ -38,6 +39,7 @@ export const openApiDocument = withScopes({
       ...sourceSchemas,
       ...ledgerSchemas,
       ...tokenSchemas,
+      ...portalSchemas,
     },
   },
   security: [{ [SECURITY_SCHEME]: [] }],
@@ -156,6 +158,7 @@ export const openApiDocument = withScopes({
     ...sourcePaths,
     ...ledgerPaths,
     ...tokenPaths,
+    ...portalPaths,
     '/api/v1/sources/{sourceId}/events': {
       get: {
         operationId: 'recentEvents',

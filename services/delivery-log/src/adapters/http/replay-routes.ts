@@ -64,8 +64,11 @@ function replayMessage(deps: ReplayRouteDeps): Route {
     run: async (m, _url, req) => {
       const sourceId = pathId('sourceId', m[1]!);
       const messageId = pathId('messageId', m[2]!);
-      const dest = await replayDestination(req);
-      const seen = scopeOf(req, deps.config()).seesSource(sourceId);
+      const scope = scopeOf(req, deps.config());
+      // A portal link limited to one destination replays to that one only.
+      const dest = (await replayDestination(req)) ?? scope.onlyDestination;
+      const seen =
+        scope.seesSource(sourceId) && (scope.onlyDestination === undefined || dest === scope.onlyDestination);
       const message = seen ? await deps.store.message(sourceId, messageId) : undefined;
       if (!message) throw new HttpError(404, 'not_found', 'no such message in the log');
       const dead = destinationsIn(message, 'dead', dest);
@@ -99,11 +102,14 @@ function replayFilter(deps: ReplayRouteDeps): Route {
     run: async (_m, _url, req) => {
       const f = parseReplayFilter(await readJson(req));
       if (!f.ok) throw badRequest(f);
+      const scope = scopeOf(req, deps.config());
+      // A portal link limited to one destination replays that one's dead letters only.
+      const filter = { ...f.value, destinationId: f.value.destinationId ?? scope.onlyDestination };
       // Another tenant's, as one that does not exist: nothing matches.
-      if (aimOf(scopeOf(req, deps.config()), f.value) === 'unseen')
+      if (aimOf(scope, filter) === 'unseen')
         return replayAnswer(deps.metrics, { matched: 0, replayed: 0, skippedAlreadyReplayed: 0 });
       try {
-        return replayAnswer(deps.metrics, await deps.replayer.replayFilter(f.value));
+        return replayAnswer(deps.metrics, await deps.replayer.replayFilter(filter));
       } catch (err) {
         if (err instanceof ReplayTooLargeError) throw new HttpError(413, err.code, err.message);
         throw err;

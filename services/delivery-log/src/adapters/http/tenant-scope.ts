@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { SluiceConfig } from '@sluice/config';
+import type { RecordKind } from '@sluice/destination-catalog';
+import { seesOwnDestination } from '../../domain/access-policy.ts';
 import { callerOf } from './caller.ts';
 import { HttpError } from './http-io.ts';
 
@@ -8,6 +10,8 @@ import { HttpError } from './http-io.ts';
  * (`tenant` undefined), else its tenant's destinations and sources, by id, as the config in force
  * has them (the file's and the runtime ones). A message is its tenant's when its source is: a
  * destination names only sources of its own tenant, so a tenant's sources feed only its destinations.
+ * A portal link limited to one destination (docs/reference/portal-links.md) sees that destination
+ * only, and the messages of the sources it names.
  */
 export interface TenantScope {
   tenant: string | undefined;
@@ -16,6 +20,8 @@ export interface TenantScope {
   seesTenant(tenant: string): boolean;
   /** The tenant's source ids; undefined for the admin (every source). */
   sourceIds: readonly string[] | undefined;
+  /** The one destination a portal link is limited to: what a replay is held to; undefined otherwise. */
+  onlyDestination: string | undefined;
 }
 
 /** The scope of the caller of `req`, over the config in force. */
@@ -28,10 +34,16 @@ export function scopeOf(req: IncomingMessage, config: SluiceConfig): TenantScope
       seesSource: () => true,
       seesTenant: () => true,
       sourceIds: undefined,
+      onlyDestination: undefined,
     };
   const { tenant } = principal;
-  const destinations = new Set(config.destinations.filter((d) => d.tenant === tenant).map((d) => d.id));
-  const sourceIds = config.sources.filter((s) => s.tenant === tenant).map((s) => s.id);
+  const seen = config.destinations.filter((d) => d.tenant === tenant && seesOwnDestination(principal, d.id));
+  const destinations = new Set(seen.map((d) => d.id));
+  const only = principal.role === 'portal' ? principal.destinationId : undefined;
+  const fed = new Set(seen.flatMap((d) => d.sourceIds));
+  const sourceIds = config.sources
+    .filter((s) => s.tenant === tenant && (only === undefined || fed.has(s.id)))
+    .map((s) => s.id);
   const sources = new Set(sourceIds);
   return {
     tenant,
@@ -39,13 +51,25 @@ export function scopeOf(req: IncomingMessage, config: SluiceConfig): TenantScope
     seesSource: (id) => sources.has(id),
     seesTenant: (t) => t === tenant,
     sourceIds,
+    onlyDestination: only,
   };
 }
 
-/** Whether the caller of `req` sees what belongs to `tenant`: the admin every tenant, a tenant token its own. */
-export function seesTenant(req: IncomingMessage, tenant: string): boolean {
+/**
+ * Whether the caller of `req` sees a destination or source definition: the admin every one, a tenant
+ * token its tenant's, a portal link limited to one destination that destination and the sources it names.
+ */
+export function seesResource(
+  req: IncomingMessage,
+  item: { kind: RecordKind; id: string; tenant: string },
+  config: SluiceConfig,
+): boolean {
   const principal = callerOf(req);
-  return principal.role === 'admin' || principal.tenant === tenant;
+  if (principal.role === 'admin') return true;
+  if (principal.tenant !== item.tenant) return false;
+  if (principal.role !== 'portal' || principal.destinationId === undefined) return true;
+  const scope = scopeOf(req, config);
+  return item.kind === 'destination' ? scope.seesDestination(item.id) : scope.seesSource(item.id);
 }
 
 /**

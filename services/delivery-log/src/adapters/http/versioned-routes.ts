@@ -8,6 +8,7 @@ import {
   type Refusal,
   type VersionedRequest,
 } from '@sluice/destination-catalog';
+import type { SluiceConfig } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
 import { type AuditedChange, deletionChange, parseChangesQuery } from '../../domain/audit.ts';
 import { etagOf } from '../../domain/definitions.ts';
@@ -16,7 +17,7 @@ import type { ChangeAudit } from '../db/change-audit.ts';
 import { callerOf } from './caller.ts';
 import { audit, catalogOff, ifMatch, inCallerTenant, refusalError } from './catalog-http.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
-import { seesTenant, unseen } from './tenant-scope.ts';
+import { seesResource, unseen } from './tenant-scope.ts';
 import type { VersionedResource } from './versioned-resource.ts';
 
 /** The catalog as a resource's routes change it: what the service's reader has read, and the writer. */
@@ -36,6 +37,8 @@ export interface ResourceRouteDeps<Writer> {
   now: () => number;
   /** Where a change the audit could not record is logged (the change itself is made). */
   logger: Logger;
+  /** The config in force: which destinations and sources a caller sees, and the SSRF policy a URL given is judged by. */
+  config: () => SluiceConfig;
 }
 
 /** A change made (not a deletion): its kind gives the status, its entry's version the ETag. */
@@ -146,13 +149,15 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
     return answered;
   };
   /** The ones the caller sees: all of them for the admin, its tenant's for a tenant token (docs/reference/tenants.md). */
-  const visible = (req: IncomingMessage): Listed[] => listing.all().filter((d) => seesTenant(req, d.tenant));
+  const sees = (req: IncomingMessage, d: Listed) =>
+    seesResource(req, { kind, id: d.id, tenant: d.tenant }, context.deps.config());
+  const visible = (req: IncomingMessage): Listed[] => listing.all().filter((d) => sees(req, d));
   const versioned = (m: RegExpExecArray, req: IncomingMessage): Versioned<Writer, Entry> => {
     const { writer, current } = catalog();
     const id = pathId(idName, m[1]!);
     // Another tenant's answers as one that does not exist.
     const item = listing.all().find((d) => d.id === id);
-    if (item !== undefined && !seesTenant(req, item.tenant)) throw unseen(`no ${kind} has this id`);
+    if (item !== undefined && !sees(req, item)) throw unseen(`no ${kind} has this id`);
     const request = { by: callerOf(req).name, at: context.deps.now(), id, expectedVersion: ifMatch(req) };
     return { writer, request, before: context.entries(current()).get(id) };
   };

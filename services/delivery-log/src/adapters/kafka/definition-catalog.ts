@@ -1,11 +1,13 @@
 import { type Catalog, CatalogWriter, type FileConfig } from '@sluice/destination-catalog';
 import { SafeProducer } from '@sluice/kafka';
+import type { Keyring } from '@sluice/secret-keyring';
 import { type RuntimeDestinationsStart, startRuntimeDestinations } from '@sluice/service-kit';
 
-/** The config file in force and, when on, the catalog as the API reads it and its writer. */
+/** The config file in force and, when on, the catalog as the API reads it, its writer, and the keyring portal links are signed with. */
 export interface DefinitionCatalog {
   file: () => FileConfig;
   catalog: { current: () => Catalog; writer: CatalogWriter } | undefined;
+  keyring: Keyring | undefined;
 }
 
 /**
@@ -19,7 +21,7 @@ export async function startDefinitionCatalog(start: RuntimeDestinationsStart): P
   const { ctx, life, kafka } = start;
   const file = (): FileConfig => ({ path: ctx.config.path ?? '(the config given at start)', config: ctx.config.file });
   const runtime = await startRuntimeDestinations(start);
-  if (runtime === undefined) return { file, catalog: undefined };
+  if (runtime === undefined) return { file, catalog: undefined, keyring: undefined };
   const producer = await life.producer(new SafeProducer(kafka), 'catalog producer');
   const writer = new CatalogWriter({
     reader: runtime.reader,
@@ -28,5 +30,5 @@ export async function startDefinitionCatalog(start: RuntimeDestinationsStart): P
     context: () => ({ file: file(), keyring: runtime.keyring }),
     logger: ctx.logger,
   });
-  return { file, catalog: { current: () => runtime.reader.current(), writer } };
+  return { file, catalog: { current: () => runtime.reader.current(), writer }, keyring: runtime.keyring };
 }
