@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createKafka, SafeProducer } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
+import { Keyring } from '@sluice/secret-keyring';
 import {
   testAttempt,
   testBrokers,
@@ -15,6 +16,7 @@ import {
 } from '@sluice/testkit';
 import { openApiDocument } from '../src/adapters/http/openapi.ts';
 import { type Scope, scopeOf } from '../src/domain/access-policy.ts';
+import { mintPortalLink } from '../src/domain/portal-link.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
 
 const ADMIN = 'matrix-test-admin-token-of-32-characters-or-more';
@@ -58,24 +60,60 @@ type Caller =
   | { kind: 'none' }
   | { kind: 'wrong' }
   | { kind: 'expired' }
+  | { kind: 'expired portal link' }
+  | { kind: 'portal link signed by a rotated-out key' }
   | { kind: 'admin' }
-  | { kind: 'tenant'; tenant: Tenant; role: 'read' | 'manage' };
+  | { kind: 'tenant'; tenant: Tenant; role: 'read' | 'manage' | 'portal'; destination?: string };
+
+/** A second destination of tenant A, which a portal link limited to A's first one never sees. */
+const SIDE_DESTINATION = 'a-side-hooks';
+
+/** The callers every route refuses with a 401. */
+const REFUSED = new Set<Caller['kind']>([
+  'none',
+  'wrong',
+  'expired',
+  'expired portal link',
+  'portal link signed by a rotated-out key',
+]);
 
 const CALLERS: Caller[] = [
   { kind: 'none' },
   { kind: 'wrong' },
   { kind: 'expired' },
+  { kind: 'expired portal link' },
+  { kind: 'portal link signed by a rotated-out key' },
+  { kind: 'tenant', tenant: 'a', role: 'portal' },
+  { kind: 'tenant', tenant: 'a', role: 'portal', destination: owned('a').destinationId },
   { kind: 'tenant', tenant: 'a', role: 'read' },
   { kind: 'tenant', tenant: 'a', role: 'manage' },
   { kind: 'tenant', tenant: 'b', role: 'manage' },
   { kind: 'admin' },
 ];
 
-const label = (c: Caller) => (c.kind === 'tenant' ? `tenant ${c.tenant} ${c.role}` : c.kind);
+const label = (c: Caller) =>
+  c.kind !== 'tenant'
+    ? c.kind
+    : c.role !== 'portal'
+      ? `tenant ${c.tenant} ${c.role}`
+      : `portal link of ${c.tenant}${c.destination === undefined ? '' : ` limited to ${c.destination}`}`;
 
-/** Whether a role holds a scope (the policy's grants, restated as the documented table says them). */
-const holds = (role: 'read' | 'manage', scope: Scope | undefined) =>
-  scope === 'tenant:read' || (scope === 'tenant:manage' && role === 'manage');
+/** The operator's routes a portal link may not call (docs/reference/portal-links.md), restated. */
+const PORTAL_DENIED = new Set([
+  'POST /api/v1/destination-definitions',
+  'DELETE /api/v1/destination-definitions/{destinationId}',
+  'POST /api/v1/source-definitions',
+  'PATCH /api/v1/source-definitions/{sourceId}',
+  'DELETE /api/v1/source-definitions/{sourceId}',
+  'POST /api/v1/source-definitions/{sourceId}/write-keys',
+  'DELETE /api/v1/source-definitions/{sourceId}/write-keys/{keyId}',
+  'POST /api/v1/portal-links',
+]);
+
+/** Whether a role holds a route's scope (the policy's grants, restated as the documented table says them). */
+const holds = (role: 'read' | 'manage' | 'portal', op: { method: string; path: string; scope: Scope | undefined }) =>
+  (role !== 'portal' || !PORTAL_DENIED.has(`${op.method} ${op.path}`)) &&
+  (op.scope === 'tenant:read' || (op.scope === 'tenant:manage' && role !== 'read'));
 
 /**
  * The authorization matrix (docs/reference/tokens.md, tenants.md), generated from the OpenAPI
@@ -87,13 +125,22 @@ const holds = (role: 'read' | 'manage', scope: Scope | undefined) =>
 describe('delivery-log authorization matrix', { timeout: 300_000 }, () => {
   const config = testConfig({
     sources: TENANTS.map((t) => ({ id: owned(t).sourceId, tenant: `tenant-${t}`, writeKeys: [`${t}-write-key`] })),
-    destinations: TENANTS.map((t) => ({
-      id: owned(t).destinationId,
-      tenant: `tenant-${t}`,
-      type: 'webhooks',
-      sourceIds: [owned(t).sourceId],
-      settings: { webhooks: [{ url: endpointOf(t) }] },
-    })),
+    destinations: [
+      ...TENANTS.map((t) => ({
+        id: owned(t).destinationId,
+        tenant: `tenant-${t}`,
+        type: 'webhooks',
+        sourceIds: [owned(t).sourceId],
+        settings: { webhooks: [{ url: endpointOf(t) }] },
+      })),
+      {
+        id: SIDE_DESTINATION,
+        tenant: 'tenant-a',
+        type: 'webhooks',
+        sourceIds: [owned('a').sourceId],
+        settings: { webhooks: [{ url: 'http://127.0.0.1:9/a-side-hook' }] },
+      },
+    ],
     deliveryLog: { adminToken: ADMIN },
     runtimeDestinations: { keyring: [{ id: 'k1', key: { env: KEY_VARIABLE } }] },
   });
@@ -144,9 +191,9 @@ describe('delivery-log authorization matrix', { timeout: 300_000 }, () => {
         ? `slt_${randomBytes(32).toString('base64url')}`
         : c.kind === 'admin'
           ? ADMIN
-          : c.kind === 'expired'
-            ? tokens.get('expired')
-            : tokens.get(`${c.tenant}-${c.role}`);
+          : c.kind === 'tenant'
+            ? tokens.get(`${c.tenant}-${c.role}${c.destination === undefined ? '' : `-${c.destination}`}`)
+            : tokens.get(c.kind);
 
   before(async () => {
     process.env[KEY_VARIABLE] = randomBytes(32).toString('hex');
@@ -201,6 +248,28 @@ describe('delivery-log authorization matrix', { timeout: 300_000 }, () => {
       expiresAt: new Date(clock + 60_000).toISOString(),
     });
     tokens.set('expired', expiring.secret);
+    const link = await admin('POST', '/api/v1/portal-links', { tenant: 'tenant-a', ttlMs: 24 * 3_600_000 });
+    tokens.set('a-portal', (link as unknown as { token: string }).token);
+    const limited = await admin('POST', '/api/v1/portal-links', {
+      tenant: 'tenant-a',
+      destinationId: owned('a').destinationId,
+      ttlMs: 24 * 3_600_000,
+    });
+    tokens.set(`a-portal-${owned('a').destinationId}`, (limited as unknown as { token: string }).token);
+    const expiringLink = await admin('POST', '/api/v1/portal-links', { tenant: 'tenant-a', ttlMs: 60_000 });
+    tokens.set('expired portal link', (expiringLink as unknown as { token: string }).token);
+    const rotatedOut = new Keyring([{ id: 'k0', key: randomBytes(32) }]);
+    const grant = {
+      tenant: 'tenant-a',
+      mintedBy: 'admin',
+      id: 'rotatedout01',
+      issuedAt: clock,
+      expiresAt: clock + 3_600_000,
+    };
+    tokens.set(
+      'portal link signed by a rotated-out key',
+      mintPortalLink({ keyring: rotatedOut, now: () => clock }, grant),
+    );
     clock += 120_000;
   });
   after(async () => {
@@ -222,8 +291,8 @@ describe('delivery-log authorization matrix', { timeout: 300_000 }, () => {
           const { status, text } = await call({ method: op.method, path, token: tokenOf(caller) });
           const where = `${op.method} ${path} as ${label(caller)}: ${status} ${text.slice(0, 200)}`;
           const expect = (ok: boolean) => ok || failures.push(where);
-          if (caller.kind === 'none' || caller.kind === 'wrong' || caller.kind === 'expired') {
-            expect(status === 401);
+          if (caller.kind !== 'admin' && caller.kind !== 'tenant') {
+            expect(status === 401 && REFUSED.has(caller.kind));
             continue;
           }
           expect(status < 500 && status !== 401 && status !== 429);
@@ -233,7 +302,7 @@ describe('delivery-log authorization matrix', { timeout: 300_000 }, () => {
               expect(status === 200);
             continue;
           }
-          if (!holds(caller.role, op.scope)) {
+          if (!holds(caller.role, op)) {
             expect(status === 403);
             continue;
           }
@@ -254,6 +323,8 @@ describe('delivery-log authorization matrix', { timeout: 300_000 }, () => {
             `tenant-${otherTenant}`,
             `${otherTenant}-read-token`,
             `${otherTenant}-manage-token`,
+            // A link limited to one destination sees nothing of the tenant's other one.
+            ...(caller.role === 'portal' && caller.destination !== undefined ? [SIDE_DESTINATION] : []),
           ])
             if (text.includes(secret)) failures.push(`${where} — holds ${secret}`);
         }

@@ -8,6 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 const DIR = new URL('../../../console/', import.meta.url);
 const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  // Where a portal link opens the console (`/console/#portal=<token>`, docs/reference/portal-links.md).
+  '/console/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/console/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/console/ui.js': { file: 'ui.js', type: 'text/javascript; charset=utf-8' },
   '/console/control.js': { file: 'control.js', type: 'text/javascript; charset=utf-8' },
@@ -16,6 +18,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/console/origin.js': { file: 'origin.js', type: 'text/javascript; charset=utf-8' },
   '/console/signing.js': { file: 'signing.js', type: 'text/javascript; charset=utf-8' },
   '/console/rotate.js': { file: 'rotate.js', type: 'text/javascript; charset=utf-8' },
+  '/console/portal.js': { file: 'portal.js', type: 'text/javascript; charset=utf-8' },
   '/console/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
 };
 

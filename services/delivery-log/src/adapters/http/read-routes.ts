@@ -3,7 +3,7 @@ import { encodeCursor } from '../../domain/cursor.ts';
 import { LIST_PARAMS, parseListQuery, parseStreamLimit, parseWindow } from '../../domain/query.ts';
 import type { LogReader } from '../db/read-store.ts';
 import { badRequest, HttpError, pathId, type Route } from './http-io.ts';
-import { scopeOf, unseen } from './tenant-scope.ts';
+import { heldToDestination, scopeOf, unseen } from './tenant-scope.ts';
 
 /** What the read routes need: the log, and for the health window the config in force and the clock. */
 export interface ReadRouteDeps {
@@ -23,13 +23,21 @@ function listMessages({ store, config }: ReadRouteDeps): Route {
       const q = parseListQuery(url.searchParams);
       if (!q.ok) throw badRequest(q);
       const { limit, cursor, ...filter } = q.value;
-      const { sourceIds } = scopeOf(req, config());
+      const scope = scopeOf(req, config());
+      const { sourceIds, onlyDestination } = scope;
+      // A portal link limited to one destination lists the messages routed to it, and only them.
+      if (onlyDestination !== undefined && (filter.destinationId ?? onlyDestination) !== onlyDestination)
+        return [200, { messages: [], nextCursor: null }];
       const rows = await store.listMessages(
-        { ...filter, ...(sourceIds !== undefined && { sourceIds }) },
+        {
+          ...filter,
+          ...(sourceIds !== undefined && { sourceIds }),
+          ...(onlyDestination !== undefined && { destinationId: onlyDestination }),
+        },
         limit,
         cursor,
       );
-      const page = rows.slice(0, limit);
+      const page = rows.slice(0, limit).map((row) => heldToDestination(scope, row));
       const last = page.at(-1);
       const nextCursor =
         rows.length > limit && last
@@ -54,11 +62,10 @@ function getMessage({ store, config }: ReadRouteDeps): Route {
     run: async (m, _url, req) => {
       const sourceId = pathId('sourceId', m[1]!);
       const messageId = pathId('messageId', m[2]!);
-      const message = scopeOf(req, config()).seesSource(sourceId)
-        ? await store.message(sourceId, messageId)
-        : undefined;
+      const scope = scopeOf(req, config());
+      const message = scope.seesSource(sourceId) ? await store.message(sourceId, messageId) : undefined;
       if (!message) throw new HttpError(404, 'not_found', 'no such message in the log');
-      return [200, message];
+      return [200, heldToDestination(scope, message)];
     },
   };
 }

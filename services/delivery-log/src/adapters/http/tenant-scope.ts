@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { SluiceConfig } from '@sluice/config';
 import type { RecordKind } from '@sluice/destination-catalog';
+import type { MessageSummary, MessageView } from '../db/read-store.ts';
 import { seesOwnDestination } from '../../domain/access-policy.ts';
 import { callerOf } from './caller.ts';
 import { HttpError } from './http-io.ts';
@@ -95,3 +96,22 @@ export function aimOf(scope: TenantScope, aim: { destinationId?: string; sourceI
 
 /** The answer for another tenant's resource: the same 404 as for one that does not exist. */
 export const unseen = (what: string): HttpError => new HttpError(404, 'not_found', what);
+
+/**
+ * A message as a portal link limited to one destination sees it: the deliveries, attempts and
+ * replays of that destination only (a replay of every destination, `destinationId: null`, kept),
+ * the attempts' total being the count listed; as it is for every other caller.
+ */
+export function heldToDestination<M extends MessageShape>(scope: TenantScope, message: M): M {
+  const only = scope.onlyDestination;
+  if (only === undefined) return message;
+  const mine = (x: { destinationId: string | null }) => x.destinationId === only;
+  if (!('attempts' in message)) return { ...message, deliveries: message.deliveries.filter(mine) };
+  const attempts = message.attempts.filter(mine);
+  const replays = message.replays.filter((r) => r.destinationId === null || mine(r));
+  const totals = { ...message.totals, attempts: attempts.length, replays: replays.length };
+  return { ...message, deliveries: message.deliveries.filter(mine), attempts, replays, totals };
+}
+
+/** What `heldToDestination` narrows: a message of a list, or a message's whole view. */
+type MessageShape = Pick<MessageSummary, 'deliveries'> | MessageView;
