@@ -26,6 +26,7 @@ import { editDestinationPage, newDestinationPage } from './destination-form.js';
 import { ledgerPage } from './ledger.js';
 import { rotateSecretPage } from './rotate.js';
 import { definitionsById, originLine } from './origin.js';
+import { enterPortal, isPortal, portalExpired, portalRefusedPage, takePortalLink } from './portal.js';
 
 let timer;
 
@@ -73,7 +74,7 @@ async function destinationsPage() {
   }
   show(
     'Destinations',
-    el('p', {}, el('a', { class: 'button', href: '#/destinations/new' }, 'New destination')),
+    isPortal() ? null : el('p', {}, el('a', { class: 'button', href: '#/destinations/new' }, 'New destination')),
     ...(sections.length ? sections : [el('p', {}, 'No destinations are configured.')]),
   );
 }
@@ -346,6 +347,7 @@ async function route() {
     if ((current ?? '') === target) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
+  if (portalExpired()) return portalRefusedPage('The portal link has expired.');
   if (!sessionStorage.getItem(TOKEN_KEY)) {
     show('Sign in', el('p', {}, 'Enter the admin token (deliveryLog.adminToken) above to use the console.'));
     document.getElementById('token').focus();
@@ -354,16 +356,17 @@ async function route() {
   try {
     if (parts[0] === 'stream') await streamPage(parts[1]);
     else if (parts[0] === 'messages') await messagesPage(query);
-    else if (parts[0] === 'ledger') await ledgerPage(query);
+    else if (parts[0] === 'ledger' && !isPortal()) await ledgerPage(query);
     else if (parts[0] === 'dead') await messagesPage(query, { title: 'Dead letters', bulk: true });
     else if (parts[0] === 'message' && parts.length === 3) await messagePage(parts[1], parts[2]);
     else if (parts[0] === 'batch' && parts.length === 2) await batchPage(parts[1]);
-    else if (parts[0] === 'destinations' && parts[1] === 'new') await newDestinationPage();
+    else if (parts[0] === 'destinations' && parts[1] === 'new' && !isPortal()) await newDestinationPage();
     else if (parts[0] === 'destinations' && parts[2] === 'edit') await editDestinationPage(parts[1]);
     else if (parts[0] === 'destinations' && parts[2] === 'rotate') await rotateSecretPage(parts[1]);
     else await destinationsPage();
   } catch (err) {
     if (err instanceof LeftSection) return;
+    if (isPortal() && err.status === 401) return portalRefusedPage(err.message);
     show('Something went wrong', el('p', { class: 'error', role: 'alert' }, err.message));
   }
 }
@@ -375,5 +378,11 @@ document.getElementById('token-form').addEventListener('submit', (e) => {
   say('Token saved for this tab.');
   route();
 });
-window.addEventListener('hashchange', () => route().then(() => main.focus()));
+window.addEventListener('hashchange', () => {
+  // A link opened in a tab already showing the console.
+  if (location.hash.startsWith('#portal=')) return takePortalLink(), enterPortal(), route();
+  route().then(() => main.focus());
+});
+takePortalLink();
+enterPortal();
 route();

@@ -3,6 +3,7 @@
 // signing secret rotated and are deleted through the runtime destinations' routes
 // (docs/reference/runtime-destinations.md, "API").
 
+import { isPortal } from './portal.js';
 import { allPages, api, el, say, time } from './ui.js';
 
 /** Every destination's definition item (`origin`, and for a runtime one its version), by id. */
@@ -83,6 +84,7 @@ export function originLine(item, done) {
       },
       'Rotate secret',
     ),
-    deleteControl(item, done),
+    // Deleting a destination is the operator's, not a portal's.
+    isPortal() ? null : deleteControl(item, done),
   );
 }

@@ -40,9 +40,10 @@ export function say(text) {
 
 /** A refusal of the API: its message, and the field it names (`settings.webhooks[0].url`) when it names one. */
 export class ApiError extends Error {
-  constructor(message, field) {
+  constructor(message, field, status) {
     super(message);
     this.field = field;
+    this.status = status;
   }
 }
 
@@ -63,11 +64,18 @@ export async function api(path, init = {}) {
   if (asked !== section && (init.method ?? 'GET') === 'GET') throw new LeftSection();
   if (!res.ok)
     throw new ApiError(
-      res.status === 401 ? 'The admin token is missing or wrong.' : (body.message ?? `HTTP ${res.status}`),
+      res.status === 401 ? refusedMessage(token, body) : (body.message ?? `HTTP ${res.status}`),
       body.field,
+      res.status,
     );
   return body;
 }
+
+/** A 401 in words: a portal link's refusal as the API says it, else the token form's hint. */
+const refusedMessage = (token, body) =>
+  token.startsWith('spl1.')
+    ? `The portal link was refused: ${body.message ?? 'not valid'}.`
+    : 'The admin token is missing or wrong.';
 
 /** Every item of a paged list (`limit` and `nextCursor`, docs/delivery-log.md, "API"): `key` names the list. */
 export async function allPages(path, key) {
