@@ -31,6 +31,7 @@ import {
   sourcesList,
 } from './commands/sources.ts';
 import { send } from './commands/send.ts';
+import { type PortalLinkFlags, portalLinkCreate } from './commands/portal-links.ts';
 import { type TokenCreateFlags, tokenCreate, tokenRevoke, tokensList } from './commands/tokens.ts';
 import { topics } from './commands/topics.ts';
 import { verify, type VerifyOptions } from './commands/verify.ts';
@@ -220,6 +221,7 @@ export function buildProgram(io: CliIo): Command {
 
   addSourceCommands(io, program);
   addTokenCommands(io, program);
+  addPortalLinkCommands(io, program);
 
   program
     .command('audit')
@@ -352,6 +354,20 @@ function addTokenCommands(io: CliIo, program: Command): void {
     .argument('<id>', 'the token id (tok_…) as list shows it')
     .option('--json', 'JSON output')
     .action((id: string, o: { json?: boolean }) => tokenRevoke(io, id, o));
+}
+
+/** `sluice portal-links create`: a signed, expiring link to one tenant's view of the console (docs/reference/portal-links.md). */
+function addPortalLinkCommands(io: CliIo, program: Command): void {
+  program
+    .command('portal-links')
+    .description("portal links to one tenant's view of the console (SLUICE_API_URL, SLUICE_API_TOKEN)")
+    .command('create')
+    .description("mint a portal link: the console's URL with the link is printed")
+    .option('--tenant <tenant>', 'the tenant it shows (the admin names one; a manage token mints for its own)')
+    .option('--destination <id>', "one of the tenant's destinations: the link then shows that one only")
+    .option('--ttl-ms <ms>', 'how long it lives, 1000 to 86400000 ms (default: 1 hour)')
+    .option('--json', 'JSON output')
+    .action((o: PortalLinkFlags) => portalLinkCreate(io, o));
 }
 
 /** `sluice sources create|get|list|rename|delete|mint-key|revoke-key`: runtime sources and their write keys (docs/cli.md). */

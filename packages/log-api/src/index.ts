@@ -29,6 +29,7 @@ export {
   sourcesAnswer,
   type WriteKeyItem,
 } from './sources.ts';
+export { type PortalLinkAnswer, portalLinkAnswer } from './portal-links.ts';
 export {
   type TokenCreatedAnswer,
   tokenCreatedAnswer,
