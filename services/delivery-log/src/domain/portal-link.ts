@@ -1,7 +1,7 @@
 import type { Keyring } from '@sluice/secret-keyring';
 
 /**
- * Portal links (the `portal` role of docs/reference/tokens.md, not yet served by the API): a
+ * Portal links (docs/reference/portal-links.md; the `portal` role of docs/reference/tokens.md): a
  * short-lived token, signed with the runtime keyring, for one tenant's view of the console
  * (optionally one destination of it). The
  * token is `spl1.<keyId>.<grant>.<mac>`: the grant as base64url JSON and an HMAC-SHA256 of
