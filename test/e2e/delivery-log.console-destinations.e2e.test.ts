@@ -10,7 +10,7 @@ import { verifySignature } from '@sluice/webhook-signature';
 import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { CHROMIUM, systemChromium } from '../support/chromium.ts';
-import { DELIVERY_LOG_TOKEN, Pipeline } from '../support/pipeline.ts';
+import { DELIVERY_LOG_TOKEN, Pipeline, runtimeKeyring } from '../support/pipeline.ts';
 
 /** Screenshots of the run (gitignored). */
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/delivery-log-console/', import.meta.url));
@@ -101,8 +101,7 @@ describe('runtime destinations in the delivery-log console', {
       endpoints: [() => ({ status: 200, body: 'ok' })],
       services: ['delivery-log', 'deliverer', 'ingest'],
       partitions: 2,
-      env: { [KEY_VARIABLE]: randomBytes(32).toString('hex') },
-      config: { runtimeDestinations: { keyring: [{ id: 'k1', key: { env: KEY_VARIABLE } }] } },
+      ...runtimeKeyring(KEY_VARIABLE),
     });
     browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
     const context = await browser.newContext({

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type Receiver, startReceiver, waitUntil } from '@sluice/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { CHROMIUM, systemChromium } from '../support/chromium.ts';
-import { Pipeline } from '../support/pipeline.ts';
+import { Pipeline, runtimeKeyring } from '../support/pipeline.ts';
 
 /** Screenshots of the run (gitignored). */
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/delivery-log-console/', import.meta.url));
@@ -67,8 +66,7 @@ describe('portal links in the delivery-log console', {
       endpoints: [() => ({ status: 200, body: 'ok' })],
       services: ['delivery-log', 'deliverer', 'ingest'],
       partitions: 2,
-      env: { [KEY_VARIABLE]: randomBytes(32).toString('hex') },
-      config: { runtimeDestinations: { keyring: [{ id: 'k1', key: { env: KEY_VARIABLE } }] } },
+      ...runtimeKeyring(KEY_VARIABLE),
     });
     // Tenant B: a runtime source and destination of its own, and an event of it delivered.
     const source = await pipeline.deliveryLog('/api/v1/source-definitions', {

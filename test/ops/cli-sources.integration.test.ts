@@ -1,35 +1,20 @@
 // `sluice sources create|get|list|rename|delete|mint-key|revoke-key` against a real in-process
 // delivery log on the test broker.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { runCli } from '@sluice/cli';
-import { createDeliveryLog, type DeliveryLogService } from '@sluice/delivery-log';
-import { testConfig, testServiceContext } from '@sluice/testkit';
-import { memoryIo } from './cli-io.ts';
+import { type CliLog, startCliLog } from './cli-log.ts';
 
-const TOKEN = 'cli-sources-token-of-32-characters-or-more';
-const KEY_VARIABLE = 'SLUICE_CLI_SOURCES_TEST_KEY';
-let log: DeliveryLogService;
-let env: NodeJS.ProcessEnv;
-const cli = async (...args: string[]) => {
-  const io = memoryIo('', env);
-  const code = await runCli(args, io.io);
-  return { code, stdout: io.stdout(), stderr: io.stderr() };
-};
+let started: CliLog | undefined;
+const cli = (...args: string[]) => started!.cli(...args);
 
 before(async () => {
-  process.env[KEY_VARIABLE] = randomBytes(32).toString('hex');
-  const config = testConfig({
-    sources: [{ id: 'web', name: 'Web', writeKeys: ['file-write-key'] }],
-    deliveryLog: { adminToken: TOKEN },
-    runtimeDestinations: { keyring: [{ id: 'k1', key: { env: KEY_VARIABLE } }] },
-  });
-  log = await createDeliveryLog(testServiceContext('delivery-log', config), { port: 0 }).start();
-  env = { SLUICE_API_URL: `http://127.0.0.1:${log.port}/`, SLUICE_API_TOKEN: TOKEN };
+  started = await startCliLog(
+    { sources: [{ id: 'web', name: 'Web', writeKeys: ['file-write-key'] }] },
+    'SLUICE_CLI_SOURCES_TEST_KEY',
+  );
 });
 after(async () => {
-  await log?.close();
+  await started?.log.close();
 });
 
 test('create prints the key once; list, get, rename, mint-key, revoke-key, delete; the file’s source is read-only', {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,17 @@ export const BATCHED_DESTINATION = 'ledger-batched';
 export const WRITE_KEY = 'ledger-write-key';
 /** Bearer token of the delivery-log API in every pipeline. */
 export const DELIVERY_LOG_TOKEN = 'ledger-delivery-log-token-of-32-characters-or-more';
+
+/**
+ * The options that turn runtime destinations on in a pipeline: one keyring key `k1`, random, given
+ * to every service in the environment variable `variable`.
+ */
+export function runtimeKeyring(variable: string): Pick<PipelineOptions, 'env' | 'config'> {
+  return {
+    env: { [variable]: randomBytes(32).toString('hex') },
+    config: { runtimeDestinations: { keyring: [{ id: 'k1', key: { env: variable } }] } },
+  };
+}
 
 export interface PipelineOptions {
   /** One behaviour per endpoint (1–5 endpoints). */

@@ -18,6 +18,7 @@ import { openApiDocument } from '../src/adapters/http/openapi.ts';
 import { type Scope, scopeOf } from '../src/domain/access-policy.ts';
 import { mintPortalLink } from '../src/domain/portal-link.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
+import { OPERATOR_ONLY_ROUTES } from './operator-routes.ts';
 
 const ADMIN = 'matrix-test-admin-token-of-32-characters-or-more';
 const KEY_VARIABLE = 'SLUICE_MATRIX_TEST_KEY';
@@ -98,21 +99,9 @@ const label = (c: Caller) =>
       ? `tenant ${c.tenant} ${c.role}`
       : `portal link of ${c.tenant}${c.destination === undefined ? '' : ` limited to ${c.destination}`}`;
 
-/** The operator's routes a portal link may not call (docs/reference/portal-links.md), restated. */
-const PORTAL_DENIED = new Set([
-  'POST /api/v1/destination-definitions',
-  'DELETE /api/v1/destination-definitions/{destinationId}',
-  'POST /api/v1/source-definitions',
-  'PATCH /api/v1/source-definitions/{sourceId}',
-  'DELETE /api/v1/source-definitions/{sourceId}',
-  'POST /api/v1/source-definitions/{sourceId}/write-keys',
-  'DELETE /api/v1/source-definitions/{sourceId}/write-keys/{keyId}',
-  'POST /api/v1/portal-links',
-]);
-
 /** Whether a role holds a route's scope (the policy's grants, restated as the documented table says them). */
 const holds = (role: 'read' | 'manage' | 'portal', op: { method: string; path: string; scope: Scope | undefined }) =>
-  (role !== 'portal' || !PORTAL_DENIED.has(`${op.method} ${op.path}`)) &&
+  (role !== 'portal' || !OPERATOR_ONLY_ROUTES.has(`${op.method} ${op.path}`)) &&
   (op.scope === 'tenant:read' || (op.scope === 'tenant:manage' && role !== 'read'));
 
 /**
