@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type Receiver, startReceiver, waitUntil } from '@sluice/testkit';
+import { type Receiver, startReceiver, uniqueName, waitUntil } from '@sluice/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { CHROMIUM, systemChromium } from '../support/chromium.ts';
+import { parse } from 'yaml';
 import { Pipeline, runtimeKeyring } from '../support/pipeline.ts';
+import { ServiceProcess, writeConfigFile } from '../support/service-process.ts';
 
 /** Screenshots of the run (gitignored). */
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/delivery-log-console/', import.meta.url));
@@ -23,7 +26,8 @@ const executablePath = systemChromium();
  * ingest, receivers on 127.0.0.1): a link minted through the API for tenant A opens the console on
  * A's destinations and messages only (tenant B's, made beside them, never appear), keeps the token
  * out of the address bar, leaves the operator's pages out, and replays and pauses there; a link past
- * its expiry, or with one character changed, gets a page saying it cannot be used.
+ * its expiry, with one character changed, or signed by a key no longer in the ring (a delivery log
+ * whose keyring holds only a newer key) gets a page saying it cannot be used.
  */
 describe('portal links in the delivery-log console', {
   skip: executablePath ? false : `no ${CHROMIUM} (apt-get install chromium)`,
@@ -185,5 +189,33 @@ describe('portal links in the delivery-log console', {
     assert.match(await tampered.getByRole('alert').innerText(), /not valid/);
     assert.equal(await tampered.getByRole('heading', { name: 'Destinations' }).count(), 0);
     await tampered.context().close();
+  });
+
+  it('refuses a link signed by a key the ring no longer holds, with the page saying so', async () => {
+    const link = await mint({ tenant: TENANT_A, ttlMs: 600_000 });
+    // A delivery log whose ring was rotated to k2 with k1 dropped (its own catalog topic, so it has
+    // no record encrypted under k1 to read).
+    const raw = parse(readFileSync(pipeline.configPath, 'utf8')) as { kafka: { topics: Record<string, string> } };
+    raw.kafka.topics.destinations = uniqueName('portal-rotated-destinations');
+    const variable = 'SLUICE_E2E_CONSOLE_PORTAL_K2';
+    const rotated = new ServiceProcess('delivery-log', {
+      SLUICE_CONFIG: writeConfigFile(`${pipeline.configPath}.rotated.yaml`, {
+        ...raw,
+        runtimeDestinations: { keyring: [{ id: 'k2', key: { env: variable } }] },
+      }),
+      KAFKA_BROKERS: pipeline.brokers,
+      [variable]: randomBytes(32).toString('hex'),
+    });
+    await rotated.start();
+    try {
+      const page = await open(`${rotated.url}/console/#portal=${link.token}`);
+      await page.getByRole('heading', { name: 'This portal link cannot be used' }).waitFor();
+      assert.match(await page.getByRole('alert').innerText(), /not valid/);
+      await page.context().close();
+      // The ring that still holds k1 accepts it.
+      assert.equal(await statusWith(link.token), 200);
+    } finally {
+      await rotated.sigterm();
+    }
   });
 });
