@@ -68,6 +68,18 @@ describe('destinations apply: the plan', () => {
     assert.equal(steps[0]!.kind === 'update' && steps[0]!.version, 2);
   });
 
+  it("a file's destination without a tenant is in the default tenant: no change against one the API shows there; another tenant is a change", () => {
+    const current = [runtime('a', { tenant: 'default' })];
+    const { tenant: _shown, ...inFile } = current[0]!.definition;
+    assert.deepEqual(planSync([inFile], current), []);
+    assert.deepEqual(planSync([inFile], [runtime('a')]), [], 'neither names it');
+    const moved = planSync([{ ...inFile, tenant: 'acme' }], current);
+    assert.deepEqual(
+      moved.map((s) => s.kind === 'update' && s.fields),
+      [['tenant']],
+    );
+  });
+
   it('refuses a definition without an id or an id twice', () => {
     assert.throws(() => planSync([{ type: 'webhooks' }], []), /destinations\[0\]\.id is required/);
     assert.throws(() => planSync([{ id: 'a' }, { id: 'a' }], []), /destinations\[1\]\.id: a is given twice/);

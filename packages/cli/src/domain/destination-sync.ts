@@ -1,3 +1,4 @@
+import { DEFAULT_TENANT } from '@sluice/config';
 import type { RuntimeDefinition } from '@sluice/log-api';
 
 type Json = unknown;
@@ -71,10 +72,14 @@ function sameShown(file: Json, shown: Json): boolean {
   return file === shown;
 }
 
-/** The top-level fields two definitions differ in, by the fields the API shows. */
+/**
+ * The top-level fields two definitions differ in, by the fields the API shows. A file's definition
+ * without `tenant` is in the default tenant (docs/reference/tenants.md), as the API shows it.
+ */
 function changedFields(file: JsonObject, shown: JsonObject): string[] {
-  const keys = [...new Set([...Object.keys(file), ...Object.keys(shown)])].sort();
-  return keys.filter((k) => !sameShown(file[k], shown[k]));
+  const inFile: JsonObject = { tenant: DEFAULT_TENANT, ...file };
+  const keys = [...new Set([...Object.keys(inFile), ...Object.keys(shown)])].sort();
+  return keys.filter((k) => !sameShown(inFile[k], shown[k] ?? (k === 'tenant' ? DEFAULT_TENANT : undefined)));
 }
 
 export type SyncStep =
