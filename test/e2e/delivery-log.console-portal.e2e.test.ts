@@ -159,8 +159,17 @@ describe('portal links in the delivery-log console', {
     await page.getByLabel('Reason (ledger-hooks)').fill('customer maintenance');
     await page.getByRole('button', { name: 'Pause ledger-hooks' }).click();
     await page.getByRole('button', { name: 'Resume ledger-hooks' }).waitFor();
-    const actions = await pipeline.deliveryLog('/api/v1/destination-actions');
-    const paused = (actions.body.actions as { action: string; by: string }[]).find((a) => a.action === 'pause');
+    // The action list is read from the actions topic: it shows the pause once the log has read it.
+    let paused: { action: string; by: string } | undefined;
+    await waitUntil(
+      async () => {
+        const actions = await pipeline.deliveryLog('/api/v1/destination-actions');
+        paused = (actions.body.actions as { action: string; by: string }[]).find((a) => a.action === 'pause');
+        return paused !== undefined;
+      },
+      30_000,
+      'the pause in the action list',
+    );
     assert.equal(paused?.by, `portal:${link.id} by admin`);
     await page.getByLabel('Reason (ledger-hooks)').fill('maintenance over');
     await page.getByRole('button', { name: 'Resume ledger-hooks' }).click();
