@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/node-runtime.sh
 source scripts/lib/test-files.sh
+source scripts/lib/run-tests.sh
 
 if [ "$#" -gt 0 ]; then
   files=("$@")
@@ -22,5 +23,8 @@ export SLUICE_TEST_TIER=unit
 export LOG_LEVEL="${LOG_LEVEL:-error}"
 
 echo "== node --test, unit tier (${#files[@]} files, no broker)"
-exec node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=60000 \
-  --test-reporter="${TEST_REPORTER:-dot}" "${files[@]}"
+tally_begin
+rc=0
+node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=60000 \
+  --test-reporter="${TEST_REPORTER:-dot}" --test-reporter-destination=stdout "${TALLY_REPORTER[@]}" "${files[@]}" || rc=$?
+tally_end "$rc"

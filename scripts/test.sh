@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/node-runtime.sh
 source scripts/lib/test-files.sh
+source scripts/lib/run-tests.sh
 
 echo "== node $(node --version) ($(command -v node))"
 
@@ -28,5 +29,9 @@ mapfile -t files < <(ordered_test_files)
 export LOG_LEVEL="${LOG_LEVEL:-error}"
 
 echo "== node --test (${#files[@]} files)"
-exec node packages/local-kafka/src/cli.ts run -- \
-  node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-reporter=spec "${files[@]}"
+tally_begin
+rc=0
+node packages/local-kafka/src/cli.ts run -- \
+  node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-reporter=spec --test-reporter-destination=stdout \
+  "${TALLY_REPORTER[@]}" "${files[@]}" || rc=$?
+tally_end "$rc"
