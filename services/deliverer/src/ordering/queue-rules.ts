@@ -99,6 +99,11 @@ export const QUEUE_STATE_MAX_BYTES = 1_700;
 /** The longest epoch read from a state record or a waiting record's header. */
 export const EPOCH_MAX_LENGTH = 16;
 
+/** Whether a value read from a state record or a waiting header is an epoch (`QueueState.epoch`). */
+export function isEpoch(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= EPOCH_MAX_LENGTH;
+}
+
 const emptyQueue = (): QueueState => ({ first: 0, next: 0, bytes: 0 });
 
 /** Whether a waiting record was parked in the queue's current run of numbering (`QueueState.epoch`). */
@@ -340,7 +345,7 @@ export function readQueueState(value: unknown): QueueState | undefined {
   const optString = (x: unknown) => x === undefined || typeof x === 'string';
   if (!int(v.first) || !int(v.next) || !int(v.bytes) || (v.first as number) > (v.next as number)) return undefined;
   if (!optString(v.head) || !optString(v.last) || !optString(v.deadHead)) return undefined;
-  if (v.epoch !== undefined && !(typeof v.epoch === 'string' && v.epoch.length <= EPOCH_MAX_LENGTH)) return undefined;
+  if (v.epoch !== undefined && !isEpoch(v.epoch)) return undefined;
   if (v.deadUntil !== undefined && !int(v.deadUntil)) return undefined;
   if (v.live !== undefined && v.live !== true) return undefined;
   if (v.legacy !== undefined && !(Array.isArray(v.legacy) && v.legacy.every((id) => typeof id === 'string')))

@@ -1,7 +1,7 @@
 import type { ConsumedRecord } from '@sluice/kafka';
 import { headerText } from '@sluice/envelope';
 import { ORDERING_HEADER } from '../service/constants.ts';
-import { EPOCH_MAX_LENGTH } from './queue-rules.ts';
+import { isEpoch } from './queue-rules.ts';
 
 /** A waiting record's place as its header carries it: its number, the run of numbering it belongs to, whether it is a gap. */
 export interface HeaderPlace {
@@ -40,12 +40,7 @@ export function orderingHeaderOf(record: ConsumedRecord): {
     };
     const place = typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
     // An epoch that is not a short string names no run: the record matches none and is dropped as a copy.
-    const run =
-      epoch === undefined
-        ? undefined
-        : typeof epoch === 'string' && epoch.length <= EPOCH_MAX_LENGTH
-          ? epoch
-          : '\u0000';
+    const run = epoch === undefined ? undefined : isEpoch(epoch) ? epoch : '\u0000';
     return {
       round: typeof round === 'string' ? round : undefined,
       seq: place,
