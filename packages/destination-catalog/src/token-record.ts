@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { secretDigest } from '@sluice/secret-keyring';
 import { TOKEN_BYTES, TOKEN_PREFIX } from './constants.ts';
 import { type CatalogRecord, type Envelope, envelopeValue, isTime } from './envelope.ts';
 import { CatalogRecordError } from './errors.ts';
@@ -35,7 +36,7 @@ const TOKEN_ID = /^tok_[0-9a-f]{16}$/;
 const DIGEST = /^[0-9a-f]{64}$/;
 
 /** The SHA-256 of a token as 64 lowercase hex characters: what its record keeps, and what a request's token is looked up by. */
-export const tokenDigest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+export const tokenDigest = (token: string): string => secretDigest(token);
 
 /** A new token (`slt_` and its 32 random bytes as base64url) and its public id. */
 export function generateToken(): { id: string; token: string } {

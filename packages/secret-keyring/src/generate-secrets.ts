@@ -29,9 +29,17 @@ export function generateWriteKeyId(): string {
 }
 
 /**
- * What is kept of a write key: the SHA-256 of its UTF-8 bytes, 64 lowercase hex characters. What
- * ingest looks a presented key up by, so a file's key and a minted one are found the same way.
+ * What is kept of a secret shown once (a write key, an API token): the SHA-256 of its UTF-8 bytes,
+ * 64 lowercase hex characters, and what a presented one is looked up by.
+ */
+export function secretDigest(secret: string): string {
+  return hash('sha256', secret, 'hex');
+}
+
+/**
+ * What is kept of a write key (`secretDigest`). What ingest looks a presented key up by, so a
+ * file's key and a minted one are found the same way.
  */
 export function writeKeyDigest(key: string): string {
-  return hash('sha256', key, 'hex');
+  return secretDigest(key);
 }

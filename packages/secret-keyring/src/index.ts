@@ -10,6 +10,7 @@ export {
   generateWebhookSecret,
   generateWriteKey,
   generateWriteKeyId,
+  secretDigest,
   WRITE_KEY_PREFIX,
   writeKeyDigest,
 } from './generate-secrets.ts';
