@@ -16,78 +16,45 @@ type Message interface {
 //     (2026-11-21T23:34:15.123Z). Default: the time of the call.
 //   - MessageId: default a fresh UUID v4; give your own to make a message de-duplicable.
 
+// Each type's fields are grouped on a line by kind (maps, then strings); a struct literal names
+// them as usual, e.g. analytics.Track{UserId: "u1", Event: "Signed Up"}.
+
 // Identify says who a user is and what they are like. UserId or AnonymousId is required.
 type Identify struct {
-	Context      map[string]interface{}
-	Integrations map[string]interface{}
-	Traits       map[string]interface{}
-	AnonymousId  string
-	UserId       string
-	Timestamp    string
-	MessageId    string
+	Context, Integrations, Traits             map[string]interface{}
+	AnonymousId, UserId, Timestamp, MessageId string
 }
 
 // Track records something a user did. Event and one of UserId or AnonymousId are required.
 type Track struct {
-	Context      map[string]interface{}
-	Integrations map[string]interface{}
-	Properties   map[string]interface{}
-	AnonymousId  string
-	UserId       string
-	Event        string
-	Timestamp    string
-	MessageId    string
+	Context, Integrations, Properties                map[string]interface{}
+	AnonymousId, UserId, Event, Timestamp, MessageId string
 }
 
 // Page records a web page view. UserId or AnonymousId is required. Page fields (url, title,
 // referrer, path and custom keys) go on the wire under "properties"; Traits is the v2 name for
 // them and is merged under Properties (Properties wins on a shared key).
 type Page struct {
-	Context      map[string]interface{}
-	Integrations map[string]interface{}
-	Traits       map[string]interface{}
-	Properties   map[string]interface{}
-	AnonymousId  string
-	UserId       string
-	Name         string
-	Category     string
-	Timestamp    string
-	MessageId    string
+	Context, Integrations, Traits, Properties                 map[string]interface{}
+	AnonymousId, UserId, Name, Category, Timestamp, MessageId string
 }
 
 // Screen records a mobile screen view. UserId or AnonymousId is required.
 type Screen struct {
-	Context      map[string]interface{}
-	Integrations map[string]interface{}
-	Properties   map[string]interface{}
-	AnonymousId  string
-	UserId       string
-	Name         string
-	Category     string
-	Timestamp    string
-	MessageId    string
+	Context, Integrations, Properties                         map[string]interface{}
+	AnonymousId, UserId, Name, Category, Timestamp, MessageId string
 }
 
 // Group ties a user to a group. GroupId and one of UserId or AnonymousId are required.
 type Group struct {
-	Context      map[string]interface{}
-	Integrations map[string]interface{}
-	Traits       map[string]interface{}
-	AnonymousId  string
-	UserId       string
-	GroupId      string
-	Timestamp    string
-	MessageId    string
+	Context, Integrations, Traits                      map[string]interface{}
+	AnonymousId, UserId, GroupId, Timestamp, MessageId string
 }
 
 // Alias merges two identities. UserId (the new id) and PreviousId are required.
 type Alias struct {
-	Context      map[string]interface{}
-	Integrations map[string]interface{}
-	PreviousId   string
-	UserId       string
-	Timestamp    string
-	MessageId    string
+	Context, Integrations                    map[string]interface{}
+	PreviousId, UserId, Timestamp, MessageId string
 }
 
 // wireMessage is one message exactly as it goes on the wire, inside "batch"; the field order

@@ -14,17 +14,8 @@ export type {
   TrackParams,
   WireMessage,
 } from './message-types.ts';
-export {
-  AnalyticsError,
-  BatchRejectedError,
-  ClientClosedError,
-  DeliveryError,
-  InvalidOptionError,
-  MessageTooLargeError,
-  QueueFullError,
-  RetriesExhaustedError,
-  ValidationError,
-} from './errors.ts';
+// Every error the client throws or reports (each an AnalyticsError).
+export * from './errors.ts';
 export type { HttpRequest, HttpResponse, HttpTransport } from './http-transport.ts';
 export { createUndiciTransport, type UndiciTransportOptions } from './undici-transport.ts';
 export { systemClock, type Clock } from './clock.ts';

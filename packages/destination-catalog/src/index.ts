@@ -80,13 +80,7 @@ export {
   type TokenCreated,
   type TokenOutcome,
 } from './token-changes.ts';
-export {
-  TOKEN_ROLES,
-  type TokenDefinition,
-  tokenDigest,
-  type TokenEntry,
-  type TokenRole,
-} from './token-record.ts';
+export { type TokenDefinition, tokenDigest, type TokenEntry } from './token-record.ts';
 export { nameOf, type RecordKind, type Subject, subjectOfKey } from './record-key.ts';
 export { REDACTED, type RedactedEntry, redactEntry, type ShownSource, showSource } from './redact.ts';
 export type { JsonObject } from './secret-fields.ts';

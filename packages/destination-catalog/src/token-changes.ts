@@ -8,16 +8,15 @@ import {
   type Refusal,
   stamp,
 } from './change-basics.ts';
+import { TOKEN_ROLES, type TokenRole } from '@sluice/log-api';
 import { MAX_TOKENS } from './constants.ts';
 import { isObject } from './secret-fields.ts';
 import {
   generateToken,
   serializeToken,
   TOKEN_NAME,
-  TOKEN_ROLES,
   type TokenDefinition,
   type TokenEntry,
-  type TokenRole,
   tokenDigest,
 } from './token-record.ts';
 import type { CatalogRecord } from './envelope.ts';

@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { TOKEN_ROLES, type TokenRole } from '@sluice/log-api';
 import { secretDigest } from '@sluice/secret-keyring';
 import { TOKEN_BYTES, TOKEN_PREFIX } from './constants.ts';
 import { type CatalogRecord, type Envelope, envelopeValue, isTime } from './envelope.ts';
 import { CatalogRecordError } from './errors.ts';
 import { recordKey } from './record-key.ts';
 import type { JsonObject } from './secret-fields.ts';
-
-/** What a tenant token may do in its tenant (docs/reference/tokens.md): read, or also change and replay. */
-export const TOKEN_ROLES = ['read', 'manage'] as const;
-export type TokenRole = (typeof TOKEN_ROLES)[number];
 
 /** A tenant token as its record keeps it: never the token, its digest. */
 export interface TokenDefinition {

@@ -31,8 +31,10 @@ export {
 } from './sources.ts';
 export { type PortalLinkAnswer, portalLinkAnswer } from './portal-links.ts';
 export {
+  TOKEN_ROLES,
   type TokenCreatedAnswer,
   tokenCreatedAnswer,
+  type TokenRole,
   type TokenItem,
   type TokensList,
   tokensAnswer,

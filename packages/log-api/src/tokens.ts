@@ -1,11 +1,11 @@
-import { answerGuard, type Check, isText, isTime, listOf, objectOf } from './answer-guard.ts';
+import { answerGuard, isText, isTime, listOf, objectOf, oneOf } from './answer-guard.ts';
 
 /** A tenant token as `GET /api/v1/tokens` lists it: never the token or its digest (docs/reference/tokens.md). */
 export interface TokenItem {
   id: string;
   name: string;
   tenant: string;
-  role: 'read' | 'manage';
+  role: TokenRole;
   createdAt: string;
   createdBy: string;
   expiresAt?: string;
@@ -22,12 +22,15 @@ export interface TokenCreatedAnswer {
   secret: string;
 }
 
-const isRole: Check = (v, p) => (v === 'read' || v === 'manage' ? undefined : p);
+/** What a tenant token may do in its tenant (docs/reference/tokens.md): read, or also change and replay. */
+export const TOKEN_ROLES = ['read', 'manage'] as const;
+export type TokenRole = (typeof TOKEN_ROLES)[number];
+
 const isToken = objectOf<TokenItem>({
   id: isText,
   name: isText,
   tenant: isText,
-  role: isRole,
+  role: oneOf(TOKEN_ROLES),
   createdAt: isTime,
   createdBy: isText,
   expiresAt: (v, p) => (v === undefined ? undefined : isTime(v, p)),

@@ -6,20 +6,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * JavaScript modules the browser runs as they are (no build, no CDN). Read once, served from memory.
  */
 const DIR = new URL('../../../console/', import.meta.url);
+const HTML = 'text/html; charset=utf-8';
+/** The console's JavaScript modules, each served at `/console/<name>.js`. */
+const MODULES = ['app', 'ui', 'control', 'ledger', 'destination-form', 'origin', 'signing', 'rotate', 'portal'];
 const FILES: Record<string, { file: string; type: string }> = {
-  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/': { file: 'index.html', type: HTML },
   // Where a portal link opens the console (`/console/#portal=<token>`, docs/reference/portal-links.md).
-  '/console/': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  '/console/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
-  '/console/ui.js': { file: 'ui.js', type: 'text/javascript; charset=utf-8' },
-  '/console/control.js': { file: 'control.js', type: 'text/javascript; charset=utf-8' },
-  '/console/ledger.js': { file: 'ledger.js', type: 'text/javascript; charset=utf-8' },
-  '/console/destination-form.js': { file: 'destination-form.js', type: 'text/javascript; charset=utf-8' },
-  '/console/origin.js': { file: 'origin.js', type: 'text/javascript; charset=utf-8' },
-  '/console/signing.js': { file: 'signing.js', type: 'text/javascript; charset=utf-8' },
-  '/console/rotate.js': { file: 'rotate.js', type: 'text/javascript; charset=utf-8' },
-  '/console/portal.js': { file: 'portal.js', type: 'text/javascript; charset=utf-8' },
+  '/console/': { file: 'index.html', type: HTML },
   '/console/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
+  ...Object.fromEntries(
+    MODULES.map((name) => [`/console/${name}.js`, { file: `${name}.js`, type: 'text/javascript; charset=utf-8' }]),
+  ),
 };
 
 const cache = new Map<string, Buffer>();

@@ -1,4 +1,4 @@
-import { TOKEN_ROLES } from '@sluice/destination-catalog';
+import { TOKEN_ROLES } from '@sluice/log-api';
 import { errors, idParam, json, ref, time } from './openapi-schemas.ts';
 
 const name = { type: 'string', pattern: '^[A-Za-z0-9._-]+$', minLength: 1, maxLength: 100 };
