@@ -32,10 +32,19 @@ export interface DestinationActionRecord extends DestinationStateValue {
    * from records written before actions had one; readers then tell them apart by key and `at`.
    */
   id?: string;
+  /**
+   * The id of the token that did it (docs/reference/destination-actions.md, "Recorded actions"): a
+   * tenant token's id, `admin` for the config's admin token, a portal link's id, `sluice` for
+   * auto-disable. Absent from records written before actions named it; `by` is the token's name.
+   */
+  byTokenId?: string;
 }
 
 /** Longest action id read back (a UUID is 36 characters). */
 const MAX_ACTION_ID_CHARS = 64;
+
+/** What Sluice's own actions (auto-disable) record as `byTokenId`, beside `by: sluice`. */
+export const AUTO_TOKEN_ID = 'sluice';
 
 /** A fresh action id. */
 export const newActionId = (): string => randomUUID();
@@ -45,7 +54,7 @@ export function actionRecord(
   action: DestinationAction,
   destinationId: string,
   endpointRef: string | undefined,
-  change: Omit<DestinationStateValue, 'state'> & { id?: string },
+  change: Omit<DestinationStateValue, 'state'> & { id?: string; byTokenId?: string },
 ): DestinationActionRecord {
   return {
     action,
@@ -56,6 +65,7 @@ export function actionRecord(
     // Cut to the bounds every reader checks (a long last error in an auto-disable reason).
     reason: change.reason.slice(0, MAX_REASON_CHARS),
     by: change.by.slice(0, MAX_BY_CHARS),
+    ...(change.byTokenId !== undefined && { byTokenId: change.byTokenId.slice(0, MAX_BY_CHARS) }),
     at: change.at,
     ...(change.auto && { auto: true as const }),
   };
@@ -80,6 +90,7 @@ export function parseActionRecord(value: unknown): DestinationActionRecord | und
   if (v.endpointRef !== undefined && typeof v.endpointRef !== 'string') return undefined;
   if (v.id !== undefined && (typeof v.id !== 'string' || v.id === '' || v.id.length > MAX_ACTION_ID_CHARS))
     return undefined;
+  if (v.byTokenId !== undefined && (typeof v.byTokenId !== 'string' || v.byTokenId === '')) return undefined;
   return actionRecord(v.action, v.destinationId, v.endpointRef, v);
 }
 

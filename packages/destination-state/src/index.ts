@@ -18,6 +18,7 @@ export {
 export { DestinationStateError, InvalidStateValueError } from './errors.ts';
 export {
   actionRecord,
+  AUTO_TOKEN_ID,
   type ActionWriterOptions,
   appendDestinationAction,
   DestinationActionWriter,

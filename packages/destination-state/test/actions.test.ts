@@ -14,6 +14,20 @@ import {
 const at = '2026-11-26T06:00:00.000Z';
 
 describe('destination actions', () => {
+  it('names the token that did it by id beside its name, and reads a record written before it did', () => {
+    const record = actionRecord('pause', 'd', undefined, { reason: 'r', by: 'ana', byTokenId: 'tok_1', at, id: 'x' });
+    assert.equal(record.byTokenId, 'tok_1');
+    assert.deepEqual(parseActionRecord(JSON.parse(JSON.stringify(record))), record);
+    assert.deepEqual(
+      stateOf(record),
+      { state: 'paused', reason: 'r', by: 'ana', at },
+      'the state value stays as it was',
+    );
+    const { byTokenId: _, ...older } = record;
+    assert.deepEqual(parseActionRecord(older), older);
+    assert.equal(parseActionRecord({ ...record, byTokenId: 7 }), undefined);
+  });
+
   it('each action leads to its state, and its record carries the state value written', () => {
     assert.deepEqual(STATE_AFTER, { pause: 'paused', resume: 'active', disable: 'disabled', enable: 'active' });
     const record = actionRecord('disable', 'd', 'e1', { reason: 'no 2xx for 72h', by: 'sluice', at, auto: true });

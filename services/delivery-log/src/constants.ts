@@ -76,8 +76,8 @@ export const EVICT_HIGH_WATER = 0.8;
 /** Share of the messages, the oldest, that one eviction deletes. */
 export const EVICT_FRACTION = 0.1;
 
-/** Destination control: the newest actions kept in memory and listed at most, the default page, and a reason's length. */
-export const MAX_ACTIONS_KEPT = 1_000;
+/** Destination control: the recorded actions a page holds at most and by default, and a reason's length. */
+export const MAX_ACTIONS_PAGE = 1_000;
 export const DEFAULT_ACTIONS_PAGE = 50;
 export const MAX_REASON_LENGTH = 500;
 /** How long the start waits to have read the destination states that existed when it started. */

@@ -9,6 +9,7 @@ import { KafkaDestinationControl } from './adapters/kafka/destination-control.ts
 import { openDatabase, type Sql } from './adapters/db/database.ts';
 import { IngestBatcher } from './adapters/kafka/ingest-batcher.ts';
 import { LedgerMonitor } from './adapters/db/ledger-monitor.ts';
+import { ActionLog } from './adapters/db/action-log.ts';
 import { ChangeAudit } from './adapters/db/change-audit.ts';
 import { migrate } from './adapters/db/migrations.ts';
 import { Pruner } from './adapters/db/pruner.ts';
@@ -111,6 +112,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
       maxSizeBytes: () => maxSizeBytes(ctx.config.current, sql.kind),
     });
     await life.start({ name: 'pruner', stop: () => pruner.stop() }, () => pruner.start());
+    const actions = new ActionLog(sql);
     const control = new KafkaDestinationControl({
       kafka,
       topics: { state: initial.kafka.topics.destinationState, actions: initial.kafka.topics.destinationActions },
@@ -118,6 +120,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
       logger,
       now,
       retry: life.startup,
+      keeper: actions,
     });
     await life.start({ name: 'destination control', stop: () => control.stop() }, () => control.start());
     const ledger = new LedgerMonitor({ store, now, config: () => ctx.config.current, control, metrics, logger });
@@ -132,6 +135,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
         now,
         logger,
         control,
+        actions,
         definitions: { ...definitions, changes: new ChangeAudit(sql, 'destination') },
         sources: { ...definitions, changes: new ChangeAudit(sql, 'source') },
         tokens: definitions,

@@ -71,10 +71,19 @@ describe('authorization policy', () => {
   });
 
   it('limits a portal link whose grant names a destination to that destination', () => {
-    const limited = { role: 'portal', name: 'portal:x by admin', tenant: 'a', destinationId: 'a-1' } as const;
+    const limited = {
+      role: 'portal',
+      name: 'portal:x by admin',
+      tokenId: 'x',
+      tenant: 'a',
+      destinationId: 'a-1',
+    } as const;
     assert.equal(seesOwnDestination(limited, 'a-1'), true);
     assert.equal(seesOwnDestination(limited, 'a-2'), false);
-    assert.equal(seesOwnDestination({ role: 'portal', name: 'portal:y by admin', tenant: 'a' }, 'a-2'), true);
-    assert.equal(seesOwnDestination({ role: 'manage', name: 'm', tenant: 'a' }, 'a-2'), true);
+    assert.equal(
+      seesOwnDestination({ role: 'portal', name: 'portal:y by admin', tokenId: 'y', tenant: 'a' }, 'a-2'),
+      true,
+    );
+    assert.equal(seesOwnDestination({ role: 'manage', name: 'm', tokenId: 'tok_m', tenant: 'a' }, 'a-2'), true);
   });
 });

@@ -3,11 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import { ensureTopics, type Kafka } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
 import { createTestTopics, readTopic, testConfig, testKafka, uniqueName, waitUntil } from '@sluice/testkit';
+import { ActionLog } from '../src/adapters/db/action-log.ts';
+import type { Sql } from '../src/adapters/db/database.ts';
 import { KafkaDestinationControl } from '../src/adapters/kafka/destination-control.ts';
+import { testDatabase } from './helpers.ts';
 
 /**
  * The delivery log's destination control on the real broker, its clock fixed: an action and its
- * state are written together or not at all, and two actions on one key in one millisecond stay two.
+ * state are written together or not at all, and two actions on one key in one millisecond stay two
+ * (each kept once in the log's database, however often the topic is read).
  */
 describe('destination control: actions and states written together', { timeout: 120_000 }, () => {
   const config = testConfig();
@@ -16,8 +20,17 @@ describe('destination control: actions and states written together', { timeout: 
   const at = Date.parse('2026-11-28T04:00:00.000Z');
   let kafka: Kafka;
   const controls: KafkaDestinationControl[] = [];
+  let sql: Sql;
+  let kept: ActionLog;
   const control = async (t: { state: string; actions: string }) => {
-    const c = new KafkaDestinationControl({ kafka, topics: t, clientId: uniqueName('control'), logger, now: () => at });
+    const c = new KafkaDestinationControl({
+      kafka,
+      topics: t,
+      clientId: uniqueName('control'),
+      logger,
+      now: () => at,
+      keeper: kept,
+    });
     controls.push(c);
     await c.start();
     return c;
@@ -35,10 +48,14 @@ describe('destination control: actions and states written together', { timeout: 
   before(async () => {
     kafka = testKafka();
     await createTestTopics(kafka, config);
+    sql = await testDatabase();
+    kept = new ActionLog(sql);
   });
   after(async () => {
     for (const c of controls) await c.stop();
+    await sql.close();
   });
+  const listed = async () => (await kept.page({ limit: 10 }))!.actions;
 
   it('an action whose record cannot be written changes no state', async () => {
     // An actions topic that refuses every record (each is larger than it takes): the append fails.
@@ -58,25 +75,31 @@ describe('destination control: actions and states written together', { timeout: 
       await admin.disconnect();
     }
     const broken = await control({ state: topics.state, actions: refusing });
-    await assert.rejects(broken.act('d', undefined, 'pause', 'maintenance '.repeat(20), 'ana'));
+    await assert.rejects(
+      broken.act({
+        destinationId: 'd',
+        action: 'pause',
+        reason: 'maintenance '.repeat(20),
+        by: 'ana',
+        byTokenId: 'tok_a',
+      }),
+    );
     assert.equal(await written(topics.state), 0, 'no state record without its action record');
     assert.equal(broken.get('d'), undefined);
   });
 
   it('two actions on one key in the same millisecond: both recorded, in order, each with its state', async () => {
     const c = await control(topics);
-    const paused = await c.act('d', 'https://e.example/h', 'pause', 'maintenance', 'ana');
-    const resumed = await c.act('d', 'https://e.example/h', 'resume', 'done', 'ana');
+    const on = { destinationId: 'd', endpointRef: 'https://e.example/h', by: 'ana', byTokenId: 'tok_a' };
+    const paused = await c.act({ ...on, action: 'pause', reason: 'maintenance' });
+    const resumed = await c.act({ ...on, action: 'resume', reason: 'done' });
     assert.equal(paused.at, resumed.at, 'one millisecond');
     assert.notEqual(paused.id, resumed.id);
-    await waitUntil(() => c.actions(10).length === 2, 10_000, 'both actions listed');
-    assert.deepEqual(
-      c.actions(10).map((a) => [a.action, a.id]),
-      [
-        ['resume', resumed.id],
-        ['pause', paused.id],
-      ],
-    );
+    assert.equal(paused.byTokenId, 'tok_a');
+    // A second reader of the same topic into the same database: each action still kept once.
+    await control(topics);
+    await waitUntil(async () => (await listed()).length === 2, 10_000, 'both actions listed');
+    assert.deepEqual(await listed(), [resumed, paused], 'newest first, each as written, its token id included');
     assert.equal(c.get('d', 'https://e.example/h')?.state, 'active');
     // Kafka holds both records of each action: two actions, two states (the latest one in force).
     const actions = await readTopic(kafka, topics.actions, { count: 2 });

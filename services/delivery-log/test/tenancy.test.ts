@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { tenantOfChange } from '../src/domain/tenancy.ts';
 
-const admin = { role: 'admin', name: 'admin' } as const;
-const acme = { role: 'manage', name: 'acme-ops', tenant: 'acme' } as const;
+const admin = { role: 'admin', name: 'admin', tokenId: 'admin' } as const;
+const acme = { role: 'manage', name: 'acme-ops', tokenId: 'tok_acme', tenant: 'acme' } as const;
 
 describe('the tenant a change writes (docs/reference/tenants.md)', () => {
   it("gives the admin's create its choice, else default; a replace keeps the tenant it had; a patch leaves it", () => {

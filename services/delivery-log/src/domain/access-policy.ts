@@ -12,15 +12,21 @@
 export const ROLES = ['admin', 'manage', 'read', 'portal'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** The token id the config's admin token is recorded by (`byTokenId`): it has no record of its own. */
+export const ADMIN_TOKEN_ID = 'admin';
+
 /**
  * Who a request authenticated as: the admin (the config's token, named `admin`), a tenant token,
  * by its name (what an action's `by` records) and its tenant, or a portal link, named
  * `portal:<link id> by <minter>`, for its tenant and, when its grant names one, one destination.
+ * `tokenId` is what actions and changes record as `byTokenId`: `ADMIN_TOKEN_ID` for the admin, a
+ * tenant token's id (`tok_…`), a portal link's id.
  */
-export type Principal =
-  | { role: 'admin'; name: string }
-  | { role: 'manage' | 'read'; name: string; tenant: string }
-  | { role: 'portal'; name: string; tenant: string; destinationId?: string };
+export type Principal = { name: string; tokenId: string } & (
+  | { role: 'admin' }
+  | { role: 'manage' | 'read'; tenant: string }
+  | { role: 'portal'; tenant: string; destinationId?: string }
+);
 
 /** What a route asks of its caller: the admin, or a tenant token that may read or also change its tenant's things. */
 export const SCOPES = ['admin', 'tenant:manage', 'tenant:read'] as const;

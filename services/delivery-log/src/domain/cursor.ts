@@ -1,6 +1,38 @@
 import { MAX_TIME_MS, MIN_TIME_MS } from '../constants.ts';
 
-/** Where a page of the message list ends: the last row's sort key. Opaque to clients (base64url JSON). */
+/**
+ * Where a page of a list ordered by time ends: the last row's time (epoch ms) and the keys that
+ * order the rows of one time. Opaque to clients (base64url JSON).
+ */
+export interface TimeCursor {
+  at: number;
+  keys: string[];
+}
+
+export function encodeTimeCursor(c: TimeCursor): string {
+  return Buffer.from(JSON.stringify([c.at, ...c.keys])).toString('base64url');
+}
+
+/**
+ * The cursor a client sent back, or undefined when it is not one this service could have written:
+ * a whole time within `MIN_TIME_MS`–`MAX_TIME_MS` and `keyCount` strings, none with a character the
+ * database cannot hold (a forged cursor is a 400, never a query the database refuses).
+ */
+export function decodeTimeCursor(text: string, keyCount: number): TimeCursor | undefined {
+  if (text.length > 1_024 || !/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
+  try {
+    const v: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (!Array.isArray(v) || v.length !== keyCount + 1) return undefined;
+    const [at, ...keys] = v as unknown[];
+    if (typeof at !== 'number' || !Number.isInteger(at) || at < MIN_TIME_MS || at > MAX_TIME_MS) return undefined;
+    if (!keys.every((k): k is string => typeof k === 'string' && !k.includes('\u0000'))) return undefined;
+    return { at, keys };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a page of the message list ends: the last row's sort key. */
 export interface Cursor {
   receivedAt: number;
   sourceId: string;
@@ -8,31 +40,13 @@ export interface Cursor {
 }
 
 export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.receivedAt, c.sourceId, c.messageId])).toString('base64url');
+  return encodeTimeCursor({ at: c.receivedAt, keys: [c.sourceId, c.messageId] });
 }
 
-/**
- * The cursor a client sent back, or undefined when it is not one this service could have written:
- * a whole time within `MIN_TIME_MS`–`MAX_TIME_MS` and two strings (whose ids the caller checks as
- * any id: a forged cursor is a 400, never a query the database refuses).
- */
+/** A message list's cursor (whose ids the caller checks as any id), or undefined (`decodeTimeCursor`). */
 export function decodeCursor(text: string): Cursor | undefined {
-  if (text.length > 1_024 || !/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
-  try {
-    const v: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (!Array.isArray(v) || v.length !== 3) return undefined;
-    const [receivedAt, sourceId, messageId] = v as unknown[];
-    if (
-      typeof receivedAt !== 'number' ||
-      !Number.isInteger(receivedAt) ||
-      receivedAt < MIN_TIME_MS ||
-      receivedAt > MAX_TIME_MS ||
-      typeof sourceId !== 'string' ||
-      typeof messageId !== 'string'
-    )
-      return undefined;
-    return { receivedAt, sourceId, messageId };
-  } catch {
-    return undefined;
-  }
+  const c = decodeTimeCursor(text, 2);
+  if (c === undefined) return undefined;
+  const [sourceId, messageId] = c.keys as [string, string];
+  return { receivedAt: c.at, sourceId, messageId };
 }

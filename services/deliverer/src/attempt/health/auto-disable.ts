@@ -1,6 +1,7 @@
 import type { SluiceConfig } from '@sluice/config';
 import {
   actionRecord,
+  AUTO_TOKEN_ID,
   appendDestinationAction,
   newActionId,
   stateKey,
@@ -127,6 +128,7 @@ export class AutoDisable {
     const record = actionRecord('disable', destinationId, endpointRef, {
       reason,
       by: AUTO_ACTOR,
+      byTokenId: AUTO_TOKEN_ID,
       at,
       auto: true,
       id: newActionId(),

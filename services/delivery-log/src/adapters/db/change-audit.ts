@@ -1,6 +1,8 @@
 import type { RecordKind } from '@sluice/destination-catalog';
-import type { AuditedChange } from '../../domain/audit.ts';
+import type { AuditedChange, ChangesQuery } from '../../domain/audit.ts';
+import { encodeTimeCursor } from '../../domain/cursor.ts';
 import type { Sql } from './database.ts';
+import { iso, ms } from './sql-values.ts';
 
 /** A row of `destination_changes` or `source_changes`, its id column read as `subject_id`. */
 interface ChangeRow {
@@ -8,6 +10,7 @@ interface ChangeRow {
   version: number;
   change: string;
   changed_by: string;
+  changed_by_token_id: string | null;
   changed_at: string | Date;
   fields: string[] | string;
 }
@@ -21,9 +24,26 @@ const TABLES = {
   source: { table: 'source_changes', id: 'source_id' },
 } as const satisfies Record<AuditedKind, { table: string; id: string }>;
 
+/** A page of the audit, newest first, and the cursor of the next (null: none follows). */
+export interface ChangesPage {
+  changes: AuditedChange[];
+  nextCursor: string | null;
+}
+
+const changeOf = (r: ChangeRow): AuditedChange => ({
+  subjectId: r.subject_id,
+  version: Number(r.version),
+  change: r.change,
+  by: r.changed_by,
+  ...(r.changed_by_token_id !== null && { byTokenId: r.changed_by_token_id }),
+  at: new Date(r.changed_at).toISOString(),
+  fields: typeof r.fields === 'string' ? (JSON.parse(r.fields) as string[]) : r.fields,
+});
+
 /**
  * The audit of the runtime destinations or of the runtime sources in the log's database: one row
- * per change made through the API (docs/reference/runtime-destinations.md, "Audit").
+ * per change made through the API (docs/reference/runtime-destinations.md, "Audit"), pruned with
+ * the log (retention.ts).
  */
 export class ChangeAudit {
   readonly #sql: Sql;
@@ -37,27 +57,51 @@ export class ChangeAudit {
   async record(change: AuditedChange): Promise<void> {
     const { table, id } = this.#table;
     await this.#sql.query(
-      `insert into ${table} (${id}, version, change, changed_by, changed_at, fields)
-       values ($1, $2, $3, $4, $5, $6::jsonb) on conflict do nothing`,
-      [change.subjectId, change.version, change.change, change.by, change.at, JSON.stringify(change.fields)],
+      `insert into ${table} (${id}, version, change, changed_by, changed_by_token_id, changed_at, fields)
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb) on conflict do nothing`,
+      [
+        change.subjectId,
+        change.version,
+        change.change,
+        change.by,
+        change.byTokenId ?? null,
+        change.at,
+        JSON.stringify(change.fields),
+      ],
     );
   }
 
-  /** The newest changes first, of one destination (or source) or of all. */
-  async list(query: { limit: number; subjectId?: string }): Promise<AuditedChange[]> {
+  /**
+   * The newest changes first, after the cursor: of one destination (or source) or of all, and of
+   * those `subjectIds` only when given (a tenant's), filtered in the statement so that a page is
+   * full whenever more rows follow.
+   */
+  async list(query: ChangesQuery & { subjectIds?: readonly string[] }): Promise<ChangesPage> {
     const { table, id } = this.#table;
+    const after = query.after;
     const rows = await this.#sql.query<ChangeRow>(
-      `select ${id} as subject_id, version, change, changed_by, changed_at, fields from ${table}
-       where $1::text is null or ${id} = $1 order by changed_at desc, version desc limit $2`,
-      [query.subjectId ?? null, query.limit],
+      `select ${id} as subject_id, version, change, changed_by, changed_by_token_id, changed_at, fields from ${table}
+       where ($1::text is null or ${id} = $1)
+         and ($2::text[] is null or ${id} = any ($2::text[]))
+         and ($3::timestamptz is null or (changed_at, ${id}, version) < ($3::timestamptz, $4::text, $5::integer))
+       order by changed_at desc, ${id} desc, version desc limit $6`,
+      [
+        query.subjectId ?? null,
+        query.subjectIds === undefined ? null : [...query.subjectIds],
+        after === undefined ? null : iso(after.at),
+        after?.subjectId ?? null,
+        after?.version ?? null,
+        query.limit + 1,
+      ],
     );
-    return rows.map((r) => ({
-      subjectId: r.subject_id,
-      version: Number(r.version),
-      change: r.change,
-      by: r.changed_by,
-      at: new Date(r.changed_at).toISOString(),
-      fields: typeof r.fields === 'string' ? (JSON.parse(r.fields) as string[]) : r.fields,
-    }));
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      changes: page.map(changeOf),
+      nextCursor:
+        rows.length > query.limit && last !== undefined
+          ? encodeTimeCursor({ at: ms(last.changed_at), keys: [last.subject_id, String(last.version)] })
+          : null,
+    };
   }
 }

@@ -182,6 +182,33 @@ export const MIGRATIONS: readonly string[] = [
   );
   create index source_changes_at on source_changes (changed_at desc);
   `,
+  // Who made a change, by token id beside its name (docs/reference/tokens.md, "What is recorded"):
+  // null on rows from before. The actions on destinations (docs/reference/destination-actions.md,
+  // "Recorded actions"), kept once each as the log reads them: by action id, or for a record written
+  // before actions had one by its key and time; pruned by `at` with the log (retention.ts), listed
+  // newest first (in the order kept within one millisecond), per destination for a tenant.
+  `
+  alter table destination_changes add column changed_by_token_id text;
+  alter table source_changes add column changed_by_token_id text;
+  create index destination_changes_subject on destination_changes (destination_id, changed_at desc);
+  create index source_changes_subject on source_changes (source_id, changed_at desc);
+  create table destination_actions (
+    seq bigserial not null,
+    action_key text primary key,
+    id text,
+    destination_id text not null,
+    endpoint_ref text,
+    action text not null,
+    state text not null,
+    reason text not null,
+    by_name text not null,
+    by_token_id text,
+    at timestamptz not null,
+    auto boolean not null default false
+  );
+  create index destination_actions_at on destination_actions (at desc, seq desc);
+  create index destination_actions_destination on destination_actions (destination_id, at desc, seq desc);
+  `,
 ];
 
 /** Applies the migrations not yet applied; returns the database's instance id (made on first start). */

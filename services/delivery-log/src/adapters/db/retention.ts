@@ -18,6 +18,10 @@ const TIMED_TABLES = [
   ['dead_letters', 'kept_at'],
   ['unstored', 'at'],
   ['deletions', 'requested_at'],
+  // The audit: actions on destinations and changes of runtime destinations and sources, kept as long as the log.
+  ['destination_actions', 'at'],
+  ['destination_changes', 'changed_at'],
+  ['source_changes', 'changed_at'],
 ] as const;
 
 /** Every table that holds records of the log (their size is the log's size). */

@@ -7,6 +7,7 @@ import { checkParams } from '../../domain/query.ts';
 import type { DeliveryLogMetrics } from '../../metrics.ts';
 import type { LogReader } from '../db/read-store.ts';
 import type { DestinationControl } from '../kafka/destination-control.ts';
+import type { ActionLog } from '../db/action-log.ts';
 import type { Replayer } from '../kafka/replayer.ts';
 import { allows, type Principal } from '../../domain/access-policy.ts';
 import { authenticate, type FailureReason } from './auth.ts';
@@ -36,6 +37,8 @@ export interface ApiDeps {
   logger: Logger;
   /** Runtime state of destinations and endpoints, and the actions on them. */
   control: DestinationControl;
+  /** The recorded actions on destinations, in the log's database. */
+  actions: Pick<ActionLog, 'page'>;
   /** The config file's destinations and the runtime destinations' catalog (undefined: runtime destinations off). */
   definitions: Pick<DefinitionRouteDeps, 'file' | 'catalog' | 'changes'>;
   /** The config file's sources and the catalog's, with the sources' audit (docs/reference/runtime-sources.md). */
@@ -88,7 +91,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
 export function apiRoutes(deps: ApiDeps): Route[] {
   const { store, control, config, now } = deps;
   return [
-    ...controlRoutes({ store, control, config }),
+    ...controlRoutes({ store, control, actions: deps.actions, config }),
     ...definitionRoutes({ ...deps.definitions, config, now, logger: deps.logger }),
     destinationTestRoute({ config, now, logger: deps.logger }),
     ...sourceRoutes({ ...deps.sources, config, now, logger: deps.logger }),

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type TokenEntry, tokenDigest } from '@sluice/destination-catalog';
-import type { Principal } from '../../domain/access-policy.ts';
+import { ADMIN_TOKEN_ID, type Principal } from '../../domain/access-policy.ts';
 import { type PortalLinkContext, type PortalLinkRefusal, readPortalLink } from '../../domain/portal-link.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -51,7 +51,7 @@ function portalPrincipal(portal: PortalLinkContext | undefined, token: string): 
   const name = `portal:${id} by ${mintedBy}`;
   return {
     ok: true,
-    principal: { role: 'portal', name, tenant, ...(destinationId !== undefined && { destinationId }) },
+    principal: { role: 'portal', name, tokenId: id, tenant, ...(destinationId !== undefined && { destinationId }) },
   };
 }
 
@@ -65,15 +65,16 @@ export function authenticate(credentials: Credentials, req: IncomingMessage): Au
   const header = req.headers.authorization;
   const given = bearerOf(header);
   if (given === undefined) return { ok: false, reason: 'missing' };
-  if (bearerMatches(header, credentials.adminToken)) return { ok: true, principal: { role: 'admin', name: 'admin' } };
+  if (bearerMatches(header, credentials.adminToken))
+    return { ok: true, principal: { role: 'admin', name: 'admin', tokenId: ADMIN_TOKEN_ID } };
   if (given.startsWith(PORTAL_PREFIX)) return portalPrincipal(credentials.portal, given);
   const hash = Buffer.from(tokenDigest(given), 'hex');
   for (const { definition } of credentials.tokens()) {
     if (!timingSafeEqual(hash, Buffer.from(definition.hash, 'hex'))) continue;
     if (definition.expiresAt !== undefined && Date.parse(definition.expiresAt) <= credentials.now())
       return { ok: false, reason: 'expired' };
-    const { name, role, tenant } = definition;
-    return { ok: true, principal: { role, name, tenant } };
+    const { id, name, role, tenant } = definition;
+    return { ok: true, principal: { role, name, tokenId: id, tenant } };
   }
   return { ok: false, reason: 'invalid' };
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../../domain/access-policy.ts';
+import type { Actor } from '../../domain/audit.ts';
 
 /** Who each request in hand authenticated as, set by the API's handler before its route runs. */
 const callers = new WeakMap<IncomingMessage, Principal>();
@@ -14,4 +15,10 @@ export function callerOf(req: IncomingMessage): Principal {
   const principal = callers.get(req);
   if (principal === undefined) throw new Error('a route ran before its caller was authenticated');
   return principal;
+}
+
+/** Who a request is, as actions and changes record them: the token's name and its id. */
+export function actorOf(req: IncomingMessage): Actor {
+  const { name, tokenId } = callerOf(req);
+  return { by: name, byTokenId: tokenId };
 }

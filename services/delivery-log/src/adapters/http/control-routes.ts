@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { LIMITS, type SluiceConfig } from '@sluice/config';
-import { callerOf } from './caller.ts';
+import { actorOf } from './caller.ts';
 import { scopeOf } from './tenant-scope.ts';
-import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../../constants.ts';
-import { checkId } from '../../domain/query.ts';
+import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_PAGE, MAX_REASON_LENGTH } from '../../constants.ts';
+import { checkId, checkInt } from '../../domain/query.ts';
 import {
   CONTROL_ACTIONS,
   type ControlAction,
@@ -12,10 +12,13 @@ import {
 } from '../kafka/destination-control.ts';
 import { badRequest, HttpError, pathId, readJson, type Route } from './http-io.ts';
 import type { LogReader } from '../db/read-store.ts';
+import type { ActionLog } from '../db/action-log.ts';
 
 export interface ControlRouteDeps {
   store: LogReader;
   control: DestinationControl;
+  /** The recorded actions, in the log's database. */
+  actions: Pick<ActionLog, 'page'>;
   config: () => SluiceConfig;
 }
 
@@ -82,26 +85,36 @@ function listDestinations({ store, control, config }: ControlRouteDeps): Route {
   };
 }
 
-/** `GET /api/v1/destination-actions`: the newest recorded actions. */
-function listDestinationActions({ control, config }: ControlRouteDeps): Route {
+/**
+ * `GET /api/v1/destination-actions`: the recorded actions, newest first, a page at a time; a
+ * tenant's (its destinations' ids) chosen in the database's statement, so its page is full
+ * whenever more of its actions follow.
+ */
+function listDestinationActions({ actions, config }: ControlRouteDeps): Route {
   return {
     method: 'GET',
     pattern: /^\/api\/v1\/destination-actions$/,
     name: 'listDestinationActions',
-    params: ['limit'],
+    params: ['limit', 'cursor'],
     run: async (_m, url, req) => {
-      const raw = url.searchParams.get('limit');
-      const limit = raw === null ? DEFAULT_ACTIONS_PAGE : Number(raw);
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIONS_KEPT)
-        throw new HttpError(
-          400,
-          'invalid_parameter',
-          `limit must be an integer from 1 to ${MAX_ACTIONS_KEPT}`,
-          'limit',
-        );
+      const limit = checkInt('limit', url.searchParams.get('limit'), DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_PAGE);
+      if (!limit.ok) throw badRequest(limit);
       const scope = scopeOf(req, config());
-      const actions = control.actions(MAX_ACTIONS_KEPT).filter((a) => scope.seesDestination(a.destinationId));
-      return [200, { actions: actions.slice(0, limit) }];
+      const destinationIds =
+        scope.tenant === undefined
+          ? undefined
+          : config()
+              .destinations.filter((d) => scope.seesDestination(d.id))
+              .map((d) => d.id);
+      const cursor = url.searchParams.get('cursor') ?? undefined;
+      const page = await actions.page({
+        limit: limit.value,
+        ...(cursor !== undefined && { cursor }),
+        ...(destinationIds && { destinationIds }),
+      });
+      if (page === undefined)
+        throw new HttpError(400, 'invalid_parameter', 'cursor is not a cursor this API returned', 'cursor');
+      return [200, page];
     },
   };
 }
@@ -122,7 +135,13 @@ export function controlRoutes(deps: ControlRouteDeps): Route[] {
   const act = async (target: { id: string; ref?: string; action: ControlAction }, req: IncomingMessage) => {
     const { id, ref, action } = target;
     const { reason } = actionBody(await readJson(req));
-    const record = await control.act(id, ref, action, reason, callerOf(req).name);
+    const record = await control.act({
+      destinationId: id,
+      ...(ref !== undefined && { endpointRef: ref }),
+      action,
+      reason,
+      ...actorOf(req),
+    });
     return [200, { action: record, ...stateView(control.get(id, ref)) }] as [number, unknown];
   };
   return [

@@ -87,22 +87,22 @@ export function definitionRoutes(deps: DefinitionRouteDeps): Route[] {
     remove: (writer, request) => writer.delete(request),
     edits: ({ route, versioned, settle }) => [
       route('PUT', 'replaceDefinition', async (m, _url, req) => {
-        const { writer, request, before } = versioned(m, req);
+        const { writer, request, before, actor } = versioned(m, req);
         const body = inCallerTenant(req, { body: await readJson(req), current: tenantOf(before), form: 'whole' });
         checkUrls(deps.config(), body);
-        return settle(await writer.replace({ ...request, definition: body }), { before, by: request.by });
+        return settle(await writer.replace({ ...request, definition: body }), { before, actor });
       }),
       route('PATCH', 'patchDefinition', async (m, _url, req) => {
-        const { writer, request, before } = versioned(m, req);
+        const { writer, request, before, actor } = versioned(m, req);
         const body = inCallerTenant(req, { body: await readJson(req), current: tenantOf(before), form: 'patch' });
         checkUrls(deps.config(), body);
-        return settle(await writer.patch({ ...request, patch: body }), { before, by: request.by });
+        return settle(await writer.patch({ ...request, patch: body }), { before, actor });
       }),
       {
         ...route('POST', 'rotateDefinitionSecret', async (m, _url, req) => {
-          const { writer, request, before } = versioned(m, req);
+          const { writer, request, before, actor } = versioned(m, req);
           const body = await readJson(req);
-          return settle(await writer.rotate({ ...request, ...rotateBody(body) }), { before, by: request.by });
+          return settle(await writer.rotate({ ...request, ...rotateBody(body) }), { before, actor });
         }),
         pattern: new RegExp(`^${DESTINATION_RESOURCE.base}/([^/]+)/rotate-secret$`),
       },

@@ -1,7 +1,19 @@
 import { LIMITS } from '@sluice/config';
-import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_KEPT, MAX_REASON_LENGTH } from '../../constants.ts';
+import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_PAGE, MAX_REASON_LENGTH } from '../../constants.ts';
 import { CONTROL_ACTIONS } from '../kafka/destination-control.ts';
-import { errors, id, idParam, json, nullable, ref, time, queryLimit } from './openapi-schemas.ts';
+import {
+  byTokenId,
+  errors,
+  id,
+  idParam,
+  json,
+  nextCursor,
+  nullable,
+  queryCursor,
+  queryLimit,
+  ref,
+  time,
+} from './openapi-schemas.ts';
 
 const stateName = { type: 'string', enum: ['active', 'paused', 'disabled'] } as const;
 const stateProperties = {
@@ -30,7 +42,7 @@ export const controlSchemas = {
         ...id,
         deprecated: true,
         description:
-          'Ignored: the action is recorded by the name of the token that calls (`admin` for the admin token)',
+          'Ignored: the action is recorded by the name and the id of the token that calls (`admin` for the admin token)',
       },
     },
   },
@@ -47,7 +59,8 @@ export const controlSchemas = {
       },
       state: stateName,
       reason: { type: 'string' },
-      by: { type: 'string', description: '`sluice` for auto-disable' },
+      by: { type: 'string', description: 'The name of the token that did it; `sluice` for auto-disable' },
+      byTokenId,
       at: time,
       auto: { type: 'boolean', const: true },
     },
@@ -59,8 +72,8 @@ export const controlSchemas = {
   },
   ControlActions: {
     type: 'object',
-    required: ['actions'],
-    properties: { actions: { type: 'array', items: ref('ControlActionRecord') } },
+    required: ['actions', 'nextCursor'],
+    properties: { actions: { type: 'array', items: ref('ControlActionRecord') }, nextCursor },
   },
 };
 
@@ -110,8 +123,9 @@ export const controlPaths = {
   '/api/v1/destination-actions': {
     get: {
       operationId: 'listDestinationActions',
-      summary: 'The recorded actions on destinations and endpoints, newest first (auto-disable included)',
-      parameters: [queryLimit({ max: MAX_ACTIONS_KEPT, default: DEFAULT_ACTIONS_PAGE })],
+      summary:
+        "The recorded actions on destinations and endpoints, newest first (auto-disable included), kept as long as the log's retention",
+      parameters: [queryLimit({ max: MAX_ACTIONS_PAGE, default: DEFAULT_ACTIONS_PAGE }), queryCursor],
       responses: { '200': { description: 'Actions', ...json(ref('ControlActions')) }, ...errors },
     },
   },

@@ -62,6 +62,25 @@ export const queryLimit = (page: { max: number; default: number }) => ({
   required: false,
   schema: { type: 'integer', minimum: 1, maximum: page.max, default: page.default },
 });
+/** The `cursor` query parameter of a paged list: the `nextCursor` of the page before. */
+export const queryCursor = {
+  name: 'cursor',
+  in: 'query',
+  required: false,
+  description: '`nextCursor` of the previous page',
+  schema: { type: 'string', maxLength: 1024 },
+};
+/** The `nextCursor` of a page. */
+export const nextCursor = {
+  oneOf: [{ type: 'string' }, { type: 'null' }],
+  description: 'Pass as `cursor` for the next page; null on the last page',
+};
+/** Who did an action or made a change, by token id (docs/reference/tokens.md, "What is recorded"). */
+export const byTokenId = {
+  type: 'string',
+  description:
+    "The id of the token that did it: a tenant token's (`tok_…`), `admin` for the admin token, a portal link's id, `sluice` for Sluice itself (auto-disable). Absent on records from before it was recorded",
+};
 export const queryTime = (name: string, description: string) => ({
   name,
   in: 'query',

@@ -1,5 +1,17 @@
 import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE } from '../../domain/audit.ts';
-import { errors, id, idParam, json, queryId, queryLimit, ref, time } from './openapi-schemas.ts';
+import {
+  byTokenId,
+  errors,
+  id,
+  idParam,
+  json,
+  nextCursor,
+  queryCursor,
+  queryId,
+  queryLimit,
+  ref,
+  time,
+} from './openapi-schemas.ts';
 import type { VersionedResource } from './versioned-resource.ts';
 
 const etag = { ETag: { description: 'The version, quoted: send it back as `If-Match`', schema: { type: 'string' } } };
@@ -8,13 +20,6 @@ const ifMatch = {
   in: 'header',
   required: true,
   description: 'The ETag of the version the change is made on (428 without it, 412 when it is no longer current)',
-  schema: { type: 'string' },
-};
-const cursor = {
-  name: 'cursor',
-  in: 'query',
-  required: false,
-  description: '`nextCursor` of the previous page',
   schema: { type: 'string' },
 };
 const error = (description: string) => ({ description, ...json(ref('Error')) });
@@ -66,7 +71,7 @@ export function versionedPaths(context: VersionedPathsContext): Record<string, o
       get: {
         operationId: `list${name}s`,
         summary: summaries.list,
-        parameters: [...(context.list.filters ?? []), queryLimit(context.list.page), cursor],
+        parameters: [...(context.list.filters ?? []), queryLimit(context.list.page), queryCursor],
         responses: { '200': { description: 'One page', ...json(ref(`${name}s`)) }, ...errors },
       },
       post: {
@@ -79,10 +84,11 @@ export function versionedPaths(context: VersionedPathsContext): Record<string, o
     [resource.changes]: {
       get: {
         operationId: `list${name}Changes`,
-        summary: `The audit of runtime ${kind}s: each change made through this API, newest first`,
+        summary: `The audit of runtime ${kind}s: each change made through this API, newest first (kept as long as the log's retention)`,
         parameters: [
           queryId(resource.idName, `Only this ${kind}`),
           queryLimit({ max: MAX_CHANGES_PAGE, default: DEFAULT_CHANGES_PAGE }),
+          queryCursor,
         ],
         responses: { '200': { description: 'Changes', ...json(ref(`${name}Changes`)) }, ...errors },
       },
@@ -118,7 +124,7 @@ export const listSchemas = (resource: VersionedResource) => ({
     required: [`${resource.name.toLowerCase()}s`, 'nextCursor'],
     properties: {
       [`${resource.name.toLowerCase()}s`]: { type: 'array', items: ref(resource.name) },
-      nextCursor: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+      nextCursor,
     },
   },
 });
@@ -132,7 +138,7 @@ export const auditSchemas = (resource: VersionedResource, changes: { kinds: stri
   },
   [`${resource.name}Changes`]: {
     type: 'object',
-    required: ['changes'],
+    required: ['changes', 'nextCursor'],
     properties: {
       changes: {
         type: 'array',
@@ -143,12 +149,14 @@ export const auditSchemas = (resource: VersionedResource, changes: { kinds: stri
             [resource.idName]: id,
             version: { type: 'integer', description: 'The version the change made (a deletion: its own)' },
             change: { type: 'string', enum: changes.kinds },
-            by: { type: 'string' },
+            by: { type: 'string', description: 'The name of the token that made it' },
+            byTokenId,
             at: time,
             fields: { type: 'array', items: { type: 'string' }, description: changes.fields },
           },
         },
       },
+      nextCursor,
     },
   },
 });

@@ -70,22 +70,22 @@ export function sourceRoutes(deps: SourceRouteDeps): Route[] {
     remove: (writer, request) => writer.deleteSource(request),
     edits: ({ route, versioned, settle }) => [
       route('PATCH', 'renameSource', async (m, _url, req) => {
-        const { writer, request, before } = versioned(m, req);
+        const { writer, request, before, actor } = versioned(m, req);
         const { name } = renameBody(await readJson(req));
-        return settle(await writer.renameSource({ ...request, name }), { before, by: request.by });
+        return settle(await writer.renameSource({ ...request, name }), { before, actor });
       }),
       {
         ...route('POST', 'mintWriteKey', async (m, _url, req) => {
-          const { writer, request, before } = versioned(m, req);
-          return settle(await writer.mintWriteKey(request), { before, by: request.by });
+          const { writer, request, before, actor } = versioned(m, req);
+          return settle(await writer.mintWriteKey(request), { before, actor });
         }),
         pattern: new RegExp(`^${SOURCE_RESOURCE.base}/([^/]+)/write-keys$`),
       },
       {
         ...route('DELETE', 'revokeWriteKey', async (m, _url, req) => {
-          const { writer, request, before } = versioned(m, req);
+          const { writer, request, before, actor } = versioned(m, req);
           const keyId = pathId('keyId', m[2]!);
-          return settle(await writer.revokeWriteKey({ ...request, keyId }), { before, by: request.by });
+          return settle(await writer.revokeWriteKey({ ...request, keyId }), { before, actor });
         }),
         pattern: new RegExp(`^${SOURCE_RESOURCE.base}/([^/]+)/write-keys/([^/]+)$`),
       },

@@ -10,11 +10,11 @@ import {
 } from '@sluice/destination-catalog';
 import type { SluiceConfig } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
-import { type AuditedChange, deletionChange, parseChangesQuery } from '../../domain/audit.ts';
+import { type Actor, type AuditedChange, deletionChange, parseChangesQuery } from '../../domain/audit.ts';
 import { etagOf } from '../../domain/definitions.ts';
 import type { Checked } from '../../domain/query.ts';
 import type { ChangeAudit } from '../db/change-audit.ts';
-import { callerOf } from './caller.ts';
+import { actorOf, callerOf } from './caller.ts';
 import { audit, catalogOff, ifMatch, inCallerTenant, refusalError } from './catalog-http.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
 import { seesResource, unseen } from './tenant-scope.ts';
@@ -54,12 +54,16 @@ type Outcome<Made> = Made | Deleted | Refusal;
 const isRefusal = <Made extends MadeChange>(outcome: Outcome<Made>): outcome is Refusal => !('record' in outcome);
 const isDeletion = <Made extends MadeChange>(outcome: Made | Deleted): outcome is Deleted => outcome.kind === 'deleted';
 
-/** What the audit records of a change made: who, when, the version it made, and what it was. */
-const madeChange = (made: MadeChange, what: Pick<AuditedChange, 'change' | 'fields'>): AuditedChange => ({
+/** What the audit records of a change made: who (the token's name as the entry has it, and its id), when, the version it made, and what it was. */
+const madeChange = (
+  made: MadeChange,
+  what: Pick<AuditedChange, 'change' | 'fields'> & Pick<Actor, 'byTokenId'>,
+): AuditedChange => ({
   subjectId: made.entry.id,
   version: made.entry.version,
   change: what.change,
   by: made.entry.updatedBy,
+  byTokenId: what.byTokenId,
   at: made.entry.updatedAt,
   fields: what.fields,
 });
@@ -67,11 +71,15 @@ const madeChange = (made: MadeChange, what: Pick<AuditedChange, 'change' | 'fiel
 /** One of a resource as its list and a read show it: the file's (read-only) or a runtime one (with its version). */
 type Listed = { id: string; tenant: string } & ({ origin: 'file' } | { origin: 'runtime'; version: number });
 
-/** What a change of one starts from: the writer, the request (who, when, the id, the version `If-Match` names) and the entry it is made on. */
+/**
+ * What a change of one starts from: the writer, the request (who, when, the id, the version
+ * `If-Match` names), the entry it is made on, and who makes it as the audit records them.
+ */
 export interface Versioned<Writer, Entry> {
   writer: Writer;
   request: VersionedRequest;
   before: Entry | undefined;
+  actor: Actor;
 }
 
 /** What a resource's own routes (its edits) are built with. */
@@ -81,9 +89,9 @@ export interface VersionedSteps<Writer, Entry, Made> {
   versioned: (m: RegExpExecArray, req: IncomingMessage) => Versioned<Writer, Entry>;
   /**
    * The answer to a change, recorded in the audit when it was made; `before`: the entry it was made
-   * on, if any; `by`: the name of the token that made it.
+   * on, if any; `actor`: the token that made it.
    */
-  settle: (outcome: Outcome<Made>, made: { before: Entry | undefined; by: string }) => Promise<RouteAnswer>;
+  settle: (outcome: Outcome<Made>, made: { before: Entry | undefined; actor: Actor }) => Promise<RouteAnswer>;
 }
 
 /** How a resource is listed. */
@@ -138,13 +146,14 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
   };
   const settle = async (
     outcome: Outcome<Made>,
-    made: { before: Entry | undefined; by: string },
+    made: { before: Entry | undefined; actor: Actor },
   ): Promise<RouteAnswer> => {
     const answered = answer(outcome);
     if (isRefusal(outcome)) return answered;
+    const { actor } = made;
     const change = isDeletion(outcome)
-      ? deletionChange(outcome, { by: made.by, at: context.deps.now() })
-      : madeChange(outcome, context.audited(outcome, { before: made.before }));
+      ? deletionChange(outcome, { ...actor, at: context.deps.now() })
+      : madeChange(outcome, { ...context.audited(outcome, { before: made.before }), byTokenId: actor.byTokenId });
     await audit({ ...context.deps, kind }, change);
     return answered;
   };
@@ -158,8 +167,9 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
     // Another tenant's answers as one that does not exist.
     const item = listing.all().find((d) => d.id === id);
     if (item !== undefined && !sees(req, item)) throw unseen(`no ${kind} has this id`);
-    const request = { by: callerOf(req).name, at: context.deps.now(), id, expectedVersion: ifMatch(req) };
-    return { writer, request, before: context.entries(current()).get(id) };
+    const actor = actorOf(req);
+    const request = { by: actor.by, at: context.deps.now(), id, expectedVersion: ifMatch(req) };
+    return { writer, request, before: context.entries(current()).get(id), actor };
   };
   const route = (method: string, routeName: string, run: Route['run']): Route => ({
     method,
@@ -183,8 +193,8 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
         const { writer } = catalog();
         const at = context.deps.now();
         const body = inCallerTenant(req, { body: await readJson(req), form: 'whole' });
-        const by = callerOf(req).name;
-        return settle(await context.create(writer, { by, at, body }), { before: undefined, by });
+        const actor = actorOf(req);
+        return settle(await context.create(writer, { by: actor.by, at, body }), { before: undefined, actor });
       }),
       pattern: all,
     },
@@ -192,14 +202,17 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
       ...route('GET', `list${name}Changes`, async (_m, url, req) => {
         const query = parseChangesQuery(url.searchParams, idName);
         if (!query.ok) throw badRequest(query);
-        const ids = callerOf(req).role === 'admin' ? undefined : new Set(visible(req).map((d) => d.id));
-        const changes = (await context.deps.changes.list(query.value)).filter(
-          (c) => ids === undefined || ids.has(c.subjectId),
-        );
-        return [200, { changes: changes.map(({ subjectId, ...c }) => ({ [idName]: subjectId, ...c })) }];
+        // A tenant's in the statement (its ids), so that its page is full whenever more follow.
+        const subjectIds = callerOf(req).role === 'admin' ? undefined : visible(req).map((d) => d.id);
+        const { changes, nextCursor } = await context.deps.changes.list({
+          ...query.value,
+          ...(subjectIds && { subjectIds }),
+        });
+        const shown = changes.map(({ subjectId, ...c }) => ({ [idName]: subjectId, ...c }));
+        return [200, { changes: shown, nextCursor }];
       }),
       pattern: new RegExp(`^${resource.changes}$`),
-      params: [idName, 'limit'],
+      params: [idName, 'limit', 'cursor'],
     },
     route('GET', `get${name}`, async (m, _url, req) => {
       const id = pathId(idName, m[1]!);
@@ -209,8 +222,8 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
     }),
     ...context.edits({ route, versioned, settle }),
     route('DELETE', `delete${name}`, async (m, _url, req) => {
-      const { writer, request, before } = versioned(m, req);
-      return settle(await context.remove(writer, request), { before, by: request.by });
+      const { writer, request, before, actor } = versioned(m, req);
+      return settle(await context.remove(writer, request), { before, actor });
     }),
   ];
 }
