@@ -159,18 +159,30 @@ describe('portal links in the delivery-log console', {
     await page.getByLabel('Reason (ledger-hooks)').fill('customer maintenance');
     await page.getByRole('button', { name: 'Pause ledger-hooks' }).click();
     await page.getByRole('button', { name: 'Resume ledger-hooks' }).waitFor();
-    // The action list is read from the actions topic: it shows the pause once the log has read it.
-    let paused: { action: string; by: string } | undefined;
+    // The action list is the log's database: it shows the pause once kept there.
+    let paused: { action: string; by: string; byTokenId: string } | undefined;
     await waitUntil(
       async () => {
         const actions = await pipeline.deliveryLog('/api/v1/destination-actions');
-        paused = (actions.body.actions as { action: string; by: string }[]).find((a) => a.action === 'pause');
+        paused = (actions.body.actions as NonNullable<typeof paused>[]).find((a) => a.action === 'pause');
         return paused !== undefined;
       },
       30_000,
       'the pause in the action list',
     );
     assert.equal(paused?.by, `portal:${link.id} by admin`);
+    assert.equal(paused?.byTokenId, link.id, "the link's id");
+    // The page's recent actions show it too (listed as the page reloads after the pause), by the link's name and id.
+    const recent = page.locator('section[aria-labelledby="recent-actions"] tr.action');
+    await recent.first().getByText('customer maintenance').waitFor();
+    assert.deepEqual((await recent.first().locator('td').allInnerTexts()).slice(1, 7), [
+      'ledger-hooks',
+      '–',
+      'pause',
+      `portal:${link.id} by admin`,
+      link.id,
+      'customer maintenance',
+    ]);
     await page.getByLabel('Reason (ledger-hooks)').fill('maintenance over');
     await page.getByRole('button', { name: 'Resume ledger-hooks' }).click();
     await page.getByRole('button', { name: 'Pause ledger-hooks' }).waitFor();

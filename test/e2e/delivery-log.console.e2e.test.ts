@@ -196,9 +196,23 @@ describe('delivery-log console in a browser', {
     await page.screenshot({ path: `${ARTIFACTS}destination-tested.png`, fullPage: true });
     const actions = (await pipeline.deliveryLog('/api/v1/destination-actions')).body.actions;
     assert.deepEqual(
-      actions.slice(0, 4).map((a: { action: string }) => a.action),
-      ['enable', 'disable', 'resume', 'pause'],
+      actions.slice(0, 4).map((a: { action: string; by: string; byTokenId: string }) => [a.action, a.by, a.byTokenId]),
+      [
+        ['enable', 'admin', 'admin'],
+        ['disable', 'admin', 'admin'],
+        ['resume', 'admin', 'admin'],
+        ['pause', 'admin', 'admin'],
+      ],
     );
+    // The page's recent actions: newest first, each by the token's name and id, with its reason.
+    const recent = page.locator('section[aria-labelledby="recent-actions"] tr.action');
+    await waitUntil(
+      async () => (await recent.count()) >= 4 && /enable/.test(await recent.first().innerText()),
+      10_000,
+      'the page lists the actions',
+    );
+    const cells = await recent.first().locator('td').allInnerTexts();
+    assert.deepEqual(cells.slice(1), ['ledger-hooks', endpoint, 'enable', 'admin', 'admin', 'renewed']);
   });
 
   it("a batched attempt shows its batch id, which opens the batch's events with their state", async () => {

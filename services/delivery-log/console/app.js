@@ -21,7 +21,7 @@ import {
   time,
   TOKEN_KEY,
 } from './ui.js';
-import { destinationControl, endpointControl, testControl } from './control.js';
+import { actionsTable, destinationControl, endpointControl, RECENT_ACTIONS, testControl } from './control.js';
 import { editDestinationPage, newDestinationPage } from './destination-form.js';
 import { ledgerPage } from './ledger.js';
 import { rotateSecretPage } from './rotate.js';
@@ -31,7 +31,11 @@ import { enterPortal, isPortal, portalExpired, portalRefusedPage, takePortalLink
 let timer;
 
 async function destinationsPage() {
-  const [{ destinations }, definitions] = await Promise.all([api('/api/v1/destinations'), definitionsById()]);
+  const [{ destinations }, definitions, { actions }] = await Promise.all([
+    api('/api/v1/destinations'),
+    definitionsById(),
+    api(`/api/v1/destination-actions?limit=${RECENT_ACTIONS}`),
+  ]);
   const sections = [];
   for (const d of destinations) {
     const health = await api(`/api/v1/destinations/${encodeURIComponent(d.id)}/health`);
@@ -76,6 +80,7 @@ async function destinationsPage() {
     'Destinations',
     isPortal() ? null : el('p', {}, el('a', { class: 'button', href: '#/destinations/new' }, 'New destination')),
     ...(sections.length ? sections : [el('p', {}, 'No destinations are configured.')]),
+    actionsTable(actions),
   );
 }
 

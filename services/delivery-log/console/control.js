@@ -2,7 +2,7 @@
 // a destination or an endpoint, and the actions on it, each with a reason; a test event sent to an
 // endpoint (docs/reference/runtime-destinations.md, "Test event").
 
-import { api, el, ms, say, state, time } from './ui.js';
+import { api, el, ms, say, state, table, time } from './ui.js';
 
 /** The actions offered in each state: what a paused or disabled destination or endpoint can do next. */
 const NEXT = {
@@ -75,6 +75,37 @@ export function endpointControl(d, ref, done) {
   const s = d.endpointStates?.find((e) => e.ref === ref) ?? { state: 'active', since: null };
   const path = `/api/v1/destinations/${encodeURIComponent(d.id)}/endpoints/${encodeURIComponent(ref)}`;
   return [el('td', { class: 'endpoint-state' }, ...stateText(s)), el('td', {}, controlForm(path, ref, s, done))];
+}
+
+/** The newest actions a page of destinations lists (docs/reference/destination-actions.md, "Recorded actions"). */
+export const RECENT_ACTIONS = 20;
+
+/** The newest actions the caller sees, newest first: who did each by token name and id, and why. */
+export function actionsTable(actions) {
+  return el(
+    'section',
+    { 'aria-labelledby': 'recent-actions' },
+    el('h3', { id: 'recent-actions' }, 'Recent actions'),
+    actions.length === 0
+      ? el('p', { class: 'muted' }, 'No action recorded.')
+      : table(
+          `The newest ${RECENT_ACTIONS} actions (GET /api/v1/destination-actions for all)`,
+          ['When', 'Destination', 'Endpoint', 'Action', 'By', 'Token id', 'Reason'],
+          actions.map((a) =>
+            el(
+              'tr',
+              { class: 'action' },
+              el('td', {}, time(a.at)),
+              el('td', {}, a.destinationId),
+              el('td', {}, a.endpointRef ?? '–'),
+              el('td', {}, a.action, a.auto ? ' (auto)' : ''),
+              el('td', {}, a.by),
+              el('td', { class: 'token-id' }, a.byTokenId ?? '–'),
+              el('td', { class: 'reason' }, a.reason),
+            ),
+          ),
+        ),
+  );
 }
 
 /** What a test answered: the status and latency (or why no answer came), and the answer's first bytes. */
