@@ -16,21 +16,30 @@ export async function testDatabase(): Promise<Sql> {
     await migrate(sql);
     return sql;
   }
-  const schema = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = await openDatabase({ url });
-  await admin.query(`create schema ${schema}`);
-  await admin.close();
-  const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  const sql = await openDatabase({ url: u.toString() });
+  const schema = await testSchema(url);
+  const sql = await openDatabase({ url: schema.url });
   await migrate(sql);
   return {
     ...sql,
     close: async () => {
-      await sql.query(`drop schema ${schema} cascade`);
+      await sql.query(`drop schema ${schema.name} cascade`);
       await sql.close();
     },
   };
+}
+
+/**
+ * A schema of its own on the PostgreSQL server at `url`: its name, and the URL whose connections
+ * use it (several replicas of the log can share it). The caller drops it.
+ */
+export async function testSchema(url: string): Promise<{ name: string; url: string }> {
+  const name = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = await openDatabase({ url });
+  await admin.query(`create schema ${name}`);
+  await admin.close();
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${name}`);
+  return { name, url: u.toString() };
 }
 
 /**
