@@ -87,9 +87,18 @@ describe('auto-disable and operator events', { timeout: 180_000 }, () => {
     );
     assert.equal(state.auto, true);
     assert.equal(state.by, 'sluice');
-    const actions = (await pipeline.deliveryLog('/api/v1/destination-actions')).body.actions;
-    assert.equal(actions[0].action, 'disable');
+    // Listed once the log has read the action from its topic into its database.
+    const actions = await waitUntil(
+      async () => {
+        const listed = (await pipeline.deliveryLog('/api/v1/destination-actions')).body.actions;
+        return listed[0]?.action === 'disable' ? listed : undefined;
+      },
+      10_000,
+      'the API lists the auto-disable',
+    );
     assert.equal(actions[0].auto, true);
+    assert.equal(actions[0].by, 'sluice');
+    assert.equal(actions[0].byTokenId, 'sluice', "Sluice's own token id");
     assert.ok((await metric(pipeline.service('deliverer').url, 'sluice_deliverer_auto_disabled_total')) >= 1);
   });
 

@@ -84,6 +84,7 @@ describe('delivery-log destination control API', { timeout: 120_000 }, () => {
     conforms('ControlResult', paused.body);
     assert.equal(paused.body.state, 'paused');
     assert.equal(paused.body.by, 'admin', "the token's name, never the body's word");
+    assert.deepEqual([paused.body.action.by, paused.body.action.byTokenId], ['admin', 'admin']);
     const disabled = await call(first, 'POST', `/api/v1/destinations/hooks/endpoints/${refA}/disable`, {
       reason: 'customer asked',
     });
@@ -113,12 +114,24 @@ describe('delivery-log destination control API', { timeout: 120_000 }, () => {
     const actions = await call(first, 'GET', '/api/v1/destination-actions?limit=10');
     conforms('ControlActions', actions.body);
     assert.deepEqual(
-      actions.body.actions.map((a: { action: string; endpointRef?: string }) => [a.action, a.endpointRef ?? null]),
+      actions.body.actions.map((a: { action: string; endpointRef?: string; by: string; byTokenId: string }) => [
+        a.action,
+        a.endpointRef ?? null,
+        a.by,
+        a.byTokenId,
+      ]),
       [
-        ['disable', 'http://127.0.0.1:9/a'],
-        ['pause', null],
+        ['disable', 'http://127.0.0.1:9/a', 'admin', 'admin'],
+        ['pause', null, 'admin', 'admin'],
       ],
     );
+    assert.equal(actions.body.nextCursor, null);
+    // A page of one, then the next from its cursor.
+    const one = await call(first, 'GET', '/api/v1/destination-actions?limit=1');
+    assert.equal(one.body.actions[0].action, 'disable');
+    const next = await call(first, 'GET', `/api/v1/destination-actions?limit=1&cursor=${one.body.nextCursor}`);
+    conforms('ControlActions', next.body);
+    assert.deepEqual([next.body.actions[0].action, next.body.nextCursor], ['pause', null]);
   });
 
   it('refuses unknown destinations and endpoints (404) and bad bodies (400 naming the field)', async () => {

@@ -148,6 +148,7 @@ describe('delivery-log tenant tokens', { timeout: 120_000 }, () => {
     });
     assert.equal(paused.status, 200, paused.text);
     assert.equal(paused.body.by, 'acme-oncall', "the token's name, never the body's word");
+    assert.equal(paused.body.action.byTokenId, ops.token.id, "and the token's id");
     const resumed = await call(first, {
       method: 'POST',
       path: '/api/v1/destinations/acme-hooks/resume',
@@ -155,6 +156,7 @@ describe('delivery-log tenant tokens', { timeout: 120_000 }, () => {
       body: { reason: 'done' },
     });
     assert.equal(resumed.body.by, 'admin');
+    assert.equal(resumed.body.action.byTokenId, 'admin');
   });
 
   it('refuses a token once expired, and once revoked on every replica within a second', async () => {
