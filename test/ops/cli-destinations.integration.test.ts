@@ -51,8 +51,11 @@ test('list, pause an endpoint, pause and resume the destination: each shown as t
     'their maintenance',
   );
   assert.equal(paused.code, 0, paused.stderr);
-  // Recorded by the name of the token the CLI was given (the admin's), never by a caller's word.
-  assert.match(paused.stdout, /^shop https:\/\/b\.example\/h: paused since \S+ by admin: their maintenance\n$/);
+  // Recorded by the name and id of the token the CLI was given (the admin's), never by a caller's word.
+  assert.match(
+    paused.stdout,
+    /^shop https:\/\/b\.example\/h: paused since \S+ by admin \(token admin\): their maintenance\n$/,
+  );
 
   const disabled = await cli(env, 'destinations', 'disable', 'shop', '--reason', 'contract ended', '--json');
   assert.equal(disabled.code, 0, disabled.stderr);
@@ -60,6 +63,7 @@ test('list, pause an endpoint, pause and resume the destination: each shown as t
   assert.equal(answer.state, 'disabled');
   assert.equal(answer.by, 'admin');
   assert.equal(answer.action.action, 'disable');
+  assert.equal(answer.action.byTokenId, 'admin');
 
   const after = await cli(env, 'destinations', 'list', '--json');
   const [shop] = JSON.parse(after.stdout);
@@ -70,7 +74,7 @@ test('list, pause an endpoint, pause and resume the destination: each shown as t
   );
   const enabled = await cli(env, 'destinations', 'enable', 'shop', '--reason', 'renewed');
   assert.equal(enabled.code, 0, enabled.stderr);
-  assert.match(enabled.stdout, /^shop: active since \S+ by admin: renewed\n$/);
+  assert.match(enabled.stdout, /^shop: active since \S+ by admin \(token admin\): renewed\n$/);
 });
 
 test('refusals: unknown destination (1, the API says why), no reason (usage), no URL or token (2)', {
@@ -133,5 +137,5 @@ test('list prints a reason as text: terminal escapes in it are shown escaped, ne
     'back',
   );
   assert.equal(resumed.code, 0, resumed.stderr);
-  assert.match(resumed.stdout, /^shop https:\/\/a\.example\/h: active since \S+ by admin: back\n$/);
+  assert.match(resumed.stdout, /^shop https:\/\/a\.example\/h: active since \S+ by admin \(token admin\): back\n$/);
 });

@@ -19,11 +19,14 @@ interface StateView {
   auto: boolean;
 }
 
-/** A state as one line; `reason` and `by` are any text an API caller sent, so they go through `printable`. */
-const describeState = (s: StateView) =>
+/**
+ * A state as one line, with the id of the token that set it when known (`token`, an action's
+ * `byTokenId`); `reason` and `by` are any text an API caller sent, so they go through `printable`.
+ */
+const describeState = (s: StateView, token?: string) =>
   s.state === 'active' && s.since === null
     ? 'active'
-    : `${printable(s.state)}${s.auto ? ' (auto)' : ''} since ${printable(String(s.since))} by ${printable(String(s.by))}: ${printable(String(s.reason))}`;
+    : `${printable(s.state)}${s.auto ? ' (auto)' : ''} since ${printable(String(s.since))} by ${printable(String(s.by))}${token === undefined ? '' : ` (token ${printable(token)})`}: ${printable(String(s.reason))}`;
 
 /** `sluice destinations list`: each destination and endpoint with its state (GET /api/v1/destinations). */
 export async function destinationsList(io: CliIo, flags: { json?: boolean }): Promise<void> {
@@ -55,5 +58,7 @@ export async function destinationAction(
     return;
   }
   const what = flags.endpoint === undefined ? id : `${id} ${flags.endpoint}`;
-  io.stdout(`${what}: ${describeState(result as StateView)}\n`);
+  const recorded = (result as { action?: { byTokenId?: unknown } }).action;
+  const token = typeof recorded?.byTokenId === 'string' ? recorded.byTokenId : undefined;
+  io.stdout(`${what}: ${describeState(result as StateView, token)}\n`);
 }
