@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { type DestinationActionRecord, newActionId, stateKey } from '@sluice/destination-state';
 import { startLocalPostgres, type LocalPostgres } from '@sluice/local-postgres';
 import { testConfig, testKafka, testServiceContext, waitUntil } from '@sluice/testkit';
 import { openDatabase, type Sql } from '../src/adapters/db/database.ts';
-import { openApiDocument } from '../src/adapters/http/openapi.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
+import { type ApiCall, callApi, openApiConformance } from './api-client.ts';
 import { testSchema } from './helpers.ts';
 
 const ADMIN = 'audit-test-admin-token-of-32-characters-or-more';
@@ -22,27 +21,16 @@ const SECOND = 1_000;
  * replica reads it, by the token's name and id; a tenant's pages full; both pruned with the log.
  */
 describe('delivery-log audit in PostgreSQL', { timeout: 300_000 }, () => {
+  const tenants = ['acme', 'other'];
   const file = {
-    sources: [
-      { id: 'acme-web', tenant: 'acme', writeKeys: ['acme-write-key'] },
-      { id: 'other-web', tenant: 'other', writeKeys: ['other-write-key'] },
-    ],
-    destinations: [
-      {
-        id: 'acme-hooks',
-        tenant: 'acme',
-        type: 'webhooks',
-        sourceIds: ['acme-web'],
-        settings: { webhookUrl: 'https://acme.example/' },
-      },
-      {
-        id: 'other-hooks',
-        tenant: 'other',
-        type: 'webhooks',
-        sourceIds: ['other-web'],
-        settings: { webhookUrl: 'https://other.example/' },
-      },
-    ],
+    sources: tenants.map((tenant) => ({ id: `${tenant}-web`, tenant, writeKeys: [`${tenant}-write-key`] })),
+    destinations: tenants.map((tenant) => ({
+      id: `${tenant}-hooks`,
+      tenant,
+      type: 'webhooks',
+      sourceIds: [`${tenant}-web`],
+      settings: { webhookUrl: `https://${tenant}.example/` },
+    })),
     deliveryLog: { adminToken: ADMIN },
   };
   const base = Date.parse('2026-11-01T00:00:00.000Z');
@@ -57,24 +45,8 @@ describe('delivery-log audit in PostgreSQL', { timeout: 300_000 }, () => {
   let second: DeliveryLogService;
   let acmeToken: { id: string; secret: string };
 
-  const call = async (
-    s: DeliveryLogService,
-    request: { method?: string; path: string; token?: string; body?: unknown },
-  ) => {
-    const res = await fetch(`http://127.0.0.1:${s.port}${request.path}`, {
-      method: request.method ?? 'GET',
-      headers: { authorization: `Bearer ${request.token ?? ADMIN}`, 'content-type': 'application/json' },
-      ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: JSON.parse(text) as any, text };
-  };
-  const ajv = new Ajv2020({ strict: false, validateFormats: false });
-  ajv.addSchema({ $id: 'openapi', components: openApiDocument.components });
-  const conforms = (name: string, value: unknown) => {
-    const validate = ajv.getSchema(`openapi#/components/schemas/${name}`)!;
-    assert.ok(validate(value), `${name}: ${ajv.errorsText(validate.errors)}`);
-  };
+  const call = (s: DeliveryLogService, request: ApiCall) => callApi(s.port, { token: ADMIN, ...request });
+  const conforms = openApiConformance();
   /** Every page of a list, each checked against its schema; the sizes of the pages too. */
   const allPages = async (
     s: DeliveryLogService,

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { tokenCreatedAnswer, tokensAnswer } from '@sluice/log-api';
 import { metricSum, scrapeMetrics, testConfig, testServiceContext, waitUntil } from '@sluice/testkit';
-import { openApiDocument } from '../src/adapters/http/openapi.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
+import { type ApiCall, callApi, openApiConformance } from './api-client.ts';
 
 const ADMIN = 'tokens-test-admin-token-of-32-characters-or-more';
 const KEY_VARIABLE = 'SLUICE_TOKENS_TEST_KEY';
@@ -34,27 +33,8 @@ describe('delivery-log tenant tokens', { timeout: 120_000 }, () => {
   const services: DeliveryLogService[] = [];
   let first: DeliveryLogService;
   let second: DeliveryLogService;
-  const call = async (
-    s: DeliveryLogService,
-    request: { method: string; path: string; token?: string; body?: unknown },
-  ) => {
-    const res = await fetch(`http://127.0.0.1:${s.port}${request.path}`, {
-      method: request.method,
-      headers: {
-        ...(request.token !== undefined && { authorization: `Bearer ${request.token}` }),
-        'content-type': 'application/json',
-      },
-      ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, body: JSON.parse(text) as any, text };
-  };
-  const ajv = new Ajv2020({ strict: false, validateFormats: false });
-  ajv.addSchema({ $id: 'openapi', components: openApiDocument.components });
-  const conforms = (schema: string, value: unknown) => {
-    const validate = ajv.getSchema(`openapi#/components/schemas/${schema}`)!;
-    assert.ok(validate(value), `${schema}: ${ajv.errorsText(validate.errors)}`);
-  };
+  const call = (s: DeliveryLogService, request: ApiCall & { method: string }) => callApi(s.port, request);
+  const conforms = openApiConformance();
   const create = async (body: object) => {
     const created = await call(first, { method: 'POST', path: '/api/v1/tokens', token: ADMIN, body });
     assert.equal(created.status, 201, created.text);
