@@ -18,7 +18,7 @@ export class DeliveryLogMetrics {
   readonly requests: Counter<'route' | 'status'>;
   /**
    * Failed authentications of the API, by reason (`missing`, `invalid`, `expired`, `portal_malformed`,
-   * `portal_bad_signature`, `portal_expired`, `limited`: refused 429).
+   * `portal_bad_signature`, `portal_expired`, `portal_minter_revoked`, `limited`: refused 429).
    */
   readonly authFailures: Counter<'reason'>;
   /** Replays asked for through the API, and dead letters they re-injected. */

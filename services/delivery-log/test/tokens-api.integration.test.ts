@@ -177,6 +177,38 @@ describe('delivery-log tenant tokens', { timeout: 120_000 }, () => {
     assert.equal(again.status, 404);
   });
 
+  it('refuses a portal link once the token that minted it is revoked, on every replica within a second; an admin link lives on', async () => {
+    clock += 600_000; // the failed authentications of the tests before refilled
+    const minter = await create({ name: 'acme-minter', tenant: 'acme', role: 'manage' });
+    const mint = async (token: string) => {
+      const made = await call(first, { method: 'POST', path: '/api/v1/portal-links', token, body: {} });
+      assert.equal(made.status, 201, made.text);
+      return made.body.token as string;
+    };
+    const minted = await mint(minter.secret);
+    const byAdmin = await call(first, {
+      method: 'POST',
+      path: '/api/v1/portal-links',
+      token: ADMIN,
+      body: { tenant: 'acme' },
+    });
+    assert.equal(byAdmin.status, 201, byAdmin.text);
+    for (const s of services)
+      assert.equal((await call(s, { method: 'GET', path: '/api/v1/destinations', token: minted })).status, 200);
+    const revoked = await call(first, { method: 'DELETE', path: `/api/v1/tokens/${minter.token.id}`, token: ADMIN });
+    assert.equal(revoked.status, 200, revoked.text);
+    for (const s of services)
+      await waitUntil(
+        async () => (await call(s, { method: 'GET', path: '/api/v1/destinations', token: minted })).status === 401,
+        1_000,
+        'a replica refuses the link of the revoked token within a second',
+      );
+    const refused = await call(second, { method: 'GET', path: '/api/v1/destinations', token: minted });
+    assert.equal(refused.body.message, 'the portal link was minted by a token no longer in force');
+    const adminLink = byAdmin.body.token as string;
+    assert.equal((await call(second, { method: 'GET', path: '/api/v1/destinations', token: adminLink })).status, 200);
+  });
+
   it('answers 429 to a client address past its failed authentications, counted by reason; a valid token still passes', async () => {
     clock += 600_000; // the failures of the tests before refilled
     const before = metricSum(await scrapeMetrics(second.port), 'sluice_delivery_log_auth_failures_total');

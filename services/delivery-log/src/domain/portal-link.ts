@@ -25,6 +25,11 @@ export interface PortalGrant {
   destinationId?: string;
   /** The name of the token that minted it (what an action taken through the link records as `by`, with the link's id). */
   mintedBy: string;
+  /**
+   * The id of the tenant token that minted it (absent for the admin, and in links minted before it
+   * was kept): a link is refused once that token is revoked or expired.
+   */
+  mintedByTokenId?: string;
   /** The link's own id (random, 12 characters): names it in actions and logs. */
   id: string;
   issuedAt: number;
@@ -37,7 +42,7 @@ export interface PortalLinkContext {
   now: () => number;
 }
 
-export type PortalLinkRefusal = 'malformed' | 'bad_signature' | 'expired';
+export type PortalLinkRefusal = 'malformed' | 'bad_signature' | 'expired' | 'minter_revoked';
 
 /** A token for `grant`, signed with the keyring's newest key. The caller checks the lifetime (`checkLifetime`). */
 export function mintPortalLink(ctx: PortalLinkContext, grant: PortalGrant): string {
@@ -86,10 +91,12 @@ function parseGrant(body: string): PortalGrant | undefined {
   const time = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
   if (!text(v.tenant) || !text(v.mintedBy) || !text(v.id) || !time(v.issuedAt) || !time(v.expiresAt)) return undefined;
   if (v.destinationId !== undefined && !text(v.destinationId)) return undefined;
+  if (v.mintedByTokenId !== undefined && !text(v.mintedByTokenId)) return undefined;
   return {
     tenant: v.tenant as string,
     ...(v.destinationId !== undefined && { destinationId: v.destinationId as string }),
     mintedBy: v.mintedBy as string,
+    ...(v.mintedByTokenId !== undefined && { mintedByTokenId: v.mintedByTokenId as string }),
     id: v.id as string,
     issuedAt: v.issuedAt as number,
     expiresAt: v.expiresAt as number,

@@ -61,6 +61,7 @@ const REFUSED: Record<FailureReason, string> = {
   portal_expired: 'the portal link expired',
   portal_bad_signature: 'the portal link is not valid (changed, or signed by a key no longer in force)',
   portal_malformed: 'the portal link is not valid',
+  portal_minter_revoked: 'the portal link was minted by a token no longer in force',
 };
 
 /** The OpenAPI path a request's path is an instance of: how the authorization policy names its route. */

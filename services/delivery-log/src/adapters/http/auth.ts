@@ -42,12 +42,25 @@ export type Authentication = { ok: true; principal: Principal } | { ok: false; r
 /** The prefix of a portal link (docs/reference/portal-links.md): such a bearer is read as one, never looked up as a token. */
 const PORTAL_PREFIX = 'spl1.';
 
-/** A portal link's principal (the `portal` role), or why it is refused; with no keyring no link is valid. */
-function portalPrincipal(portal: PortalLinkContext | undefined, token: string): Authentication {
-  if (portal === undefined) return { ok: false, reason: 'portal_bad_signature' };
-  const read = readPortalLink(portal, token);
+/** Whether the tenant token `id` is in force: in the catalog (not revoked) and not past its expiry. */
+function tokenInForce(credentials: Credentials, id: string): boolean {
+  for (const { definition } of credentials.tokens())
+    if (definition.id === id)
+      return definition.expiresAt === undefined || Date.parse(definition.expiresAt) > credentials.now();
+  return false;
+}
+
+/**
+ * A portal link's principal (the `portal` role), or why it is refused; with no keyring no link is
+ * valid, and a link minted by a tenant token dies with that token.
+ */
+function portalPrincipal(credentials: Credentials, token: string): Authentication {
+  if (credentials.portal === undefined) return { ok: false, reason: 'portal_bad_signature' };
+  const read = readPortalLink(credentials.portal, token);
   if (!read.ok) return { ok: false, reason: `portal_${read.refusal}` };
-  const { tenant, destinationId, id, mintedBy } = read.grant;
+  const { tenant, destinationId, id, mintedBy, mintedByTokenId } = read.grant;
+  if (mintedByTokenId !== undefined && !tokenInForce(credentials, mintedByTokenId))
+    return { ok: false, reason: 'portal_minter_revoked' };
   const name = `portal:${id} by ${mintedBy}`;
   return {
     ok: true,
@@ -67,7 +80,7 @@ export function authenticate(credentials: Credentials, req: IncomingMessage): Au
   if (given === undefined) return { ok: false, reason: 'missing' };
   if (bearerMatches(header, credentials.adminToken))
     return { ok: true, principal: { role: 'admin', name: 'admin', tokenId: ADMIN_TOKEN_ID } };
-  if (given.startsWith(PORTAL_PREFIX)) return portalPrincipal(credentials.portal, given);
+  if (given.startsWith(PORTAL_PREFIX)) return portalPrincipal(credentials, given);
   const hash = Buffer.from(tokenDigest(given), 'hex');
   for (const { definition } of credentials.tokens()) {
     if (!timingSafeEqual(hash, Buffer.from(definition.hash, 'hex'))) continue;

@@ -91,10 +91,12 @@ export function portalRoutes(deps: PortalRouteDeps): Route[] {
           );
         const mint = mintRequest(req, await readJson(req), deps.config());
         const issuedAt = deps.now();
+        const caller = callerOf(req);
         const grant: PortalGrant = {
           tenant: mint.tenant,
           ...(mint.destinationId !== undefined && { destinationId: mint.destinationId }),
-          mintedBy: callerOf(req).name,
+          mintedBy: caller.name,
+          ...(caller.role !== 'admin' && { mintedByTokenId: caller.tokenId }),
           id: randomBytes(9).toString('base64url'),
           issuedAt,
           expiresAt: issuedAt + mint.ttlMs,
