@@ -88,6 +88,8 @@ function rig(budgetBytes = 64 * 1024 * 1024, kafka: { writeMs: number } = { writ
   const store = storeOver(states, sink);
   const deps: OrderingDeps = {
     config: () => config,
+    // The waiting topic exists: no Kafka here to create it on.
+    waitingTopics: { ensure: async (id) => waitingTopicName(config, id) },
     sink,
     store,
     deadLetter: async (job, { lastError }) => void dead.push({ job, lastError }),

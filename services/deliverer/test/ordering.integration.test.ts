@@ -79,6 +79,13 @@ describe('per-user order on the real broker', () => {
   let deliverer: DelivererService;
   let retry: RetryService;
   let seen: TopicWatcher;
+  let waitingSeen: TopicWatcher | undefined;
+  /** The records of `ord`'s waiting topic (created by its first wait, in the first test: watched from then on). */
+  const waitingRecords = async () => {
+    const topic = waitingTopicName(config, 'ord');
+    waitingSeen ??= await watchTopics(kafka, [topic]);
+    return waitingSeen.records(topic);
+  };
   let release: Awaited<ReturnType<typeof orderedReceiver>>;
   let deadWaiting: Awaited<ReturnType<typeof orderedReceiver>>;
   let allowF = false;
@@ -127,7 +134,7 @@ describe('per-user order on the real broker', () => {
     await createTestTopics(kafka, config);
     retry = await createRetry(testServiceContext('retry', config), { port: 0 }).start();
     deliverer = await startDeliverer();
-    seen = await watchTopics(kafka, [config.kafka.topics.deadLetter, waitingTopicName(config, 'ord')]);
+    seen = await watchTopics(kafka, [config.kafka.topics.deadLetter]);
     const b = userBeside('s1', 'a', config.kafka.partitions);
     const interleaved: EventEnvelope[] = [];
     const [as, bs] = [events('s1', 'a', 'a-', 5), events('s1', b, 'b-', 10)];
@@ -143,6 +150,7 @@ describe('per-user order on the real broker', () => {
     await deliverer?.close();
     await retry?.close();
     await seen?.stop();
+    await waitingSeen?.stop();
     await Promise.all([release?.receiver.close(), deadWaiting?.receiver.close()]);
   });
 
@@ -191,9 +199,8 @@ describe('per-user order on the real broker', () => {
   it('a restart mid-queue keeps the queue (read again from sluice.ordering and the waiting topic) and its order', async () => {
     const fs = events('s1', 'f', 'f-', 4);
     await produceEvents(kafka, config.kafka.topics.events, fs);
-    const waiting = () =>
-      seen.records(waitingTopicName(config, 'ord')).filter((r) => r.key === recordKey(fs[0]!)).length;
-    await waitUntil(() => waiting() >= 3, 10_000, "user f's three events waiting");
+    const waiting = async () => (await waitingRecords()).filter((r) => r.key === recordKey(fs[0]!)).length;
+    await waitUntil(async () => (await waiting()) >= 3, 10_000, "user f's three events waiting");
     await deliverer.close();
     deliverer = await startDeliverer();
     allowF = true;
@@ -207,9 +214,8 @@ describe('per-user order on the real broker', () => {
       const gs = events('s1', 'g', 'g-', 4);
       const hs = events('s1', 'h', 'h-', 4);
       await produceEvents(kafka, config.kafka.topics.events, [...gs, ...hs]);
-      const waiting = () =>
-        seen.records(waitingTopicName(config, 'ord')).filter((r) => r.key === recordKey(gs[0]!)).length;
-      await waitUntil(() => waiting() >= 3, 20_000, "user g's three events waiting");
+      const waiting = async () => (await waitingRecords()).filter((r) => r.key === recordKey(gs[0]!)).length;
+      await waitUntil(async () => (await waiting()) >= 3, 20_000, "user g's three events waiting");
       await waitUntil(() => appliedOf(release.applied, 'h-').length === 4, 10_000, "user h's events");
       assert.deepEqual(appliedOf(release.applied, 'h-'), ids('h-', 4));
     } finally {

@@ -11,6 +11,7 @@ import {
 } from '@sluice/envelope';
 import { writeRejected, type ConsumedRecord, type RecordSink, type RecordSlot } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
+import { isWaitingTopic } from '@sluice/topology';
 import { traceHeadersOf, type TraceHeaders } from '@sluice/tracing';
 import { encodeBody, renderBody, routeEvent } from '@sluice/webhook';
 import { REJECT_ORIGIN } from '../service/constants.ts';
@@ -29,8 +30,8 @@ import type { Turn } from './turn.ts';
 
 export interface RecordHandlerDeps {
   config: () => SluiceConfig;
-  /** The topics the consumer was subscribed to at start (the waiting topics of the ordered destinations). */
-  topics: { events: string; redeliver: string; waiting?: readonly string[] };
+  /** The topics of new events and of due retries; the others it reads are waiting topics (`kafka.topics.waitingPrefix`). */
+  topics: { events: string; redeliver: string };
   codec: EnvelopeCodec;
   delivery: Delivery;
   sink: RecordSink;
@@ -185,7 +186,6 @@ export function createRecordHandler(
     });
   };
 
-  const waitingTopics = new Set(deps.topics.waiting);
   const attempt = createAttemptStep(deps);
   const onWaiting = async (record: ConsumedRecord, progress: Progress, slot: RecordSlot | undefined) => {
     progress.step = 'deliver';
@@ -201,7 +201,7 @@ export function createRecordHandler(
     try {
       if (record.topic === deps.topics.redeliver) return await onRedeliver(record, progress, slot);
       if (record.topic === deps.topics.events) return await onEvent(record, progress, slot);
-      if (deps.ordering && waitingTopics.has(record.topic)) return await onWaiting(record, progress, slot);
+      if (deps.ordering && isWaitingTopic(deps.config(), record.topic)) return await onWaiting(record, progress, slot);
     } catch (err) {
       const verdict = classifyFailure(err, progress.step, isInfrastructureFailure);
       if (verdict.kind === 'fatal') throw err;
