@@ -7,20 +7,18 @@ import {
   createTestTopics,
   metric,
   receivedEnvelope,
-  startReceiver,
   testConfig,
   testKafka,
   testServiceContext,
   waitUntil,
   watchTopics,
-  type ReceivedRequest,
-  type Reply,
   type TopicWatcher,
 } from '@sluice/testkit';
 import { waitingTopicName } from '@sluice/topology';
 import kafkajs, { type Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
 import { produceEvents } from './kafka-helpers.ts';
+import { appliedOf, orderedReceiver } from './ordered-receiver.ts';
 
 // Per-user order on the real broker (docs/reference/ordering.md): the in-process deliverer and
 // retry service with shrunk retry tiers, real receivers. Every receiver records the order in which
@@ -29,33 +27,6 @@ import { produceEvents } from './kafka-helpers.ts';
 const RETRY_DELAY_MS = 1_000;
 const shrunk = { window: '8s', schedule: ['1s'], jitter: 0, tiers: ['1s'] };
 
-interface Applied {
-  id: string;
-  at: number;
-}
-
-/** A receiver that fails what `fail` says and records the first 2xx per message id. */
-async function orderedReceiver(fail: (id: string, tries: number) => boolean) {
-  const applied: Applied[] = [];
-  const tries = new Map<string, number>();
-  const firstTry = new Map<string, number>();
-  const receiver = await startReceiver({
-    behaviour: (req: ReceivedRequest): Reply => {
-      const id = String(req.headers['x-message-id']);
-      const n = (tries.get(id) ?? 0) + 1;
-      tries.set(id, n);
-      if (!firstTry.has(id)) firstTry.set(id, req.at);
-      if (fail(id, n)) return { status: 503 };
-      if (!applied.some((a) => a.id === id)) applied.push({ id, at: req.at });
-      return { status: 200 };
-    },
-  });
-  return { receiver, applied, tries, firstTry };
-}
-
-/** The order a user's events were first applied in. */
-const appliedOf = (applied: Applied[], prefix: string) =>
-  applied.filter((a) => a.id.startsWith(prefix)).map((a) => a.id);
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 /** A user id whose key lands in the same partition as `other`'s (of `partitions`). */

@@ -59,7 +59,7 @@ export type DeliverStep = (turn: Turn) => Promise<void>;
  * A stopped destination's job is parked; so is a live job while its destination's parked topic
  * drains (a parked job is then attempted: it is the drain). Endpoints paused on their own are
  * left out of the attempt (`Parking.activeEndpoints`). A destination with per-user order runs it
- * through `Ordering.step`.
+ * through `Ordering.step`, and so does a retry (see there).
  */
 export function createDeliverStep(
   deps: Pick<RecordHandlerDeps, 'config' | 'delivery' | 'parking' | 'now' | 'ordering'>,
@@ -67,8 +67,10 @@ export function createDeliverStep(
   const attempt = createAttemptStep(deps);
   return async (turn) => {
     const { partition } = turn;
-    if (deps.ordering && turn.destination.ordering && partition !== undefined)
-      return deps.ordering.step({ ...turn, partition }, attempt);
+    // A retry of a destination no longer ordered goes through it too: it may be the head of a queue
+    // left from while it was (`Ordering.step` releases it).
+    const ordered = turn.destination.ordering !== undefined || turn.job.previous !== undefined;
+    if (deps.ordering && ordered && partition !== undefined) return deps.ordering.step({ ...turn, partition }, attempt);
     await attempt(turn);
   };
 }
