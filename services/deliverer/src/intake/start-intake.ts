@@ -4,16 +4,10 @@ import { ConsumerMetrics, copartitionedAssigner, GrowingConsumer } from '@sluice
 import type { Delivery } from '../attempt/delivery.ts';
 import type { StartedOrdering } from '../ordering/start-ordering.ts';
 import { delivererGroupId, parkedGroupId } from '../service/config.ts';
+import { EVENTS_SWAP_DRAIN_MS } from '../service/constants.ts';
 import type { StartContext } from '../service/options.ts';
 import { createParkedHandler } from './handle-parked.ts';
 import { createRecordHandler, type RecordHandlerDeps } from './handle-record.ts';
-
-/**
- * How long the events group finishes the records in hand when a waiting topic created at a first
- * wait joins its topics: the attempts in flight and the events waiting in memory behind them end
- * within it; records waiting longer (for their user's turn) are read again by the next generation.
- */
-const EVENTS_SWAP_DRAIN_MS = 10_000;
 
 /** What the intake hands its records to, and where it lists its consumers (the deliveries ask whether one is crowded). */
 export interface IntakeParts extends Pick<RecordHandlerDeps, 'sink' | 'metrics' | 'parking' | 'watch'> {
