@@ -19,7 +19,7 @@ import {
 } from '@sluice/testkit';
 import { waitingTopicName } from '@sluice/topology';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
-import { produceEvents } from './kafka-helpers.ts';
+import { partitionOfKey, produceEvents } from './kafka-helpers.ts';
 import { appliedOf, orderedReceiver } from './ordered-receiver.ts';
 
 // Per-user order turned on and off while the deliverer runs (docs/reference/ordering.md), on the
@@ -40,6 +40,7 @@ describe('per-user order turned on and off while the deliverer runs', () => {
   let deliverer: DelivererService;
   let crm: Awaited<ReturnType<typeof orderedReceiver>>;
   let steady: Awaited<ReturnType<typeof orderedReceiver>>;
+  let duo: Awaited<ReturnType<typeof orderedReceiver>>;
   /** While set, user r's head keeps failing. */
   let holdR = true;
   const by = () => ({ by: 'operator', at: Date.now() });
@@ -60,10 +61,12 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     process.env[keyVariable] = randomBytes(32).toString('hex');
     crm = await orderedReceiver((id, n) => (id === 'a-0' && n === 1) || (id === 'r-0' && holdR));
     steady = await orderedReceiver(() => false);
+    duo = await orderedReceiver((id, n) => id.endsWith('-0') && n === 1);
     config = testConfig({
       sources: [
         { id: 's', writeKeys: ['k'] },
         { id: 's2', writeKeys: ['k2'] },
+        { id: 's3', writeKeys: ['k3'] },
       ],
       // Ordered from the start, and never made to wait.
       destinations: [
@@ -91,7 +94,13 @@ describe('per-user order turned on and off while the deliverer runs', () => {
   after(async () => {
     await deliverer?.close();
     await retry?.close();
-    await Promise.all([catalog?.close(), admin?.disconnect(), crm?.receiver.close(), steady?.receiver.close()]);
+    await Promise.all([
+      catalog?.close(),
+      admin?.disconnect(),
+      crm?.receiver.close(),
+      steady?.receiver.close(),
+      duo?.receiver.close(),
+    ]);
     delete process.env[keyVariable];
   });
 
@@ -165,6 +174,44 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     assert.ok(!appliedOf(crm.applied, 'r-').includes('r-0'), 'its head still failing meanwhile');
     holdR = false;
     await waitUntil(() => appliedOf(crm.applied, 'r-').includes('r-0'), 30_000, "r's head delivered by its retry");
+  });
+
+  it('two deliverers: a waiting topic one of them creates while both run is read by both, each for the users of its partitions', async () => {
+    const second = await startDeliverer();
+    try {
+      const created = await catalog.writer.create({
+        ...by(),
+        definition: {
+          id: 'duo',
+          type: 'webhooks',
+          sourceIds: ['s3'],
+          ordering: 'per-user',
+          settings: { webhooks: [{ url: duo.receiver.url }] },
+        },
+      });
+      assert.equal(created.kind, 'created', JSON.stringify(created));
+      await Promise.all([deliverer.port, second.port].map((base) => waitForCatalogApplied(catalog.reader, { base })));
+      // One user in each partition: each deliverer owns one of them.
+      const users = ['x', 'y'];
+      for (let i = 0; partitionOfKey(`s3:${users[0]}`, 2) === partitionOfKey(`s3:${users[1]}`, 2); i++)
+        users[1] = `y${i}`;
+      const [x, y] = users as [string, string];
+      await send('s3', x, 'x-0');
+      await send('s3', y, 'y-0');
+      await waitUntil(() => duo.firstTry.has('x-0') && duo.firstTry.has('y-0'), 60_000, 'both heads tried (503)');
+      await send('s3', x, 'x-1', 'x-2', 'x-3');
+      await send('s3', y, 'y-1', 'y-2', 'y-3');
+      await waitUntil(
+        () => appliedOf(duo.applied, 'x-').length === 4 && appliedOf(duo.applied, 'y-').length === 4,
+        90_000,
+        "both users' events",
+      );
+      assert.deepEqual(appliedOf(duo.applied, 'x-'), ['x-0', 'x-1', 'x-2', 'x-3']);
+      assert.deepEqual(appliedOf(duo.applied, 'y-'), ['y-0', 'y-1', 'y-2', 'y-3']);
+      assert.equal(await exists('duo'), true);
+    } finally {
+      await second.close();
+    }
   });
 
   it('the destination that never had to wait still has no waiting topic', async () => {

@@ -15,9 +15,9 @@ import {
   type TopicWatcher,
 } from '@sluice/testkit';
 import { waitingTopicName } from '@sluice/topology';
-import kafkajs, { type Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
-import { produceEvents } from './kafka-helpers.ts';
+import { partitionOfKey, produceEvents } from './kafka-helpers.ts';
 import { appliedOf, orderedReceiver } from './ordered-receiver.ts';
 
 // Per-user order on the real broker (docs/reference/ordering.md): the in-process deliverer and
@@ -31,16 +31,7 @@ const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `
 
 /** A user id whose key lands in the same partition as `other`'s (of `partitions`). */
 function userBeside(sourceId: string, other: string, partitions: number): string {
-  const partitioner = kafkajs.Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({
-    partitionId,
-    leader: 0,
-    partitionErrorCode: 0,
-    replicas: [0],
-    isr: [0],
-  }));
-  const partitionOf = (userId: string) =>
-    partitioner({ topic: 't', partitionMetadata, message: { key: `${sourceId}:${userId}`, value: null } });
+  const partitionOf = (userId: string) => partitionOfKey(`${sourceId}:${userId}`, partitions);
   for (let i = 0; ; i++) if (partitionOf(`b${i}`) === partitionOf(other)) return `b${i}`;
 }
 
