@@ -24,6 +24,7 @@ export { type ConsumedRecord, ownedRecord } from './consumed-record.ts';
 export { ConsumerMetrics } from './consumer-metrics.ts';
 export type { PartitionSlots } from './slot-metrics.ts';
 export { ConcurrentConsumer, type ConcurrentConsumerOptions, type RecordSlot } from './concurrent-consumer.ts';
+export { GrowingConsumer, type GrowingConsumerOptions } from './growing-consumer.ts';
 export { SequentialConsumer, type SequentialConsumerOptions, type SequentialStep } from './sequential-consumer.ts';
 export {
   crashVerdict,

@@ -1,8 +1,7 @@
 import type { ConfigStore } from '@sluice/config';
 import { type CatalogReader, layCatalog, startCatalogReader } from '@sluice/destination-catalog';
-import { type Admin, ensureTopics, type Kafka } from '@sluice/kafka';
+import type { Kafka } from '@sluice/kafka';
 import type { Keyring } from '@sluice/secret-keyring';
-import { topicSpecs } from '@sluice/topology';
 import { Gauge, type Registry } from 'prom-client';
 import { runtimeKeyring } from './runtime-keyring.ts';
 import type { ServiceContext } from './service-context.ts';
@@ -13,12 +12,6 @@ export interface RuntimeDestinationsStart {
   ctx: ServiceContext;
   life: ServiceLifecycle;
   kafka: Kafka;
-  /**
-   * Creates the waiting topics of the runtime destinations ordered at start (their parked topics
-   * are created at their first park). Absent: not created here, in a service that reads or writes
-   * none of them (ingest).
-   */
-  admin?: Admin;
 }
 
 /** The catalog on in a service: its reader (caught up, followed) and the keyring it reads with. */
@@ -32,13 +25,13 @@ export interface RuntimeCatalog {
  * Runtime destinations and sources in force in a service (docs/reference/runtime-destinations.md,
  * "In the services"; docs/reference/runtime-sources.md), when the config turns the catalog on
  * (`runtimeDestinations`): the catalog read to its end (through the start-up retry; the service is
- * not ready before), laid over the file's config in `ctx.config` and followed, and, given an
- * `admin`, the waiting topics of the runtime destinations ordered at start created, as the file's
- * are at start (a parked topic is created at its destination's first park, docs/deliverer.md
- * "Pausing"). Off: nothing, and undefined.
+ * not ready before), laid over the file's config in `ctx.config` and followed. A destination's
+ * topics of its own are created by the deliverer when first needed: its parked topic at its first
+ * park, its waiting topic at its first wait (docs/deliverer.md "Pausing", docs/reference/ordering.md).
+ * Off: nothing, and undefined.
  */
 export async function startRuntimeDestinations(start: RuntimeDestinationsStart): Promise<RuntimeCatalog | undefined> {
-  const { ctx, life, kafka, admin } = start;
+  const { ctx, life, kafka } = start;
   const initial = ctx.config.current;
   const keyring = ctx.keyring ?? runtimeKeyring(ctx.config);
   if (keyring === undefined) return undefined;
@@ -58,11 +51,6 @@ export async function startRuntimeDestinations(start: RuntimeDestinationsStart):
   await reader.ready;
   life.add({ name: 'runtime destinations', stop: layCatalog({ store: ctx.config, reader, logger: ctx.logger }) });
   catalogMetrics(ctx, reader);
-  // The waiting topics of the runtime destinations ordered at start (the file's exist already);
-  // parked topics are created at a destination's first park.
-  const fileTopics = new Set(topicSpecs(initial).map((s) => s.topic));
-  const more = topicSpecs(ctx.config.current).filter((s) => !fileTopics.has(s.topic));
-  if (admin !== undefined && more.length > 0) await ensureTopics(admin, more, { retry: life.startup });
   ctx.logger.info(
     { runtime: runtimeCount(ctx.config), runtimeSources: runtimeSourceCount(ctx.config) },
     'runtime destinations on: catalog read',

@@ -15,7 +15,7 @@ export { startOtlpGrpcReceiver, startOtlpReceiver, type ExportedSpan, type OtlpR
 export { receivedEnvelope, testAttempt, testEnvelope } from './envelope.ts';
 export { createTestTopics, testKafka, type TestKafkaOptions } from './kafka.ts';
 export { metric, metricSum, scrapeMetrics } from './metrics.ts';
-export { waitForStateApplied } from './state-applied.ts';
+export { waitForCatalogApplied, waitForStateApplied } from './state-applied.ts';
 export { testDeadLetter, testRetryState } from './retry-state.ts';
 export { NOT_LEADER_OR_FOLLOWER, startKafkaFaultProxy, type KafkaFaultProxy } from './kafka-fault-proxy.ts';
 export { startTestCatalog, type TestCatalog } from './catalog.ts';

@@ -1,5 +1,5 @@
 import type { Kafka } from '@sluice/kafka';
-import { scrapeMetrics } from './metrics.ts';
+import { metric, scrapeMetrics } from './metrics.ts';
 import { waitUntil } from './wait.ts';
 
 const APPLIED = /^sluice_destination_state_applied_offset\{[^}]*\bpartition="(\d+)"[^}]*\} (\S+)$/gm;
@@ -31,5 +31,22 @@ export async function waitForStateApplied(
     },
     options.timeoutMs ?? 15_000,
     `${options.topic} applied by ${options.base} up to its end`,
+  );
+}
+
+/**
+ * Waits until the service at `base` (its URL or port) has read the runtime-destinations catalog as
+ * far as `reader` (a test's own catalog reader, `startTestCatalog`) has: its
+ * `sluice_destination_catalog_applied_offset` has reached the reader's. What a test waits for after
+ * a change through the catalog's writer, before it relies on the service having it in force.
+ */
+export async function waitForCatalogApplied(
+  reader: { appliedOffset: number },
+  options: { base: string | number; timeoutMs?: number },
+): Promise<void> {
+  await waitUntil(
+    async () => (await metric(options.base, 'sluice_destination_catalog_applied_offset')) >= reader.appliedOffset,
+    options.timeoutMs ?? 15_000,
+    `the catalog applied by ${options.base} as far as the test's reader`,
   );
 }

@@ -1,2 +1,2 @@
-export { delayTopicName, parkedTopicName, waitingTopicName } from './topic-names.ts';
-export { parkedTopicSpec, topicSpecs } from './topic-specs.ts';
+export { delayTopicName, isWaitingTopic, parkedTopicName, waitingTopicName } from './topic-names.ts';
+export { parkedTopicSpec, topicSpecs, waitingTopicSpec } from './topic-specs.ts';

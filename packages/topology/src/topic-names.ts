@@ -20,3 +20,8 @@ export function parkedTopicName(config: SluiceConfig, destinationId: string): st
 export function waitingTopicName(config: SluiceConfig, destinationId: string): string {
   return `${config.kafka.topics.waitingPrefix}${destinationId}`;
 }
+
+/** Whether `topic` is a waiting topic (`waitingTopicName`): its name begins with `kafka.topics.waitingPrefix`. */
+export function isWaitingTopic(config: SluiceConfig, topic: string): boolean {
+  return topic.startsWith(config.kafka.topics.waitingPrefix);
+}

@@ -28,9 +28,19 @@ export function parkedTopicSpec(config: SluiceConfig, destinationId: string): To
 }
 
 /**
+ * A destination's waiting topic (docs/reference/ordering.md), created by the deliverer the first
+ * time one of its users' events must wait rather than at start: partitioned like the events (same
+ * key, same partition index), so a user's queue lives in one partition index; kept however long a
+ * wait is (the deliverer deletes what it has done with).
+ */
+export function waitingTopicSpec(config: SluiceConfig, destinationId: string): TopicSpec {
+  return specOf(config)(waitingTopicName(config, destinationId), [{ name: 'retention.ms', value: '-1' }]);
+}
+
+/**
  * Every topic the services create at start, with partitions, replication and topic configs from
- * the config: the pipeline's own and the waiting topics of the ordered destinations. A
- * destination's parked topic is not among them: it is created at its first park (`parkedTopicSpec`),
+ * the config: the pipeline's own. A destination's parked and waiting topics are not among them:
+ * they are created at its first park (`parkedTopicSpec`) and its first wait (`waitingTopicSpec`),
  * so 10,000 destinations are not 10,000 topics.
  */
 export function topicSpecs(config: SluiceConfig): TopicSpec[] {
@@ -54,18 +64,9 @@ export function topicSpecs(config: SluiceConfig): TopicSpec[] {
     // Runtime destinations (docs/reference/runtime-destinations.md): one partition, so every change
     // is ordered against every other and each reader decides the same winner of a race.
     { ...spec(topics.destinations, [{ name: 'cleanup.policy', value: 'compact' }]), numPartitions: 1 },
-    // Ordered destinations (docs/reference/ordering.md): the users' queue state, compacted, and one
-    // waiting topic each, partitioned like the events so a user's queue lives in one partition index.
-    ...orderingSpecs(config, spec),
+    // The users' queues of the ordered destinations (docs/reference/ordering.md), compacted. Always
+    // there: a destination may be ordered at any time (a reload, a runtime destination changed).
+    spec(topics.ordering, [{ name: 'cleanup.policy', value: 'compact' }]),
     ...config.retry.tiersMs.map((ms) => spec(delayTopicName(config, ms), delayRetention(ms))),
-  ];
-}
-
-function orderingSpecs(config: SluiceConfig, spec: Spec): TopicSpec[] {
-  const ordered = config.destinations.filter((d) => d.ordering !== undefined);
-  if (ordered.length === 0) return [];
-  return [
-    spec(config.kafka.topics.ordering, [{ name: 'cleanup.policy', value: 'compact' }]),
-    ...ordered.map((d) => spec(waitingTopicName(config, d.id), [{ name: 'retention.ms', value: '-1' }])),
   ];
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '@sluice/config';
-import { parkedTopicSpec, topicSpecs, waitingTopicName } from '../src/index.ts';
+import { isWaitingTopic, parkedTopicSpec, topicSpecs, waitingTopicName, waitingTopicSpec } from '../src/index.ts';
 
 const destination = (extra: Record<string, unknown> = {}) => ({
   id: 'crm',
@@ -11,7 +11,7 @@ const destination = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe('topicSpecs', () => {
-  it("lists the pipeline's topics and a delay topic per tier, no destination's parked topic", () => {
+  it("lists the pipeline's topics and a delay topic per tier, no destination's parked or waiting topic", () => {
     const config = parseConfig({
       kafka: { partitions: 3, replicationFactor: 2 },
       retry: { tiers: ['10s', '8h'] },
@@ -32,6 +32,7 @@ describe('topicSpecs', () => {
         config.kafka.topics.destinationState,
         config.kafka.topics.destinationActions,
         config.kafka.topics.destinations,
+        config.kafka.topics.ordering,
         'sluice.delay.10s',
         'sluice.delay.480m',
       ],
@@ -50,7 +51,7 @@ describe('topicSpecs', () => {
       configEntries: [{ name: 'retention.ms', value: '-1' }],
     });
     const { audienceState, destinationState, destinations } = config.kafka.topics;
-    for (const compacted of [audienceState, destinationState, destinations]) {
+    for (const compacted of [audienceState, destinationState, destinations, config.kafka.topics.ordering]) {
       assert.deepEqual(configOf(compacted), [{ name: 'cleanup.policy', value: 'compact' }], compacted);
     }
     // A delay record outlives its wait with slack: at least a day, four waits for a long tier.
@@ -58,15 +59,22 @@ describe('topicSpecs', () => {
     assert.deepEqual(configOf('sluice.delay.480m'), [{ name: 'retention.ms', value: String(4 * 8 * 3_600_000) }]);
   });
 
-  it('an ordered destination brings its waiting topic and the ordering state topic; none without one', () => {
+  it('an ordered destination brings no topic at start: its waiting topic is created at its first wait, partitioned like the events', () => {
     const plain = topicSpecs(parseConfig({ destinations: [destination()] })).map((s) => s.topic);
-    assert.ok(!plain.includes('sluice.ordering'));
     const config = parseConfig({ destinations: [destination({ ordering: 'per-user' })] });
     const specs = topicSpecs(config);
-    const state = specs.find((s) => s.topic === 'sluice.ordering');
-    assert.deepEqual(state?.configEntries, [{ name: 'cleanup.policy', value: 'compact' }]);
-    const waiting = specs.find((s) => s.topic === waitingTopicName(config, 'crm'));
-    assert.equal(waiting?.topic, 'sluice.waiting.crm');
-    assert.equal(waiting?.numPartitions, specs.find((s) => s.topic === 'sluice.events')?.numPartitions);
+    assert.deepEqual(
+      specs.map((s) => s.topic),
+      plain,
+    );
+    assert.deepEqual(waitingTopicSpec(config, 'crm'), {
+      topic: 'sluice.waiting.crm',
+      numPartitions: specs.find((s) => s.topic === 'sluice.events')?.numPartitions,
+      replicationFactor: config.kafka.replicationFactor,
+      configEntries: [{ name: 'retention.ms', value: '-1' }],
+    });
+    assert.equal(waitingTopicName(config, 'crm'), 'sluice.waiting.crm');
+    assert.ok(isWaitingTopic(config, 'sluice.waiting.crm'));
+    assert.ok(!isWaitingTopic(config, 'sluice.parked.crm'));
   });
 });

@@ -20,9 +20,9 @@ describe('the topics of a config on a real broker', () => {
     try {
       const created = await ensureTopics(admin, topicSpecs(config));
       // events, rejected, retry, redeliver, dead-letter, attempts, audiences, audience-state,
-      // destination-state, destination-actions, destinations, two delay tiers (no destination: no
-      // parked topic).
-      assert.equal(created.length, 13);
+      // destination-state, destination-actions, destinations, ordering, two delay tiers (no
+      // destination's parked or waiting topic: created at its first park or wait).
+      assert.equal(created.length, 14);
       assert.deepEqual(await ensureTopics(admin, topicSpecs(config)), []);
       const meta = await admin.fetchTopicMetadata({ topics: [config.kafka.topics.events] });
       assert.equal(meta.topics[0]?.partitions.length, 2);

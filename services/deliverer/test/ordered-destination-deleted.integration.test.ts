@@ -16,6 +16,7 @@ import {
   testKafka,
   testServiceContext,
   uniqueName,
+  waitForCatalogApplied,
   waitUntil,
   watchTopics,
   startTestCatalog,
@@ -57,13 +58,7 @@ describe('an ordered runtime destination deleted while the head of a user’s qu
       .map((r) => retryStateFromHeaders(r.headers));
   /** Until both services have read the catalog as far as the writer's reader has. */
   const applied = () =>
-    waitUntil(
-      async () =>
-        (await metric(deliverer.port, 'sluice_destination_catalog_applied_offset')) >= catalog.reader.appliedOffset &&
-        (await metric(retry.port, 'sluice_destination_catalog_applied_offset')) >= catalog.reader.appliedOffset,
-      15_000,
-      'the deliverer and the retry service read the deletion',
-    );
+    Promise.all([deliverer.port, retry.port].map((base) => waitForCatalogApplied(catalog.reader, { base })));
 
   before(async () => {
     process.env[keyVariable] = randomBytes(32).toString('hex');

@@ -88,6 +88,8 @@ function rig(budgetBytes = 64 * 1024 * 1024, kafka: { writeMs: number } = { writ
   const store = storeOver(states, sink);
   const deps: OrderingDeps = {
     config: () => config,
+    // The waiting topic exists: no Kafka here to create it on.
+    waitingTopics: { ensure: async (id) => waitingTopicName(config, id) },
     sink,
     store,
     deadLetter: async (job, { lastError }) => void dead.push({ job, lastError }),
@@ -544,6 +546,40 @@ describe('per-user order with the real Ordering', () => {
     current = config;
     await ordering.step(turn(job('g', 'g-3'), ord), attempt);
     assert.deepEqual(attempted, ['g-0', 'g-3']);
+  });
+
+  it('ordering turned off while a user waits: each waiting record goes at once and leaves its place, the head’s retry releases the queue; turned on again, nothing waits for them', async () => {
+    const r = rig();
+    let current = config;
+    const attempted: string[] = [];
+    const attempt: AttemptStep = async ({ job: j }) => {
+      attempted.push(j.messageId);
+      return j.messageId === 'o-0' ? 'retrying' : 'delivered';
+    };
+    const ordering = r.another({ config: () => current });
+    const unorderedOrd = { ...ord, ordering: undefined };
+    for (let i = 0; i < 3; i++) await ordering.step(turn(job('o', `o-${i}`), ord), attempt);
+    const waitingTopic = waitingTopicName(config, 'ord');
+    await waitUntil(() => readBack(r, waitingTopic).length >= 2, 5_000, 'the two behind the head parked');
+    assert.deepEqual(place(r.states.get('ord', 's:o')), { head: 'o-0', first: 0, next: 2, bytes: 4 });
+    current = { ...config, destinations: config.destinations.map((d) => (d.id === 'ord' ? unorderedOrd : d)) };
+    for (const record of readBack(r, waitingTopic)) await ordering.onWaiting(record, attempt);
+    assert.deepEqual(attempted, ['o-0', 'o-1', 'o-2'], 'delivered as read, not waiting for the head');
+    assert.deepEqual(
+      place(r.states.get('ord', 's:o')),
+      { head: 'o-0', first: 2, next: 2, bytes: 0 },
+      'each left its place',
+    );
+    // The head comes back from the retry path while the destination is not ordered: delivered, it releases the queue.
+    await ordering.step(
+      { ...turn({ ...job('o', 'o-0'), previous: retryOf('o-0') }, unorderedOrd), source: 'retry' },
+      async () => 'delivered',
+    );
+    assert.equal(r.states.get('ord', 's:o'), undefined, 'no queue left');
+    // Ordered again: the user's next event waits for nothing.
+    current = config;
+    await ordering.step(turn(job('o', 'o-3'), ord), attempt);
+    assert.deepEqual(attempted, ['o-0', 'o-1', 'o-2', 'o-3']);
   });
 
   it('a waiting record waiting in memory for its turn when its destination goes is dead-lettered once woken (the head dead-lettered wakes it), not written again nor attempted', async () => {

@@ -7,20 +7,18 @@ import {
   createTestTopics,
   metric,
   receivedEnvelope,
-  startReceiver,
   testConfig,
   testKafka,
   testServiceContext,
   waitUntil,
   watchTopics,
-  type ReceivedRequest,
-  type Reply,
   type TopicWatcher,
 } from '@sluice/testkit';
 import { waitingTopicName } from '@sluice/topology';
-import kafkajs, { type Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
-import { produceEvents } from './kafka-helpers.ts';
+import { partitionOfKey, produceEvents } from './kafka-helpers.ts';
+import { appliedOf, orderedReceiver } from './ordered-receiver.ts';
 
 // Per-user order on the real broker (docs/reference/ordering.md): the in-process deliverer and
 // retry service with shrunk retry tiers, real receivers. Every receiver records the order in which
@@ -29,47 +27,11 @@ import { produceEvents } from './kafka-helpers.ts';
 const RETRY_DELAY_MS = 1_000;
 const shrunk = { window: '8s', schedule: ['1s'], jitter: 0, tiers: ['1s'] };
 
-interface Applied {
-  id: string;
-  at: number;
-}
-
-/** A receiver that fails what `fail` says and records the first 2xx per message id. */
-async function orderedReceiver(fail: (id: string, tries: number) => boolean) {
-  const applied: Applied[] = [];
-  const tries = new Map<string, number>();
-  const firstTry = new Map<string, number>();
-  const receiver = await startReceiver({
-    behaviour: (req: ReceivedRequest): Reply => {
-      const id = String(req.headers['x-message-id']);
-      const n = (tries.get(id) ?? 0) + 1;
-      tries.set(id, n);
-      if (!firstTry.has(id)) firstTry.set(id, req.at);
-      if (fail(id, n)) return { status: 503 };
-      if (!applied.some((a) => a.id === id)) applied.push({ id, at: req.at });
-      return { status: 200 };
-    },
-  });
-  return { receiver, applied, tries, firstTry };
-}
-
-/** The order a user's events were first applied in. */
-const appliedOf = (applied: Applied[], prefix: string) =>
-  applied.filter((a) => a.id.startsWith(prefix)).map((a) => a.id);
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 /** A user id whose key lands in the same partition as `other`'s (of `partitions`). */
 function userBeside(sourceId: string, other: string, partitions: number): string {
-  const partitioner = kafkajs.Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({
-    partitionId,
-    leader: 0,
-    partitionErrorCode: 0,
-    replicas: [0],
-    isr: [0],
-  }));
-  const partitionOf = (userId: string) =>
-    partitioner({ topic: 't', partitionMetadata, message: { key: `${sourceId}:${userId}`, value: null } });
+  const partitionOf = (userId: string) => partitionOfKey(`${sourceId}:${userId}`, partitions);
   for (let i = 0; ; i++) if (partitionOf(`b${i}`) === partitionOf(other)) return `b${i}`;
 }
 
@@ -79,6 +41,13 @@ describe('per-user order on the real broker', () => {
   let deliverer: DelivererService;
   let retry: RetryService;
   let seen: TopicWatcher;
+  let waitingSeen: TopicWatcher | undefined;
+  /** The records of `ord`'s waiting topic (created by its first wait, in the first test: watched from then on). */
+  const waitingRecords = async () => {
+    const topic = waitingTopicName(config, 'ord');
+    waitingSeen ??= await watchTopics(kafka, [topic]);
+    return waitingSeen.records(topic);
+  };
   let release: Awaited<ReturnType<typeof orderedReceiver>>;
   let deadWaiting: Awaited<ReturnType<typeof orderedReceiver>>;
   let allowF = false;
@@ -127,7 +96,7 @@ describe('per-user order on the real broker', () => {
     await createTestTopics(kafka, config);
     retry = await createRetry(testServiceContext('retry', config), { port: 0 }).start();
     deliverer = await startDeliverer();
-    seen = await watchTopics(kafka, [config.kafka.topics.deadLetter, waitingTopicName(config, 'ord')]);
+    seen = await watchTopics(kafka, [config.kafka.topics.deadLetter]);
     const b = userBeside('s1', 'a', config.kafka.partitions);
     const interleaved: EventEnvelope[] = [];
     const [as, bs] = [events('s1', 'a', 'a-', 5), events('s1', b, 'b-', 10)];
@@ -143,6 +112,7 @@ describe('per-user order on the real broker', () => {
     await deliverer?.close();
     await retry?.close();
     await seen?.stop();
+    await waitingSeen?.stop();
     await Promise.all([release?.receiver.close(), deadWaiting?.receiver.close()]);
   });
 
@@ -191,9 +161,8 @@ describe('per-user order on the real broker', () => {
   it('a restart mid-queue keeps the queue (read again from sluice.ordering and the waiting topic) and its order', async () => {
     const fs = events('s1', 'f', 'f-', 4);
     await produceEvents(kafka, config.kafka.topics.events, fs);
-    const waiting = () =>
-      seen.records(waitingTopicName(config, 'ord')).filter((r) => r.key === recordKey(fs[0]!)).length;
-    await waitUntil(() => waiting() >= 3, 10_000, "user f's three events waiting");
+    const waiting = async () => (await waitingRecords()).filter((r) => r.key === recordKey(fs[0]!)).length;
+    await waitUntil(async () => (await waiting()) >= 3, 10_000, "user f's three events waiting");
     await deliverer.close();
     deliverer = await startDeliverer();
     allowF = true;
@@ -207,9 +176,8 @@ describe('per-user order on the real broker', () => {
       const gs = events('s1', 'g', 'g-', 4);
       const hs = events('s1', 'h', 'h-', 4);
       await produceEvents(kafka, config.kafka.topics.events, [...gs, ...hs]);
-      const waiting = () =>
-        seen.records(waitingTopicName(config, 'ord')).filter((r) => r.key === recordKey(gs[0]!)).length;
-      await waitUntil(() => waiting() >= 3, 20_000, "user g's three events waiting");
+      const waiting = async () => (await waitingRecords()).filter((r) => r.key === recordKey(gs[0]!)).length;
+      await waitUntil(async () => (await waiting()) >= 3, 20_000, "user g's three events waiting");
       await waitUntil(() => appliedOf(release.applied, 'h-').length === 4, 10_000, "user h's events");
       assert.deepEqual(appliedOf(release.applied, 'h-'), ids('h-', 4));
     } finally {

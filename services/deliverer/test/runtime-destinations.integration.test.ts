@@ -14,7 +14,7 @@ import {
   testKafka,
   testServiceContext,
   uniqueName,
-  waitUntil,
+  waitForCatalogApplied,
   watchTopics,
   startTestCatalog,
   type TestCatalog,
@@ -49,12 +49,7 @@ describe('runtime destinations in the running deliverer', () => {
       messageIds.map((messageId) => receivedEnvelope({ sourceId: 's', messageId, userId: 'one-user' })),
     );
   // In force once the deliverer has read past what the writer's reader has read.
-  const seenByDeliverer = () =>
-    waitUntil(
-      async () => (await metric(service.port, 'sluice_destination_catalog_applied_offset')) >= reader.appliedOffset,
-      15_000,
-      'the deliverer read the catalog change',
-    );
+  const seenByDeliverer = () => waitForCatalogApplied(reader, { base: service.port });
   const definition = (urls: string[]) => ({
     id: 'crm',
     type: 'webhooks',

@@ -66,7 +66,7 @@ export function createDeliveryLog(ctx: ServiceContext, options: DeliveryLogOptio
     const replayLog = new ReplayLog(sql);
     const metrics = new DeliveryLogMetrics(ctx.registry);
     const { kafka, admin } = await life.kafka();
-    const definitions = await startDefinitionCatalog({ ctx, life, kafka, admin });
+    const definitions = await startDefinitionCatalog({ ctx, life, kafka });
 
     const roles = topicRoles(initial);
     const batcher = new IngestBatcher({

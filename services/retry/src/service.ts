@@ -38,7 +38,7 @@ export function createRetry(ctx: ServiceContext, options: RetryOptions) {
     const { kafka, admin } = await life.kafka();
     // Whether a destination is ordered or gone (a dead letter's reason and release marker) is asked of
     // runtime destinations too.
-    await startRuntimeDestinations({ ctx, life, kafka, admin });
+    await startRuntimeDestinations({ ctx, life, kafka });
 
     const metrics = new RetryMetrics(ctx.registry);
     // The intake's lag means the retry service falls behind; a delay tier's backlog is records

@@ -11,6 +11,7 @@ import {
 } from '@sluice/envelope';
 import { writeRejected, type ConsumedRecord, type RecordSink, type RecordSlot } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
+import { isWaitingTopic } from '@sluice/topology';
 import { traceHeadersOf, type TraceHeaders } from '@sluice/tracing';
 import { encodeBody, renderBody, routeEvent } from '@sluice/webhook';
 import { REJECT_ORIGIN } from '../service/constants.ts';
@@ -29,8 +30,8 @@ import type { Turn } from './turn.ts';
 
 export interface RecordHandlerDeps {
   config: () => SluiceConfig;
-  /** The topics the consumer was subscribed to at start (the waiting topics of the ordered destinations). */
-  topics: { events: string; redeliver: string; waiting?: readonly string[] };
+  /** The topics of new events and of due retries; the others it reads are waiting topics (`kafka.topics.waitingPrefix`). */
+  topics: { events: string; redeliver: string };
   codec: EnvelopeCodec;
   delivery: Delivery;
   sink: RecordSink;
@@ -58,7 +59,7 @@ export type DeliverStep = (turn: Turn) => Promise<void>;
  * A stopped destination's job is parked; so is a live job while its destination's parked topic
  * drains (a parked job is then attempted: it is the drain). Endpoints paused on their own are
  * left out of the attempt (`Parking.activeEndpoints`). A destination with per-user order runs it
- * through `Ordering.step`.
+ * through `Ordering.step`, and so does a retry (see there).
  */
 export function createDeliverStep(
   deps: Pick<RecordHandlerDeps, 'config' | 'delivery' | 'parking' | 'now' | 'ordering'>,
@@ -66,8 +67,10 @@ export function createDeliverStep(
   const attempt = createAttemptStep(deps);
   return async (turn) => {
     const { partition } = turn;
-    if (deps.ordering && turn.destination.ordering && partition !== undefined)
-      return deps.ordering.step({ ...turn, partition }, attempt);
+    // A retry of a destination no longer ordered goes through it too: it may be the head of a queue
+    // left from while it was (`Ordering.step` releases it).
+    const ordered = turn.destination.ordering !== undefined || turn.job.previous !== undefined;
+    if (deps.ordering && ordered && partition !== undefined) return deps.ordering.step({ ...turn, partition }, attempt);
     await attempt(turn);
   };
 }
@@ -185,7 +188,6 @@ export function createRecordHandler(
     });
   };
 
-  const waitingTopics = new Set(deps.topics.waiting);
   const attempt = createAttemptStep(deps);
   const onWaiting = async (record: ConsumedRecord, progress: Progress, slot: RecordSlot | undefined) => {
     progress.step = 'deliver';
@@ -201,7 +203,7 @@ export function createRecordHandler(
     try {
       if (record.topic === deps.topics.redeliver) return await onRedeliver(record, progress, slot);
       if (record.topic === deps.topics.events) return await onEvent(record, progress, slot);
-      if (deps.ordering && waitingTopics.has(record.topic)) return await onWaiting(record, progress, slot);
+      if (deps.ordering && isWaitingTopic(deps.config(), record.topic)) return await onWaiting(record, progress, slot);
     } catch (err) {
       const verdict = classifyFailure(err, progress.step, isInfrastructureFailure);
       if (verdict.kind === 'fatal') throw err;

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createEnvelopeCodec } from '@sluice/codec';
-import { ConcurrentConsumer, ConsumerMetrics, copartitionedAssigner } from '@sluice/kafka';
+import { ConsumerMetrics, copartitionedAssigner, GrowingConsumer } from '@sluice/kafka';
 import type { Delivery } from '../attempt/delivery.ts';
-import { Ordering } from '../ordering/ordering.ts';
-import { ParkedConsumer } from '../parking/parked-consumer.ts';
 import type { StartedOrdering } from '../ordering/start-ordering.ts';
 import { delivererGroupId, parkedGroupId } from '../service/config.ts';
+import { EVENTS_SWAP_DRAIN_MS } from '../service/constants.ts';
 import type { StartContext } from '../service/options.ts';
 import { createParkedHandler } from './handle-parked.ts';
 import { createRecordHandler, type RecordHandlerDeps } from './handle-record.ts';
@@ -13,25 +12,22 @@ import { createRecordHandler, type RecordHandlerDeps } from './handle-record.ts'
 /** What the intake hands its records to, and where it lists its consumers (the deliveries ask whether one is crowded). */
 export interface IntakeParts extends Pick<RecordHandlerDeps, 'sink' | 'metrics' | 'parking' | 'watch'> {
   delivery: Delivery;
-  ordering: StartedOrdering | undefined;
-  consumers: (ConcurrentConsumer | ParkedConsumer)[];
+  ordering: StartedOrdering;
+  consumers: GrowingConsumer[];
 }
 
 /**
- * The consumers: one group over `sluice.events`, `sluice.redeliver` and the ordered destinations'
- * waiting topics, and one over the parked topics that exist (each read only while its destination
- * is active; a topic created by a first park joins the list, `ParkedConsumer`). Partition p of every topic this process reads goes to one process
- * (per-user order's owner). Their lag is read into the metrics.
+ * The consumers: one group over `sluice.events`, `sluice.redeliver` and the waiting topics that
+ * exist, and one over the parked topics that exist (each read only while its destination is
+ * active). Both are `GrowingConsumer`s: a waiting topic created by a first wait, or a parked topic
+ * by a first park, joins its group's list. Partition p of every topic this process reads goes to
+ * one process (per-user order's owner). Their lag is read into the metrics.
  */
 export async function startIntake(start: StartContext, parts: IntakeParts): Promise<void> {
   const { ctx, life, options, kafka, admin } = start;
   const initial = ctx.config.current;
   const { delivery, ordering, consumers, parking } = parts;
-  const topics = {
-    events: initial.kafka.topics.events,
-    redeliver: initial.kafka.topics.redeliver,
-    waiting: ordering ? Ordering.topics(initial) : [],
-  };
+  const topics = { events: initial.kafka.topics.events, redeliver: initial.kafka.topics.redeliver };
   const lag = new ConsumerMetrics(ctx.registry, {
     admin,
     logger: ctx.logger,
@@ -54,7 +50,7 @@ export async function startIntake(start: StartContext, parts: IntakeParts): Prom
         topic: topics.events,
       }),
     logger: ctx.logger,
-    ...(ordering && { ordering: ordering.ordering }),
+    ordering: ordering.ordering,
   };
   const consumerBase = {
     kafka,
@@ -64,20 +60,23 @@ export async function startIntake(start: StartContext, parts: IntakeParts): Prom
     metrics: lag,
     partitionAssigners: [copartitionedAssigner(randomUUID())],
   };
-  consumers.push(
-    new ConcurrentConsumer({
-      ...consumerBase,
-      groupId: delivererGroupId(initial),
-      topics: [topics.events, topics.redeliver, ...topics.waiting],
-      handle: createRecordHandler(handlerDeps),
-      ...(ordering && {
-        onAssigned: (a: Record<string, number[]>) => ordering.store.assigned(a[topics.events] ?? []),
-      }),
-    }),
-  );
+  const events = new GrowingConsumer({
+    ...consumerBase,
+    groupId: delivererGroupId(initial),
+    topics: [topics.events, topics.redeliver, ...ordering.waitingTopics.names()],
+    handle: createRecordHandler(handlerDeps),
+    swapDrainMs: EVENTS_SWAP_DRAIN_MS,
+    onAssigned: (a: Record<string, number[]>) => {
+      ordering.store.assigned(a[topics.events] ?? []);
+      // Another replica may have created a waiting topic: this one reads it too once it knows it.
+      ordering.waitingTopics.findSoon();
+    },
+  });
+  ordering.waitingTopics.readBy(events);
+  consumers.push(events);
   if (parking) {
     // One consumer of every parked topic that exists, its list grown as topics are created.
-    const parked = new ParkedConsumer({
+    const parked = new GrowingConsumer({
       ...consumerBase,
       groupId: parkedGroupId(initial),
       topics: parking.topics(),

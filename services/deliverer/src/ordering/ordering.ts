@@ -2,7 +2,6 @@ import type { Destination, SluiceConfig } from '@sluice/config';
 import { headersText, type OrderingRelease } from '@sluice/envelope';
 import { type ConsumedRecord, ownedRecord, type RecordSink, type RecordSlot } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
-import { waitingTopicName } from '@sluice/topology';
 import {
   ORDERING_HEADER,
   ORDERING_HELD_BYTES,
@@ -39,6 +38,7 @@ import { TurnWaits, type AwaitedTurn } from './turn-waits.ts';
 import { UnorderedEvents } from './unordered-events.ts';
 import { UserChains } from './user-chains.ts';
 import { orderingHeader, orderingHeaderOf } from './waiting-header.ts';
+import type { WaitingTopics } from './waiting-topics.ts';
 
 /** Counts of what waits in the ordering now, by kind (`Ordering.waits`). */
 export interface OrderingWaits {
@@ -65,7 +65,10 @@ interface LeftAt {
 }
 
 export interface OrderingDeps {
+  /** The config in force: whether a destination is ordered is read from it at each step. */
   config: () => SluiceConfig;
+  /** The waiting topics: a destination's is created at the first park of one of its users. */
+  waitingTopics: Pick<WaitingTopics, 'ensure'>;
   sink: RecordSink;
   store: Pick<OrderingStore, 'ready' | 'get' | 'put' | 'admitsNew'>;
   /**
@@ -122,14 +125,10 @@ export class Ordering {
   readonly #inFlight: Flights;
   readonly #unordered: UnorderedEvents;
   #closed = false;
-  /** The destinations ordered at start: their waiting topics exist and are read (a reload's change applies at the next start). */
-  readonly #ordered: Set<string>;
   private readonly deps: OrderingDeps;
   constructor(deps: OrderingDeps) {
     this.deps = deps;
     this.#chains = new UserChains(deps.now);
-    const config = deps.config();
-    this.#ordered = new Set(config.destinations.filter((d) => d.ordering !== undefined).map((d) => d.id));
     const closed = () => this.#closed;
     this.#held = new HeldEvents(deps);
     this.#progress = new PartitionProgress({ idleWaitMs: deps.idleWaitMs, closed });
@@ -157,21 +156,20 @@ export class Ordering {
     });
   }
 
-  /** The waiting topics to read: those of the ordered destinations at start. */
-  static topics(config: SluiceConfig): string[] {
-    return config.destinations.filter((d) => d.ordering !== undefined).map((d) => waitingTopicName(config, d.id));
-  }
-
   /**
    * A live, parked or retried job of an ordered destination: attempted now, or written to the
    * waiting topic behind its user's queue (or behind its user's attempt in flight); its outcome
-   * moves the queue.
+   * moves the queue. Whether its destination is ordered is its definition in force now (a reload, a
+   * runtime destination changed): turned on, its users' queues start with their next failure.
    */
   async step(turn: OrderedTurn, attempt: AttemptStep): Promise<void> {
     const { job, destination, partition } = turn;
     const key = job.key;
-    if (key === null || destination.ordering === undefined || !this.#ordered.has(destination.id)) {
+    if (key === null || destination.ordering === undefined) {
       await attempt(turn);
+      // A retried head of a queue left from while the destination was ordered releases it, so a
+      // queue turned on again later does not wait for it.
+      if (key !== null && job.previous !== undefined) await this.#releasedUnordered(job, partition);
       return;
     }
     await this.deps.store.ready(partition);
@@ -195,18 +193,18 @@ export class Ordering {
 
   /**
    * A release marker (the retry service dead-lettered `messageId`): releases the queue if it is still
-   * its head. A destination ordered at start and gone since (deleted, removed from the file) has its
-   * queue released whatever its `orderingOnDeadLetter` was: its waiting events then leave as they are
-   * read or as their wait ends, dead-lettered `destination_deleted` by the intake decision.
+   * its head. A destination gone (deleted, removed from the file) has its queue, if any, released
+   * whatever its `orderingOnDeadLetter` was: its waiting events then leave as they are read or as
+   * their wait ends, dead-lettered `destination_deleted` by the intake decision; so is the queue left
+   * from while a destination no longer ordered was (its waiting records, read, go as any event).
    */
   async release(marker: OrderingRelease, key: string | null, partition: number): Promise<void> {
     const id = marker.destinationId;
     const destination = this.deps.config().destinations.find((d) => d.id === id);
-    if (key === null || !this.#ordered.has(id) || (destination !== undefined && destination.ordering === undefined))
-      return;
+    if (key === null) return;
     await this.deps.store.ready(partition);
     const at: QueueAt = { destination: destination ?? { id }, key, partition };
-    const onDeadLetter = destination === undefined ? 'release' : onDeadLetterOf(at);
+    const onDeadLetter = destination?.ordering === undefined ? 'release' : onDeadLetterOf(at);
     await this.#chains.serial({ destinationId: id, key, kind: 'release' }, async () => {
       const q = this.deps.store.get(id, key);
       if (retryDecision(q, marker.messageId) !== 'head') return;
@@ -251,8 +249,10 @@ export class Ordering {
     if (!destination) return undefined;
     const turnOf = (acceptedAt: number | undefined): Turn => ({ job, destination, acceptedAt, source: 'waiting' });
     if (destination.ordering === undefined) {
-      // No longer ordered: delivered as any event.
-      await attempt(turnOf(acceptedAt));
+      // No longer ordered: delivered as any event (a gap has none), and it leaves its place, so a
+      // queue turned on again later does not wait for it.
+      if (!place.gap) await attempt(turnOf(acceptedAt));
+      await this.#leftQueue(job, { partition: record.partition, place });
       return undefined;
     }
     await this.deps.store.ready(record.partition);
@@ -317,6 +317,13 @@ export class Ordering {
     this.#turns.close();
   }
 
+  /** A retry of a destination not ordered now: the queue left from while it was, if this is its head, is released. */
+  async #releasedUnordered(job: DeliveryJob, partition: number): Promise<void> {
+    await this.deps.store.ready(partition);
+    if (this.deps.store.get(job.destinationId, job.key!)?.head === job.messageId)
+      await this.#leftQueue(job, { partition });
+  }
+
   /**
    * The intake decision for a waiting record (`liveDestinationOrDeadLetter`): its destination, or —
    * gone or disabled — undefined, the record dead-lettered (a gap record has no event to
@@ -332,23 +339,23 @@ export class Ordering {
   }
 
   /**
-   * An event the intake decision dead-lettered leaves its user's queue as any dead letter does: the
-   * queue is released if it was the head, and moves on if it was the front waiting record. Nothing
-   * waits for it, should the destination send again; a waiting record read before its turn leaves
-   * its place as it is. Only for a destination ordered at start (its queues are this process's); the
-   * turn the record waited for, if any, is over.
+   * An event the intake decision dead-lettered, or one of a destination no longer ordered, leaves
+   * its user's queue as any dead letter does: the queue is released if it was the head, and moves
+   * on if it was the front waiting record. Nothing waits for it, should the destination send again
+   * with per-user order; a waiting record read before its turn leaves its place as it is. The
+   * user's queue is looked up whatever the destination is now (one may be left from while it was
+   * ordered); the turn the record waited for, if any, is over.
    */
   async #leftQueue(job: DeliveryJob, where: LeftAt): Promise<void> {
     const id = job.destinationId;
     const key = job.key;
-    const ordered = this.#ordered.has(id);
-    if (key === null || (!ordered && where.turn === undefined)) return;
-    if (ordered) await this.deps.store.ready(where.partition);
+    if (key === null) return;
+    await this.deps.store.ready(where.partition);
     const at: QueueAt = { destination: { id }, key, partition: where.partition };
     await this.#chains.serial({ destinationId: id, key, kind: 'left' }, async () => {
       if (where.turn) this.#turns.end(chainId(id, key), where.turn);
-      if (!ordered) return;
       const q = this.deps.store.get(id, key);
+      if (q === undefined) return;
       const step = { messageId: job.messageId, outcome: 'dead' as const, onDeadLetter: 'release' as const };
       const after = afterStep(q, where.place ? { ...step, fromWaiting: where.place } : step);
       await moveQueue(this.#moves, at, { before: q, after });

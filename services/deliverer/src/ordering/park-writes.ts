@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { SluiceConfig } from '@sluice/config';
 import { noRequestRecord } from '@sluice/envelope';
 import { SideRecordRefusedError, type RecordSink } from '@sluice/kafka';
-import { waitingTopicName } from '@sluice/topology';
 import type { DeliveryJob } from '../intake/delivery-job.ts';
 import { isInfrastructureFailure } from '../intake/infrastructure-errors.ts';
 import { parkedHeaders } from '../parking/parked-job.ts';
@@ -12,6 +11,7 @@ import type { OrderingStore } from './ordering-store.ts';
 import { chainId, type QueueAt } from './queue-at.ts';
 import { parked, tailFull, trimTail, type QueueState } from './queue-rules.ts';
 import { orderingHeader } from './waiting-header.ts';
+import type { WaitingTopics } from './waiting-topics.ts';
 
 /**
  * A user's parks for one destination, as this process writes them: those whose waiting records
@@ -23,9 +23,11 @@ interface ParkLane {
   written: Set<number>;
 }
 
-/** What `ParkWrites` writes with: the config (topic names), the sink, the queues, the waiting counter and the clock. */
+/** What `ParkWrites` writes with: the config (topic names), the waiting topics, the sink, the queues, the waiting counter and the clock. */
 export interface ParkWritesDeps {
   config: () => SluiceConfig;
+  /** A destination's waiting topic, created at its first write. */
+  waitingTopics: Pick<WaitingTopics, 'ensure'>;
   sink: RecordSink;
   store: Pick<OrderingStore, 'get' | 'put'>;
   metrics: Pick<DelivererMetrics, 'orderingWaiting'>;
@@ -157,26 +159,25 @@ export class ParkWrites {
   }
 
   /** A park's place whose waiting record Kafka refused: a record with no body that the queue moves past. */
-  #writeGap(job: DeliveryJob, how: ParkPlace): Promise<void> {
+  async #writeGap(job: DeliveryJob, how: ParkPlace): Promise<void> {
     const headers = {
       ...parkedHeaders(job, how.accepted, this.#deps.now()),
       [ORDERING_HEADER]: orderingHeader('', { seq: how.seq, epoch: how.epoch, gap: true }),
     };
-    const topic = waitingTopicName(this.#deps.config(), job.destinationId);
-    return this.#deps.sink.send(topic, { key: job.key, value: Buffer.alloc(0), headers });
+    const topic = await this.#deps.waitingTopics.ensure(job.destinationId);
+    await this.#deps.sink.send(topic, { key: job.key, value: Buffer.alloc(0), headers });
   }
 
-  /** A job's waiting record at its place (`seq`), its window's start and its wait's start in `sluice-parked`. */
-  #writeWaiting(job: DeliveryJob, how: ParkPlace): Promise<void> {
-    const config = this.#deps.config();
+  /**
+   * A job's waiting record at its place (`seq`), its window's start and its wait's start in
+   * `sluice-parked`, on its destination's waiting topic (created by the destination's first wait).
+   */
+  async #writeWaiting(job: DeliveryJob, how: ParkPlace): Promise<void> {
+    const topic = await this.#deps.waitingTopics.ensure(job.destinationId);
     const headers = {
       ...parkedHeaders(job, how.accepted, this.#deps.now()),
       [ORDERING_HEADER]: orderingHeader('', how),
     };
-    return this.#deps.sink.send(waitingTopicName(config, job.destinationId), {
-      key: job.key,
-      value: job.body,
-      headers,
-    });
+    await this.#deps.sink.send(topic, { key: job.key, value: job.body, headers });
   }
 }

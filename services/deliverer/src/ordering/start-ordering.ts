@@ -7,24 +7,29 @@ import { OrderingStore } from './ordering-store.ts';
 import { Ordering } from './ordering.ts';
 import { QueueStates } from './queue-states.ts';
 import { startWaitingTrim } from './waiting-trim.ts';
+import { WaitingTopics } from './waiting-topics.ts';
 
-/** Per-user order as started: its queues' store and the ordering that runs them. */
+/** Per-user order as started: its queues' store, the ordering that runs them and the waiting topics. */
 export interface StartedOrdering {
   store: OrderingStore;
   ordering: Ordering;
+  waitingTopics: WaitingTopics;
 }
 
 /**
- * Per-user order (docs/reference/ordering.md), when a destination asks for it at start: the users'
- * queues read whole from `sluice.ordering` before any event is handled.
+ * Per-user order (docs/reference/ordering.md), whatever the destinations at start (one may ask for
+ * it at any time: a reload, a runtime destination created or changed): the users' queues read
+ * whole from `sluice.ordering` before any event is handled, and the waiting topics that exist
+ * listed, to be read from the start.
  */
 export async function startOrdering(
   start: StartContext,
   parts: { sink: RecordSink; metrics: DelivererMetrics; delivery: Pick<Delivery, 'deadLetter'> },
-): Promise<StartedOrdering | undefined> {
+): Promise<StartedOrdering> {
   const { ctx, life, options, kafka, admin } = start;
   const initial = ctx.config.current;
-  if (Ordering.topics(initial).length === 0) return undefined;
+  const waitingTopics = new WaitingTopics({ config: () => ctx.config.current, admin, logger: ctx.logger });
+  await life.startup('list the waiting topics', () => waitingTopics.find());
   const states = new QueueStates(initial.delivery.orderingStateBytes);
   parts.metrics.readOrderingStateFrom(() => states.bytes);
   const store = new OrderingStore({
@@ -43,6 +48,7 @@ export async function startOrdering(
   );
   const ordering = new Ordering({
     config: () => ctx.config.current,
+    waitingTopics,
     sink: parts.sink,
     store,
     deadLetter: (job, dead) => parts.delivery.deadLetter(job, dead),
@@ -66,10 +72,10 @@ export async function startOrdering(
   const stopTrim = startWaitingTrim({
     admin,
     groupId: delivererGroupId(initial),
-    topics: Ordering.topics(initial),
+    topics: () => waitingTopics.names(),
     logger: ctx.logger,
     ...(options.waitingTrimIntervalMs !== undefined && { everyMs: options.waitingTrimIntervalMs }),
   });
   life.add({ name: 'waiting trim', stop: stopTrim });
-  return { store, ordering };
+  return { store, ordering, waitingTopics };
 }

@@ -5,7 +5,8 @@ export interface WaitingTrimDeps {
   admin: Admin;
   /** The group that reads the waiting topics (the deliverer's main group). */
   groupId: string;
-  topics: readonly string[];
+  /** The waiting topics that exist now. */
+  topics: () => readonly string[];
   logger: Logger;
   /** How often; default a minute. */
   everyMs?: number;
@@ -23,7 +24,7 @@ export function startWaitingTrim(deps: WaitingTrimDeps): () => void {
     if (running) return;
     running = true;
     try {
-      for (const topic of deps.topics) {
+      for (const topic of deps.topics()) {
         const [committed] = await retryTransient(() =>
           deps.admin.fetchOffsets({ groupId: deps.groupId, topics: [topic] }),
         );

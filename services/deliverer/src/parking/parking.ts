@@ -7,7 +7,7 @@ import type { DeliveryJob } from '../intake/delivery-job.ts';
 import { parkedHeaders } from './parked-job.ts';
 import type { DelivererMetrics } from '../service/metrics.ts';
 
-/** What the parking steers: the one consumer of the parked topics (`ParkedConsumer`). */
+/** What the parking steers: the one consumer of the parked topics (a `GrowingConsumer`). */
 export interface ParkedTopicsConsumer {
   hold(topic: string): void;
   release(topic: string): void;

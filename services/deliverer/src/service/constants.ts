@@ -60,3 +60,11 @@ export const ORDERING_MAX_WAITING = 10_000;
 export const ORDERING_MAX_WAITING_BYTES = 32 * 1024 * 1024;
 /** At most one warning per destination this often when events are not held in order (memory budget spent). */
 export const ORDERING_UNORDERED_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * How long the events group finishes the records in hand when a waiting topic created at a first
+ * wait joins its topics (docs/reference/ordering.md, "Topics"): the attempts in flight and the
+ * events waiting in memory behind them end within it; records waiting longer (for their user's
+ * turn) are read again by the group's next generation.
+ */
+export const EVENTS_SWAP_DRAIN_MS = 10_000;

@@ -26,7 +26,7 @@ export function createDeliverer(ctx: ServiceContext, options: DelivererOptions) 
   return defineService(ctx, async (life): Promise<{ port: number }> => {
     const { kafka, admin } = await life.kafka();
     // Before every part reads the config: the runtime destinations in force at start count as the file's.
-    await startRuntimeDestinations({ ctx, life, kafka, admin });
+    await startRuntimeDestinations({ ctx, life, kafka });
     const start: StartContext = { ctx, life, options, kafka, admin };
     const sink = await startSideRecords(start);
     const metrics = new DelivererMetrics(ctx.registry);

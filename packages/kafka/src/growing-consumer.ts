@@ -1,22 +1,30 @@
-import { ConcurrentConsumer, type ConcurrentConsumerOptions } from '@sluice/kafka';
+import { ConcurrentConsumer, type ConcurrentConsumerOptions } from './concurrent-consumer.ts';
 
-/** How long a generation of the parked consumer may finish its records before the next one takes over. */
+/** How long a generation may finish its records before the next one takes over, unless told otherwise. */
 const SWAP_DRAIN_MS = 30_000;
 
-/** What `ParkedConsumer` is built from: a `ConcurrentConsumer`'s options, with the parked topics that exist at start. */
-export type ParkedConsumerOptions = ConcurrentConsumerOptions;
+/** What a `GrowingConsumer` is built from: a `ConcurrentConsumer`'s options, with the topics read from its start. */
+export interface GrowingConsumerOptions extends ConcurrentConsumerOptions {
+  /**
+   * How long the generation in hand may finish its records when a topic is added; default 30 s.
+   * What is still unfinished then is read again (uncommitted) by the next generation, while its
+   * handler runs on.
+   */
+  swapDrainMs?: number;
+}
 
 /**
- * The one consumer of every parked topic (docs/deliverer.md "Pausing"): one group over the parked
- * topics that exist, whatever the number of destinations. A destination's parked topic is created
- * at its first park, and kafkajs cannot add a topic to a running consumer (a pattern subscription
- * is resolved once, at its start): when a topic is added, the consumer in hand stops taking
- * records, finishes those it has (up to `SWAP_DRAIN_MS`; the rest are read again, uncommitted),
- * commits and leaves, and a new one joins the group over the longer list. Topics added while one
- * change waits are taken in by it. Its holds carry over (`hold`, `release`).
+ * A `ConcurrentConsumer` whose topic list grows: topics created while it runs (a destination's
+ * parked topic at its first park, its waiting topic at its first wait) are read from then on.
+ * kafkajs cannot add a topic to a running consumer (a pattern subscription is resolved once, at its
+ * start): when a topic is added, the consumer in hand (a generation) stops taking records, finishes
+ * those it has (up to `swapDrainMs`), commits and leaves its group, and a new one joins the group
+ * over the longer list. Topics added while one change waits are taken in by it. Its holds carry
+ * over (`hold`, `release`). A generation that leaves owns no partition: `onAssigned` is told so
+ * (an empty assignment) before the next one joins and is told its own.
  */
-export class ParkedConsumer {
-  readonly #options: ParkedConsumerOptions;
+export class GrowingConsumer {
+  readonly #options: GrowingConsumerOptions;
   readonly #topics: Set<string>;
   readonly #holds = new Set<string>();
   #current: ConcurrentConsumer | undefined;
@@ -24,24 +32,24 @@ export class ParkedConsumer {
   #stopped = false;
   #swapping: Promise<void> = Promise.resolve();
   #swapPending = false;
-  /** A change of generation under way: the parked consumer counts as joined meanwhile (`/readyz`). */
+  /** A change of generation under way: the consumer counts as joined meanwhile (`/readyz`). */
   #inSwap = false;
   /** Resolves when a generation cannot go on, or a new one could not be started. */
   readonly fatal: Promise<Error>;
   #fail: (err: Error) => void = () => undefined;
 
-  constructor(options: ParkedConsumerOptions) {
+  constructor(options: GrowingConsumerOptions) {
     this.#options = options;
     this.#topics = new Set(options.topics);
     this.fatal = new Promise((resolve) => (this.#fail = resolve));
   }
 
-  /** The parked topics read (or about to be, once a change is through). */
+  /** The topics read (or about to be, once a change is through). */
   get topics(): string[] {
     return [...this.#topics];
   }
 
-  /** Joined to its group and consuming; with no parked topic yet, there is nothing to join. */
+  /** Joined to its group and consuming; with no topic yet, there is nothing to join. */
   get connected(): boolean {
     return this.#inSwap || (this.#current?.connected ?? true);
   }
@@ -56,7 +64,7 @@ export class ParkedConsumer {
     if (this.#topics.size > 0) await this.#startGeneration();
   }
 
-  /** Reads `topic` too, from the next generation on (it exists: created by a park, or found by a listing). */
+  /** Reads `topic` too, from the next generation on (it exists: created, or found by a listing). */
   add(topic: string): void {
     if (this.#topics.has(topic)) return;
     this.#topics.add(topic);
@@ -104,9 +112,10 @@ export class ParkedConsumer {
     try {
       if (old) {
         old.stopIntake();
-        await old.drain(SWAP_DRAIN_MS);
+        await old.drain(this.#options.swapDrainMs ?? SWAP_DRAIN_MS);
         await old.close();
         this.#current = undefined;
+        this.#options.onAssigned?.({});
       }
       if (!this.#stopped) await this.#startGeneration();
     } finally {
