@@ -1,19 +1,7 @@
 import { LIMITS } from '@sluice/config';
 import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_PAGE, MAX_REASON_LENGTH } from '../../constants.ts';
 import { CONTROL_ACTIONS } from '../kafka/destination-control.ts';
-import {
-  byTokenId,
-  errors,
-  id,
-  idParam,
-  json,
-  nextCursor,
-  nullable,
-  queryCursor,
-  queryLimit,
-  ref,
-  time,
-} from './openapi-schemas.ts';
+import { byTokenId, errors, id, idParam, json, nullable, pageOf, pageParams, ref, time } from './openapi-schemas.ts';
 
 const stateName = { type: 'string', enum: ['active', 'paused', 'disabled'] } as const;
 const stateProperties = {
@@ -70,11 +58,7 @@ export const controlSchemas = {
     required: ['action', ...Object.keys(stateProperties)],
     properties: { action: ref('ControlActionRecord'), ...stateProperties },
   },
-  ControlActions: {
-    type: 'object',
-    required: ['actions', 'nextCursor'],
-    properties: { actions: { type: 'array', items: ref('ControlActionRecord') }, nextCursor },
-  },
+  ControlActions: pageOf('actions', ref('ControlActionRecord')),
 };
 
 const SUMMARY = {
@@ -125,7 +109,7 @@ export const controlPaths = {
       operationId: 'listDestinationActions',
       summary:
         "The recorded actions on destinations and endpoints, newest first (auto-disable included), kept as long as the log's retention",
-      parameters: [queryLimit({ max: MAX_ACTIONS_PAGE, default: DEFAULT_ACTIONS_PAGE }), queryCursor],
+      parameters: pageParams({ max: MAX_ACTIONS_PAGE, default: DEFAULT_ACTIONS_PAGE }),
       responses: { '200': { description: 'Actions', ...json(ref('ControlActions')) }, ...errors },
     },
   },

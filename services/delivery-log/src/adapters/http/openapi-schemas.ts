@@ -75,6 +75,14 @@ export const nextCursor = {
   oneOf: [{ type: 'string' }, { type: 'null' }],
   description: 'Pass as `cursor` for the next page; null on the last page',
 };
+/** The query parameters of a paged list: `limit` (its page's bounds) and `cursor`. */
+export const pageParams = (page: { max: number; default: number }) => [queryLimit(page), queryCursor];
+/** A page of a list: its items under `name`, and the `nextCursor`. */
+export const pageOf = (name: string, items: object) => ({
+  type: 'object',
+  required: [name, 'nextCursor'],
+  properties: { [name]: { type: 'array', items }, nextCursor },
+});
 /** Who did an action or made a change, by token id (docs/reference/tokens.md, "What is recorded"). */
 export const byTokenId = {
   type: 'string',

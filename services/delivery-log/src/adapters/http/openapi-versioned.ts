@@ -1,17 +1,5 @@
 import { DEFAULT_CHANGES_PAGE, MAX_CHANGES_PAGE } from '../../domain/audit.ts';
-import {
-  byTokenId,
-  errors,
-  id,
-  idParam,
-  json,
-  nextCursor,
-  queryCursor,
-  queryId,
-  queryLimit,
-  ref,
-  time,
-} from './openapi-schemas.ts';
+import { byTokenId, errors, id, idParam, json, pageOf, pageParams, queryId, ref, time } from './openapi-schemas.ts';
 import type { VersionedResource } from './versioned-resource.ts';
 
 const etag = { ETag: { description: 'The version, quoted: send it back as `If-Match`', schema: { type: 'string' } } };
@@ -71,7 +59,7 @@ export function versionedPaths(context: VersionedPathsContext): Record<string, o
       get: {
         operationId: `list${name}s`,
         summary: summaries.list,
-        parameters: [...(context.list.filters ?? []), queryLimit(context.list.page), queryCursor],
+        parameters: [...(context.list.filters ?? []), ...pageParams(context.list.page)],
         responses: { '200': { description: 'One page', ...json(ref(`${name}s`)) }, ...errors },
       },
       post: {
@@ -87,8 +75,7 @@ export function versionedPaths(context: VersionedPathsContext): Record<string, o
         summary: `The audit of runtime ${kind}s: each change made through this API, newest first (kept as long as the log's retention)`,
         parameters: [
           queryId(resource.idName, `Only this ${kind}`),
-          queryLimit({ max: MAX_CHANGES_PAGE, default: DEFAULT_CHANGES_PAGE }),
-          queryCursor,
+          ...pageParams({ max: MAX_CHANGES_PAGE, default: DEFAULT_CHANGES_PAGE }),
         ],
         responses: { '200': { description: 'Changes', ...json(ref(`${name}Changes`)) }, ...errors },
       },
@@ -119,14 +106,7 @@ export function versionedPaths(context: VersionedPathsContext): Record<string, o
 /** A resource's list schemas: one of them (runtime or the file's) and a page of them. */
 export const listSchemas = (resource: VersionedResource) => ({
   [resource.name]: { oneOf: [ref(`Runtime${resource.name}`), ref(`File${resource.name}`)] },
-  [`${resource.name}s`]: {
-    type: 'object',
-    required: [`${resource.name.toLowerCase()}s`, 'nextCursor'],
-    properties: {
-      [`${resource.name.toLowerCase()}s`]: { type: 'array', items: ref(resource.name) },
-      nextCursor,
-    },
-  },
+  [`${resource.name}s`]: pageOf(`${resource.name.toLowerCase()}s`, ref(resource.name)),
 });
 
 /** A resource's audit schemas: a deletion's answer, and the audit's page with its kinds of change. */
@@ -136,27 +116,17 @@ export const auditSchemas = (resource: VersionedResource, changes: { kinds: stri
     required: ['id', 'version'],
     properties: { id, version: { type: 'integer', description: "The deletion's version" } },
   },
-  [`${resource.name}Changes`]: {
+  [`${resource.name}Changes`]: pageOf('changes', {
     type: 'object',
-    required: ['changes', 'nextCursor'],
+    required: [resource.idName, 'version', 'change', 'by', 'at', 'fields'],
     properties: {
-      changes: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: [resource.idName, 'version', 'change', 'by', 'at', 'fields'],
-          properties: {
-            [resource.idName]: id,
-            version: { type: 'integer', description: 'The version the change made (a deletion: its own)' },
-            change: { type: 'string', enum: changes.kinds },
-            by: { type: 'string', description: 'The name of the token that made it' },
-            byTokenId,
-            at: time,
-            fields: { type: 'array', items: { type: 'string' }, description: changes.fields },
-          },
-        },
-      },
-      nextCursor,
+      [resource.idName]: id,
+      version: { type: 'integer', description: 'The version the change made (a deletion: its own)' },
+      change: { type: 'string', enum: changes.kinds },
+      by: { type: 'string', description: 'The name of the token that made it' },
+      byTokenId,
+      at: time,
+      fields: { type: 'array', items: { type: 'string' }, description: changes.fields },
     },
-  },
+  }),
 });
