@@ -1,6 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '@sluice/config';
-import { TOKEN_ROLES } from '@sluice/log-api';
 import { configValidate } from './commands/config-validate.ts';
 import {
   DESTINATION_ACTIONS,
@@ -9,36 +8,15 @@ import {
   type DestinationActionFlags,
 } from './commands/destinations.ts';
 import { type AuditFlags, audit } from './commands/audit.ts';
-import {
-  type DefinitionFlags,
-  definitionCreate,
-  definitionDelete,
-  definitionGet,
-  definitionRotate,
-  definitionsApply,
-  definitionsExport,
-  definitionUpdate,
-} from './commands/definitions.ts';
-import { type DestinationTestFlags, destinationTest } from './commands/destination-test.ts';
 import { dlqList, dlqReplay, type DlqListFlags, type DlqReplayFlags } from './commands/dlq.ts';
-import {
-  type SourceFlags,
-  sourceCreate,
-  sourceDelete,
-  sourceGet,
-  sourceMintKey,
-  sourceRename,
-  sourceRevokeKey,
-  sourcesList,
-} from './commands/sources.ts';
 import { send } from './commands/send.ts';
-import { type PortalLinkFlags, portalLinkCreate } from './commands/portal-links.ts';
-import { type TokenCreateFlags, tokenCreate, tokenRevoke, tokensList } from './commands/tokens.ts';
 import { topics } from './commands/topics.ts';
 import { verify, type VerifyOptions } from './commands/verify.ts';
 import { CALL_TYPES, DEFAULT_TEST_EVENT, DEFAULT_TEST_USER, type CallType } from './domain/test-call.ts';
 import { VERIFY_SCHEMES } from './domain/verify-request.ts';
+import { addDefinitionCommands, addPortalLinkCommands, addSourceCommands, addTokenCommands } from './api-commands.ts';
 import { CliError, type CliIo } from './io.ts';
+import { scriptable } from './leaf-commands.ts';
 import { readSecret } from './secret-input.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
@@ -252,138 +230,4 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`sluice: ${(err as Error).message}\n`);
     return 1;
   }
-}
-
-const IF_MATCH_HELP =
-  'the version read (`get` prints it): refused if the destination changed since; default the current one';
-
-/** `sluice destinations create|get|update|delete|rotate-secret|test|export|apply`: destination definitions (docs/cli.md). */
-function addDefinitionCommands(io: CliIo, destinations: Command): void {
-  scriptable(destinations, 'create')
-    .description('create a runtime destination from a definition file (one entry of `destinations`, YAML or JSON)')
-    .requiredOption('-f, --file <file>', 'the definition; { env: NAME } secrets are read from the environment')
-    .action((o: DefinitionFlags & { file: string }) => definitionCreate(io, o.file, o));
-  scriptable(destinations, 'get')
-    .description('one destination with its version, secrets masked')
-    .argument('<id>', 'destination id')
-    .action((id: string, o: DefinitionFlags) => definitionGet(io, id, o));
-  scriptable(destinations, 'update')
-    .description('replace a runtime destination (-f) or change part of it (--patch, a JSON Merge Patch)')
-    .argument('<id>', 'destination id')
-    .option('-f, --file <file>', 'the whole new definition')
-    .option('--patch <file>', 'a JSON Merge Patch: objects merge, null removes, lists replace')
-    .option('--if-match <version>', IF_MATCH_HELP)
-    .action((id: string, o: DefinitionFlags & { file?: string; patch?: string }) => definitionUpdate(io, id, o));
-  scriptable(destinations, 'delete')
-    .description('delete a runtime destination')
-    .argument('<id>', 'destination id')
-    .option('--if-match <version>', IF_MATCH_HELP)
-    .action((id: string, o: DefinitionFlags) => definitionDelete(io, id, o));
-  scriptable(destinations, 'rotate-secret')
-    .description('give a signing scheme a new secret (printed once); the old one keeps signing for the overlap')
-    .argument('<id>', 'destination id')
-    .option('--scheme <scheme>', 'x-signature or standard-webhooks (default x-signature)')
-    .option('--overlap-ms <ms>', 'how long the old secret keeps signing (default 24 h)')
-    .option('--if-match <version>', IF_MATCH_HELP)
-    .action((id: string, o: DefinitionFlags & { scheme?: string; overlapMs?: string }) => definitionRotate(io, id, o));
-  scriptable(destinations, 'test')
-    .description('send one signed test event to an endpoint of a destination and print what it answered')
-    .argument('<id>', 'destination id')
-    .option('--endpoint <index>', "the endpoint's index in the destination (default 0, the first)")
-    .action((id: string, o: DestinationTestFlags) => destinationTest(io, id, o));
-  scriptable(destinations, 'export')
-    .description("the runtime destinations in the config file's format; secrets as { env: NAME }")
-    .action((o: { json?: boolean }) => definitionsExport(io, o));
-  scriptable(destinations, 'apply')
-    .description("make the runtime destinations match a file's destinations (create, update, delete), diff first")
-    .requiredOption('-f, --file <file>', 'a file with `destinations` (what export prints)')
-    .option('--dry-run', 'print the diff, change nothing')
-    .action((o: { file: string; dryRun?: boolean; json?: boolean }) => definitionsApply(io, o.file, o));
-}
-
-/** A subcommand of `parent` whose answer can be printed as JSON for scripts (`--json`). */
-function scriptable(parent: Command, name: string): Command {
-  return parent.command(name).option('--json', 'JSON output');
-}
-
-const SOURCE_IF_MATCH_HELP =
-  'the version read (`get` prints it): refused if the source changed since; default the current one';
-
-/** `sluice tokens create|list|revoke`: tenant tokens of the delivery log's API (docs/reference/tokens.md), the admin's. */
-function addTokenCommands(io: CliIo, program: Command): void {
-  const tokens = program
-    .command('tokens')
-    .description("tenant tokens of the delivery log's API (SLUICE_API_URL, SLUICE_API_TOKEN: the admin token)");
-  scriptable(tokens, 'create')
-    .description('create a tenant token; the token is printed once')
-    .argument('<name>', 'its name, unique among the tokens in force: what it does is recorded by it')
-    .requiredOption('--tenant <tenant>', 'the tenant it sees and changes')
-    .addOption(
-      new Option('--role <role>', 'read, or manage (also changes, acts and replays)')
-        .choices(TOKEN_ROLES)
-        .makeOptionMandatory(),
-    )
-    .option('--expires-at <time>', 'RFC 3339 time from which it is refused (default: never)')
-    .action((name: string, o: TokenCreateFlags) => tokenCreate(io, name, o));
-  scriptable(tokens, 'list')
-    .description('the tenant tokens in force: ids, names, tenants, roles, expiries; never a token')
-    .action((o: { json?: boolean }) => tokensList(io, o));
-  scriptable(tokens, 'revoke')
-    .description('revoke a tenant token: every delivery-log replica refuses it within a second')
-    .argument('<id>', 'the token id (tok_…) as list shows it')
-    .action((id: string, o: { json?: boolean }) => tokenRevoke(io, id, o));
-}
-
-/** `sluice portal-links create`: a signed, expiring link to one tenant's view of the console (docs/reference/portal-links.md). */
-function addPortalLinkCommands(io: CliIo, program: Command): void {
-  const links = program
-    .command('portal-links')
-    .description("portal links to one tenant's view of the console (SLUICE_API_URL, SLUICE_API_TOKEN)");
-  scriptable(links, 'create')
-    .description("mint a portal link: the console's URL with the link is printed")
-    .option('--tenant <tenant>', 'the tenant it shows (the admin names one; a manage token mints for its own)')
-    .option('--destination <id>', "one of the tenant's destinations: the link then shows that one only")
-    .option('--ttl-ms <ms>', 'how long it lives, 1000 to 86400000 ms (default: 1 hour)')
-    .action((o: PortalLinkFlags) => portalLinkCreate(io, o));
-}
-
-/** `sluice sources create|get|list|rename|delete|mint-key|revoke-key`: runtime sources and their write keys (docs/cli.md). */
-function addSourceCommands(io: CliIo, program: Command): void {
-  const sources = program
-    .command('sources')
-    .description("sources and their write keys through the delivery log's API (SLUICE_API_URL, SLUICE_API_TOKEN)");
-  scriptable(sources, 'list')
-    .description("every source: the file's (read-only, keys never shown) and the runtime ones with their key ids")
-    .action((o: { json?: boolean }) => sourcesList(io, o));
-  scriptable(sources, 'get')
-    .description('one source with its version; its write keys by id and times, never the keys')
-    .argument('<id>', 'source id')
-    .action((id: string, o: SourceFlags) => sourceGet(io, id, o));
-  scriptable(sources, 'create')
-    .description('create a runtime source; its first write key is printed once')
-    .argument('<id>', 'source id ([A-Za-z0-9._-], at most 200)')
-    .option('--name <name>', 'display name (default empty)')
-    .action((id: string, o: SourceFlags & { name?: string }) => sourceCreate(io, id, o));
-  scriptable(sources, 'rename')
-    .description('give a runtime source a new name')
-    .argument('<id>', 'source id')
-    .argument('<name>', 'the new name')
-    .option('--if-match <version>', SOURCE_IF_MATCH_HELP)
-    .action((id: string, name: string, o: SourceFlags) => sourceRename(io, id, { ...o, name }));
-  scriptable(sources, 'delete')
-    .description('delete a runtime source (refused while a destination names it)')
-    .argument('<id>', 'source id')
-    .option('--if-match <version>', SOURCE_IF_MATCH_HELP)
-    .action((id: string, o: SourceFlags) => sourceDelete(io, id, o));
-  scriptable(sources, 'mint-key')
-    .description('mint a new write key for a runtime source (printed once); the others stay in force')
-    .argument('<id>', 'source id')
-    .option('--if-match <version>', SOURCE_IF_MATCH_HELP)
-    .action((id: string, o: SourceFlags) => sourceMintKey(io, id, o));
-  scriptable(sources, 'revoke-key')
-    .description('revoke a write key of a runtime source: ingest refuses it within a second')
-    .argument('<id>', 'source id')
-    .argument('<keyId>', 'the key id (wk_…) as get and list show it')
-    .option('--if-match <version>', SOURCE_IF_MATCH_HELP)
-    .action((id: string, keyId: string, o: SourceFlags) => sourceRevokeKey(io, id, { ...o, keyId }));
 }
