@@ -11,6 +11,7 @@ import type { Replayer } from '../kafka/replayer.ts';
 import { allows, type Principal } from '../../domain/access-policy.ts';
 import { authenticate, type FailureReason } from './auth.ts';
 import { AuthFailures } from './auth-failures.ts';
+import { clientAddress, type ProxyTrust, proxyTrust } from './client-address.ts';
 import { setCaller } from './caller.ts';
 import { serveConsole } from './console-assets.ts';
 import { controlRoutes } from './control-routes.ts';
@@ -73,6 +74,7 @@ const documentedPath = pathMatcher(Object.keys(openApiDocument.paths));
 export function createApiHandler(deps: ApiDeps): RequestHandler {
   const routes = apiRoutes(deps);
   const failures = new AuthFailures(deps.now);
+  const trustOf = proxyTrust();
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://delivery-log');
     if (req.method === 'GET' && url.pathname === '/openapi.json') return send(res, 200, openApiDocument);
@@ -80,7 +82,8 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       if (await serveConsole(url.pathname, req, res)) return;
       return send(res, 404, { code: 'not_found', message: 'no such route' });
     }
-    await serveApi({ ...deps, routes, failures }, { req, res, url, requestId: requestIdOf(req) });
+    const trust = trustOf(deps.config().deliveryLog.trustedProxies);
+    await serveApi({ ...deps, routes, failures, trust }, { req, res, url, requestId: requestIdOf(req) });
   };
 }
 
@@ -115,7 +118,7 @@ function requestIdOf(req: IncomingMessage): string {
 }
 
 /** Answers one `/api/` request through its route, an error as its status, and counts it by route and status. */
-async function serveApi(deps: ApiDeps & { routes: Route[]; failures: AuthFailures }, call: ApiRequest): Promise<void> {
+async function serveApi(deps: ApiDeps & ApiGuards & { routes: Route[] }, call: ApiRequest): Promise<void> {
   const { req, res, url } = call;
   res.setHeader(REQUEST_ID_HEADER, call.requestId);
   let name = 'unknown';
@@ -139,12 +142,19 @@ async function serveApi(deps: ApiDeps & { routes: Route[]; failures: AuthFailure
   }
 }
 
+/** What holds back a client that fails to authenticate: its bucket of failures, and who the client is behind a proxy. */
+interface ApiGuards {
+  failures: AuthFailures;
+  trust: ProxyTrust;
+}
+
 /**
  * Who the request's bearer token is: 404 with no admin token configured (the API is off), 401 for
- * no valid token, 429 for a client address past its failed authentications (`AuthFailures`), each
- * failure counted by its reason.
+ * no valid token, 429 for a client past its failed authentications (`AuthFailures`; the client is
+ * the connection's address, or behind a trusted proxy the address it forwards), each failure
+ * counted by its reason.
  */
-function caller(deps: ApiDeps & { failures: AuthFailures }, req: IncomingMessage): Principal {
+function caller(deps: ApiDeps & ApiGuards, req: IncomingMessage): Principal {
   const adminToken = deps.config().deliveryLog.adminToken;
   if (adminToken === undefined) throw new HttpError(404, 'not_found', 'the API is off: set deliveryLog.adminToken');
   const tokens = () => deps.tokens.catalog?.current().tokens.values() ?? [];
@@ -152,7 +162,7 @@ function caller(deps: ApiDeps & { failures: AuthFailures }, req: IncomingMessage
   const portal = keyring === undefined ? undefined : { keyring, now: deps.now };
   const outcome = authenticate({ adminToken, tokens, now: deps.now, portal }, req);
   if (outcome.ok) return outcome.principal;
-  const client = req.socket.remoteAddress ?? 'unknown';
+  const client = clientAddress(req, deps.trust);
   const waitMs = deps.failures.waitMs(client);
   deps.metrics.authFailures.inc({ reason: waitMs > 0 ? 'limited' : outcome.reason });
   if (waitMs > 0) {
