@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SluiceConfig } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
 import type { RequestHandler } from '@sluice/service-kit';
+import { LIMITED_ANSWER_HOLD_MS } from '../../constants.ts';
 import { checkParams } from '../../domain/query.ts';
 import type { DeliveryLogMetrics } from '../../metrics.ts';
 import type { LogReader } from '../db/read-store.ts';
@@ -124,7 +126,7 @@ async function serveApi(deps: ApiDeps & ApiGuards & { routes: Route[] }, call: A
   let name = 'unknown';
   let status = 500;
   try {
-    const principal = caller(deps, req);
+    const principal = await caller(deps, req);
     const route = authorizedRoute({ principal, routes: deps.routes, req, url });
     name = route.name;
     setCaller(req, principal);
@@ -154,7 +156,7 @@ interface ApiGuards {
  * the connection's address, or behind a trusted proxy the address it forwards), each failure
  * counted by its reason.
  */
-function caller(deps: ApiDeps & ApiGuards, req: IncomingMessage): Principal {
+async function caller(deps: ApiDeps & ApiGuards, req: IncomingMessage): Promise<Principal> {
   const adminToken = deps.config().deliveryLog.adminToken;
   if (adminToken === undefined) throw new HttpError(404, 'not_found', 'the API is off: set deliveryLog.adminToken');
   const tokens = () => deps.tokens.catalog?.current().tokens.values() ?? [];
@@ -168,6 +170,8 @@ function caller(deps: ApiDeps & ApiGuards, req: IncomingMessage): Principal {
   if (waitMs > 0) {
     const limited = new HttpError(429, 'too_many_failures', 'too many failed authentications from this address');
     limited.headers['retry-after'] = String(Math.ceil(waitMs / 1_000));
+    // Held first, so a client that keeps guessing is slowed to about one answer a second per connection.
+    await sleep(Math.min(waitMs, LIMITED_ANSWER_HOLD_MS));
     throw limited;
   }
   deps.failures.failed(client);
