@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,7 @@ import { memoryIo } from '../ops/cli-io.ts';
 import { CHROMIUM, systemChromium } from '../support/chromium.ts';
 
 const TOKEN = 'ledger-test-token-of-32-characters-or-more';
+const KEY_VARIABLE = 'SLUICE_LEDGER_TEST_KEY';
 const WINDOW_MS = 60_000;
 const GRACE_MS = 30_000;
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/delivery-log-console/', import.meta.url));
@@ -41,6 +43,7 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
     ],
     retry: { window: WINDOW_MS },
     deliveryLog: { adminToken: TOKEN, ledger: { grace: GRACE_MS, interval: 100 } },
+    runtimeDestinations: { keyring: [{ id: 'k1', key: { env: KEY_VARIABLE } }] },
   });
   const producer = new SafeProducer(testKafka());
   const run = uniqueName('ledger');
@@ -67,7 +70,11 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
     ),
   });
 
+  /** A read token of the tenant `web` and `hooks` are in (`default`): it sees the same ledger. */
+  let tenantToken: string;
+
   before(async () => {
+    process.env[KEY_VARIABLE] = randomBytes(32).toString('hex');
     await producer.connect();
     service = await createDeliveryLog(testServiceContext('delivery-log', config), {
       port: 0,
@@ -113,6 +120,13 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
       60_000,
       'the log has read the three trails',
     );
+    const created = await fetch(`${base()}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'default-reader', tenant: 'default', role: 'read' }),
+    });
+    assert.equal(created.status, 201);
+    tenantToken = ((await created.json()) as { secret: string }).secret;
   });
   after(async () => {
     await service?.close();
@@ -209,6 +223,36 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
         .getByRole('link', { name: id('stopped') })
         .click();
       await page.getByRole('heading', { name: new RegExp(id('stopped')) }).waitFor();
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('a tenant token gets the same from `sluice audit` and the console, without naming a destination', async () => {
+    const io = memoryIo('', { SLUICE_API_URL: base(), SLUICE_API_TOKEN: tenantToken });
+    const code = await runCli(
+      ['audit', '--from', new Date(start - 60_000).toISOString(), '--to', String(start + 60_000)],
+      io.io,
+    );
+    assert.equal(code, 0, io.stderr());
+    assert.match(
+      io
+        .stdout()
+        .split('\n')
+        .find((l) => l.startsWith('web '))!,
+      /^web\s+hooks\s+3\s+1\s+0\s+1\s+1\s+0\s+1\s/,
+    );
+    assert.ok(io.stdout().includes(`web/${id('stopped')} -> hooks  retry_stopped`), io.stdout());
+    if (!systemChromium()) return;
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+      await page.goto(`${base()}/#/ledger`);
+      await page.getByLabel('Admin token').fill(tenantToken);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Unaccounted now: 1' }).waitFor();
+      assert.equal(await page.locator('tr.unaccounted-delivery').count(), 1);
+      await page.screenshot({ path: `${ARTIFACTS}ledger-tenant.png`, fullPage: true });
     } finally {
       await browser.close();
     }
