@@ -3,7 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { SafeProducer } from '@sluice/kafka';
-import { testConfig, testEnvelope, testKafka, testServiceContext, uniqueName, waitUntil } from '@sluice/testkit';
+import {
+  testConfig,
+  testEnvelope,
+  testKafka,
+  testKeyring,
+  testServiceContext,
+  uniqueName,
+  waitUntil,
+} from '@sluice/testkit';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
 
 const ADMIN = 'tenant-pages-admin-token-of-32-characters-or-more';
@@ -36,7 +44,7 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
     })),
     retry: { window: WINDOW_MS },
     deliveryLog: { adminToken: ADMIN, ledger: { grace: GRACE_MS }, trustedProxies: ['127.0.0.1'] },
-    runtimeDestinations: { keyring: [{ id: 'k1', key: { env: KEY_VARIABLE } }] },
+    runtimeDestinations: testKeyring(KEY_VARIABLE),
   });
   const producer = new SafeProducer(testKafka());
   const run = uniqueName('pages');
@@ -91,7 +99,6 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
   };
 
   before(async () => {
-    process.env[KEY_VARIABLE] = randomBytes(32).toString('hex');
     await producer.connect();
     service = await createDeliveryLog(testServiceContext('delivery-log', config), {
       port: 0,
