@@ -13,15 +13,17 @@ import {
   testConfig,
   testEnvelope,
   testKafka,
+  testKeyring,
   testServiceContext,
   uniqueName,
   waitUntil,
 } from '@sluice/testkit';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { memoryIo } from '../ops/cli-io.ts';
 import { CHROMIUM, systemChromium } from '../support/chromium.ts';
 
 const TOKEN = 'ledger-test-token-of-32-characters-or-more';
+const KEY_VARIABLE = 'SLUICE_LEDGER_TEST_KEY';
 const WINDOW_MS = 60_000;
 const GRACE_MS = 30_000;
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/delivery-log-console/', import.meta.url));
@@ -41,6 +43,7 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
     ],
     retry: { window: WINDOW_MS },
     deliveryLog: { adminToken: TOKEN, ledger: { grace: GRACE_MS, interval: 100 } },
+    runtimeDestinations: testKeyring(KEY_VARIABLE),
   });
   const producer = new SafeProducer(testKafka());
   const run = uniqueName('ledger');
@@ -66,6 +69,9 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
       testAttempt({ messageId, sourceId: 'web', attempt: n, status, at: new Date(at).toISOString() }),
     ),
   });
+
+  /** A read token of the tenant `web` and `hooks` are in (`default`): it sees the same ledger. */
+  let tenantToken: string;
 
   before(async () => {
     await producer.connect();
@@ -113,6 +119,13 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
       60_000,
       'the log has read the three trails',
     );
+    const created = await fetch(`${base()}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'default-reader', tenant: 'default', role: 'read' }),
+    });
+    assert.equal(created.status, 201);
+    tenantToken = ((await created.json()) as { secret: string }).secret;
   });
   after(async () => {
     await service?.close();
@@ -129,6 +142,36 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
       `sluice_delivery_log_${name}`,
     );
   const unaccountedGauge = () => hooksGauge('unaccounted_events');
+
+  /** `sluice audit` over the three trails with `token`: the row of `hooks` and the stopped one unaccounted; what it printed. */
+  const auditAs = async (token: string) => {
+    const io = memoryIo('', { SLUICE_API_URL: base(), SLUICE_API_TOKEN: token });
+    const code = await runCli(
+      ['audit', '--from', new Date(start - 60_000).toISOString(), '--to', String(start + 60_000)],
+      io.io,
+    );
+    assert.equal(code, 0, io.stderr());
+    const lines = io.stdout().split('\n');
+    assert.match(lines.find((l) => l.startsWith('web '))!, /^web\s+hooks\s+3\s+1\s+0\s+1\s+1\s+0\s+1\s/);
+    assert.ok(io.stdout().includes(`web/${id('stopped')} -> hooks  retry_stopped`), io.stdout());
+    return io.stdout();
+  };
+
+  /** The console's Ledger page signed in with `token`, once it shows the one unaccounted delivery. */
+  const onLedgerPage = async (token: string, use: (page: Page) => Promise<void>) => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+      await page.goto(`${base()}/#/ledger`);
+      await page.getByLabel('Admin token').fill(token);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Unaccounted now: 1' }).waitFor();
+      await use(page);
+    } finally {
+      await browser.close();
+    }
+  };
 
   it('within the window and grace the stopped event is in flight, not unaccounted', async () => {
     const { body } = await get(`/api/v1/ledger?${range}`);
@@ -174,30 +217,15 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
 
     await waitUntil(async () => (await unaccountedGauge()) === 1, 10_000, 'the unaccounted gauge shows it');
 
-    const io = memoryIo('', { SLUICE_API_URL: base(), SLUICE_API_TOKEN: TOKEN });
-    const code = await runCli(
-      ['audit', '--from', new Date(start - 60_000).toISOString(), '--to', String(start + 60_000)],
-      io.io,
-    );
-    assert.equal(code, 0, io.stderr());
-    const lines = io.stdout().split('\n');
-    assert.match(lines.find((l) => l.startsWith('web '))!, /^web\s+hooks\s+3\s+1\s+0\s+1\s+1\s+0\s+1\s/);
-    assert.ok(io.stdout().includes('unaccounted now'), io.stdout());
-    assert.ok(io.stdout().includes(`web/${id('stopped')} -> hooks  retry_stopped`), io.stdout());
-    assert.ok(!io.stdout().includes(id('dead')) && !io.stdout().includes(id('delivered')));
+    const printed = await auditAs(TOKEN);
+    assert.ok(printed.includes('unaccounted now'), printed);
+    assert.ok(!printed.includes(id('dead')) && !printed.includes(id('delivered')));
   });
 
   it('the console lists it, linking to its message page', {
     skip: systemChromium() ? false : `no ${CHROMIUM}`,
   }, async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
-      await page.goto(`${base()}/#/ledger`);
-      await page.getByLabel('Admin token').fill(TOKEN);
-      await page.keyboard.press('Enter');
-      await page.getByRole('heading', { name: 'Unaccounted now: 1' }).waitFor();
+    await onLedgerPage(TOKEN, async (page) => {
       const rows = page.locator('tr.unaccounted-delivery');
       assert.equal(await rows.count(), 1);
       assert.match(await rows.first().innerText(), /retry_stopped/);
@@ -209,9 +237,16 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
         .getByRole('link', { name: id('stopped') })
         .click();
       await page.getByRole('heading', { name: new RegExp(id('stopped')) }).waitFor();
-    } finally {
-      await browser.close();
-    }
+    });
+  });
+
+  it('a tenant token gets the same from `sluice audit` and the console, without naming a destination', async () => {
+    await auditAs(tenantToken);
+    if (!systemChromium()) return;
+    await onLedgerPage(tenantToken, async (page) => {
+      assert.equal(await page.locator('tr.unaccounted-delivery').count(), 1);
+      await page.screenshot({ path: `${ARTIFACTS}ledger-tenant.png`, fullPage: true });
+    });
   });
 
   it('a rebuild from the topics gives the same figures', async () => {

@@ -85,6 +85,7 @@ export function parseConfig(input: unknown, env: NodeJS.ProcessEnv = process.env
       ...(raw.deliveryLog.adminToken !== undefined && {
         adminToken: resolveBearerToken(secret, 'deliveryLog.adminToken', raw.deliveryLog.adminToken),
       }),
+      trustedProxies: raw.deliveryLog.trustedProxies,
       healthWindowMs: parseDuration(raw.deliveryLog.healthWindow),
       ledger: {
         graceMs: parseDuration(raw.deliveryLog.ledger.grace),

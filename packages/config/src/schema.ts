@@ -363,6 +363,12 @@ export const ConfigSchema = Type.Object(
         maxSizeBytes: Type.Optional(Type.Integer({ minimum: 0 })),
         /** Bearer token of the API and the console. Without it the API answers 404. */
         adminToken: Type.Optional(SecretSchema),
+        /**
+         * Proxies (CIDRs, single addresses, or `loopback`/`linklocal`/`uniquelocal`) whose
+         * `X-Forwarded-For` names the client that failed authentications are counted against
+         * (docs/reference/tokens.md); none by default: the connection's address is the client.
+         */
+        trustedProxies: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { default: [], maxItems: 100 }),
         /** Window of the endpoint-health figures. */
         healthWindow: Duration('1h'),
         /** The live ledger (docs/delivery-log.md, "Ledger"). */

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import proxyaddr from 'proxy-addr';
 import { BATCH_BOUNDS, OPERATOR_EVENTS_DESTINATION_ID } from './constants.ts';
 import { parseDuration } from './duration.ts';
 import { ConfigError } from './errors.ts';
@@ -139,6 +140,17 @@ export function checkSemantics(raw: RawConfig): void {
       throw new ConfigError(
         `delivery.ssrf.allowCidrs[${i}]`,
         `not a CIDR (address/prefix, prefix ≤ 32 for IPv4, ≤ 128 for IPv6): ${JSON.stringify(cidr)}`,
+      );
+    }
+  });
+  raw.deliveryLog.trustedProxies.forEach((proxy, i) => {
+    // Compiled as the delivery log compiles it (proxy-addr), so what loads is what it trusts.
+    try {
+      proxyaddr.compile(proxy);
+    } catch {
+      throw new ConfigError(
+        `deliveryLog.trustedProxies[${i}]`,
+        `not an address, a CIDR (address/prefix) or one of loopback, linklocal, uniquelocal: ${JSON.stringify(proxy)}`,
       );
     }
   });

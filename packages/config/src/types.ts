@@ -152,6 +152,8 @@ export interface SluiceConfig {
     maxInFlightBytes: number;
     maxSizeBytes?: number;
     adminToken?: string;
+    /** `deliveryLog.trustedProxies`: the proxies whose `X-Forwarded-For` names the client; empty: none. */
+    trustedProxies: string[];
     healthWindowMs: number;
     /** `deliveryLog.ledger`: grace past the retry window, and how often the gauges are computed (ms). */
     ledger: { graceMs: number; intervalMs: number };

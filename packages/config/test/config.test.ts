@@ -29,6 +29,12 @@ describe('config: valid files', () => {
     assert.equal(config.kafka.topics.events, 'sluice.events');
     assert.equal(config.kafka.topics.deadLetter, 'sluice.dead-letter');
     assert.equal(config.delivery.ssrf.enabled, true);
+    assert.deepEqual(config.deliveryLog.trustedProxies, []);
+  });
+
+  it('takes trusted proxies as CIDRs, single addresses or named ranges', () => {
+    const trustedProxies = ['10.0.0.0/8', '192.0.2.7', 'fd00::/8', 'loopback'];
+    assert.deepEqual(parseConfig({ deliveryLog: { trustedProxies } }).deliveryLog.trustedProxies, trustedProxies);
   });
 
   it('puts the legacy webhookUrl first and resolves { env } secrets', () => {
@@ -212,6 +218,13 @@ describe('config: every error names the field', () => {
     ],
     ['duplicate source id', { sources: [source, source] }, 'sources[1].id'],
     ['bad CIDR', { delivery: { ssrf: { allowCidrs: ['localhost'] } } }, 'delivery.ssrf.allowCidrs[0]'],
+    [
+      'bad trusted proxy',
+      { deliveryLog: { trustedProxies: ['10.0.0.0/8', '10.0.0.0/33'] } },
+      'deliveryLog.trustedProxies[1]',
+    ],
+    ['trusted proxy by name', { deliveryLog: { trustedProxies: ['proxy.internal'] } }, 'deliveryLog.trustedProxies[0]'],
+    ['trusted proxies not a list', { deliveryLog: { trustedProxies: '10.0.0.1' } }, 'deliveryLog.trustedProxies'],
     ...(
       [
         ['maxEvents', 0],

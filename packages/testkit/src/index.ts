@@ -2,7 +2,7 @@ export { testBrokers } from './brokers.ts';
 export { uniqueName } from './names.ts';
 export { jsonValues, readTopic, watchTopics, type TopicRecord, type TopicWatcher } from './read-topic.ts';
 export { startReceiver, type Behaviour, type Receiver, type ReceivedRequest, type Reply } from './receiver.ts';
-export { fileKafka, testConfig } from './test-config.ts';
+export { fileKafka, testConfig, testKeyring } from './test-config.ts';
 export { prefixedTopics } from './topic-names.ts';
 export { selfSignedCert, type KeyPair } from './tls.ts';
 export { loadVector, VECTORS_DIR } from './vectors.ts';

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { parseConfig, type SluiceConfig } from '@sluice/config';
 import { uniqueName } from './names.ts';
 import { prefixedTopics } from './topic-names.ts';
@@ -23,4 +24,14 @@ export function testConfig(raw: Record<string, unknown> = {}, env: NodeJS.Proces
 export function fileKafka(config: SluiceConfig): Record<string, unknown> {
   const { startupTimeoutMs, ...rest } = config.kafka;
   return { ...rest, startupTimeout: `${startupTimeoutMs}ms` };
+}
+
+/**
+ * A runtime keyring for services run in the test's own process (docs/reference/runtime-destinations.md,
+ * "Encryption"): one random key `k1`, put in the environment variable `variable`; returns the
+ * config's `runtimeDestinations` section that names it.
+ */
+export function testKeyring(variable: string): { keyring: { id: string; key: { env: string } }[] } {
+  process.env[variable] = randomBytes(32).toString('hex');
+  return { keyring: [{ id: 'k1', key: { env: variable } }] };
 }

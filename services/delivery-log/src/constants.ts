@@ -103,3 +103,9 @@ export const TEST_ANSWER_BYTES = 1_024;
 export const AUTH_FAILURES = { burst: 10, perSecond: 1 / 6 } as const;
 /** Client addresses whose failures are counted at once at most; past it the one seen least recently is forgotten. */
 export const AUTH_FAILURE_CLIENTS = 10_000;
+/**
+ * How long a `429` to a client past its failed authentications is held before it is sent (at most
+ * until its bucket refills): a client that keeps guessing gets about one answer a second per
+ * connection, so a flood of wrong tokens costs the log little and does not slow other clients.
+ */
+export const LIMITED_ANSWER_HOLD_MS = 1_000;

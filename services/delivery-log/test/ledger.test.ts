@@ -144,6 +144,20 @@ describe('delivery-log ledger', () => {
     ]);
   });
 
+  it("a caller's destinations choose the rows in the statement itself: full pages, totals of its own", async () => {
+    const cutoff = ledgerCutoff(T0 + 40 * MIN, policy, []);
+    const q = { from: T0 - MIN, to: T0 + 30 * MIN, bucketMs: MIN };
+    const rows = await db.store.ledger({ ...q, destinationIds: ['other'] }, cutoff);
+    assert.deepEqual([...new Set(rows.map((r) => r.destinationId))], ['other']);
+    assert.deepEqual(await db.store.ledger({ ...q, destinationIds: [] }, cutoff), [], 'no destination, no rows');
+    const hooks = await db.store.unaccounted({ limit: 1, destinationIds: ['hooks'] }, cutoff);
+    assert.deepEqual([hooks.total, hooks.unaccounted.map((u) => u.destinationId)], [3, ['hooks']]);
+    const other = await db.store.unaccounted({ limit: 1, destinationIds: ['other'] }, cutoff);
+    assert.deepEqual([other.total, other.unaccounted.map((u) => u.messageId)], [1, ['parked']]);
+    const both = await db.store.unaccounted({ limit: 50, destinationIds: ['other', 'hooks'], sourceId: 'src' }, cutoff);
+    assert.equal(both.total, 4);
+  });
+
   it('nothing is unaccounted while its window and grace run, nor at a destination resumed since then', async () => {
     const early = await figuresOf(db.store, T0 + MIN + 4_000 + policy.windowMs + policy.graceMs - 1);
     assert.deepEqual(

@@ -127,12 +127,18 @@ export function ledgerTotals(
   );
 }
 
-export interface LedgerQuery {
+/** Which deliveries a ledger route reads: the source and destination it names, within the caller's destinations. */
+export interface LedgerFilter {
+  sourceId?: string;
+  destinationId?: string;
+  /** The destinations the caller sees (a tenant's); undefined: every one (the admin). */
+  destinationIds?: readonly string[];
+}
+
+export interface LedgerQuery extends LedgerFilter {
   from: number;
   to: number;
   bucketMs: number;
-  sourceId?: string;
-  destinationId?: string;
 }
 
 export const LEDGER_PARAMS = ['from', 'to', 'bucket', 'sourceId', 'destinationId'];
@@ -191,9 +197,7 @@ export function parseLedgerQuery(params: URLSearchParams, now: number): Checked<
   return bad ?? { ok: true, value: query };
 }
 
-export interface UnaccountedQuery {
-  sourceId?: string;
-  destinationId?: string;
+export interface UnaccountedQuery extends LedgerFilter {
   limit: number;
 }
 

@@ -2,6 +2,7 @@ import type { UnaccountedDelivery, UnsettledState } from '@sluice/log-api';
 import {
   type LedgerCutoff,
   type LedgerFigures,
+  type LedgerFilter,
   type LedgerQuery,
   type LedgerRow,
   type UnaccountedQuery,
@@ -10,7 +11,7 @@ import {
 import { LEDGER_BOUNDS } from '../../constants.ts';
 import { LedgerTooWideError } from '../../errors.ts';
 import type { Sql } from './database.ts';
-import { iso, ms, NO_DESTINATION, rowsAsJson } from './sql-values.ts';
+import { idList, iso, ms, NO_DESTINATION, oneOf, rowsAsJson } from './sql-values.ts';
 
 /**
  * The ledger's statements (docs/delivery-log.md, "Ledger"), on both databases: figures by bucket of
@@ -31,9 +32,16 @@ const cutoffParams = (c: LedgerCutoff) => [
   JSON.stringify(c.parked),
 ];
 
-/** Appends the optional source and destination filters, numbering their parameters after `params`. */
-function filters(q: { sourceId?: string; destinationId?: string }, params: unknown[]): string {
+/**
+ * Appends the optional source and destination filters, numbering their parameters after `params`:
+ * the caller's destinations among them, so a tenant's rows are chosen by the statement itself.
+ */
+function filters(q: LedgerFilter, params: unknown[]): string {
   let where = '';
+  if (q.destinationIds !== undefined) {
+    params.push(idList(q.destinationIds));
+    where += ` and ${oneOf('d.destination_id', `$${params.length}`)}`;
+  }
   if (q.sourceId !== undefined) {
     params.push(q.sourceId);
     where += ` and d.source_id = $${params.length}`;

@@ -18,7 +18,7 @@ import {
   unaccountedPage,
 } from './ledger-store.ts';
 import type { Sql } from './database.ts';
-import { iso, ms, NO_DESTINATION, type Row } from './sql-values.ts';
+import { idList, iso, ms, NO_DESTINATION, oneOf, type Row } from './sql-values.ts';
 
 /** The columns of a stored event, bounded (`renderEvent`). */
 const EVENT_COLUMNS = `left(event::text, ${MAX_RENDERED_EVENT_BYTES + 1}) as event_json,
@@ -199,10 +199,7 @@ export class LogReader {
     const p = (v: unknown) => (params.push(v), `$${params.length}`);
     const byDelivery = filter.destinationId !== undefined || filter.state !== undefined;
     if (filter.sourceId !== undefined) where.push(`m.source_id = ${p(filter.sourceId)}`);
-    if (filter.sourceIds !== undefined)
-      where.push(
-        `m.source_id in (select jsonb_array_elements_text(${p(JSON.stringify(filter.sourceIds))}::text::jsonb))`,
-      );
+    if (filter.sourceIds !== undefined) where.push(oneOf('m.source_id', p(idList(filter.sourceIds))));
     if (filter.messageId !== undefined) where.push(`m.message_id = ${p(filter.messageId)}`);
     if (filter.since !== undefined) where.push(`m.received_at >= ${p(iso(filter.since))}`);
     if (filter.until !== undefined) where.push(`m.received_at < ${p(iso(filter.until))}`);

@@ -26,6 +26,16 @@ export async function rowsAsJson<T>(tx: Sql, text: string, params: unknown[]): P
   return JSON.parse(result!.rows) as T[];
 }
 
+/**
+ * `column` is one of a list of ids given as one parameter (`param`, `$n`, bound to `idList(ids)`):
+ * how a tenant's sources or destinations filter a list in its query, on both databases.
+ */
+export const oneOf = (column: string, param: string) =>
+  `${column} in (select jsonb_array_elements_text(${param}::text::jsonb))`;
+
+/** A list of ids as the parameter `oneOf` reads. */
+export const idList = (ids: readonly string[]) => JSON.stringify(ids);
+
 /** A set of rows as one parameter (`jsonb_to_recordset($n::text::jsonb)`): one statement for a whole batch. */
 export const recordset = (rows: readonly object[]) => JSON.stringify(rows);
 

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SluiceConfig } from '@sluice/config';
 import type { Logger } from '@sluice/logging';
 import type { RequestHandler } from '@sluice/service-kit';
+import { LIMITED_ANSWER_HOLD_MS } from '../../constants.ts';
 import { checkParams } from '../../domain/query.ts';
 import type { DeliveryLogMetrics } from '../../metrics.ts';
 import type { LogReader } from '../db/read-store.ts';
@@ -12,6 +14,7 @@ import type { Replayer } from '../kafka/replayer.ts';
 import { allows, type Principal } from '../../domain/access-policy.ts';
 import { authenticate, type FailureReason } from './auth.ts';
 import { AuthFailures } from './auth-failures.ts';
+import { clientAddress, type ProxyTrust, proxyTrust } from './client-address.ts';
 import { setCaller } from './caller.ts';
 import { serveConsole } from './console-assets.ts';
 import { controlRoutes } from './control-routes.ts';
@@ -77,6 +80,7 @@ const documentedPath = pathMatcher(Object.keys(openApiDocument.paths));
 export function createApiHandler(deps: ApiDeps): RequestHandler {
   const routes = apiRoutes(deps);
   const failures = new AuthFailures(deps.now);
+  const trustOf = proxyTrust();
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://delivery-log');
     if (req.method === 'GET' && url.pathname === '/openapi.json') return send(res, 200, openApiDocument);
@@ -84,7 +88,8 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
       if (await serveConsole(url.pathname, req, res)) return;
       return send(res, 404, { code: 'not_found', message: 'no such route' });
     }
-    await serveApi({ ...deps, routes, failures }, { req, res, url, requestId: requestIdOf(req) });
+    const trust = trustOf(deps.config().deliveryLog.trustedProxies);
+    await serveApi({ ...deps, routes, failures, trust }, { req, res, url, requestId: requestIdOf(req) });
   };
 }
 
@@ -119,13 +124,13 @@ function requestIdOf(req: IncomingMessage): string {
 }
 
 /** Answers one `/api/` request through its route, an error as its status, and counts it by route and status. */
-async function serveApi(deps: ApiDeps & { routes: Route[]; failures: AuthFailures }, call: ApiRequest): Promise<void> {
+async function serveApi(deps: ApiDeps & ApiGuards & { routes: Route[] }, call: ApiRequest): Promise<void> {
   const { req, res, url } = call;
   res.setHeader(REQUEST_ID_HEADER, call.requestId);
   let name = 'unknown';
   let status = 500;
   try {
-    const principal = caller(deps, req);
+    const principal = await caller(deps, req);
     const route = authorizedRoute({ principal, routes: deps.routes, req, url });
     name = route.name;
     setCaller(req, principal);
@@ -143,12 +148,19 @@ async function serveApi(deps: ApiDeps & { routes: Route[]; failures: AuthFailure
   }
 }
 
+/** What holds back a client that fails to authenticate: its bucket of failures, and who the client is behind a proxy. */
+interface ApiGuards {
+  failures: AuthFailures;
+  trust: ProxyTrust;
+}
+
 /**
  * Who the request's bearer token is: 404 with no admin token configured (the API is off), 401 for
- * no valid token, 429 for a client address past its failed authentications (`AuthFailures`), each
- * failure counted by its reason.
+ * no valid token, 429 for a client past its failed authentications (`AuthFailures`; the client is
+ * the connection's address, or behind a trusted proxy the address it forwards), each failure
+ * counted by its reason.
  */
-function caller(deps: ApiDeps & { failures: AuthFailures }, req: IncomingMessage): Principal {
+async function caller(deps: ApiDeps & ApiGuards, req: IncomingMessage): Promise<Principal> {
   const adminToken = deps.config().deliveryLog.adminToken;
   if (adminToken === undefined) throw new HttpError(404, 'not_found', 'the API is off: set deliveryLog.adminToken');
   const tokens = () => deps.tokens.catalog?.current().tokens.values() ?? [];
@@ -156,12 +168,14 @@ function caller(deps: ApiDeps & { failures: AuthFailures }, req: IncomingMessage
   const portal = keyring === undefined ? undefined : { keyring, now: deps.now };
   const outcome = authenticate({ adminToken, tokens, now: deps.now, portal }, req);
   if (outcome.ok) return outcome.principal;
-  const client = req.socket.remoteAddress ?? 'unknown';
+  const client = clientAddress(req, deps.trust);
   const waitMs = deps.failures.waitMs(client);
   deps.metrics.authFailures.inc({ reason: waitMs > 0 ? 'limited' : outcome.reason });
   if (waitMs > 0) {
     const limited = new HttpError(429, 'too_many_failures', 'too many failed authentications from this address');
     limited.headers['retry-after'] = String(Math.ceil(waitMs / 1_000));
+    // Held first, so a client that keeps guessing is slowed to about one answer a second per connection.
+    await sleep(Math.min(waitMs, LIMITED_ANSWER_HOLD_MS));
     throw limited;
   }
   deps.failures.failed(client);

@@ -94,6 +94,8 @@ export const ledgerPaths = {
     get: {
       operationId: 'ledgerUnaccounted',
       summary: 'The unaccounted deliveries, longest unaccounted first, with their last known state and why they count',
+      description:
+        "Without sourceId or destinationId, a tenant token's answer covers every destination of its tenant, chosen in the query (docs/reference/tenants.md)",
       parameters: [...sourceAndDestination, queryLimit({ max: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })],
       responses: { '200': { description: 'One page and the total', ...json(ref('Unaccounted')) }, ...errors },
     },

@@ -21,6 +21,11 @@ export interface TenantScope {
   seesTenant(tenant: string): boolean;
   /** The tenant's source ids; undefined for the admin (every source). */
   sourceIds: readonly string[] | undefined;
+  /**
+   * The destination ids it sees; undefined for the admin (every destination). A list of rows by
+   * destination filters by them in its query, so a page is full whenever more rows are the caller's.
+   */
+  destinationIds: readonly string[] | undefined;
   /** The one destination a portal link is limited to: what a replay is held to; undefined otherwise. */
   onlyDestination: string | undefined;
 }
@@ -35,11 +40,13 @@ export function scopeOf(req: IncomingMessage, config: SluiceConfig): TenantScope
       seesSource: () => true,
       seesTenant: () => true,
       sourceIds: undefined,
+      destinationIds: undefined,
       onlyDestination: undefined,
     };
   const { tenant } = principal;
   const seen = config.destinations.filter((d) => d.tenant === tenant && seesOwnDestination(principal, d.id));
-  const destinations = new Set(seen.map((d) => d.id));
+  const destinationIds = seen.map((d) => d.id);
+  const destinations = new Set(destinationIds);
   const only = principal.role === 'portal' ? principal.destinationId : undefined;
   const fed = new Set(seen.flatMap((d) => d.sourceIds));
   const sourceIds = config.sources
@@ -52,46 +59,67 @@ export function scopeOf(req: IncomingMessage, config: SluiceConfig): TenantScope
     seesSource: (id) => sources.has(id),
     seesTenant: (t) => t === tenant,
     sourceIds,
+    destinationIds,
     onlyDestination: only,
   };
 }
 
-/**
- * Whether the caller of `req` sees a destination or source definition: the admin every one, a tenant
- * token its tenant's, a portal link limited to one destination that destination and the sources it names.
- */
-export function seesResource(
-  req: IncomingMessage,
-  item: { kind: RecordKind; id: string; tenant: string },
-  config: SluiceConfig,
-): boolean {
-  const principal = callerOf(req);
-  if (principal.role === 'admin') return true;
-  if (principal.tenant !== item.tenant) return false;
-  if (principal.role !== 'portal' || principal.destinationId === undefined) return true;
-  const scope = scopeOf(req, config);
-  return item.kind === 'destination' ? scope.seesDestination(item.id) : scope.seesSource(item.id);
+/** A destination or source definition as the lists and reads show it. */
+export interface ResourceItem {
+  id: string;
+  tenant: string;
 }
 
 /**
- * Whether what a request aims at (a destination, a source, or both) is the caller's, for the routes
- * a tenant token must aim at one of its own (`400` naming `destinationId` when it aims at neither):
- * `unseen` for another tenant's, which the route answers as one that does not exist.
+ * Which destination or source definitions the caller of `req` sees: the admin every one, a tenant
+ * token its tenant's, a portal link limited to one destination that destination and the sources it
+ * names. Worked out once per request, so a list filters every item before it is paged.
  */
-export function aimOf(scope: TenantScope, aim: { destinationId?: string; sourceId?: string }): 'seen' | 'unseen' {
-  if (scope.tenant === undefined) return 'seen';
+export function resourceFilter(
+  req: IncomingMessage,
+  seen: { kind: RecordKind; config: SluiceConfig },
+): (item: ResourceItem) => boolean {
+  const principal = callerOf(req);
+  if (principal.role === 'admin') return () => true;
+  const { tenant } = principal;
+  if (principal.role !== 'portal' || principal.destinationId === undefined) return (item) => item.tenant === tenant;
+  const scope = scopeOf(req, seen.config);
+  const sees = seen.kind === 'destination' ? scope.seesDestination : scope.seesSource;
+  return (item) => item.tenant === tenant && sees(item.id);
+}
+
+/** What a request aims at: a destination, a source, both, or neither. */
+export interface Aim {
+  destinationId?: string;
+  sourceId?: string;
+}
+
+/**
+ * Whether what a request aims at is the caller's: `unseen` when it names another tenant's
+ * destination or source, which the route answers as one that does not exist; a request that names
+ * neither aims at everything the caller sees.
+ */
+export function aimedAt(scope: TenantScope, aim: Aim): 'seen' | 'unseen' {
   const { destinationId, sourceId } = aim;
-  if (destinationId === undefined && sourceId === undefined)
+  const seen =
+    (destinationId === undefined || scope.seesDestination(destinationId)) &&
+    (sourceId === undefined || scope.seesSource(sourceId));
+  return seen ? 'seen' : 'unseen';
+}
+
+/**
+ * `aimedAt`, for the routes a tenant token must aim at one of its own (a replay by filter): `400`
+ * naming `destinationId` when it aims at neither.
+ */
+export function aimOf(scope: TenantScope, aim: Aim): 'seen' | 'unseen' {
+  if (scope.tenant !== undefined && aim.destinationId === undefined && aim.sourceId === undefined)
     throw new HttpError(
       400,
       'invalid_parameter',
       'destinationId or sourceId is required: a tenant token names one of its destinations or sources',
       'destinationId',
     );
-  const seen =
-    (destinationId === undefined || scope.seesDestination(destinationId)) &&
-    (sourceId === undefined || scope.seesSource(sourceId));
-  return seen ? 'seen' : 'unseen';
+  return aimedAt(scope, aim);
 }
 
 /** The answer for another tenant's resource: the same 404 as for one that does not exist. */

@@ -17,7 +17,7 @@ import type { ChangeAudit } from '../db/change-audit.ts';
 import { actorOf, callerOf } from './caller.ts';
 import { audit, catalogOff, ifMatch, inCallerTenant, refusalError } from './catalog-http.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
-import { seesResource, unseen } from './tenant-scope.ts';
+import { resourceFilter, unseen } from './tenant-scope.ts';
 import type { VersionedResource } from './versioned-resource.ts';
 
 /** The catalog as a resource's routes change it: what the service's reader has read, and the writer. */
@@ -157,16 +157,18 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
     await audit({ ...context.deps, kind }, change);
     return answered;
   };
-  /** The ones the caller sees: all of them for the admin, its tenant's for a tenant token (docs/reference/tenants.md). */
-  const sees = (req: IncomingMessage, d: Listed) =>
-    seesResource(req, { kind, id: d.id, tenant: d.tenant }, context.deps.config());
-  const visible = (req: IncomingMessage): Listed[] => listing.all().filter((d) => sees(req, d));
+  /**
+   * The ones the caller sees: all of them for the admin, its tenant's for a tenant token
+   * (docs/reference/tenants.md), filtered before a list is paged so every page but the last is full.
+   */
+  const sees = (req: IncomingMessage) => resourceFilter(req, { kind, config: context.deps.config() });
+  const visible = (req: IncomingMessage): Listed[] => listing.all().filter(sees(req));
   const versioned = (m: RegExpExecArray, req: IncomingMessage): Versioned<Writer, Entry> => {
     const { writer, current } = catalog();
     const id = pathId(idName, m[1]!);
     // Another tenant's answers as one that does not exist.
     const item = listing.all().find((d) => d.id === id);
-    if (item !== undefined && !sees(req, item)) throw unseen(`no ${kind} has this id`);
+    if (item !== undefined && !sees(req)(item)) throw unseen(`no ${kind} has this id`);
     const actor = actorOf(req);
     const request = { by: actor.by, at: context.deps.now(), id, expectedVersion: ifMatch(req) };
     return { writer, request, before: context.entries(current()).get(id), actor };
