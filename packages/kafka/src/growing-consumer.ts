@@ -15,7 +15,7 @@ export interface GrowingConsumerOptions extends ConcurrentConsumerOptions {
 
 /**
  * A `ConcurrentConsumer` whose topic list grows: topics created while it runs (a destination's
- * parked topic at its first park, its waiting topic at its first wait) are read from then on.
+ * parked topic at its first park, its waiting topic when the destination is ordered) are read from then on.
  * kafkajs cannot add a topic to a running consumer (a pattern subscription is resolved once, at its
  * start): when a topic is added, the consumer in hand (a generation) stops taking records, finishes
  * those it has (up to `swapDrainMs`), commits and leaves its group, and a new one joins the group

@@ -27,7 +27,7 @@ export interface RuntimeCatalog {
  * (`runtimeDestinations`): the catalog read to its end (through the start-up retry; the service is
  * not ready before), laid over the file's config in `ctx.config` and followed. A destination's
  * topics of its own are created by the deliverer when first needed: its parked topic at its first
- * park, its waiting topic at its first wait (docs/deliverer.md "Pausing", docs/reference/ordering.md).
+ * park, its waiting topic when it is ordered (docs/deliverer.md "Pausing", docs/reference/ordering.md).
  * Off: nothing, and undefined.
  */
 export async function startRuntimeDestinations(start: RuntimeDestinationsStart): Promise<RuntimeCatalog | undefined> {

@@ -40,7 +40,7 @@ export function waitingTopicSpec(config: SluiceConfig, destinationId: string): T
 /**
  * Every topic the services create at start, with partitions, replication and topic configs from
  * the config: the pipeline's own. A destination's parked and waiting topics are not among them:
- * they are created at its first park (`parkedTopicSpec`) and its first wait (`waitingTopicSpec`),
+ * they are created at its first park (`parkedTopicSpec`) and by the deliverer when it is ordered (`waitingTopicSpec`),
  * so 10,000 destinations are not 10,000 topics.
  */
 export function topicSpecs(config: SluiceConfig): TopicSpec[] {

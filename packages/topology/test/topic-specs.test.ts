@@ -59,7 +59,7 @@ describe('topicSpecs', () => {
     assert.deepEqual(configOf('sluice.delay.480m'), [{ name: 'retention.ms', value: String(4 * 8 * 3_600_000) }]);
   });
 
-  it('an ordered destination brings no topic at start: its waiting topic is created at its first wait, partitioned like the events', () => {
+  it("an ordered destination brings no topic into the pipeline's list: its waiting topic is the deliverer's to create, partitioned like the events", () => {
     const plain = topicSpecs(parseConfig({ destinations: [destination()] })).map((s) => s.topic);
     const config = parseConfig({ destinations: [destination({ ordering: 'per-user' })] });
     const specs = topicSpecs(config);

@@ -21,7 +21,7 @@ describe('the topics of a config on a real broker', () => {
       const created = await ensureTopics(admin, topicSpecs(config));
       // events, rejected, retry, redeliver, dead-letter, attempts, audiences, audience-state,
       // destination-state, destination-actions, destinations, ordering, two delay tiers (no
-      // destination's parked or waiting topic: created at its first park or wait).
+      // destination's parked or waiting topic: the deliverer creates those).
       assert.equal(created.length, 14);
       assert.deepEqual(await ensureTopics(admin, topicSpecs(config)), []);
       const meta = await admin.fetchTopicMetadata({ topics: [config.kafka.topics.events] });

@@ -25,8 +25,8 @@ import { appliedOf, orderedReceiver } from './ordered-receiver.ts';
 // Per-user order turned on and off while the deliverer runs (docs/reference/ordering.md), on the
 // real broker: the in-process deliverer and retry service with a shrunk retry tier, a runtime
 // destination changed through the catalog's writer, real receivers. A destination's waiting topic
-// is created at its first wait, and the waiting topics that exist are read at start whatever
-// their destination is now.
+// is created when it is ordered (at start, or by the change that orders it), never for one without
+// order, and the waiting topics that exist are read at start whatever their destination is now.
 
 const shrunk = { window: '60s', schedule: ['1s'], jitter: 0, tiers: ['1s'] };
 
@@ -68,7 +68,7 @@ describe('per-user order turned on and off while the deliverer runs', () => {
         { id: 's2', writeKeys: ['k2'] },
         { id: 's3', writeKeys: ['k3'] },
       ],
-      // Ordered from the start, and never made to wait.
+      // Ordered from the start.
       destinations: [
         {
           id: 'steady',
@@ -104,15 +104,15 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     delete process.env[keyVariable];
   });
 
-  it('an ordered destination that never had to wait has no waiting topic', async () => {
+  it('a destination ordered at start has its waiting topic from the start', async () => {
+    assert.equal(await exists('steady'), true, 'created before the events group joined');
     await send('s2', 'q', 'q-0', 'q-1', 'q-2');
     // The first deliveries wait for the consumer group's first assignment too: slow on a busy machine.
     await waitUntil(() => appliedOf(steady.applied, 'q-').length === 3, 60_000, "user q's three events");
     assert.deepEqual(appliedOf(steady.applied, 'q-'), ['q-0', 'q-1', 'q-2']);
-    assert.equal(await exists('steady'), false);
   });
 
-  it('a runtime destination changed to per-user order is ordered from then on, without a restart: its waiting topic is created at the first wait and read', async () => {
+  it('a runtime destination changed to per-user order is ordered from then on, without a restart: its waiting topic is created by that change, before any wait, and read', async () => {
     const created = await catalog.writer.create({
       ...by(),
       definition: {
@@ -126,6 +126,7 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     await seenByDeliverer();
     await send('s', 'p', 'p-0');
     await waitUntil(() => appliedOf(crm.applied, 'p-').length === 1, 30_000, 'delivered while not ordered');
+    assert.equal(await exists('crm'), false, 'no waiting topic for a destination without order');
 
     const patched = await catalog.writer.patch({
       ...by(),
@@ -135,7 +136,7 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     });
     assert.equal(patched.kind, 'updated', JSON.stringify(patched));
     await seenByDeliverer();
-    assert.equal(await exists('crm'), false, 'no waiting topic before the first wait');
+    await waitUntil(() => exists('crm'), 30_000, 'the waiting topic created by the change');
 
     await send('s', 'a', 'a-0');
     await waitUntil(() => crm.firstTry.has('a-0'), 30_000, "a's head tried (503)");
@@ -150,7 +151,6 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     const headAppliedAt = crm.applied.find((x) => x.id === 'a-0')!.at;
     for (const id of ['a-1', 'a-2', 'a-3'])
       assert.ok(crm.firstTry.get(id)! >= headAppliedAt, `${id} was not attempted before the head was delivered`);
-    assert.equal(await exists('crm'), true, 'the waiting topic exists after the first wait');
     assert.equal(await waitingTotal(), 3, 'the three waited on the waiting topic');
   });
 
@@ -176,7 +176,7 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     await waitUntil(() => appliedOf(crm.applied, 'r-').includes('r-0'), 30_000, "r's head delivered by its retry");
   });
 
-  it('two deliverers: a waiting topic one of them creates while both run is read by both, each for the users of its partitions', async () => {
+  it('two deliverers: a waiting topic created while both run is read by both, each for the users of its partitions', async () => {
     const second = await startDeliverer();
     try {
       const created = await catalog.writer.create({
@@ -212,9 +212,5 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     } finally {
       await second.close();
     }
-  });
-
-  it('the destination that never had to wait still has no waiting topic', async () => {
-    assert.equal(await exists('steady'), false);
   });
 });

@@ -19,7 +19,7 @@ export interface IntakeParts extends Pick<RecordHandlerDeps, 'sink' | 'metrics' 
 /**
  * The consumers: one group over `sluice.events`, `sluice.redeliver` and the waiting topics that
  * exist, and one over the parked topics that exist (each read only while its destination is
- * active). Both are `GrowingConsumer`s: a waiting topic created by a first wait, or a parked topic
+ * active). Both are `GrowingConsumer`s: a waiting topic created for a destination ordered, or a parked topic
  * by a first park, joins its group's list. Partition p of every topic this process reads goes to
  * one process (per-user order's owner). Their lag is read into the metrics.
  */

@@ -26,7 +26,7 @@ interface ParkLane {
 /** What `ParkWrites` writes with: the config (topic names), the waiting topics, the sink, the queues, the waiting counter and the clock. */
 export interface ParkWritesDeps {
   config: () => SluiceConfig;
-  /** A destination's waiting topic, created at its first write. */
+  /** A destination's waiting topic, once it exists (`WaitingTopics`: created when the destination is ordered). */
   waitingTopics: Pick<WaitingTopics, 'ensure'>;
   sink: RecordSink;
   store: Pick<OrderingStore, 'get' | 'put'>;
@@ -170,7 +170,7 @@ export class ParkWrites {
 
   /**
    * A job's waiting record at its place (`seq`), its window's start and its wait's start in
-   * `sluice-parked`, on its destination's waiting topic (created by the destination's first wait).
+   * `sluice-parked`, on its destination's waiting topic (created when the destination was ordered).
    */
   async #writeWaiting(job: DeliveryJob, how: ParkPlace): Promise<void> {
     const topic = await this.#deps.waitingTopics.ensure(job.destinationId);

@@ -19,8 +19,9 @@ export interface StartedOrdering {
 /**
  * Per-user order (docs/reference/ordering.md), whatever the destinations at start (one may ask for
  * it at any time: a reload, a runtime destination created or changed): the users' queues read
- * whole from `sluice.ordering` before any event is handled, and the waiting topics that exist
- * listed, to be read from the start.
+ * whole from `sluice.ordering` before any event is handled, the waiting topics that exist listed
+ * and those of the ordered destinations created, to be read from the start; a destination ordered
+ * later gets its topic at that change.
  */
 export async function startOrdering(
   start: StartContext,
@@ -30,6 +31,11 @@ export async function startOrdering(
   const initial = ctx.config.current;
   const waitingTopics = new WaitingTopics({ config: () => ctx.config.current, admin, logger: ctx.logger });
   await life.startup('list the waiting topics', () => waitingTopics.find());
+  // The ordered destinations' topics, before the events group joins: read from its first generation.
+  await life.startup('create the waiting topics of the ordered destinations', () => waitingTopics.createOrdered());
+  const onChange = () => waitingTopics.createOrderedSoon();
+  ctx.config.on('change', onChange);
+  life.add({ name: 'waiting topics of ordered destinations', stop: () => void ctx.config.off('change', onChange) });
   const states = new QueueStates(initial.delivery.orderingStateBytes);
   parts.metrics.readOrderingStateFrom(() => states.bytes);
   const store = new OrderingStore({
