@@ -121,7 +121,7 @@ describe('runtime destinations in the delivery-log console', {
 
   it('creates one with the form, shows its secret once, tests it and shows its attempts', async () => {
     await page.goto(`${url()}/#/`);
-    await page.getByLabel('Admin token').fill(DELIVERY_LOG_TOKEN);
+    await page.getByLabel('API token').fill(DELIVERY_LOG_TOKEN);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Destinations' }).waitFor();
     // The config file's destination says so, and offers no edit or delete.

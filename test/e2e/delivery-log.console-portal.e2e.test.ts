@@ -132,7 +132,7 @@ describe('portal links in the delivery-log console', {
     await page.getByRole('heading', { name: /\(ledger-hooks\)/ }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'New destination' }).count(), 0, 'no New destination');
     assert.equal(await page.getByRole('link', { name: 'Ledger' }).count(), 0, 'no global ledger');
-    assert.equal(await page.getByLabel('Admin token').count(), 0, 'no token form');
+    assert.equal(await page.getByLabel('API token').count(), 0, 'no token form');
     await page.screenshot({ path: `${ARTIFACTS}portal-destinations.png`, fullPage: true });
     await assertNothingOfB(page, 'Destinations');
 

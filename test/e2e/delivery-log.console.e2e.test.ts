@@ -78,7 +78,7 @@ describe('delivery-log console in a browser', {
     const url = pipeline.service('delivery-log').url;
     await page.goto(`${url}/#/message/ledger/${id}`);
     // Signing in with the keyboard: the token field has a label and the form submits on Enter.
-    await page.getByLabel('Admin token').fill(DELIVERY_LOG_TOKEN);
+    await page.getByLabel('API token').fill(DELIVERY_LOG_TOKEN);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: `Message ${id}` }).waitFor();
     const attempts = page.locator('tr.attempt');
@@ -304,7 +304,7 @@ describe('delivery-log console in a browser', {
     });
     try {
       await page.goto(`${url}/#/messages`);
-      await page.getByLabel('Admin token').fill(DELIVERY_LOG_TOKEN);
+      await page.getByLabel('API token').fill(DELIVERY_LOG_TOKEN);
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Messages' }).waitFor();
       await page.getByRole('link', { name: 'Destinations', exact: true }).click();

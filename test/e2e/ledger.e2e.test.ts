@@ -164,7 +164,7 @@ describe('the ledger reports an event whose trail stopped', { timeout: 180_000 }
     try {
       const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
       await page.goto(`${base()}/#/ledger`);
-      await page.getByLabel('Admin token').fill(token);
+      await page.getByLabel('API token').fill(token);
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Unaccounted now: 1' }).waitFor();
       await use(page);

@@ -284,7 +284,7 @@ describe('endpoint credentials never leave Sluice, whichever way an endpoint is 
       const page = await browser.newPage();
       const url = services.get('delivery-log')!.url;
       await page.goto(`${url}/#/`);
-      await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+      await page.getByLabel('API token').fill(ADMIN_TOKEN);
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Destinations' }).waitFor();
       await page.getByText(`/limited?***`).first().waitFor();
