@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SluiceConfig } from '@sluice/config';
+import type { TokenEntry } from '@sluice/destination-catalog';
 import type { Logger } from '@sluice/logging';
 import type { RequestHandler } from '@sluice/service-kit';
 import { LIMITED_ANSWER_HOLD_MS } from '../../constants.ts';
@@ -55,6 +56,9 @@ export interface ApiDeps {
 /** Header of the request id: taken from the request when it is a sane one, else made; sent back on every API answer. */
 const REQUEST_ID_HEADER = 'x-request-id';
 const SANE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** The tenant tokens when the catalog is off: none. */
+const NO_TOKENS: ReadonlyMap<string, TokenEntry> = new Map();
 
 /** The message of a 401, by why the token was refused. */
 const REFUSED: Record<FailureReason, string> = {
@@ -163,7 +167,7 @@ interface ApiGuards {
 async function caller(deps: ApiDeps & ApiGuards, req: IncomingMessage): Promise<Principal> {
   const adminToken = deps.config().deliveryLog.adminToken;
   if (adminToken === undefined) throw new HttpError(404, 'not_found', 'the API is off: set deliveryLog.adminToken');
-  const tokens = () => deps.tokens.catalog?.current().tokens.values() ?? [];
+  const tokens = () => deps.tokens.catalog?.current().tokens ?? NO_TOKENS;
   const { keyring } = deps.portalLinks;
   const portal = keyring === undefined ? undefined : { keyring, now: deps.now };
   const outcome = authenticate({ adminToken, tokens, now: deps.now, portal }, req);

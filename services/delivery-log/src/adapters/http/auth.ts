@@ -28,7 +28,8 @@ export function bearerMatches(header: string | undefined, token: string): boolea
  */
 export interface Credentials {
   adminToken: string;
-  tokens: () => Iterable<TokenEntry>;
+  /** The tenant tokens in force, by id (the catalog's own map). */
+  tokens: () => ReadonlyMap<string, TokenEntry>;
   now: () => number;
   portal: PortalLinkContext | undefined;
 }
@@ -42,12 +43,14 @@ export type Authentication = { ok: true; principal: Principal } | { ok: false; r
 /** The prefix of a portal link (docs/reference/portal-links.md): such a bearer is read as one, never looked up as a token. */
 const PORTAL_PREFIX = 'spl1.';
 
+/** Whether a tenant token is past its `expiresAt` (one without never is). */
+const expired = (token: TokenEntry, now: number) =>
+  token.definition.expiresAt !== undefined && Date.parse(token.definition.expiresAt) <= now;
+
 /** Whether the tenant token `id` is in force: in the catalog (not revoked) and not past its expiry. */
 function tokenInForce(credentials: Credentials, id: string): boolean {
-  for (const { definition } of credentials.tokens())
-    if (definition.id === id)
-      return definition.expiresAt === undefined || Date.parse(definition.expiresAt) > credentials.now();
-  return false;
+  const token = credentials.tokens().get(id);
+  return token !== undefined && !expired(token, credentials.now());
 }
 
 /**
@@ -82,11 +85,10 @@ export function authenticate(credentials: Credentials, req: IncomingMessage): Au
     return { ok: true, principal: { role: 'admin', name: 'admin', tokenId: ADMIN_TOKEN_ID } };
   if (given.startsWith(PORTAL_PREFIX)) return portalPrincipal(credentials, given);
   const hash = Buffer.from(tokenDigest(given), 'hex');
-  for (const { definition } of credentials.tokens()) {
-    if (!timingSafeEqual(hash, Buffer.from(definition.hash, 'hex'))) continue;
-    if (definition.expiresAt !== undefined && Date.parse(definition.expiresAt) <= credentials.now())
-      return { ok: false, reason: 'expired' };
-    const { id, name, role, tenant } = definition;
+  for (const token of credentials.tokens().values()) {
+    if (!timingSafeEqual(hash, Buffer.from(token.definition.hash, 'hex'))) continue;
+    if (expired(token, credentials.now())) return { ok: false, reason: 'expired' };
+    const { id, name, role, tenant } = token.definition;
     return { ok: true, principal: { role, name, tokenId: id, tenant } };
   }
   return { ok: false, reason: 'invalid' };
