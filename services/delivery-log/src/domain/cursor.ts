@@ -9,6 +9,16 @@ export interface TimeCursor {
   keys: string[];
 }
 
+/**
+ * One page of `rows` read one past its `limit`: the first `limit` of them, and the cursor of the
+ * last when more followed (null: this page is the last).
+ */
+export function cutPage<T>(rows: readonly T[], page: { limit: number; cursorOf: (last: T) => string }) {
+  const kept = rows.slice(0, page.limit);
+  const last = kept.at(-1);
+  return { page: kept, nextCursor: rows.length > page.limit && last !== undefined ? page.cursorOf(last) : null };
+}
+
 export function encodeTimeCursor(c: TimeCursor): string {
   return Buffer.from(JSON.stringify([c.at, ...c.keys])).toString('base64url');
 }

@@ -1,3 +1,4 @@
+import { cutPage } from './cursor.ts';
 import { checkId, checkInt, type Checked, type Invalid } from './query.ts';
 
 /** Items a page of a list by id (destination or source definitions) holds by default, and at most. */
@@ -32,6 +33,5 @@ export function pageById<T extends { id: string }>(
   const matching = items
     .filter((d) => after === undefined || d.id > after)
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const page = matching.slice(0, limit);
-  return { page, nextCursor: matching.length > limit ? cursorOf(page.at(-1)!.id) : null };
+  return cutPage(matching, { limit, cursorOf: (last) => cursorOf(last.id) });
 }

@@ -1,6 +1,6 @@
 import { type DestinationActionRecord, stateKey } from '@sluice/destination-state';
 import { MAX_TIME_MS, MIN_TIME_MS } from '../../constants.ts';
-import { decodeTimeCursor, encodeTimeCursor } from '../../domain/cursor.ts';
+import { cutPage, decodeTimeCursor, encodeTimeCursor } from '../../domain/cursor.ts';
 import { storableText } from '../../domain/storable-text.ts';
 import type { Sql } from './database.ts';
 import { iso, ms, recordset } from './sql-values.ts';
@@ -133,10 +133,7 @@ export class ActionLog {
         query.limit + 1,
       ],
     );
-    const page = rows.slice(0, query.limit);
-    return {
-      actions: page.map(recordOf),
-      nextCursor: rows.length > query.limit ? cursorOf(page.at(-1)!) : null,
-    };
+    const { page, nextCursor } = cutPage(rows, { limit: query.limit, cursorOf });
+    return { actions: page.map(recordOf), nextCursor };
   }
 }

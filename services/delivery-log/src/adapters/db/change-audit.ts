@@ -1,6 +1,6 @@
 import type { RecordKind } from '@sluice/destination-catalog';
 import type { AuditedChange, ChangesQuery } from '../../domain/audit.ts';
-import { encodeTimeCursor } from '../../domain/cursor.ts';
+import { cutPage, encodeTimeCursor } from '../../domain/cursor.ts';
 import type { Sql } from './database.ts';
 import { iso, ms } from './sql-values.ts';
 
@@ -94,14 +94,10 @@ export class ChangeAudit {
         query.limit + 1,
       ],
     );
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    return {
-      changes: page.map(changeOf),
-      nextCursor:
-        rows.length > query.limit && last !== undefined
-          ? encodeTimeCursor({ at: ms(last.changed_at), keys: [last.subject_id, String(last.version)] })
-          : null,
-    };
+    const { page, nextCursor } = cutPage(rows, {
+      limit: query.limit,
+      cursorOf: (last) => encodeTimeCursor({ at: ms(last.changed_at), keys: [last.subject_id, String(last.version)] }),
+    });
+    return { changes: page.map(changeOf), nextCursor };
   }
 }

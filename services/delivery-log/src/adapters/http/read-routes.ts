@@ -1,5 +1,5 @@
 import type { SluiceConfig } from '@sluice/config';
-import { encodeCursor } from '../../domain/cursor.ts';
+import { cutPage, encodeCursor } from '../../domain/cursor.ts';
 import { LIST_PARAMS, parseListQuery, parseStreamLimit, parseWindow } from '../../domain/query.ts';
 import type { LogReader } from '../db/read-store.ts';
 import { badRequest, HttpError, pathId, type Route } from './http-io.ts';
@@ -37,17 +37,12 @@ function listMessages({ store, config }: ReadRouteDeps): Route {
         limit,
         cursor,
       );
-      const page = rows.slice(0, limit).map((row) => heldToDestination(scope, row));
-      const last = page.at(-1);
-      const nextCursor =
-        rows.length > limit && last
-          ? encodeCursor({
-              receivedAt: Date.parse(last.receivedAt),
-              sourceId: last.sourceId,
-              messageId: last.messageId,
-            })
-          : null;
-      return [200, { messages: page, nextCursor }];
+      const { page, nextCursor } = cutPage(rows, {
+        limit,
+        cursorOf: (last) =>
+          encodeCursor({ receivedAt: Date.parse(last.receivedAt), sourceId: last.sourceId, messageId: last.messageId }),
+      });
+      return [200, { messages: page.map((row) => heldToDestination(scope, row)), nextCursor }];
     },
   };
 }
