@@ -112,6 +112,7 @@ export class ConcurrentConsumer extends ManagedConsumer {
       // fetches from the committed offsets again, so the rests kept from before are dropped.
       this.#rests.clear();
       this.#pauseHeld();
+      if (this.intakeStopped) this.#pauseAll();
       // A partition paused for its slots whose records all finished meanwhile reads on (one still
       // full is paused again by its next batch).
       for (const key of [...this.#full]) this.#resumeIfRoom(key);
@@ -389,8 +390,21 @@ export class ConcurrentConsumer extends ManagedConsumer {
   override stopIntake(): void {
     this.intakeStopped = true;
     this.#rests.clear();
-    this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+    this.#pauseAll();
     this.#bytesWaiting.splice(0).forEach((wake) => wake());
+  }
+
+  /**
+   * Pauses every topic once intake stopped. kafkajs pauses only a running consumer: one waiting to
+   * run again after a crash (or not started) is paused by its next group join; nothing is handed
+   * out meanwhile anyway (`#mayHandOut`).
+   */
+  #pauseAll(): void {
+    try {
+      this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+    } catch {
+      // Not running: see above.
+    }
   }
 
   override async close(): Promise<void> {

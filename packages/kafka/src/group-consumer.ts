@@ -65,6 +65,12 @@ export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSetting
   let failedAttempts = 0;
   let rerunTimer: NodeJS.Timeout | undefined;
   let runArgs: [Subscription, ConsumerRunConfig] | undefined;
+  /**
+   * A start under way (connect, subscribe, run: the group's join). `disconnect` waits for it: kafkajs
+   * disconnected while its `run` is still joining can go on consuming, a member of the group that
+   * nobody stops (tulios/kafkajs#1639), holding its partitions for good.
+   */
+  let starting: Promise<void> | undefined;
   const committedListeners: CommittedListener[] = [];
 
   const scheduleRerun = (cause: Error) => {
@@ -78,10 +84,18 @@ export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSetting
     rerunTimer = setTimeout(() => void rerun(), delayMs);
   };
 
-  const start = async (subscription: Subscription, config: ConsumerRunConfig) => {
-    await consumer.connect();
-    await consumer.subscribe(subscription);
-    await consumer.run(config);
+  const start = (subscription: Subscription, config: ConsumerRunConfig): Promise<void> => {
+    const run = (async () => {
+      await consumer.connect();
+      await consumer.subscribe(subscription);
+      await consumer.run(config);
+    })();
+    starting = run;
+    const settled = () => {
+      if (starting === run) starting = undefined;
+    };
+    run.then(settled, settled);
+    return run;
   };
 
   const rerun = async () => {
@@ -143,6 +157,8 @@ export function createGroupConsumer(kafka: Kafka, settings: GroupConsumerSetting
       closing = true;
       if (rerunTimer) clearTimeout(rerunTimer);
       rerunTimer = undefined;
+      // A start under way finishes first (joined, or failed): only then is there nothing left running.
+      await starting?.catch(() => undefined);
       await consumer.disconnect();
     },
   };

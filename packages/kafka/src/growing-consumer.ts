@@ -59,9 +59,16 @@ export class GrowingConsumer {
     return this.#current?.crowded ?? false;
   }
 
+  /**
+   * Starts the first generation (with no topic yet, none). A topic added while it starts is taken
+   * in by a change that waits for that start to finish: a generation is never stopped mid-join.
+   */
   async start(): Promise<void> {
     this.#started = true;
-    if (this.#topics.size > 0) await this.#startGeneration();
+    if (this.#topics.size === 0) return;
+    const first = this.#swapping.then(() => this.#startGeneration());
+    this.#swapping = first.catch(() => undefined);
+    await first;
   }
 
   /** Reads `topic` too, from the next generation on (it exists: created, or found by a listing). */

@@ -19,6 +19,7 @@ import {
 } from '@sluice/testkit';
 import { waitingTopicName } from '@sluice/topology';
 import { createDeliverer, type DelivererService } from '../src/index.ts';
+import { delivererGroupId } from '../src/service/config.ts';
 import { partitionOfKey, produceEvents } from './kafka-helpers.ts';
 import { appliedOf, orderedReceiver } from './ordered-receiver.ts';
 
@@ -44,8 +45,10 @@ describe('per-user order turned on and off while the deliverer runs', () => {
   /** While set, user r's head keeps failing. */
   let holdR = true;
   const by = () => ({ by: 'operator', at: Date.now() });
-  const startDeliverer = () =>
-    createDeliverer(testServiceContext('deliverer', config), { port: 0, drainTimeoutMs: 5_000 }).start();
+  const startDeliverer = async () =>
+    watchFatal(
+      await createDeliverer(testServiceContext('deliverer', config), { port: 0, drainTimeoutMs: 5_000 }).start(),
+    );
   const send = (sourceId: string, userId: string, ...messageIds: string[]) =>
     produceEvents(
       kafka,
@@ -55,6 +58,24 @@ describe('per-user order turned on and off while the deliverer runs', () => {
   const exists = async (destinationId: string) =>
     (await admin.listTopics()).includes(waitingTopicName(config, destinationId));
   const seenByDeliverer = () => waitForCatalogApplied(catalog.reader, { base: deliverer.port });
+  /** Fatal errors of the deliverers started here (a running process would have exited on one). */
+  const fatals: string[] = [];
+  const watchFatal = (service: DelivererService) => {
+    void service.fatal?.then((err) => fatals.push(err.message));
+    return service;
+  };
+  /** On a timeout, what the events group and the deliverers looked like: who held which partitions. */
+  const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs: number, what: string | (() => string)) => {
+    try {
+      await waitUntil(check, timeoutMs, what);
+    } catch (err) {
+      const { groups } = await admin.describeGroups([delivererGroupId(config)]);
+      const members = groups[0]?.members.map((m) => `${m.clientId}/${m.memberId.slice(-8)}`) ?? [];
+      throw new Error(
+        `${(err as Error).message}; events group ${groups[0]?.state}: [${members.join(', ')}]; fatal: [${fatals.join('; ')}]`,
+      );
+    }
+  };
   const waitingTotal = () => metric(deliverer.port, 'sluice_deliverer_ordering_waiting_total');
 
   before(async () => {
@@ -125,7 +146,7 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     assert.equal(created.kind, 'created', JSON.stringify(created));
     await seenByDeliverer();
     await send('s', 'p', 'p-0');
-    await waitUntil(() => appliedOf(crm.applied, 'p-').length === 1, 30_000, 'delivered while not ordered');
+    await waitFor(() => appliedOf(crm.applied, 'p-').length === 1, 30_000, 'delivered while not ordered');
     assert.equal(await exists('crm'), false, 'no waiting topic for a destination without order');
 
     const patched = await catalog.writer.patch({
@@ -136,13 +157,17 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     });
     assert.equal(patched.kind, 'updated', JSON.stringify(patched));
     await seenByDeliverer();
-    await waitUntil(() => exists('crm'), 30_000, 'the waiting topic created by the change');
+    await waitFor(() => exists('crm'), 30_000, 'the waiting topic created by the change');
 
     await send('s', 'a', 'a-0');
-    await waitUntil(() => crm.firstTry.has('a-0'), 30_000, "a's head tried (503)");
+    await waitFor(() => crm.firstTry.has('a-0'), 30_000, "a's head tried (503)");
     // Read once the head failed: each waits behind it.
     await send('s', 'a', 'a-1', 'a-2', 'a-3');
-    await waitUntil(() => appliedOf(crm.applied, 'a-').length === 4, 60_000, "user a's four events");
+    await waitFor(
+      () => appliedOf(crm.applied, 'a-').length === 4,
+      60_000,
+      () => `user a's four events (applied: ${appliedOf(crm.applied, 'a-').join(', ')})`,
+    );
     assert.deepEqual(
       appliedOf(crm.applied, 'a-'),
       ['a-0', 'a-1', 'a-2', 'a-3'],
@@ -152,28 +177,29 @@ describe('per-user order turned on and off while the deliverer runs', () => {
     for (const id of ['a-1', 'a-2', 'a-3'])
       assert.ok(crm.firstTry.get(id)! >= headAppliedAt, `${id} was not attempted before the head was delivered`);
     assert.equal(await waitingTotal(), 3, 'the three waited on the waiting topic');
+    assert.deepEqual(fatals, [], 'no fatal error');
   });
 
   it('a restart with records left on the waiting topic of a destination no longer ordered delivers them', async () => {
     const before = await waitingTotal();
     await send('s', 'r', 'r-0');
-    await waitUntil(() => crm.firstTry.has('r-0'), 30_000, "r's head tried (503)");
+    await waitFor(() => crm.firstTry.has('r-0'), 30_000, "r's head tried (503)");
     await send('s', 'r', 'r-1', 'r-2');
-    await waitUntil(async () => (await waitingTotal()) === before + 2, 30_000, "r's two events waiting");
+    await waitFor(async () => (await waitingTotal()) === before + 2, 30_000, "r's two events waiting");
     await deliverer.close();
 
     // Read at the deliverer's start: it starts with crm unordered, and reads the waiting topic that exists.
     const patched = await catalog.writer.patch({ ...by(), id: 'crm', expectedVersion: 2, patch: { ordering: null } });
     assert.equal(patched.kind, 'updated', JSON.stringify(patched));
     deliverer = await startDeliverer();
-    await waitUntil(
+    await waitFor(
       () => appliedOf(crm.applied, 'r-').includes('r-2') && appliedOf(crm.applied, 'r-').includes('r-1'),
       60_000,
       "r's waiting events delivered",
     );
     assert.ok(!appliedOf(crm.applied, 'r-').includes('r-0'), 'its head still failing meanwhile');
     holdR = false;
-    await waitUntil(() => appliedOf(crm.applied, 'r-').includes('r-0'), 30_000, "r's head delivered by its retry");
+    await waitFor(() => appliedOf(crm.applied, 'r-').includes('r-0'), 30_000, "r's head delivered by its retry");
   });
 
   it('two deliverers: a waiting topic created while both run is read by both, each for the users of its partitions', async () => {
@@ -198,10 +224,10 @@ describe('per-user order turned on and off while the deliverer runs', () => {
       const [x, y] = users as [string, string];
       await send('s3', x, 'x-0');
       await send('s3', y, 'y-0');
-      await waitUntil(() => duo.firstTry.has('x-0') && duo.firstTry.has('y-0'), 60_000, 'both heads tried (503)');
+      await waitFor(() => duo.firstTry.has('x-0') && duo.firstTry.has('y-0'), 60_000, 'both heads tried (503)');
       await send('s3', x, 'x-1', 'x-2', 'x-3');
       await send('s3', y, 'y-1', 'y-2', 'y-3');
-      await waitUntil(
+      await waitFor(
         () => appliedOf(duo.applied, 'x-').length === 4 && appliedOf(duo.applied, 'y-').length === 4,
         90_000,
         "both users' events",
@@ -209,6 +235,7 @@ describe('per-user order turned on and off while the deliverer runs', () => {
       assert.deepEqual(appliedOf(duo.applied, 'x-'), ['x-0', 'x-1', 'x-2', 'x-3']);
       assert.deepEqual(appliedOf(duo.applied, 'y-'), ['y-0', 'y-1', 'y-2', 'y-3']);
       assert.equal(await exists('duo'), true);
+      assert.deepEqual(fatals, [], 'no fatal error');
     } finally {
       await second.close();
     }
