@@ -73,6 +73,7 @@ describe('auto-disable and operator events', { timeout: 180_000 }, () => {
     assert.equal(event.destinationId, 'ledger-hooks');
     assert.equal(event.endpointRef, endpoint);
     assert.equal(event.by, 'sluice');
+    assert.equal(event.byTokenId, 'sluice');
     assert.equal(event.auto, true);
     assert.match(event.reason, /^no 2xx since .+; last error: http_503$/);
     assert.ok(!Number.isNaN(Date.parse(event.at)));
@@ -143,6 +144,7 @@ describe('auto-disable and operator events', { timeout: 180_000 }, () => {
       'the operator told of the enable',
     );
     assert.equal(told.by, 'admin', 'the name of the token that acted');
+    assert.equal(told.byTokenId, 'admin', 'and its id');
     assert.equal(told.reason, 'receiver fixed');
     await waitUntil(
       () => waiting.every((id) => requestsFor(id).length > 0),

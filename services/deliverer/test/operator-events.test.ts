@@ -8,6 +8,7 @@ import type { RecordSink } from '@sluice/kafka';
 import { Registry } from 'prom-client';
 import type { AttemptEvent } from '@sluice/envelope';
 import { OPERATOR_EVENTS_DESTINATION_ID, type SluiceConfig } from '@sluice/config';
+import { actionRecord } from '@sluice/destination-state';
 import { OperatorOutbox, OPERATOR_SOURCE_ID } from '../src/attempt/health/operator-outbox.ts';
 import type { AttemptResult } from '../src/transport/attempt-result.ts';
 import { UndiciWebhookClient } from '../src/transport/webhook-client.ts';
@@ -381,23 +382,27 @@ describe('destination health', () => {
 
     // Action records: an operator's action is told with who and why; auto-disable's and odd records are not.
     const record = (r: unknown) => watch.relay.record(Buffer.from(JSON.stringify(r)));
-    record({ action: 'disable', destinationId: 'd', endpointRef: 'e', reason: 'x', by: 'sluice', auto: true });
-    record({ action: 'constructor', destinationId: 'd', reason: 'x', by: 'y' });
+    const at = '2026-01-01T01:00:00.000Z';
+    record(actionRecord('disable', 'd', 'e', { reason: 'x', by: 'sluice', byTokenId: 'sluice', at, auto: true }));
+    record({ ...actionRecord('pause', 'd', undefined, { reason: 'x', by: 'y', at }), action: 'constructor' });
+    record({ ...actionRecord('pause', 'd', undefined, { reason: 'x', by: 'y', at }), by: '' });
     record({ action: 'pause', reason: 'no destination' });
     record(42);
     watch.relay.record(Buffer.from('not json'));
     watch.relay.record(null);
-    record({ action: 'pause', destinationId: 'd', reason: 'maintenance', by: 'ana', at: '2026-01-01T01:00:00.000Z' });
-    await waitUntil(() => operator.requests.length === 4, 5_000, 'the pause told');
+    record(actionRecord('pause', 'd', undefined, { reason: 'maintenance', by: 'ana', byTokenId: 'tok-ana', at }));
+    // Recorded before actions named their token: told without an id.
+    record(actionRecord('resume', 'd', 'e', { reason: 'done', by: 'admin', at }));
+    await waitUntil(() => operator.requests.length === 5, 5_000, 'the pause and the resume told');
     await sleep(100);
-    assert.equal(operator.requests.length, 4, 'only the pause');
-    assert.deepEqual(JSON.parse(operator.requests[3]!.body.toString()), {
-      type: 'destination.paused',
-      at: '2026-01-01T01:00:00.000Z',
-      destinationId: 'd',
-      reason: 'maintenance',
-      by: 'ana',
-    });
+    assert.equal(operator.requests.length, 5, 'only the pause and the resume');
+    assert.deepEqual(
+      operator.requests.slice(3).map((r) => JSON.parse(r.body.toString())),
+      [
+        { type: 'destination.paused', at, destinationId: 'd', reason: 'maintenance', by: 'ana', byTokenId: 'tok-ana' },
+        { type: 'endpoint.resumed', at, destinationId: 'd', endpointRef: 'e', reason: 'done', by: 'admin' },
+      ],
+    );
     await watch.stop();
   });
 });

@@ -1,4 +1,5 @@
 import type { SluiceConfig } from '@sluice/config';
+import { type DestinationAction, parseActionRecord } from '@sluice/destination-state';
 import { createGroupConsumer, type GroupConsumer, type Kafka } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import type { OperatorEvent, TellOperator } from './operator-signals.ts';
@@ -9,7 +10,7 @@ export interface ActionsRelayDeps {
   tell: TellOperator;
 }
 
-const PAST: Record<string, 'paused' | 'resumed' | 'disabled' | 'enabled'> = {
+const PAST: Record<DestinationAction, 'paused' | 'resumed' | 'disabled' | 'enabled'> = {
   pause: 'paused',
   resume: 'resumed',
   disable: 'disabled',
@@ -43,32 +44,27 @@ export class ActionsRelay {
     await this.#consumer?.disconnect();
   }
 
-  /** One record of `sluice.destination-actions` → its operator event. */
+  /**
+   * One record of `sluice.destination-actions` → its operator event, with the name and id of the
+   * token that acted. Read by the topic's own parser: anything else is skipped.
+   */
   record(value: Buffer | null): void {
-    let record: {
-      action?: string;
-      destinationId?: string;
-      endpointRef?: string;
-      reason?: string;
-      by?: string;
-      at?: string;
-      auto?: true;
-    };
+    let parsed: unknown;
     try {
-      record = JSON.parse(value?.toString('utf8') ?? 'null') ?? {};
+      parsed = JSON.parse(value?.toString('utf8') ?? 'null');
     } catch {
       return;
     }
-    const past =
-      typeof record.action === 'string' && Object.hasOwn(PAST, record.action) ? PAST[record.action] : undefined;
-    if (past === undefined || typeof record.destinationId !== 'string' || record.auto === true) return;
+    const record = parseActionRecord(parsed);
+    if (record === undefined || record.auto === true) return;
     const event: OperatorEvent = {
-      type: `${record.endpointRef === undefined ? 'destination' : 'endpoint'}.${past}`,
+      type: `${record.endpointRef === undefined ? 'destination' : 'endpoint'}.${PAST[record.action]}`,
       destinationId: record.destinationId,
       ...(record.endpointRef !== undefined && { endpointRef: record.endpointRef }),
-      reason: String(record.reason ?? ''),
-      by: String(record.by ?? ''),
+      reason: record.reason,
+      by: record.by,
+      ...(record.byTokenId !== undefined && { byTokenId: record.byTokenId }),
     };
-    this.#deps.tell(event, typeof record.at === 'string' ? record.at : undefined);
+    this.#deps.tell(event, record.at);
   }
 }

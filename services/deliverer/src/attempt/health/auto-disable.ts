@@ -123,7 +123,18 @@ export class AutoDisable {
       'endpoint auto-disabled',
     );
     // Told here, where the fact is seen: the actions relay skips the auto-disable records.
-    this.#deps.tell({ type: 'endpoint.disabled', destinationId, endpointRef, reason, by: AUTO_ACTOR, auto: true }, at);
+    this.#deps.tell(
+      {
+        type: 'endpoint.disabled',
+        destinationId,
+        endpointRef,
+        reason,
+        by: AUTO_ACTOR,
+        byTokenId: AUTO_TOKEN_ID,
+        auto: true,
+      },
+      at,
+    );
     const t = config.kafka.topics;
     const record = actionRecord('disable', destinationId, endpointRef, {
       reason,

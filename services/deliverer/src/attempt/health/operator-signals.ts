@@ -10,7 +10,10 @@ export type OperatorEvent =
       destinationId: string;
       endpointRef?: string;
       reason: string;
+      /** The name of the token that acted (`sluice` for auto-disable). */
       by: string;
+      /** Its id (`admin` for the config's admin token, `sluice` for auto-disable); absent from actions recorded before ids. */
+      byTokenId?: string;
       auto?: true;
     }
   | { type: 'destination.dead_letter_burst'; destinationId: string; deadLetters: number; windowSeconds: number }
