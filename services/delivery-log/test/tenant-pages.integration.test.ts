@@ -52,6 +52,20 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
   let clock = start;
   let service: DeliveryLogService;
   let acme: string;
+  let globex: string;
+
+  /** A `read` token of `tenant`, once the service takes it. */
+  const mintReader = async (tenant: string): Promise<string> => {
+    const created = await fetch(`http://127.0.0.1:${service.port}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `${tenant}-reader`, tenant, role: 'read' }),
+    });
+    assert.equal(created.status, 201);
+    const token = ((await created.json()) as { secret: string }).secret;
+    await waitUntil(async () => (await call('/api/v1/ledger', { token })).status === 200, 10_000, 'the token');
+    return token;
+  };
 
   /** One request, from `from` (a loopback address) with the headers given. */
   const call = (path: string, r: { token?: string; from?: string; forwardedFor?: string } = {}) =>
@@ -118,14 +132,8 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
       60_000,
       'the log has read the ten events',
     );
-    const created = await fetch(`http://127.0.0.1:${service.port}/api/v1/tokens`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'acme-reader', tenant: 'acme', role: 'read' }),
-    });
-    assert.equal(created.status, 201);
-    acme = ((await created.json()) as { secret: string }).secret;
-    await waitUntil(async () => (await call('/api/v1/ledger', { token: acme })).status === 200, 10_000, 'the token');
+    acme = await mintReader('acme');
+    globex = await mintReader('globex');
   });
   after(async () => {
     await producer.disconnect();
@@ -148,6 +156,38 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
       sources,
       ACME.map((n) => `src-${n}`),
     );
+  });
+
+  it('takes a cursor another tenant’s token was given as a position among its own tenant’s rows: nothing of the other', async () => {
+    const lists = [
+      { path: '/api/v1/messages', list: 'messages', id: (m: any) => m.messageId, of: (n: string) => `${run}-${n}` },
+      {
+        path: '/api/v1/destination-definitions',
+        list: 'definitions',
+        id: (d: any) => d.id,
+        of: (n: string) => `dst-${n}`,
+      },
+      { path: '/api/v1/source-definitions', list: 'sources', id: (d: any) => d.id, of: (n: string) => `src-${n}` },
+    ];
+    const globexIds = (of: (n: string) => string) => IDS.filter((n) => tenantOf(n) === 'globex').map(of);
+    for (const { path, list, id, of } of lists) {
+      const theirs = await call(`${path}?limit=${PAGE}`, { token: globex });
+      assert.equal(theirs.status, 200, JSON.stringify(theirs.body));
+      assert.ok(
+        theirs.body[list].every((item: any) => globexIds(of).includes(id(item))),
+        `${path}: globex's page`,
+      );
+      const cursor = theirs.body.nextCursor;
+      assert.equal(typeof cursor, 'string', `${path}: globex has more than a page`);
+      const ours = await call(`${path}?limit=${IDS.length}&cursor=${cursor}`, { token: acme });
+      assert.equal(ours.status, 200, JSON.stringify(ours.body));
+      const text = JSON.stringify(ours.body);
+      for (const other of globexIds(of)) assert.ok(!text.includes(other), `${path}: ${other} in acme's answer ${text}`);
+      assert.ok(
+        ours.body[list].every((item: any) => ACME.map(of).includes(id(item))),
+        `${path}: acme's rows only: ${text}`,
+      );
+    }
   });
 
   it('answers the unaccounted deliveries of every destination of a tenant token, chosen by the query', async () => {
