@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,11 +8,17 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { serviceNodeArgs } from '@sluice/service-kit';
 import {
+  createTestTopics,
+  fileKafka,
   prefixedTopics,
   uniqueName,
   scrapeMetrics,
   startOtlpGrpcReceiver,
   startOtlpReceiver,
+  startTestCatalog,
+  testConfig,
+  testKafka,
+  testKeyring,
   waitUntil,
 } from '@sluice/testkit';
 import { ServiceProcess, writeConfigFile, type ServiceName } from '../support/service-process.ts';
@@ -154,5 +161,66 @@ describe('a bad config field stops a service with a message naming it', () => {
       stderr,
       /retry: invalid configuration: OTEL_EXPORTER_OTLP_PROTOCOL=http\/xml: expected one of http\/json, http\/protobuf, grpc/,
     );
+  });
+});
+
+describe('keys other than those that wrote the catalog stop a start', () => {
+  it('the deliverer exits 1 naming runtimeDestinations.keyring and the record it cannot decrypt', async () => {
+    const raw = {
+      sources: [{ id: 'src', writeKeys: ['wk'] }],
+      runtimeDestinations: testKeyring('SLUICE_LIFECYCLE_WRITER_KEY'),
+    };
+    const config = testConfig(raw);
+    const kafka = testKafka();
+    await createTestTopics(kafka, config);
+    const catalog = await startTestCatalog(kafka, config);
+    let recordKey: string;
+    try {
+      const made = await catalog.writer.create({
+        by: 'test',
+        at: Date.now(),
+        definition: {
+          id: 'ledger',
+          type: 'webhooks',
+          sourceIds: ['src'],
+          settings: { webhooks: [{ url: 'http://127.0.0.1:9/hook' }] },
+        },
+      });
+      assert.ok(made.kind === 'created', JSON.stringify(made));
+      recordKey = made.record.key;
+    } finally {
+      await catalog.close();
+    }
+    const file = writeConfigFile(join(dir, 'other-keys.yaml'), {
+      ...raw,
+      kafka: fileKafka(config),
+      runtimeDestinations: { keyring: [{ id: 'k1', key: { env: 'SLUICE_LIFECYCLE_OTHER_KEY' } }] },
+    });
+    const child = spawn(process.execPath, serviceNodeArgs('deliverer'), {
+      cwd: root,
+      env: {
+        ...process.env,
+        SLUICE_CONFIG: file,
+        SLUICE_LIFECYCLE_OTHER_KEY: randomBytes(32).toString('hex'),
+        // Its start is logged at info: a deliverer that starts anyway is seen to, and stopped.
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const ended = new Promise<number | null | 'started'>((resolve) => {
+      child.on('exit', resolve);
+      const take = (c: Buffer) => {
+        output += c;
+        if (output.includes('"msg":"deliverer started"')) resolve('started');
+      };
+      child.stdout.on('data', take);
+      child.stderr.on('data', take);
+    });
+    const code = await ended;
+    if (code === 'started') child.kill('SIGKILL');
+    assert.equal(code, 1, output);
+    assert.match(output, /runtimeDestinations\.keyring: 1 record\(s\) in force in the catalog cannot be decrypted/);
+    assert.ok(output.includes(recordKey), output);
   });
 });

@@ -1,4 +1,4 @@
-import type { Keyring } from '@sluice/secret-keyring';
+import { type Keyring, KeyringError } from '@sluice/secret-keyring';
 import { applyRecord, emptyCatalogState, type Verdict } from './catalog-state.ts';
 import type { Catalog } from './change-basics.ts';
 import { CatalogRecordError, CatalogTimeoutError } from './errors.ts';
@@ -49,6 +49,12 @@ export class CatalogFollower {
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   readonly #waiters = new Set<{ offset: number; resolve: () => void }>();
   readonly #tracks = new Map<string, { verdict: TrackedVerdict | undefined }>();
+  /**
+   * Per name (a destination's id), the newest record read whose secrets the keyring could not
+   * decrypt, until a later record of that name is applied or its key is cleared: at most one entry
+   * per name in the catalog.
+   */
+  readonly #undecryptable = new Map<string, CatalogRecordError>();
   #next = 0;
 
   constructor(options: CatalogFollowerOptions) {
@@ -71,6 +77,14 @@ export class CatalogFollower {
    */
   versionOf(name: string): number {
     return this.#state.heads.get(name)?.version ?? 0;
+  }
+
+  /**
+   * The records the keyring cannot decrypt that nothing read after them replaced: read with keys
+   * other than those that wrote them (`startCatalogReader` refuses to start on any).
+   */
+  get undecryptable(): readonly CatalogRecordError[] {
+    return [...this.#undecryptable.values()];
   }
 
   /** The keys of a name's records no longer in force and not cleared yet. */
@@ -125,10 +139,13 @@ export class CatalogFollower {
       const name = nameOfKey(parsed.key);
       const before = this.#state.heads.get(name);
       verdict = applyRecord(this.#state, parsed);
+      if (verdict === 'applied' || (parsed.kind === 'cleared' && this.#undecryptable.get(name)?.key === parsed.key))
+        this.#undecryptable.delete(name);
       if (verdict === 'applied' || before !== this.#state.heads.get(name))
         change = this.#changeOf(parsed.key, record.offset);
     } catch (err) {
       if (!(err instanceof CatalogRecordError)) throw err;
+      if (err.cause instanceof KeyringError) this.#undecryptable.set(nameOfKey(err.key), err);
       this.#options.onUnreadable(err, record.offset);
       verdict = 'unreadable';
     }

@@ -32,3 +32,18 @@ export class CatalogUnreadError extends CatalogError {
     super('catalog_write_unread', `catalog record ${JSON.stringify(key)} was written but not read back`, false);
   }
 }
+
+/**
+ * The catalog holds records in force that the keyring cannot decrypt: the service was given keys
+ * other than those that wrote them. A start refuses rather than run without those destinations.
+ */
+export class CatalogKeyringError extends CatalogError {
+  constructor(undecryptable: readonly CatalogRecordError[]) {
+    const [first] = undecryptable;
+    super(
+      'catalog_keyring_mismatch',
+      `runtimeDestinations.keyring: ${undecryptable.length} record(s) in force in the catalog cannot be decrypted with the keys given; the first: ${first?.message}. Start with the keys that wrote them (every replica reads with the same keyring).`,
+      false,
+    );
+  }
+}

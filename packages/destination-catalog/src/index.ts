@@ -42,7 +42,13 @@ export {
   MAX_TOKENS,
   OUTCOME_STATUS,
 } from './constants.ts';
-export { CatalogError, CatalogRecordError, CatalogTimeoutError, CatalogUnreadError } from './errors.ts';
+export {
+  CatalogError,
+  CatalogKeyringError,
+  CatalogRecordError,
+  CatalogTimeoutError,
+  CatalogUnreadError,
+} from './errors.ts';
 export type { CatalogChange, RecordTrack, TrackedVerdict } from './catalog-follower.ts';
 export type { Verdict } from './catalog-state.ts';
 export { type CatalogReader, type CatalogReaderOptions, startCatalogReader } from './kafka/catalog-reader.ts';

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import {
+  CatalogKeyringError,
   type CatalogOutcome,
   type CatalogReader,
   CatalogWriter,
@@ -9,8 +11,9 @@ import {
 } from '@sluice/destination-catalog';
 import { type Kafka, SafeProducer, StartupRetry } from '@sluice/kafka';
 import { createLogger } from '@sluice/logging';
+import { Keyring } from '@sluice/secret-keyring';
 import { createTestTopics, readTopic, testConfig, testKafka } from '@sluice/testkit';
-import { context, definition, keyring, T0 } from './fixtures.ts';
+import { context, definition, KEY_1, keyring, T0 } from './fixtures.ts';
 
 const logger = createLogger({ name: 'destination-catalog-test', level: process.env.LOG_LEVEL ?? 'warn' });
 const by = { by: 'alice', at: T0 };
@@ -26,19 +29,25 @@ describe('destination catalog on a real broker', () => {
   let producer: SafeProducer;
   const readers: CatalogReader[] = [];
 
-  const reader = async () => {
+  /** A reader of `on` (the tests' topic unless given) with `ring` (the fixtures' unless given), started. */
+  const startReader = async (read: { on?: string; ring?: Keyring } = {}) => {
     const r = await startCatalogReader({
       kafka,
-      topic,
-      keyring,
+      topic: read.on ?? topic,
+      keyring: read.ring ?? keyring,
       logger,
       retry: new StartupRetry({ timeoutMs: 60_000 }).run,
     });
     readers.push(r);
+    return r;
+  };
+  const reader = async () => {
+    const r = await startReader();
     await r.ready;
     return r;
   };
-  const writer = (r: CatalogReader) => new CatalogWriter({ reader: r, producer, topic, context: () => context });
+  const writer = (r: CatalogReader, on = topic) =>
+    new CatalogWriter({ reader: r, producer, topic: on, context: () => context });
 
   before(async () => {
     kafka = testKafka();
@@ -88,6 +97,38 @@ describe('destination catalog on a real broker', () => {
     assert.ok(late.appliedOffset >= first.appliedOffset - 1);
     assert.deepEqual(late.current(), first.current());
     for (let i = 0; i < 100; i++) assert.equal(late.versionOf(`d${i}`), 10);
+  });
+
+  it('a reader whose keys did not write a record in force refuses to start, naming the record and the key', async () => {
+    const own = testConfig();
+    await createTestTopics(kafka, own);
+    const on = own.kafka.topics.destinations;
+    const first = await startReader({ on });
+    await first.ready;
+    const made = written(await writer(first, on).create({ ...by, definition: definition('ledger') }));
+    for (const ring of [
+      new Keyring([{ id: 'k1', key: randomBytes(32) }]),
+      new Keyring([{ id: 'k2', key: randomBytes(32) }]),
+    ]) {
+      const wrong = await startReader({ on, ring });
+      await assert.rejects(wrong.ready, (err: Error) => {
+        assert.ok(err instanceof CatalogKeyringError, String(err));
+        assert.match(err.message, /^runtimeDestinations\.keyring: 1 record\(s\) in force/);
+        assert.ok(err.message.includes(made.record.key), err.message);
+        assert.match(err.message, /key "k1"/);
+        return true;
+      });
+    }
+    // The keys that wrote it, with a newer key before them (a rotation): ready, the destination read.
+    const rotated = await startReader({
+      on,
+      ring: new Keyring([
+        { id: 'k2', key: randomBytes(32) },
+        { id: 'k1', key: KEY_1 },
+      ]),
+    });
+    await rotated.ready;
+    assert.equal(rotated.current().destinations.get('ledger')?.version, 1);
   });
 
   it('no record of the topic holds a secret in clear', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import {
   type CatalogOutcome,
@@ -7,9 +8,11 @@ import {
   CatalogWriter,
   clearingRecord,
   createDestination,
+  deleteDestination,
   emptyCatalog,
   type Written,
 } from '@sluice/destination-catalog';
+import { Keyring } from '@sluice/secret-keyring';
 import { CatalogFollower, type OffsetRecord } from '../src/catalog-follower.ts';
 import { context, definition, keyring, T0 } from './fixtures.ts';
 
@@ -60,6 +63,39 @@ const written = (outcome: CatalogOutcome): Written => {
 };
 
 describe('catalog: the follower', () => {
+  it('holds each record in force it cannot decrypt until a later record of its name applies or clears it', () => {
+    const readWith = (ring: Keyring) => new CatalogFollower({ keyring: ring, onUnreadable: () => undefined });
+    const otherBytes = readWith(new Keyring([{ id: 'k1', key: randomBytes(32) }]));
+    const otherId = readWith(new Keyring([{ id: 'k2', key: randomBytes(32) }]));
+    const right = readWith(keyring);
+    const billing = createDestination(emptyCatalog(), { ...by, definition: definition('billing') }, context) as Written;
+    const crm = createDestination(emptyCatalog(), { ...by, definition: definition('crm') }, context) as Written;
+    for (const f of [otherBytes, otherId, right]) {
+      f.read({ ...billing.record, offset: 0 });
+      f.read({ ...crm.record, offset: 1 });
+    }
+    assert.deepEqual(right.undecryptable, []);
+    assert.deepEqual(
+      otherBytes.undecryptable.map((e) => e.key),
+      [billing.record.key, crm.record.key],
+    );
+    assert.match(otherBytes.undecryptable[0]!.message, /under key "k1" does not authenticate/);
+    assert.match(otherId.undecryptable[0]!.message, /under key "k1", which the keyring does not hold/);
+    // billing deleted (a deletion holds no secret): in force and read; crm's record cleared by its key.
+    const catalog = { ...emptyCatalog(), destinations: new Map([['billing', billing.entry]]) };
+    const deleted = deleteDestination(catalog, { ...by, id: 'billing', expectedVersion: 1 }, context);
+    assert.ok(deleted.kind === 'deleted', JSON.stringify(deleted));
+    for (const f of [otherBytes, otherId]) {
+      f.read({ ...deleted.record, offset: 2 });
+      assert.deepEqual(
+        f.undecryptable.map((e) => e.key),
+        [crm.record.key],
+      );
+      f.read({ ...clearingRecord(crm.record.key), offset: 3 });
+      assert.deepEqual(f.undecryptable, []);
+    }
+  });
+
   it('waits for an offset, tells a tracked record’s verdict, reports changes, passes over what it read', async () => {
     const f = follower();
     const changes: string[] = [];

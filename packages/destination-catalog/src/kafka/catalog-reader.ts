@@ -2,6 +2,7 @@ import { type Kafka, type RetryKafka, readWholeTopic } from '@sluice/kafka';
 import type { Logger } from '@sluice/logging';
 import type { Keyring } from '@sluice/secret-keyring';
 import { CatalogFollower } from '../catalog-follower.ts';
+import { CatalogKeyringError } from '../errors.ts';
 
 export interface CatalogReaderOptions {
   kafka: Kafka;
@@ -22,7 +23,10 @@ export interface CatalogReader
     CatalogFollower,
     'appliedOffset' | 'current' | 'versionOf' | 'staleKeys' | 'onChange' | 'waitForOffset' | 'track'
   > {
-  /** Resolves once every record the topic held when the reader started is applied. */
+  /**
+   * Resolves once every record the topic held when the reader started is applied; rejects with
+   * `CatalogKeyringError` if a record then in force cannot be decrypted with the keyring.
+   */
   ready: Promise<void>;
   /** Joined and reading (false while its consumer waits to run again after a Kafka error), for `/readyz`. */
   readonly connected: boolean;
@@ -52,9 +56,18 @@ export async function startCatalogReader(options: CatalogReaderOptions): Promise
   } finally {
     await admin.disconnect();
   }
-  let markReady!: () => void;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const caughtUp = () => follower.appliedOffset >= end && markReady();
+  let settleReady!: (error?: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    settleReady = (error) => (error === undefined ? resolve() : reject(error));
+  });
+  // Handled where it is awaited; until then its refusal is not an unhandled rejection.
+  ready.catch(() => undefined);
+  // Caught up: ready, unless a record in force does not decrypt (keys other than those that wrote it).
+  const caughtUp = () => {
+    if (follower.appliedOffset < end) return;
+    const undecryptable = follower.undecryptable;
+    settleReady(undecryptable.length === 0 ? undefined : new CatalogKeyringError(undecryptable));
+  };
   caughtUp();
 
   const group = await readWholeTopic(kafka, {
