@@ -39,14 +39,18 @@ describe('topicOffsets', () => {
     await admin?.disconnect();
   });
 
-  it(`asks the offsets of ${TOPICS} topics in one metadata request and one ListOffsets request per bound, with kafkajs's answers`, async () => {
+  it(`asks the offsets of ${TOPICS} topics in one metadata request (asked once more after a retriable answer) and one ListOffsets request per bound, with kafkajs's answers`, async () => {
     const requests = new Map<string, number>();
     const stop = admin.on(admin.events.REQUEST, (e) =>
       requests.set(e.payload.apiName, (requests.get(e.payload.apiName) ?? 0) + 1),
     );
     const offsets = await topicOffsets(admin, topics);
     stop();
-    assert.equal(requests.get('Metadata'), 1, JSON.stringify([...requests]));
+    // One, and on a loaded machine sometimes two: seen as two whole answers over one connection
+    // 20 ms apart, kafkajs asking again (its retrier or its refresh check). What this bounds is a
+    // request per topic (300).
+    const metadata = requests.get('Metadata') ?? 0;
+    assert.ok(metadata >= 1 && metadata <= 2, JSON.stringify([...requests]));
     assert.equal(requests.get('ListOffsets'), 2, 'low and high, one request each on the one broker');
     assert.equal(offsets.size, TOPICS);
     for (const [i, topic] of topics.entries()) {
