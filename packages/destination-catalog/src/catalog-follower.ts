@@ -1,9 +1,9 @@
 import { type Keyring, KeyringError } from '@sluice/secret-keyring';
-import { applyRecord, emptyCatalogState, type Verdict } from './catalog-state.ts';
-import type { Catalog } from './change-basics.ts';
+import { applyRecord, emptyCatalogState, held, type Verdict } from './catalog-state.ts';
+import type { Catalog, PastDeletion } from './change-basics.ts';
 import { CatalogRecordError, CatalogTimeoutError } from './errors.ts';
 import { type CatalogEntry, parseRecord, type RawCatalogRecord } from './record.ts';
-import { nameOfKey, subjectOfKey } from './record-key.ts';
+import { nameOf, nameOfKey, type Subject, subjectOfKey } from './record-key.ts';
 import type { SourceEntry } from './source-record.ts';
 import type { TokenEntry } from './token-record.ts';
 
@@ -77,6 +77,17 @@ export class CatalogFollower {
    */
   versionOf(name: string): number {
     return this.#state.heads.get(name)?.version ?? 0;
+  }
+
+  /**
+   * A subject's last deletion when its record in force is one (none of the name is in force): its
+   * version, and the tenant it was deleted from; undefined otherwise.
+   */
+  deletionOf(subject: Subject): PastDeletion | undefined {
+    if (held(this.#state, subject.kind).has(subject.id)) return undefined;
+    const head = this.#state.heads.get(nameOf(subject));
+    if (head === undefined) return undefined;
+    return { version: head.version, ...(head.deletedFrom !== undefined && { tenant: head.deletedFrom }) };
   }
 
   /**

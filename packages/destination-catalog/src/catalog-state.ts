@@ -3,10 +3,12 @@ import { nameOfKey, type RecordKind, subjectOfKey } from './record-key.ts';
 import type { SourceEntry } from './source-record.ts';
 import type { TokenEntry } from './token-record.ts';
 
-/** The record in force for a name: its version (a deletion's too) and its key. */
+/** The record in force for a name: its version (a deletion's too), its key, and a deletion's tenant. */
 export interface Head {
   version: number;
   key: string;
+  /** The tenant of what a deletion in force deleted, when it names one: only that tenant may create under the name again. */
+  deletedFrom?: string;
 }
 
 /**
@@ -47,7 +49,7 @@ function unmarkStale(state: CatalogState, name: string, key: string): void {
 }
 
 /** What is in force of each kind of record, by id. */
-const held = (state: CatalogState, kind: RecordKind): Map<string, unknown> =>
+export const held = (state: CatalogState, kind: RecordKind): Map<string, unknown> =>
   kind === 'source' ? state.sources : kind === 'token' ? state.tokens : state.destinations;
 
 /** Takes the destination, source or token a key names out of what is in force. */
@@ -86,7 +88,8 @@ export function applyRecord(state: CatalogState, parsed: ParsedRecord): Verdict 
     return 'ignored';
   }
   if (head !== undefined) markStale(state, name, head.key);
-  state.heads.set(name, { version, key: parsed.key });
+  const deletedFrom = parsed.kind === 'deleted' ? parsed.mark.tenant : undefined;
+  state.heads.set(name, { version, key: parsed.key, ...(deletedFrom !== undefined && { deletedFrom }) });
   if (parsed.kind === 'entry') state.destinations.set(parsed.entry.id, parsed.entry);
   else if (parsed.kind === 'source') state.sources.set(parsed.entry.id, parsed.entry);
   else if (parsed.kind === 'token') state.tokens.set(parsed.entry.id, parsed.entry);

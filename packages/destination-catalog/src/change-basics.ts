@@ -46,6 +46,8 @@ export type Refusal =
   | { kind: 'invalid'; field: string; problem: string }
   | { kind: 'not_found'; id: string }
   | { kind: 'id_taken'; id: string; version: number }
+  /** Another tenant's id: in force, or deleted there (an id is never handed from one tenant to another). */
+  | { kind: 'id_reserved'; id: string }
   | { kind: 'file_declared'; id: string; file: string }
   | { kind: 'version_conflict'; id: string; expectedVersion: number; currentVersion: number }
   | { kind: 'too_large'; id: string; bytes: number; limit: number }
@@ -109,12 +111,49 @@ export function tooLarge(id: string, record: CatalogRecord): Refusal | undefined
   return bytes > MAX_RECORD_BYTES ? { kind: 'too_large', id, bytes, limit: MAX_RECORD_BYTES } : undefined;
 }
 
-/** The deletion of an entry in force (a record one version on), by the request's author. */
-export function deletion(entry: Envelope, request: VersionedRequest, kind: RecordKind): Deleted | Refusal {
+/** What a deletion record is of: its kind, and the tenant of the destination or source it deletes. */
+export interface DeletionOf {
+  kind: RecordKind;
+  tenant?: string;
+}
+
+/** The deletion of an entry in force (a record one version on, naming its tenant), by the request's author. */
+export function deletion(entry: Envelope, request: VersionedRequest, of: DeletionOf): Deleted | Refusal {
   const author = authorRefused(request.by);
   if (author) return author;
-  const mark = stamp(entry.id, entry.version, request);
-  return { kind: 'deleted', id: entry.id, version: mark.version, record: deletionRecord(mark, kind) };
+  const mark = { ...stamp(entry.id, entry.version, request), ...(of.tenant !== undefined && { tenant: of.tenant }) };
+  return { kind: 'deleted', id: entry.id, version: mark.version, record: deletionRecord(mark, of.kind) };
+}
+
+/**
+ * An id's last deletion, when the catalog's record in force for it is one: its version (a create
+ * goes on from it) and the tenant of what it deleted (none in a deletion written before deletions
+ * named it).
+ */
+export interface PastDeletion {
+  version: number;
+  tenant?: string;
+}
+
+/** A create's claim on an id: the tenant it creates in, the one in force under the id, and its last deletion. */
+export interface IdClaim {
+  id: string;
+  tenant: string;
+  held?: { version: number; tenant: string };
+  deleted?: PastDeletion;
+}
+
+/**
+ * The one rule of who may create under an id (docs/reference/tenants.md, "Ids"): nobody while it
+ * is in force (`id_taken` in the same tenant, `id_reserved` in another, which tells nothing of it),
+ * and once deleted only its own tenant. An id's dead letters, parked and waiting events, state, log
+ * rows and audit stay keyed by it, so handing it to another tenant would hand them over too.
+ */
+export function idRefused(claim: IdClaim): Refusal | undefined {
+  const { id, tenant, held, deleted } = claim;
+  if (held !== undefined)
+    return held.tenant === tenant ? { kind: 'id_taken', id, version: held.version } : { kind: 'id_reserved', id };
+  return deleted?.tenant !== undefined && deleted.tenant !== tenant ? { kind: 'id_reserved', id } : undefined;
 }
 
 /**

@@ -1,10 +1,27 @@
 import { ConfigError, type SigningScheme, validateDestination } from '@sluice/config';
-import type { Catalog, CatalogContext, ChangeBy, Deleted, Refusal, VersionedRequest } from './change-basics.ts';
-import { authorRefused, deletion, inForce, isRefusal, sourceIdsInForce, stamp, tooLarge } from './change-basics.ts';
+import type {
+  Catalog,
+  CatalogContext,
+  ChangeBy,
+  Deleted,
+  PastDeletion,
+  Refusal,
+  VersionedRequest,
+} from './change-basics.ts';
+import {
+  authorRefused,
+  deletion,
+  idRefused,
+  inForce,
+  isRefusal,
+  sourceIdsInForce,
+  stamp,
+  tooLarge,
+} from './change-basics.ts';
 import { DEFAULT_ROTATION_OVERLAP_MS } from './constants.ts';
 import type { FileConfig } from './file-config.ts';
 import type { CatalogRecord } from './envelope.ts';
-import { type CatalogEntry, serializeEntry } from './record.ts';
+import { type CatalogEntry, serializeEntry, tenantOfDefinition } from './record.ts';
 import { isObject, type JsonObject } from './secret-fields.ts';
 import { fillSigningSecrets, type GeneratedSecret, rotateSigningSecret, schemesOf } from './signing-secrets.ts';
 
@@ -12,10 +29,11 @@ export interface CreateRequest extends ChangeBy {
   /** One entry of the file's `destinations` shape; signing secrets it leaves out are generated. */
   definition: unknown;
   /**
-   * The version the id's last destination was deleted at, if one was: the new one goes on from it,
-   * so a version of an id never stands for two definitions; default 0 (never used).
+   * The id's last deletion, if its record in force is one: the new destination goes on from its
+   * version, so a version of an id never stands for two definitions (from 0 when none), and only
+   * in the tenant it deleted from (`idRefused`).
    */
-  deletedVersion?: number;
+  deleted?: PastDeletion;
 }
 
 export interface ReplaceRequest extends VersionedRequest {
@@ -103,9 +121,15 @@ export function createDestination(catalog: Catalog, request: CreateRequest, cont
   const declared = fileDeclared(id, context.file);
   if (declared) return declared;
   const taken = catalog.destinations.get(id);
-  if (taken) return { kind: 'id_taken', id, version: taken.version };
+  const refused = idRefused({
+    id,
+    tenant: tenantOfDefinition(definition),
+    ...(taken && { held: { version: taken.version, tenant: tenantOfDefinition(taken.definition) } }),
+    ...(request.deleted && { deleted: request.deleted }),
+  });
+  if (refused) return refused;
   const secrets = fillSigningSecrets(definition, undefined);
-  const previousVersion = request.deletedVersion ?? 0;
+  const previousVersion = request.deleted?.version ?? 0;
   return written({ kind: 'created', id, definition, previousVersion, secrets }, { ...request, catalog }, context);
 }
 
@@ -169,7 +193,9 @@ export function deleteDestination(
   context: CatalogContext,
 ): CatalogOutcome {
   const entry = current(catalog, request, context.file);
-  return isRefusal(entry) ? entry : deletion(entry, request, 'destination');
+  return isRefusal(entry)
+    ? entry
+    : deletion(entry, request, { kind: 'destination', tenant: tenantOfDefinition(entry.definition) });
 }
 
 /**

@@ -11,6 +11,9 @@ export const MAX_RECORD_BYTES = 64 * 1024;
 /** Random bytes that make each record's key (`<id>@<nonce>`) new: 8, so two writers never pick the same one. */
 export const KEY_NONCE_BYTES = 8;
 
+/** A token's name, and a tenant's id wherever a record names one: an id's characters, at most 100. */
+export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
+
 /** Characters of a record's `updatedBy` at most. */
 export const MAX_UPDATED_BY_CHARS = 200;
 
@@ -32,6 +35,7 @@ export const OUTCOME_STATUS = {
   not_found: 404,
   key_not_found: 404,
   id_taken: 409,
+  id_reserved: 409,
   file_declared: 409,
   source_in_use: 409,
   already_revoked: 409,

@@ -1,4 +1,4 @@
-import { MAX_UPDATED_BY_CHARS, RECORD_FORMAT } from './constants.ts';
+import { MAX_UPDATED_BY_CHARS, NAME_PATTERN, RECORD_FORMAT } from './constants.ts';
 import { CatalogRecordError } from './errors.ts';
 import { isObject, type JsonObject } from './secret-fields.ts';
 
@@ -33,21 +33,37 @@ export function envelopeValue(envelope: Envelope, definition: JsonObject): strin
   return JSON.stringify({ format: RECORD_FORMAT, id, version, updatedAt, updatedBy, definition });
 }
 
-/** A deletion's value: `{ format, id, version, deleted: true, updatedAt, updatedBy }`, no definition. */
-export function deletionValue(envelope: Envelope): string {
-  const { id, version, updatedAt, updatedBy } = envelope;
-  return JSON.stringify({ format: RECORD_FORMAT, id, version, deleted: true, updatedAt, updatedBy });
+/**
+ * What a deletion keeps of what it deleted: the tenant it belonged to (a destination's or a
+ * source's; none for a token), so that its id is not created again in another tenant.
+ */
+export interface DeletionMark extends Envelope {
+  tenant?: string;
+}
+
+/** A deletion's value: `{ format, id, version, deleted: true, tenant?, updatedAt, updatedBy }`, no definition. */
+export function deletionValue(mark: DeletionMark): string {
+  const { id, version, tenant, updatedAt, updatedBy } = mark;
+  return JSON.stringify({
+    format: RECORD_FORMAT,
+    id,
+    version,
+    deleted: true,
+    ...(tenant !== undefined && { tenant }),
+    updatedAt,
+    updatedBy,
+  });
 }
 
 /**
  * The envelope of a record's value, checked field by field, with its definition (an entry) or
- * `deleted` (a deletion): the one check of every kind of record. `id` is the id its key names.
+ * `deleted` (a deletion, with the tenant of what it deleted when it names one): the one check of every kind of record. `id` is the id its key names.
  */
 export function readEnvelope(record: {
   key: string;
   id: string;
   value: string;
-}): Envelope & { deleted?: true; definition?: JsonObject } {
+}): Envelope & ({ deleted: true; tenant?: string } | { deleted?: undefined; definition: JsonObject }) {
   const { key } = record;
   let parsed: unknown;
   try {
@@ -56,7 +72,7 @@ export function readEnvelope(record: {
     throw new CatalogRecordError(key, 'value is not JSON');
   }
   if (!isObject(parsed)) throw new CatalogRecordError(key, 'value is not a JSON object');
-  const { format, id, version, updatedAt, updatedBy, definition, deleted } = parsed;
+  const { format, id, version, updatedAt, updatedBy, definition, deleted, tenant } = parsed;
   if (format !== RECORD_FORMAT)
     throw new CatalogRecordError(key, `format ${JSON.stringify(format)}, expected ${RECORD_FORMAT}`);
   if (typeof id !== 'string' || id !== record.id) throw new CatalogRecordError(key, 'id differs from the record key');
@@ -68,9 +84,13 @@ export function readEnvelope(record: {
   const envelope = { id, version: version as number, updatedAt, updatedBy };
   if (deleted === true) {
     if (definition !== undefined) throw new CatalogRecordError(key, 'a deletion has no definition');
-    return { ...envelope, deleted };
+    if (tenant === undefined) return { ...envelope, deleted };
+    if (typeof tenant !== 'string' || !NAME_PATTERN.test(tenant))
+      throw new CatalogRecordError(key, 'tenant must be 1–100 of A-Z a-z 0-9 . _ -');
+    return { ...envelope, deleted, tenant };
   }
   if (deleted !== undefined) throw new CatalogRecordError(key, 'deleted must be true when present');
+  if (tenant !== undefined) throw new CatalogRecordError(key, 'only a deletion has a tenant beside its definition');
   if (!isObject(definition)) throw new CatalogRecordError(key, 'definition is not a JSON object');
   return { ...envelope, definition };
 }

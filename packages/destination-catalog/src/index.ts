@@ -66,17 +66,17 @@ export {
   mergeDestinations,
   mergeSources,
 } from './merge.ts';
-export type { CatalogRecord } from './envelope.ts';
+export type { CatalogRecord, DeletionMark } from './envelope.ts';
 export { type CatalogOverlay, layCatalog } from './overlay.ts';
 export {
   type CatalogEntry,
   clearingRecord,
-  type DeletionMark,
   deletionRecord,
   type ParsedRecord,
   parseRecord,
   type RawCatalogRecord,
   serializeEntry,
+  tenantOfDefinition,
 } from './record.ts';
 export {
   type CreateTokenRequest,

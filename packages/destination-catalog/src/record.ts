@@ -1,7 +1,14 @@
-import { ConfigError, validateDestination } from '@sluice/config';
+import { ConfigError, DEFAULT_TENANT, validateDestination } from '@sluice/config';
 import { type Keyring, KeyringError } from '@sluice/secret-keyring';
 import { MAX_RECORD_BYTES } from './constants.ts';
-import { type CatalogRecord, deletionValue, type Envelope, envelopeValue, readEnvelope } from './envelope.ts';
+import {
+  type CatalogRecord,
+  type DeletionMark,
+  deletionValue,
+  type Envelope,
+  envelopeValue,
+  readEnvelope,
+} from './envelope.ts';
 import { CatalogRecordError } from './errors.ts';
 import { type RecordKind, recordKey, subjectOfKey } from './record-key.ts';
 import { isObject, type JsonObject, mapSecrets } from './secret-fields.ts';
@@ -17,8 +24,9 @@ export interface CatalogEntry extends Envelope {
   definition: JsonObject;
 }
 
-/** A deletion: the version it takes the destination or source to, when and by whom. */
-export type DeletionMark = Envelope;
+/** The tenant a destination's definition names (docs/reference/tenants.md): `default` when it names none. */
+export const tenantOfDefinition = (definition: JsonObject): string =>
+  typeof definition.tenant === 'string' ? definition.tenant : DEFAULT_TENANT;
 
 /** A record as a consumer hands it over. */
 export interface RawCatalogRecord {
@@ -59,8 +67,8 @@ export function serializeEntry(entry: CatalogEntry, keyring: Keyring): CatalogRe
 }
 
 /**
- * The record of a deletion of a destination or a source: `{ format, id, version, deleted: true,
- * updatedAt, updatedBy }`. Not a null value: a deletion carries its version like any change, and
+ * The record of a deletion of a destination, a source or a token: `{ format, id, version, deleted:
+ * true, tenant?, updatedAt, updatedBy }`, with the tenant of the destination or source it deleted. Not a null value: a deletion carries its version like any change, and
  * stays as the id's record in force, so a change based on what it deleted is refused like any stale change.
  */
 export function deletionRecord(mark: DeletionMark, kind: RecordKind): CatalogRecord {
@@ -116,16 +124,20 @@ export function parseRecord(record: RawCatalogRecord, keyring: Keyring): ParsedR
   const bytes = typeof record.value === 'string' ? Buffer.byteLength(record.value) : record.value.length;
   if (bytes > MAX_RECORD_BYTES)
     throw new CatalogRecordError(key, `value of ${bytes} bytes passes the limit of ${MAX_RECORD_BYTES}`);
-  const { deleted, definition: stored, ...mark } = readEnvelope({ key, id, value: text(record.value) });
-  if (deleted) return { kind: 'deleted', key, mark };
+  const read = readEnvelope({ key, id, value: text(record.value) });
+  if (read.deleted) {
+    const { deleted: _, ...mark } = read;
+    return { kind: 'deleted', key, mark };
+  }
+  const { definition: stored, ...mark } = read;
   if (subject.kind === 'source')
-    return { kind: 'source', key, entry: { ...mark, definition: ownId(key, readSourceDefinition(key, stored!)) } };
+    return { kind: 'source', key, entry: { ...mark, definition: ownId(key, readSourceDefinition(key, stored)) } };
   if (subject.kind === 'token')
-    return { kind: 'token', key, entry: { ...mark, definition: ownId(key, readTokenDefinition(key, stored!)) } };
+    return { kind: 'token', key, entry: { ...mark, definition: ownId(key, readTokenDefinition(key, stored)) } };
   return {
     kind: 'entry',
     key,
-    entry: { ...mark, definition: ownId(key, readDestinationDefinition(key, id, stored!, keyring)) },
+    entry: { ...mark, definition: ownId(key, readDestinationDefinition(key, id, stored, keyring)) },
   };
 }
 

@@ -1,7 +1,15 @@
 import { ConfigError, type SourceFields, validateSource } from '@sluice/config';
 import { generateWriteKey, generateWriteKeyId, writeKeyDigest } from '@sluice/secret-keyring';
-import type { Catalog, CatalogContext, ChangeBy, Deleted, Refusal, VersionedRequest } from './change-basics.ts';
-import { authorRefused, deletion, inForce, isRefusal, stamp, tooLarge } from './change-basics.ts';
+import type {
+  Catalog,
+  CatalogContext,
+  ChangeBy,
+  Deleted,
+  PastDeletion,
+  Refusal,
+  VersionedRequest,
+} from './change-basics.ts';
+import { authorRefused, deletion, idRefused, inForce, isRefusal, stamp, tooLarge } from './change-basics.ts';
 import { MAX_ACTIVE_WRITE_KEYS, MAX_REVOKED_WRITE_KEYS } from './constants.ts';
 import type { FileConfig } from './file-config.ts';
 import type { CatalogRecord } from './envelope.ts';
@@ -23,8 +31,8 @@ export interface MintedWriteKey {
 export interface CreateSourceRequest extends ChangeBy {
   /** `{ id, name? }`, by the file's rules for `sources`; its first write key is minted. */
   source: unknown;
-  /** The version the id's last source was deleted at, if one was (as `CreateRequest.deletedVersion`). */
-  deletedVersion?: number;
+  /** The id's last deletion, if its record in force is one (as `CreateRequest.deleted`). */
+  deleted?: PastDeletion;
 }
 
 export interface RenameSourceRequest extends VersionedRequest {
@@ -108,11 +116,17 @@ export function createSource(catalog: Catalog, request: CreateSourceRequest, con
   const declared = fileDeclared(checked.id, context.file);
   if (declared) return declared;
   const taken = catalog.sources.get(checked.id);
-  if (taken) return { kind: 'id_taken', id: checked.id, version: taken.version };
+  const refused = idRefused({
+    id: checked.id,
+    tenant: checked.tenant,
+    ...(taken && { held: { version: taken.version, tenant: taken.definition.tenant } }),
+    ...(request.deleted && { deleted: request.deleted }),
+  });
+  if (refused) return refused;
   const { minted, stored } = mint(request.at);
   const definition = { id: checked.id, name: checked.name, tenant: checked.tenant, writeKeys: [stored] };
   return written(
-    { kind: 'created', definition, previousVersion: request.deletedVersion ?? 0, writeKey: minted },
+    { kind: 'created', definition, previousVersion: request.deleted?.version ?? 0, writeKey: minted },
     request,
   );
 }
@@ -143,7 +157,7 @@ export function deleteSource(catalog: Catalog, request: VersionedRequest, contex
       .map((d) => d.id),
   ];
   if (naming.length > 0) return { kind: 'source_in_use', id: entry.id, destinationIds: naming };
-  return deletion(entry, request, 'source');
+  return deletion(entry, request, { kind: 'source', tenant: entry.definition.tenant });
 }
 
 /** Mints a new write key for a source, returned once; refused past `MAX_ACTIVE_WRITE_KEYS` keys in force. */

@@ -9,16 +9,9 @@ import {
   stamp,
 } from './change-basics.ts';
 import { TOKEN_ROLES, type TokenRole } from '@sluice/log-api';
-import { MAX_TOKENS } from './constants.ts';
+import { MAX_TOKENS, NAME_PATTERN } from './constants.ts';
 import { isObject } from './secret-fields.ts';
-import {
-  generateToken,
-  serializeToken,
-  TOKEN_NAME,
-  type TokenDefinition,
-  type TokenEntry,
-  tokenDigest,
-} from './token-record.ts';
+import { generateToken, serializeToken, type TokenDefinition, type TokenEntry, tokenDigest } from './token-record.ts';
 import type { CatalogRecord } from './envelope.ts';
 
 export interface CreateTokenRequest extends ChangeBy {
@@ -53,8 +46,9 @@ function fields(
   const { name, tenant, role, expiresAt, ...rest } = input;
   const extra = Object.keys(rest)[0];
   if (extra !== undefined) return invalid(extra, 'is not a field of a token');
-  if (typeof name !== 'string' || !TOKEN_NAME.test(name)) return invalid('name', 'must be 1–100 of A-Z a-z 0-9 . _ -');
-  if (typeof tenant !== 'string' || !TOKEN_NAME.test(tenant))
+  if (typeof name !== 'string' || !NAME_PATTERN.test(name))
+    return invalid('name', 'must be 1–100 of A-Z a-z 0-9 . _ -');
+  if (typeof tenant !== 'string' || !NAME_PATTERN.test(tenant))
     return invalid('tenant', 'must be 1–100 of A-Z a-z 0-9 . _ -');
   if (!TOKEN_ROLES.includes(role as TokenRole)) return invalid('role', `must be one of ${TOKEN_ROLES.join(', ')}`);
   if (expiresAt === undefined) return { name, tenant, role: role as TokenRole };
@@ -88,5 +82,5 @@ export function createToken(catalog: Catalog, request: CreateTokenRequest): Toke
 export function revokeToken(catalog: Catalog, request: RevokeTokenRequest): TokenOutcome {
   const entry = catalog.tokens.get(request.id);
   if (entry === undefined) return { kind: 'not_found', id: request.id };
-  return deletion(entry, { ...request, expectedVersion: entry.version }, 'token');
+  return deletion(entry, { ...request, expectedVersion: entry.version }, { kind: 'token' });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { TOKEN_ROLES, type TokenRole } from '@sluice/log-api';
 import { secretDigest } from '@sluice/secret-keyring';
-import { TOKEN_BYTES, TOKEN_PREFIX } from './constants.ts';
+import { NAME_PATTERN, TOKEN_BYTES, TOKEN_PREFIX } from './constants.ts';
 import { type CatalogRecord, type Envelope, envelopeValue, isTime } from './envelope.ts';
 import { CatalogRecordError } from './errors.ts';
 import { recordKey } from './record-key.ts';
@@ -27,8 +27,6 @@ export interface TokenEntry extends Envelope {
   definition: TokenDefinition;
 }
 
-/** Names and tenants: an id's characters, at most 100. */
-export const TOKEN_NAME = /^[A-Za-z0-9._-]{1,100}$/;
 const TOKEN_ID = /^tok_[0-9a-f]{16}$/;
 const DIGEST = /^[0-9a-f]{64}$/;
 
@@ -57,9 +55,9 @@ export function readTokenDefinition(key: string, stored: JsonObject): TokenDefin
   if (extra !== undefined) throw new CatalogRecordError(key, `definition.${extra} is not a field of a token`);
   if (typeof id !== 'string' || !TOKEN_ID.test(id))
     throw new CatalogRecordError(key, 'definition.id must be tok_ and 16 hex characters');
-  if (typeof name !== 'string' || !TOKEN_NAME.test(name))
+  if (typeof name !== 'string' || !NAME_PATTERN.test(name))
     throw new CatalogRecordError(key, 'definition.name must be 1–100 of A-Z a-z 0-9 . _ -');
-  if (typeof tenant !== 'string' || !TOKEN_NAME.test(tenant))
+  if (typeof tenant !== 'string' || !NAME_PATTERN.test(tenant))
     throw new CatalogRecordError(key, 'definition.tenant must be 1–100 of A-Z a-z 0-9 . _ -');
   if (!TOKEN_ROLES.includes(role as TokenRole))
     throw new CatalogRecordError(key, `definition.role must be one of ${TOKEN_ROLES.join(', ')}`);

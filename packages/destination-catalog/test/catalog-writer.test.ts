@@ -166,6 +166,19 @@ describe('catalog: the writer', () => {
     assert.equal((await writer.delete({ ...by, id: 'billing', expectedVersion: 1 })).kind, 'version_conflict');
   });
 
+  it('a deleted id is its tenant’s: another tenant’s create is refused on every writer, its own goes on', async () => {
+    const p = partition();
+    const [a, b] = [writerOn(p), writerOn(p)];
+    written(await a.writer.create({ ...by, definition: definition('billing') }));
+    assert.equal((await a.writer.delete({ ...by, id: 'billing', expectedVersion: 1 })).kind, 'deleted');
+    await b.reader.waitForOffset(p.log.length - 1, 1_000);
+    assert.deepEqual(b.reader.deletionOf({ kind: 'destination', id: 'billing' }), { version: 2, tenant: 'default' });
+    const elsewhere = { ...definition('billing'), tenant: 'globex' };
+    assert.deepEqual(await b.writer.create({ ...by, definition: elsewhere }), { kind: 'id_reserved', id: 'billing' });
+    assert.equal(written(await b.writer.create({ ...by, definition: definition('billing') })).entry.version, 3);
+    assert.equal(b.reader.deletionOf({ kind: 'destination', id: 'billing' }), undefined, 'in force again');
+  });
+
   it('a refused change writes nothing', async () => {
     const p = partition();
     const { writer } = writerOn(p);

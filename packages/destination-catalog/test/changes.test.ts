@@ -75,10 +75,50 @@ describe('catalog: create', () => {
   it('goes on from the version a deleted destination of the id reached', () => {
     const again = createDestination(
       emptyCatalog(),
-      { ...by, definition: definition('billing'), deletedVersion: 4 },
+      { ...by, definition: definition('billing'), deleted: { version: 4 } },
       context,
     );
     assert.equal(expectWritten(again).entry.version, 5);
+  });
+
+  it('never hands an id to another tenant: one in force there, or deleted there, is refused without telling of it', () => {
+    const acme = created('billing', {}).entry;
+    const inAcme = { ...acme, definition: { ...acme.definition, tenant: 'acme' } };
+    const inGlobex = { ...definition('billing'), tenant: 'globex' };
+    const taken = createDestination(catalogOf(inAcme), { ...by, definition: inGlobex }, context);
+    assert.deepEqual(taken, { kind: 'id_reserved', id: 'billing' });
+    assert.equal(OUTCOME_STATUS[taken.kind], 409);
+    const gone = deleteDestination(catalogOf(inAcme), { ...by, id: 'billing', expectedVersion: 1 }, context);
+    assert.ok(gone.kind === 'deleted', JSON.stringify(gone));
+    const read = parseRecord(gone.record, context.keyring);
+    assert.ok(read.kind === 'deleted' && read.mark.tenant === 'acme', 'the deletion names the tenant it deleted from');
+    const deleted = { version: 2, tenant: 'acme' };
+    assert.deepEqual(createDestination(emptyCatalog(), { ...by, definition: inGlobex, deleted }, context), {
+      kind: 'id_reserved',
+      id: 'billing',
+    });
+    const withoutTenant = definition('billing');
+    assert.deepEqual(
+      createDestination(emptyCatalog(), { ...by, definition: withoutTenant, deleted }, context),
+      { kind: 'id_reserved', id: 'billing' },
+      'a definition naming no tenant is in the default tenant',
+    );
+  });
+
+  it('gives a deleted id back to its own tenant, and to anyone when its deletion names no tenant', () => {
+    const back = createDestination(
+      emptyCatalog(),
+      { ...by, definition: definition('billing'), deleted: { version: 2, tenant: 'default' } },
+      context,
+    );
+    assert.equal(expectWritten(back).entry.version, 3);
+    const unnamed = createDestination(
+      emptyCatalog(),
+      { ...by, definition: { ...definition('billing'), tenant: 'globex' }, deleted: { version: 2 } },
+      context,
+    );
+    // Refused only by the config's rules (the fixture's source is the default tenant's), not by the id.
+    assert.equal(unnamed.kind, 'invalid', JSON.stringify(unnamed));
   });
 
   it("refuses what the config refuses, with the config's field and message", () => {
@@ -208,7 +248,13 @@ describe('catalog: replace, patch and delete at an expected version', () => {
     const outcome = deleteDestination(catalog, { ...later, id: 'billing', expectedVersion: 1 }, context);
     assert.ok(outcome.kind === 'deleted', JSON.stringify(outcome));
     assert.equal(outcome.version, 2);
-    const mark = { id: 'billing', version: 2, updatedAt: new Date(later.at).toISOString(), updatedBy: later.by };
+    const mark = {
+      id: 'billing',
+      version: 2,
+      updatedAt: new Date(later.at).toISOString(),
+      updatedBy: later.by,
+      tenant: 'default',
+    };
     assert.deepEqual(parseRecord(outcome.record, context.keyring), { kind: 'deleted', key: outcome.record.key, mark });
     assert.deepEqual(deleteDestination(catalog, { ...later, by: '', id: 'billing', expectedVersion: 1 }, context), {
       kind: 'invalid',

@@ -119,6 +119,19 @@ describe('catalog: the record', () => {
     assert.match(refused(edited(record.value!, (r) => (r.deleted = false))).message, /deleted must be true/);
   });
 
+  it('a deletion names the tenant of what it deleted; only a deletion names one, and only a tenant id', () => {
+    const mark = { id: 'billing', version: 4, tenant: 'acme', updatedAt: '2026-11-01T01:00:00.000Z', updatedBy: 'bob' };
+    const deletion = deletionRecord(mark, 'destination');
+    assert.equal(JSON.parse(deletion.value!).tenant, 'acme');
+    assert.deepEqual(parseRecord(deletion, keyring), { kind: 'deleted', key: deletion.key, mark });
+    for (const tenant of ['', 'a b', 7, 'x'.repeat(101)])
+      assert.match(refused(edited(deletion.value!, (r) => (r.tenant = tenant))).message, /tenant must be 1–100/);
+    assert.match(
+      refused(edited(record.value!, (r) => (r.tenant = 'acme'))).message,
+      /only a deletion has a tenant beside its definition/,
+    );
+  });
+
   it('refuses a key not of the form <id>@<nonce>, and a value over the limit unread', () => {
     for (const key of ['billing', '@abc', 'billing@'])
       assert.match(refused(record.value, key).message, /the key is not <id>@<nonce>/);

@@ -111,8 +111,31 @@ describe('runtime sources: create', () => {
   });
 
   it('goes on from the version of a deletion of the id', () => {
-    const again = createSource(emptyCatalog(), { ...by, source: { id: 'shop' }, deletedVersion: 4 }, context);
+    const again = createSource(emptyCatalog(), { ...by, source: { id: 'shop' }, deleted: { version: 4 } }, context);
     assert.equal(expectWritten(again).entry.version, 5);
+  });
+
+  it('never hands an id to another tenant: one in force there, or deleted there, is refused without telling of it', () => {
+    const shop = created('shop').entry;
+    const elsewhere = { id: 'shop', tenant: 'globex' };
+    assert.deepEqual(createSource(withSources([shop]), { ...by, source: elsewhere }, context), {
+      kind: 'id_reserved',
+      id: 'shop',
+    });
+    assert.equal(OUTCOME_STATUS.id_reserved, 409);
+    const deleted = { version: 2, tenant: 'default' };
+    assert.deepEqual(createSource(emptyCatalog(), { ...by, source: elsewhere, deleted }, context), {
+      kind: 'id_reserved',
+      id: 'shop',
+    });
+    const back = createSource(emptyCatalog(), { ...by, source: { id: 'shop' }, deleted }, context);
+    assert.equal(expectWritten(back).entry.version, 3, 'its own tenant takes it back');
+    const unnamed = createSource(emptyCatalog(), { ...by, source: elsewhere, deleted: { version: 2 } }, context);
+    assert.equal(
+      expectWritten(unnamed).entry.definition.tenant,
+      'globex',
+      'a deletion naming no tenant reserves nothing',
+    );
   });
 });
 
@@ -242,7 +265,13 @@ describe('runtime sources: versioned changes', () => {
     assert.deepEqual(parsed, {
       kind: 'deleted',
       key: deleted.record.key,
-      mark: { id: 'shop', version: 2, updatedAt: new Date(T0 + 5_000).toISOString(), updatedBy: 'alice' },
+      mark: {
+        id: 'shop',
+        version: 2,
+        updatedAt: new Date(T0 + 5_000).toISOString(),
+        updatedBy: 'alice',
+        tenant: 'default',
+      },
     });
     assert.deepEqual(deleteSource(sources, { ...on(shop), id: 'web' }, context), {
       kind: 'file_declared',

@@ -93,6 +93,21 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
       req.end();
     });
 
+  /** A change through the API with a JSON body and an `If-Match`: its status, body and text. */
+  const change = async (method: string, path: string, r: { token: string; body?: unknown; ifMatch?: string }) => {
+    const res = await fetch(`http://127.0.0.1:${service.port}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${r.token}`,
+        'content-type': 'application/json',
+        ...(r.ifMatch !== undefined && { 'if-match': r.ifMatch }),
+      },
+      ...(r.body !== undefined && { body: JSON.stringify(r.body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, body: JSON.parse(text) as any, text };
+  };
+
   /** Every page of a list, following its cursor: the ids of each page. */
   const pages = async (path: string, list: string, id: (item: any) => string) => {
     const out: string[][] = [];
@@ -219,6 +234,55 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
       ACME.map((n) => [`src-${n}`, `dst-${n}`, 1, 1]),
     );
     assert.ok(body.buckets.every((b: any) => ACME.includes(b.destinationId.slice(4))));
+  });
+
+  it('never hands an id to another tenant: deleted by acme, a source or destination id is refused to globex and to the admin for globex, taken back by acme', async () => {
+    /** A `manage` token of `tenant`, once the service takes it. */
+    const manager = async (tenant: string) => {
+      const created = await change('POST', '/api/v1/tokens', {
+        token: ADMIN,
+        body: { name: `${tenant}-ops`, tenant, role: 'manage' },
+      });
+      assert.equal(created.status, 201, created.text);
+      const token = created.body.secret as string;
+      await waitUntil(async () => (await call('/api/v1/ledger', { token })).status === 200, 10_000, 'the token');
+      return token;
+    };
+    const [acmeOps, globexOps] = [await manager('acme'), await manager('globex')];
+    const kinds = [
+      { path: '/api/v1/source-definitions', body: (id: string) => ({ id }), answer: 'source' },
+      {
+        path: '/api/v1/destination-definitions',
+        body: (id: string, sourceId: string) => ({
+          id,
+          type: 'webhooks',
+          sourceIds: [sourceId],
+          settings: { webhooks: [{ url: 'https://hooks.example/in' }] },
+        }),
+        answer: 'destination',
+      },
+    ];
+    for (const kind of kinds) {
+      const id = `${run}-shared`;
+      const made = await change('POST', kind.path, { token: acmeOps, body: kind.body(id, 'src-01') });
+      assert.equal(made.status, 201, made.text);
+      // While acme's is in force, and once it is deleted: globex is answered alike, with nothing of acme's.
+      const inForce = await change('POST', kind.path, { token: globexOps, body: kind.body(id, 'src-02') });
+      assert.deepEqual([inForce.status, inForce.body.code], [409, 'id_reserved'], inForce.text);
+      const gone = await change('DELETE', `${kind.path}/${id}`, { token: acmeOps, ifMatch: '"1"' });
+      assert.equal(gone.status, 200, gone.text);
+      const refusals = [
+        await change('POST', kind.path, { token: globexOps, body: kind.body(id, 'src-02') }),
+        await change('POST', kind.path, { token: ADMIN, body: { ...kind.body(id, 'src-02'), tenant: 'globex' } }),
+      ];
+      for (const refused of refusals) {
+        assert.deepEqual([refused.status, refused.body.code], [409, 'id_reserved'], refused.text);
+        assert.ok(!refused.text.includes('acme') && !refused.text.includes('version'), refused.text);
+      }
+      assert.equal((await change('GET', `${kind.path}/${id}`, { token: globexOps })).status, 404);
+      const back = await change('POST', kind.path, { token: acmeOps, body: kind.body(id, 'src-01') });
+      assert.deepEqual([back.status, back.body[kind.answer].version], [201, 3], back.text);
+    }
   });
 
   it('behind a trusted proxy, holds each forwarded client to its own failures; elsewhere ignores the header', async () => {

@@ -21,7 +21,7 @@ export interface CatalogReaderOptions {
 export interface CatalogReader
   extends Pick<
     CatalogFollower,
-    'appliedOffset' | 'current' | 'versionOf' | 'staleKeys' | 'onChange' | 'waitForOffset' | 'track'
+    'appliedOffset' | 'current' | 'versionOf' | 'deletionOf' | 'staleKeys' | 'onChange' | 'waitForOffset' | 'track'
   > {
   /**
    * Resolves once every record the topic held when the reader started is applied; rejects with
@@ -97,6 +97,7 @@ export async function startCatalogReader(options: CatalogReaderOptions): Promise
     },
     current: () => follower.current(),
     versionOf: (id: string) => follower.versionOf(id),
+    deletionOf: follower.deletionOf.bind(follower),
     staleKeys: (id: string) => follower.staleKeys(id),
     onChange: follower.onChange.bind(follower),
     waitForOffset: follower.waitForOffset.bind(follower),

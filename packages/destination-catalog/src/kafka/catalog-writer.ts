@@ -15,7 +15,7 @@ import {
 } from '../changes.ts';
 import { CatalogUnreadError } from '../errors.ts';
 import { clearingRecord } from '../record.ts';
-import { nameOf, nameOfKey, type Subject, subjectOfKey } from '../record-key.ts';
+import { nameOfKey, subjectOfKey } from '../record-key.ts';
 import { isObject } from '../secret-fields.ts';
 import {
   type CreateSourceRequest,
@@ -38,7 +38,10 @@ import {
 import type { CatalogReader } from './catalog-reader.ts';
 
 /** What the writer needs of its process's reader: what it read, and where it is. */
-export type CatalogView = Pick<CatalogReader, 'current' | 'versionOf' | 'staleKeys' | 'waitForOffset' | 'track'>;
+export type CatalogView = Pick<
+  CatalogReader,
+  'current' | 'versionOf' | 'deletionOf' | 'staleKeys' | 'waitForOffset' | 'track'
+>;
 
 /** What the writer sends with: the one producer preset, whose answer gives the offset written. */
 export type CatalogProducer = Pick<SafeProducer, 'send'>;
@@ -76,8 +79,10 @@ export class CatalogWriter {
 
   create(request: CreateRequest): Promise<CatalogOutcome> {
     const id = isObject(request.definition) ? request.definition.id : undefined;
-    const deletedVersion = this.#deletedVersion(typeof id === 'string' ? { kind: 'destination', id } : undefined);
-    return this.#perform((catalog, context) => createDestination(catalog, { deletedVersion, ...request }, context));
+    const deleted = typeof id === 'string' ? this.#options.reader.deletionOf({ kind: 'destination', id }) : undefined;
+    return this.#perform((catalog, context) =>
+      createDestination(catalog, { ...(deleted && { deleted }), ...request }, context),
+    );
   }
 
   replace(request: ReplaceRequest): Promise<CatalogOutcome> {
@@ -98,8 +103,10 @@ export class CatalogWriter {
 
   createSource(request: CreateSourceRequest): Promise<SourceOutcome> {
     const id = isObject(request.source) ? request.source.id : undefined;
-    const deletedVersion = this.#deletedVersion(typeof id === 'string' ? { kind: 'source', id } : undefined);
-    return this.#perform((catalog, context) => createSource(catalog, { deletedVersion, ...request }, context));
+    const deleted = typeof id === 'string' ? this.#options.reader.deletionOf({ kind: 'source', id }) : undefined;
+    return this.#perform((catalog, context) =>
+      createSource(catalog, { ...(deleted && { deleted }), ...request }, context),
+    );
   }
 
   renameSource(request: RenameSourceRequest): Promise<SourceOutcome> {
@@ -124,15 +131,6 @@ export class CatalogWriter {
 
   revokeToken(request: RevokeTokenRequest): Promise<TokenOutcome> {
     return this.#perform((catalog) => revokeToken(catalog, request));
-  }
-
-  /** The version a subject not in force was deleted at (0 if never used): a create goes on from it. */
-  #deletedVersion(subject: Subject | undefined): number {
-    if (subject === undefined) return 0;
-    const catalog = this.#options.reader.current();
-    const held = subject.kind === 'source' ? catalog.sources : catalog.destinations;
-    // A token's id is new at every create: no deletion to go on from.
-    return held.has(subject.id) ? 0 : this.#options.reader.versionOf(nameOf(subject));
   }
 
   async #perform<O extends CatalogOutcome | SourceOutcome | TokenOutcome>(change: Change<O>): Promise<O | Refusal> {

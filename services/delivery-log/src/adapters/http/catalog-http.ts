@@ -72,6 +72,12 @@ export function refusalError(outcome: Refusal, kind: RecordKind): HttpError {
         'id_taken',
         `a runtime ${kind} has the id ${outcome.id} (version ${outcome.version})`,
       );
+    case 'id_reserved':
+      return new HttpError(
+        status,
+        'id_reserved',
+        `the id ${outcome.id} is another tenant's (in force, or deleted there): an id never passes from one tenant to another; choose another`,
+      );
     case 'file_declared':
       return new HttpError(
         status,

@@ -1,5 +1,11 @@
-import { DEFAULT_TENANT, type SluiceConfig } from '@sluice/config';
-import { type CatalogEntry, type CatalogWriter, redactEntry, type Written } from '@sluice/destination-catalog';
+import type { SluiceConfig } from '@sluice/config';
+import {
+  type CatalogEntry,
+  type CatalogWriter,
+  redactEntry,
+  tenantOfDefinition,
+  type Written,
+} from '@sluice/destination-catalog';
 import { AddressPolicy, urlVerdict } from '@sluice/webhook';
 import {
   changedFields,
@@ -53,8 +59,7 @@ function allDefinitions(deps: DefinitionRouteDeps): DefinitionItem[] {
   for (const entry of deps.catalog?.current().destinations.values() ?? []) {
     const { definition, ...rest } = redactEntry(entry);
     const sourceIds = Array.isArray(definition.sourceIds) ? (definition.sourceIds as string[]) : [];
-    const tenant = typeof definition.tenant === 'string' ? definition.tenant : DEFAULT_TENANT;
-    items.push({ origin: 'runtime', ...rest, tenant, sourceIds, definition });
+    items.push({ origin: 'runtime', ...rest, tenant: tenantOfDefinition(entry.definition), sourceIds, definition });
   }
   return items;
 }

@@ -151,7 +151,8 @@ export const definitionPaths = versionedPaths({
   create: { body: DEFINITION, created: 'Created, at version 1 (or after a deletion of the id)' },
   refusals: {
     '404': 'No runtime destination has this id',
-    '409': 'The config file declares the id (the message names the file), or runtime destinations are off',
+    '409':
+      'The config file declares the id (the message names the file), a runtime destination has it (`id_taken`; `id_reserved` when another tenant holds it or deleted it last), or runtime destinations are off',
     '413': 'The definition would pass the record size limit',
   },
   edits: ({ one, ifMatch, refused, written }) => ({

@@ -111,7 +111,7 @@ export const sourcePaths = versionedPaths({
   refusals: {
     '404': 'No runtime source has this id, or the source no key of this id',
     '409':
-      'The config file declares the id (the message names the file), destinations name the source (delete), the key is revoked already, or runtime sources are off',
+      'The config file declares the id (the message names the file), a runtime source has it (`id_taken`; `id_reserved` when another tenant holds it or deleted it last), destinations name the source (delete), the key is revoked already, or runtime sources are off',
   },
   edits: ({ one, ifMatch, refused, written }) => ({
     one: {
