@@ -3,7 +3,7 @@ import { applyRecord, emptyCatalogState, held, type Verdict } from './catalog-st
 import type { Catalog, PastDeletion } from './change-basics.ts';
 import { CatalogRecordError, CatalogTimeoutError } from './errors.ts';
 import { type CatalogEntry, parseRecord, type RawCatalogRecord } from './record.ts';
-import { nameOf, nameOfKey, type Subject, subjectOfKey } from './record-key.ts';
+import { nameOf, nameOfKey, type RecordKind, type Subject, subjectOfKey } from './record-key.ts';
 import type { SourceEntry } from './source-record.ts';
 import type { TokenEntry } from './token-record.ts';
 
@@ -88,6 +88,20 @@ export class CatalogFollower {
     const head = this.#state.heads.get(nameOf(subject));
     if (head === undefined) return undefined;
     return { version: head.version, ...(head.deletedFrom !== undefined && { tenant: head.deletedFrom }) };
+  }
+
+  /**
+   * The ids of `kind` whose record in force is a deletion from `tenant`: what that tenant's audit
+   * lists still cover. One pass over the names read.
+   */
+  deletedIn(query: { kind: RecordKind; tenant: string }): string[] {
+    const ids: string[] = [];
+    for (const head of this.#state.heads.values()) {
+      if (head.deletedFrom !== query.tenant) continue;
+      const subject = subjectOfKey(head.key);
+      if (subject?.kind === query.kind) ids.push(subject.id);
+    }
+    return ids;
   }
 
   /**

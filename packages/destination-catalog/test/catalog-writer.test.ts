@@ -173,10 +173,18 @@ describe('catalog: the writer', () => {
     assert.equal((await a.writer.delete({ ...by, id: 'billing', expectedVersion: 1 })).kind, 'deleted');
     await b.reader.waitForOffset(p.log.length - 1, 1_000);
     assert.deepEqual(b.reader.deletionOf({ kind: 'destination', id: 'billing' }), { version: 2, tenant: 'default' });
+    assert.deepEqual(b.reader.deletedIn({ kind: 'destination', tenant: 'default' }), ['billing']);
+    assert.deepEqual(
+      b.reader.deletedIn({ kind: 'source', tenant: 'default' }),
+      [],
+      'a destination’s deletion, not a source’s',
+    );
+    assert.deepEqual(b.reader.deletedIn({ kind: 'destination', tenant: 'globex' }), []);
     const elsewhere = { ...definition('billing'), tenant: 'globex' };
     assert.deepEqual(await b.writer.create({ ...by, definition: elsewhere }), { kind: 'id_reserved', id: 'billing' });
     assert.equal(written(await b.writer.create({ ...by, definition: definition('billing') })).entry.version, 3);
     assert.equal(b.reader.deletionOf({ kind: 'destination', id: 'billing' }), undefined, 'in force again');
+    assert.deepEqual(b.reader.deletedIn({ kind: 'destination', tenant: 'default' }), []);
   });
 
   it('a refused change writes nothing', async () => {

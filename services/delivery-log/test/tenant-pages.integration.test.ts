@@ -108,6 +108,47 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
     return { status: res.status, body: JSON.parse(text) as any, text };
   };
 
+  /** The `manage` token of `tenant`, minted once the first time it is asked for. */
+  const managers = new Map<string, Promise<string>>();
+  const manager = (tenant: string) => {
+    const minted =
+      managers.get(tenant) ??
+      (async () => {
+        const created = await change('POST', '/api/v1/tokens', {
+          token: ADMIN,
+          body: { name: `${tenant}-ops`, tenant, role: 'manage' },
+        });
+        assert.equal(created.status, 201, created.text);
+        const token = created.body.secret as string;
+        await waitUntil(async () => (await call('/api/v1/ledger', { token })).status === 200, 10_000, 'the token');
+        return token;
+      })();
+    managers.set(tenant, minted);
+    return minted;
+  };
+  /** The runtime resources created in the tests below: where, with what body, and how their answer and audit name them. */
+  const KINDS = [
+    {
+      path: '/api/v1/source-definitions',
+      body: (id: string) => ({ id }),
+      answer: 'source',
+      changes: '/api/v1/source-changes',
+      idName: 'sourceId',
+    },
+    {
+      path: '/api/v1/destination-definitions',
+      body: (id: string, sourceId: string) => ({
+        id,
+        type: 'webhooks',
+        sourceIds: [sourceId],
+        settings: { webhooks: [{ url: 'https://hooks.example/in' }] },
+      }),
+      answer: 'destination',
+      changes: '/api/v1/destination-changes',
+      idName: 'destinationId',
+    },
+  ];
+
   /** Every page of a list, following its cursor: the ids of each page. */
   const pages = async (path: string, list: string, id: (item: any) => string) => {
     const out: string[][] = [];
@@ -237,32 +278,8 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
   });
 
   it('never hands an id to another tenant: deleted by acme, a source or destination id is refused to globex and to the admin for globex, taken back by acme', async () => {
-    /** A `manage` token of `tenant`, once the service takes it. */
-    const manager = async (tenant: string) => {
-      const created = await change('POST', '/api/v1/tokens', {
-        token: ADMIN,
-        body: { name: `${tenant}-ops`, tenant, role: 'manage' },
-      });
-      assert.equal(created.status, 201, created.text);
-      const token = created.body.secret as string;
-      await waitUntil(async () => (await call('/api/v1/ledger', { token })).status === 200, 10_000, 'the token');
-      return token;
-    };
     const [acmeOps, globexOps] = [await manager('acme'), await manager('globex')];
-    const kinds = [
-      { path: '/api/v1/source-definitions', body: (id: string) => ({ id }), answer: 'source' },
-      {
-        path: '/api/v1/destination-definitions',
-        body: (id: string, sourceId: string) => ({
-          id,
-          type: 'webhooks',
-          sourceIds: [sourceId],
-          settings: { webhooks: [{ url: 'https://hooks.example/in' }] },
-        }),
-        answer: 'destination',
-      },
-    ];
-    for (const kind of kinds) {
+    for (const kind of KINDS) {
       const id = `${run}-shared`;
       const made = await change('POST', kind.path, { token: acmeOps, body: kind.body(id, 'src-01') });
       assert.equal(made.status, 201, made.text);
@@ -283,6 +300,56 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
       const back = await change('POST', kind.path, { token: acmeOps, body: kind.body(id, 'src-01') });
       assert.deepEqual([back.status, back.body[kind.answer].version], [201, 3], back.text);
     }
+  });
+
+  it('keeps the audit of a destination or source its tenant deleted its own: changes and actions listed to it, not to another', async () => {
+    const [acmeOps, globexOps] = [await manager('acme'), await manager('globex')];
+    const id = `${run}-gone`;
+    const actionsOf = async (token: string) => {
+      const listed = await change('GET', '/api/v1/destination-actions?limit=1000', { token });
+      assert.equal(listed.status, 200, listed.text);
+      return (listed.body.actions as { destinationId: string; action: string }[]).filter((a) => a.destinationId === id);
+    };
+    for (const kind of KINDS) {
+      assert.equal((await change('POST', kind.path, { token: acmeOps, body: kind.body(id, 'src-01') })).status, 201);
+      if (kind.answer === 'destination') {
+        await waitUntil(
+          async () =>
+            (await change('POST', `/api/v1/destinations/${id}/pause`, { token: acmeOps, body: { reason: 'upgrade' } }))
+              .status === 200,
+          10_000,
+          'the log pauses the new destination',
+        );
+        await waitUntil(async () => (await actionsOf(acmeOps)).length === 1, 10_000, 'the log has read the pause');
+      }
+      assert.equal((await change('DELETE', `${kind.path}/${id}`, { token: acmeOps, ifMatch: '"1"' })).status, 200);
+      const one = `${kind.changes}?${kind.idName}=${id}`;
+      const own = await change('GET', one, { token: acmeOps });
+      assert.deepEqual(
+        own.body.changes.map((c: any) => [c.version, c.change, c.by]),
+        [
+          [2, 'deleted', 'acme-ops'],
+          [1, 'created', 'acme-ops'],
+        ],
+        own.text,
+      );
+      const all = await change('GET', `${kind.changes}?limit=1000`, { token: acmeOps });
+      assert.ok(
+        all.body.changes.some((c: any) => c[kind.idName] === id && c.change === 'deleted'),
+        all.text,
+      );
+      for (const path of [one, `${kind.changes}?limit=1000`]) {
+        const other = await change('GET', path, { token: globexOps });
+        assert.equal(other.status, 200);
+        assert.ok(!other.text.includes(id) && !other.text.includes('acme'), other.text);
+      }
+    }
+    assert.deepEqual(
+      (await actionsOf(acmeOps)).map((a) => a.action),
+      ['pause'],
+      'the action on the deleted destination',
+    );
+    assert.deepEqual(await actionsOf(globexOps), []);
   });
 
   it('behind a trusted proxy, holds each forwarded client to its own failures; elsewhere ignores the header', async () => {

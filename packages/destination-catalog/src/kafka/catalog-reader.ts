@@ -21,7 +21,15 @@ export interface CatalogReaderOptions {
 export interface CatalogReader
   extends Pick<
     CatalogFollower,
-    'appliedOffset' | 'current' | 'versionOf' | 'deletionOf' | 'staleKeys' | 'onChange' | 'waitForOffset' | 'track'
+    | 'appliedOffset'
+    | 'current'
+    | 'versionOf'
+    | 'deletionOf'
+    | 'deletedIn'
+    | 'staleKeys'
+    | 'onChange'
+    | 'waitForOffset'
+    | 'track'
   > {
   /**
    * Resolves once every record the topic held when the reader started is applied; rejects with
@@ -98,6 +106,7 @@ export async function startCatalogReader(options: CatalogReaderOptions): Promise
     current: () => follower.current(),
     versionOf: (id: string) => follower.versionOf(id),
     deletionOf: follower.deletionOf.bind(follower),
+    deletedIn: follower.deletedIn.bind(follower),
     staleKeys: (id: string) => follower.staleKeys(id),
     onChange: follower.onChange.bind(follower),
     waitForOffset: follower.waitForOffset.bind(follower),

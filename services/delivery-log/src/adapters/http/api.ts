@@ -101,7 +101,7 @@ export function createApiHandler(deps: ApiDeps): RequestHandler {
 export function apiRoutes(deps: ApiDeps): Route[] {
   const { store, control, config, now } = deps;
   return [
-    ...controlRoutes({ store, control, actions: deps.actions, config }),
+    ...controlRoutes({ store, control, actions: deps.actions, config, deletedIn: deps.definitions.catalog?.deletedIn }),
     ...definitionRoutes({ ...deps.definitions, config, now, logger: deps.logger }),
     destinationTestRoute({ config, now, logger: deps.logger }),
     ...sourceRoutes({ ...deps.sources, config, now, logger: deps.logger }),

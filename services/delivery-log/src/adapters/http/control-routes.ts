@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { LIMITS, type SluiceConfig } from '@sluice/config';
 import { actorOf } from './caller.ts';
-import { scopeOf } from './tenant-scope.ts';
+import { auditedIds, type DeletedIds, scopeOf } from './tenant-scope.ts';
 import { DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_PAGE, MAX_REASON_LENGTH } from '../../constants.ts';
 import { checkId, checkInt } from '../../domain/query.ts';
 import {
@@ -20,6 +20,8 @@ export interface ControlRouteDeps {
   /** The recorded actions, in the log's database. */
   actions: Pick<ActionLog, 'page'>;
   config: () => SluiceConfig;
+  /** The runtime destinations' ids deleted, by tenant; undefined when runtime destinations are off. */
+  deletedIn: DeletedIds | undefined;
 }
 
 /** A state as the API shows it: `since` is when it was set; never set reads as active. */
@@ -90,7 +92,7 @@ function listDestinations({ store, control, config }: ControlRouteDeps): Route {
  * tenant's (its destinations' ids) chosen in the database's statement, so its page is full
  * whenever more of its actions follow.
  */
-function listDestinationActions({ actions, config }: ControlRouteDeps): Route {
+function listDestinationActions({ actions, config, deletedIn }: ControlRouteDeps): Route {
   return {
     method: 'GET',
     pattern: /^\/api\/v1\/destination-actions$/,
@@ -99,13 +101,15 @@ function listDestinationActions({ actions, config }: ControlRouteDeps): Route {
     run: async (_m, url, req) => {
       const limit = checkInt('limit', url.searchParams.get('limit'), DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_PAGE);
       if (!limit.ok) throw badRequest(limit);
+      const { destinations } = config();
       const scope = scopeOf(req, config());
-      const destinationIds =
-        scope.tenant === undefined
-          ? undefined
-          : config()
-              .destinations.filter((d) => scope.seesDestination(d.id))
-              .map((d) => d.id);
+      const everyOne = new Set(destinations.map((d) => d.id));
+      const destinationIds = auditedIds(req, {
+        kind: 'destination',
+        seen: destinations.filter((d) => scope.seesDestination(d.id)).map((d) => d.id),
+        inForce: (id) => everyOne.has(id),
+        deletedIn,
+      });
       const cursor = url.searchParams.get('cursor') ?? undefined;
       const page = await actions.page({
         limit: limit.value,

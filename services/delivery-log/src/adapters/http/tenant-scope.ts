@@ -88,6 +88,35 @@ export function resourceFilter(
   return (item) => item.tenant === tenant && sees(item.id);
 }
 
+/** The ids of a kind whose last deletion was from a tenant (the catalog's `deletedIn`). */
+export type DeletedIds = (query: { kind: RecordKind; tenant: string }) => string[];
+
+/** What an audit list covers besides what the caller sees: the kind, the ids in force, and the ids deleted. */
+export interface AuditedKind {
+  kind: RecordKind;
+  /** The ids the caller sees in force. */
+  seen: readonly string[];
+  /** Every id in force, whoever's: a deleted id declared again (in the file) is its new owner's. */
+  inForce: (id: string) => boolean;
+  /** Undefined when runtime destinations are off: nothing was deleted. */
+  deletedIn: DeletedIds | undefined;
+}
+
+/**
+ * The ids whose audit (changes, recorded actions) the caller of `req` lists
+ * (docs/reference/tenants.md): undefined for the admin (every one); else those it sees, and for a
+ * whole tenant — not a portal link held to one destination — also those its tenant deleted last
+ * and nobody holds again, whose audit stays its own while the log keeps it. An id is never handed
+ * to another tenant, so none of these is another's.
+ */
+export function auditedIds(req: IncomingMessage, audited: AuditedKind): readonly string[] | undefined {
+  const principal = callerOf(req);
+  if (principal.role === 'admin') return undefined;
+  if (principal.role === 'portal' && principal.destinationId !== undefined) return audited.seen;
+  const deleted = audited.deletedIn?.({ kind: audited.kind, tenant: principal.tenant }) ?? [];
+  return [...audited.seen, ...deleted.filter((id) => !audited.inForce(id))];
+}
+
 /** What a request aims at: a destination, a source, both, or neither. */
 export interface Aim {
   destinationId?: string;

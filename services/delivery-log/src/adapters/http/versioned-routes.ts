@@ -14,16 +14,17 @@ import { type Actor, type AuditedChange, deletionChange, parseChangesQuery } fro
 import { etagOf } from '../../domain/definitions.ts';
 import type { Checked } from '../../domain/query.ts';
 import type { ChangeAudit } from '../db/change-audit.ts';
-import { actorOf, callerOf } from './caller.ts';
+import { actorOf } from './caller.ts';
 import { audit, catalogOff, ifMatch, inCallerTenant, refusalError } from './catalog-http.ts';
 import { badRequest, HttpError, pathId, readJson, type Route, type RouteAnswer } from './http-io.ts';
-import { resourceFilter, unseen } from './tenant-scope.ts';
+import { auditedIds, type DeletedIds, resourceFilter, unseen } from './tenant-scope.ts';
 import type { VersionedResource } from './versioned-resource.ts';
 
-/** The catalog as a resource's routes change it: what the service's reader has read, and the writer. */
+/** The catalog as a resource's routes change it: what the service's reader has read, the writer, and the ids deleted. */
 export interface ResourceCatalog<Writer> {
   current: () => Catalog;
   writer: Writer;
+  deletedIn: DeletedIds;
 }
 
 /** What a resource's routes are given. */
@@ -204,8 +205,14 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
       ...route('GET', `list${name}Changes`, async (_m, url, req) => {
         const query = parseChangesQuery(url.searchParams, idName);
         if (!query.ok) throw badRequest(query);
-        // A tenant's in the statement (its ids), so that its page is full whenever more follow.
-        const subjectIds = callerOf(req).role === 'admin' ? undefined : visible(req).map((d) => d.id);
+        // A tenant's in the statement (its ids, deleted ones too), so that its page is full whenever more follow.
+        const everyOne = new Set(listing.all().map((d) => d.id));
+        const subjectIds = auditedIds(req, {
+          kind,
+          seen: visible(req).map((d) => d.id),
+          inForce: (id) => everyOne.has(id),
+          deletedIn: context.deps.catalog?.deletedIn,
+        });
         const { changes, nextCursor } = await context.deps.changes.list({
           ...query.value,
           ...(subjectIds && { subjectIds }),

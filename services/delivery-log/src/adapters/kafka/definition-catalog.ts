@@ -1,4 +1,4 @@
-import { type Catalog, CatalogWriter, type FileConfig } from '@sluice/destination-catalog';
+import { type Catalog, type CatalogReader, CatalogWriter, type FileConfig } from '@sluice/destination-catalog';
 import { SafeProducer } from '@sluice/kafka';
 import type { Keyring } from '@sluice/secret-keyring';
 import { type RuntimeDestinationsStart, startRuntimeDestinations } from '@sluice/service-kit';
@@ -6,7 +6,7 @@ import { type RuntimeDestinationsStart, startRuntimeDestinations } from '@sluice
 /** The config file in force and, when on, the catalog as the API reads it, its writer, and the keyring portal links are signed with. */
 export interface DefinitionCatalog {
   file: () => FileConfig;
-  catalog: { current: () => Catalog; writer: CatalogWriter } | undefined;
+  catalog: { current: () => Catalog; writer: CatalogWriter; deletedIn: CatalogReader['deletedIn'] } | undefined;
   keyring: Keyring | undefined;
 }
 
@@ -30,5 +30,7 @@ export async function startDefinitionCatalog(start: RuntimeDestinationsStart): P
     context: () => ({ file: file(), keyring: runtime.keyring }),
     logger: ctx.logger,
   });
-  return { file, catalog: { current: () => runtime.reader.current(), writer }, keyring: runtime.keyring };
+  const { reader } = runtime;
+  const catalog = { current: () => reader.current(), writer, deletedIn: reader.deletedIn };
+  return { file, catalog, keyring: runtime.keyring };
 }
