@@ -109,3 +109,9 @@ export const AUTH_FAILURE_CLIENTS = 10_000;
  * connection, so a flood of wrong tokens costs the log little and does not slow other clients.
  */
 export const LIMITED_ANSWER_HOLD_MS = 1_000;
+/**
+ * Held `429`s at once at most: per client address and in all. Past either, the `429` is sent at
+ * once and closes its connection, so the answers held — a timer and an open request each — stay
+ * bounded however many connections one client, or many, open.
+ */
+export const LIMITED_HELD = { perClient: 8, total: 1_000 } as const;

@@ -12,6 +12,7 @@ import {
   uniqueName,
   waitUntil,
 } from '@sluice/testkit';
+import { LIMITED_HELD } from '../src/constants.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
 
 const ADMIN = 'tenant-pages-admin-token-of-32-characters-or-more';
@@ -69,7 +70,7 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
 
   /** One request, from `from` (a loopback address) with the headers given. */
   const call = (path: string, r: { token?: string; from?: string; forwardedFor?: string } = {}) =>
-    new Promise<{ status: number; body: any }>((resolve, reject) => {
+    new Promise<{ status: number; body: any; connection: string | undefined }>((resolve, reject) => {
       const req = request(
         {
           host: '127.0.0.1',
@@ -85,7 +86,11 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () =>
-            resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+            resolve({
+              status: res.statusCode!,
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+              connection: res.headers.connection,
+            }),
           );
         },
       );
@@ -363,6 +368,14 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
     assert.equal((await wrong({ from: '127.0.0.1', forwardedFor: '198.51.100.8' })).status, 401, 'another client');
     // A forged hop left of what the proxy appended is the client's own word: it counts against the appended one.
     assert.equal((await wrong({ from: '127.0.0.1', forwardedFor: '203.0.113.1, 198.51.100.7' })).status, 429);
+    // Many at once from the limited client: LIMITED_HELD.perClient are held, the rest sent at once, closing their connections.
+    const flood = await Promise.all(Array.from({ length: 3 * LIMITED_HELD.perClient }, () => wrong(proxied)));
+    assert.ok(
+      flood.every((a) => a.status === 429),
+      JSON.stringify(flood.map((a) => a.status)),
+    );
+    const closed = flood.filter((a) => a.connection === 'close').length;
+    assert.ok(closed >= 1 && closed < flood.length, `${closed} of ${flood.length} sent at once, closing`);
 
     // 127.0.0.9 is no trusted proxy: its header is ignored, so every request is the connection's.
     const direct: number[] = [];

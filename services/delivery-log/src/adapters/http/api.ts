@@ -178,8 +178,17 @@ async function caller(deps: ApiDeps & ApiGuards, req: IncomingMessage): Promise<
   if (waitMs > 0) {
     const limited = new HttpError(429, 'too_many_failures', 'too many failed authentications from this address');
     limited.headers['retry-after'] = String(Math.ceil(waitMs / 1_000));
-    // Held first, so a client that keeps guessing is slowed to about one answer a second per connection.
-    await sleep(Math.min(waitMs, LIMITED_ANSWER_HOLD_MS));
+    // Held first, so a client that keeps guessing is slowed to about one answer a second per connection;
+    // past the places for held answers, sent at once, closing its connection.
+    if (!deps.failures.hold(client)) {
+      limited.headers.connection = 'close';
+      throw limited;
+    }
+    try {
+      await sleep(Math.min(waitMs, LIMITED_ANSWER_HOLD_MS));
+    } finally {
+      deps.failures.release(client);
+    }
     throw limited;
   }
   deps.failures.failed(client);
