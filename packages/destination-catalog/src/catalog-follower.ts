@@ -1,6 +1,7 @@
 import { type Keyring, KeyringError } from '@sluice/secret-keyring';
 import { applyRecord, emptyCatalogState, held, type Verdict } from './catalog-state.ts';
-import type { Catalog, PastDeletion } from './change-basics.ts';
+import type { Catalog } from './change-basics.ts';
+import type { PastDeletion } from './envelope.ts';
 import { CatalogRecordError, CatalogTimeoutError } from './errors.ts';
 import { type CatalogEntry, parseRecord, type RawCatalogRecord } from './record.ts';
 import { nameOf, nameOfKey, type RecordKind, type Subject, subjectOfKey } from './record-key.ts';

@@ -1,6 +1,6 @@
 import type { Keyring } from '@sluice/secret-keyring';
 import { MAX_RECORD_BYTES, MAX_UPDATED_BY_CHARS } from './constants.ts';
-import type { Envelope } from './envelope.ts';
+import type { Envelope, PastDeletion } from './envelope.ts';
 import type { FileConfig } from './file-config.ts';
 import type { CatalogRecord } from './envelope.ts';
 import { type CatalogEntry, deletionRecord } from './record.ts';
@@ -123,16 +123,6 @@ export function deletion(entry: Envelope, request: VersionedRequest, of: Deletio
   if (author) return author;
   const mark = { ...stamp(entry.id, entry.version, request), ...(of.tenant !== undefined && { tenant: of.tenant }) };
   return { kind: 'deleted', id: entry.id, version: mark.version, record: deletionRecord(mark, of.kind) };
-}
-
-/**
- * An id's last deletion, when the catalog's record in force for it is one: its version (a create
- * goes on from it) and the tenant of what it deleted (none in a deletion written before deletions
- * named it).
- */
-export interface PastDeletion {
-  version: number;
-  tenant?: string;
 }
 
 /** A create's claim on an id: the tenant it creates in, the one in force under the id, and its last deletion. */

@@ -1,13 +1,5 @@
 import { ConfigError, type SigningScheme, validateDestination } from '@sluice/config';
-import type {
-  Catalog,
-  CatalogContext,
-  ChangeBy,
-  Deleted,
-  PastDeletion,
-  Refusal,
-  VersionedRequest,
-} from './change-basics.ts';
+import type { Catalog, CatalogContext, ChangeBy, Deleted, Refusal, VersionedRequest } from './change-basics.ts';
 import {
   authorRefused,
   deletion,
@@ -20,7 +12,7 @@ import {
 } from './change-basics.ts';
 import { DEFAULT_ROTATION_OVERLAP_MS } from './constants.ts';
 import type { FileConfig } from './file-config.ts';
-import type { CatalogRecord } from './envelope.ts';
+import type { CatalogRecord, PastDeletion } from './envelope.ts';
 import { type CatalogEntry, serializeEntry, tenantOfDefinition } from './record.ts';
 import { isObject, type JsonObject } from './secret-fields.ts';
 import { fillSigningSecrets, type GeneratedSecret, rotateSigningSecret, schemesOf } from './signing-secrets.ts';

@@ -41,6 +41,16 @@ export interface DeletionMark extends Envelope {
   tenant?: string;
 }
 
+/**
+ * An id's last deletion, when the catalog's record in force for it is one: its version (a create
+ * goes on from it) and the tenant of what it deleted (none in a deletion written before deletions
+ * named it).
+ */
+export interface PastDeletion {
+  version: number;
+  tenant?: string;
+}
+
 /** A deletion's value: `{ format, id, version, deleted: true, tenant?, updatedAt, updatedBy }`, no definition. */
 export function deletionValue(mark: DeletionMark): string {
   const { id, version, tenant, updatedAt, updatedBy } = mark;

@@ -1,18 +1,10 @@
 import { ConfigError, type SourceFields, validateSource } from '@sluice/config';
 import { generateWriteKey, generateWriteKeyId, writeKeyDigest } from '@sluice/secret-keyring';
-import type {
-  Catalog,
-  CatalogContext,
-  ChangeBy,
-  Deleted,
-  PastDeletion,
-  Refusal,
-  VersionedRequest,
-} from './change-basics.ts';
+import type { Catalog, CatalogContext, ChangeBy, Deleted, Refusal, VersionedRequest } from './change-basics.ts';
 import { authorRefused, deletion, idRefused, inForce, isRefusal, stamp, tooLarge } from './change-basics.ts';
 import { MAX_ACTIVE_WRITE_KEYS, MAX_REVOKED_WRITE_KEYS } from './constants.ts';
 import type { FileConfig } from './file-config.ts';
-import type { CatalogRecord } from './envelope.ts';
+import type { CatalogRecord, PastDeletion } from './envelope.ts';
 import {
   keysInForce,
   type SourceDefinition,
