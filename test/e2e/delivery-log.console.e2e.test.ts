@@ -179,15 +179,22 @@ describe('delivery-log console in a browser', {
     await page.getByLabel(`Reason (${endpoint})`).fill('renewed');
     await page.getByRole('button', { name: `Enable ${endpoint}` }).click();
     await waitUntil(async () => (await api()).endpointStates[0].state === 'active', 10_000, 'enabled');
+    // The page reloads after the action: wait for it, so the test below is sent from the row that stays.
+    await waitUntil(
+      async () => /active since .* by admin: renewed/.test(await row.locator('.endpoint-state').innerText()),
+      10_000,
+      'the row shows the endpoint enabled',
+    );
 
     // A test event to the endpoint: its answer (the receiver's first answer to an id is a 503) shown in the row.
     const before = pipeline.receivers[0]!.requests.length;
     await page.getByRole('button', { name: `Send a test event to ${endpoint}` }).click();
     const tested = row.locator('.test-result');
+    let shown = '';
     await waitUntil(
-      async () => /HTTP 503 in \d+ ms \(not a 2xx\)/.test(await tested.innerText()),
+      async () => /HTTP 503 in \d+ ms \(not a 2xx\)/.test((shown = await tested.innerText())),
       10_000,
-      'the row shows the test answer',
+      () => `the row shows the test answer (it shows ${JSON.stringify(shown)})`,
     );
     assert.match(await tested.innerText(), /warming up/);
     const sent = pipeline.receivers[0]!.requests.slice(before);
