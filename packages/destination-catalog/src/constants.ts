@@ -13,6 +13,8 @@ export const KEY_NONCE_BYTES = 8;
 
 /** A token's name, and a tenant's id wherever a record names one: an id's characters, at most 100. */
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
+/** `NAME_PATTERN` as a refusal says it. */
+export const NAME_RULE = '1–100 of A-Z a-z 0-9 . _ -';
 
 /** Characters of a record's `updatedBy` at most. */
 export const MAX_UPDATED_BY_CHARS = 200;

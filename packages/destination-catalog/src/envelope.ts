@@ -1,4 +1,4 @@
-import { MAX_UPDATED_BY_CHARS, NAME_PATTERN, RECORD_FORMAT } from './constants.ts';
+import { MAX_UPDATED_BY_CHARS, NAME_PATTERN, NAME_RULE, RECORD_FORMAT } from './constants.ts';
 import { CatalogRecordError } from './errors.ts';
 import { isObject, type JsonObject } from './secret-fields.ts';
 
@@ -67,7 +67,8 @@ export function deletionValue(mark: DeletionMark): string {
 
 /**
  * The envelope of a record's value, checked field by field, with its definition (an entry) or
- * `deleted` (a deletion, with the tenant of what it deleted when it names one): the one check of every kind of record. `id` is the id its key names.
+ * `deleted` (a deletion, with the tenant of what it deleted when it names one): the one check of
+ * every kind of record. `id` is the id its key names.
  */
 export function readEnvelope(record: {
   key: string;
@@ -96,7 +97,7 @@ export function readEnvelope(record: {
     if (definition !== undefined) throw new CatalogRecordError(key, 'a deletion has no definition');
     if (tenant === undefined) return { ...envelope, deleted };
     if (typeof tenant !== 'string' || !NAME_PATTERN.test(tenant))
-      throw new CatalogRecordError(key, 'tenant must be 1–100 of A-Z a-z 0-9 . _ -');
+      throw new CatalogRecordError(key, `tenant must be ${NAME_RULE}`);
     return { ...envelope, deleted, tenant };
   }
   if (deleted !== undefined) throw new CatalogRecordError(key, 'deleted must be true when present');

@@ -68,8 +68,9 @@ export function serializeEntry(entry: CatalogEntry, keyring: Keyring): CatalogRe
 
 /**
  * The record of a deletion of a destination, a source or a token: `{ format, id, version, deleted:
- * true, tenant?, updatedAt, updatedBy }`, with the tenant of the destination or source it deleted. Not a null value: a deletion carries its version like any change, and
- * stays as the id's record in force, so a change based on what it deleted is refused like any stale change.
+ * true, tenant?, updatedAt, updatedBy }`, with the tenant of the destination or source it deleted.
+ * Not a null value: a deletion carries its version like any change, and stays as the id's record in
+ * force, so a change based on what it deleted is refused like any stale change.
  */
 export function deletionRecord(mark: DeletionMark, kind: RecordKind): CatalogRecord {
   return { key: recordKey({ kind, id: mark.id }), value: deletionValue(mark) };

@@ -9,7 +9,7 @@ import {
   stamp,
 } from './change-basics.ts';
 import { TOKEN_ROLES, type TokenRole } from '@sluice/log-api';
-import { MAX_TOKENS, NAME_PATTERN } from './constants.ts';
+import { MAX_TOKENS, NAME_PATTERN, NAME_RULE } from './constants.ts';
 import { isObject } from './secret-fields.ts';
 import { generateToken, serializeToken, type TokenDefinition, type TokenEntry, tokenDigest } from './token-record.ts';
 import type { CatalogRecord } from './envelope.ts';
@@ -46,10 +46,8 @@ function fields(
   const { name, tenant, role, expiresAt, ...rest } = input;
   const extra = Object.keys(rest)[0];
   if (extra !== undefined) return invalid(extra, 'is not a field of a token');
-  if (typeof name !== 'string' || !NAME_PATTERN.test(name))
-    return invalid('name', 'must be 1–100 of A-Z a-z 0-9 . _ -');
-  if (typeof tenant !== 'string' || !NAME_PATTERN.test(tenant))
-    return invalid('tenant', 'must be 1–100 of A-Z a-z 0-9 . _ -');
+  if (typeof name !== 'string' || !NAME_PATTERN.test(name)) return invalid('name', `must be ${NAME_RULE}`);
+  if (typeof tenant !== 'string' || !NAME_PATTERN.test(tenant)) return invalid('tenant', `must be ${NAME_RULE}`);
   if (!TOKEN_ROLES.includes(role as TokenRole)) return invalid('role', `must be one of ${TOKEN_ROLES.join(', ')}`);
   if (expiresAt === undefined) return { name, tenant, role: role as TokenRole };
   const expires = typeof expiresAt === 'string' ? Date.parse(expiresAt) : Number.NaN;

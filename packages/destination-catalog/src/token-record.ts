@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { TOKEN_ROLES, type TokenRole } from '@sluice/log-api';
 import { secretDigest } from '@sluice/secret-keyring';
-import { NAME_PATTERN, TOKEN_BYTES, TOKEN_PREFIX } from './constants.ts';
+import { NAME_PATTERN, NAME_RULE, TOKEN_BYTES, TOKEN_PREFIX } from './constants.ts';
 import { type CatalogRecord, type Envelope, envelopeValue, isTime } from './envelope.ts';
 import { CatalogRecordError } from './errors.ts';
 import { recordKey } from './record-key.ts';
@@ -56,9 +56,9 @@ export function readTokenDefinition(key: string, stored: JsonObject): TokenDefin
   if (typeof id !== 'string' || !TOKEN_ID.test(id))
     throw new CatalogRecordError(key, 'definition.id must be tok_ and 16 hex characters');
   if (typeof name !== 'string' || !NAME_PATTERN.test(name))
-    throw new CatalogRecordError(key, 'definition.name must be 1–100 of A-Z a-z 0-9 . _ -');
+    throw new CatalogRecordError(key, `definition.name must be ${NAME_RULE}`);
   if (typeof tenant !== 'string' || !NAME_PATTERN.test(tenant))
-    throw new CatalogRecordError(key, 'definition.tenant must be 1–100 of A-Z a-z 0-9 . _ -');
+    throw new CatalogRecordError(key, `definition.tenant must be ${NAME_RULE}`);
   if (!TOKEN_ROLES.includes(role as TokenRole))
     throw new CatalogRecordError(key, `definition.role must be one of ${TOKEN_ROLES.join(', ')}`);
   if (typeof hash !== 'string' || !DIGEST.test(hash))

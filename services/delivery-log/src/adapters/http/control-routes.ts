@@ -101,13 +101,12 @@ function listDestinationActions({ actions, config, deletedIn }: ControlRouteDeps
     run: async (_m, url, req) => {
       const limit = checkInt('limit', url.searchParams.get('limit'), DEFAULT_ACTIONS_PAGE, MAX_ACTIONS_PAGE);
       if (!limit.ok) throw badRequest(limit);
-      const { destinations } = config();
-      const scope = scopeOf(req, config());
-      const everyOne = new Set(destinations.map((d) => d.id));
+      const current = config();
+      const scope = scopeOf(req, current);
       const destinationIds = auditedIds(req, {
         kind: 'destination',
-        seen: destinations.filter((d) => scope.seesDestination(d.id)).map((d) => d.id),
-        inForce: (id) => everyOne.has(id),
+        inForce: current.destinations,
+        sees: (d) => scope.seesDestination(d.id),
         deletedIn,
       });
       const cursor = url.searchParams.get('cursor') ?? undefined;

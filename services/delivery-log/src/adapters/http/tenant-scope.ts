@@ -91,30 +91,36 @@ export function resourceFilter(
 /** The ids of a kind whose last deletion was from a tenant (the catalog's `deletedIn`). */
 export type DeletedIds = (query: { kind: RecordKind; tenant: string }) => string[];
 
-/** What an audit list covers besides what the caller sees: the kind, the ids in force, and the ids deleted. */
-export interface AuditedKind {
+/** What an audit list covers: its kind, what is in force of it, what the caller sees of that, and the ids deleted. */
+export interface AuditedKind<T extends { id: string }> {
   kind: RecordKind;
-  /** The ids the caller sees in force. */
-  seen: readonly string[];
-  /** Every id in force, whoever's: a deleted id declared again (in the file) is its new owner's. */
-  inForce: (id: string) => boolean;
+  /** Every one in force, whoever's (the file's and the runtime ones): a deleted id declared again is its new owner's. */
+  inForce: readonly T[];
+  /** Whether the caller sees one in force. */
+  sees: (item: T) => boolean;
   /** Undefined when runtime destinations are off: nothing was deleted. */
   deletedIn: DeletedIds | undefined;
 }
 
 /**
  * The ids whose audit (changes, recorded actions) the caller of `req` lists
- * (docs/reference/tenants.md): undefined for the admin (every one); else those it sees, and for a
- * whole tenant — not a portal link held to one destination — also those its tenant deleted last
- * and nobody holds again, whose audit stays its own while the log keeps it. An id is never handed
- * to another tenant, so none of these is another's.
+ * (docs/reference/tenants.md): undefined for the admin (every one); else those it sees in force,
+ * and for a whole tenant — not a portal link held to one destination — also those its tenant
+ * deleted last and nobody holds again, whose audit stays its own while the log keeps it. An id is
+ * never handed to another tenant, so none of these is another's.
  */
-export function auditedIds(req: IncomingMessage, audited: AuditedKind): readonly string[] | undefined {
+export function auditedIds<T extends { id: string }>(
+  req: IncomingMessage,
+  audited: AuditedKind<T>,
+): readonly string[] | undefined {
   const principal = callerOf(req);
   if (principal.role === 'admin') return undefined;
-  if (principal.role === 'portal' && principal.destinationId !== undefined) return audited.seen;
+  const seen = audited.inForce.filter(audited.sees).map((item) => item.id);
+  if (principal.role === 'portal' && principal.destinationId !== undefined) return seen;
   const deleted = audited.deletedIn?.({ kind: audited.kind, tenant: principal.tenant }) ?? [];
-  return [...audited.seen, ...deleted.filter((id) => !audited.inForce(id))];
+  if (deleted.length === 0) return seen;
+  const held = new Set(audited.inForce.map((item) => item.id));
+  return [...seen, ...deleted.filter((id) => !held.has(id))];
 }
 
 /** What a request aims at: a destination, a source, both, or neither. */

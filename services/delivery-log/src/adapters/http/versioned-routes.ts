@@ -206,11 +206,10 @@ export function versionedRoutes<Writer, Entry, Made extends MadeChange, Query>(
         const query = parseChangesQuery(url.searchParams, idName);
         if (!query.ok) throw badRequest(query);
         // A tenant's in the statement (its ids, deleted ones too), so that its page is full whenever more follow.
-        const everyOne = new Set(listing.all().map((d) => d.id));
         const subjectIds = auditedIds(req, {
           kind,
-          seen: visible(req).map((d) => d.id),
-          inForce: (id) => everyOne.has(id),
+          inForce: listing.all(),
+          sees: sees(req),
           deletedIn: context.deps.catalog?.deletedIn,
         });
         const { changes, nextCursor } = await context.deps.changes.list({
