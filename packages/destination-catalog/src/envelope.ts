@@ -43,8 +43,7 @@ export interface DeletionMark extends Envelope {
 
 /**
  * An id's last deletion, when the catalog's record in force for it is one: its version (a create
- * goes on from it) and the tenant of what it deleted (none in a deletion written before deletions
- * named it).
+ * goes on from it) and the tenant of what it deleted (none for a deletion record without one).
  */
 export interface PastDeletion {
   version: number;
