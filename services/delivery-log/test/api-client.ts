@@ -9,6 +9,8 @@ export interface ApiCall {
   /** The bearer token; none: no `Authorization` header. */
   token?: string;
   body?: unknown;
+  /** The `If-Match` of a versioned change: `"<version>"`. */
+  ifMatch?: string;
 }
 
 /** Calls the API of the log listening on `port`; the answer's status, headers, JSON body and text. */
@@ -18,6 +20,7 @@ export async function callApi(port: number, request: ApiCall) {
     headers: {
       ...(request.token !== undefined && { authorization: `Bearer ${request.token}` }),
       'content-type': 'application/json',
+      ...(request.ifMatch !== undefined && { 'if-match': request.ifMatch }),
     },
     ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
   });

@@ -14,6 +14,7 @@ import {
 } from '@sluice/testkit';
 import { LIMITED_HELD } from '../src/constants.ts';
 import { createDeliveryLog, type DeliveryLogService } from '../src/service.ts';
+import { type ApiCall, callApi } from './api-client.ts';
 
 const ADMIN = 'tenant-pages-admin-token-of-32-characters-or-more';
 const KEY_VARIABLE = 'SLUICE_TENANT_PAGES_TEST_KEY';
@@ -55,17 +56,24 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
   let acme: string;
   let globex: string;
 
-  /** A `read` token of `tenant`, once the service takes it. */
-  const mintReader = async (tenant: string): Promise<string> => {
-    const created = await fetch(`http://127.0.0.1:${service.port}/api/v1/tokens`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `${tenant}-reader`, tenant, role: 'read' }),
-    });
-    assert.equal(created.status, 201);
-    const token = ((await created.json()) as { secret: string }).secret;
-    await waitUntil(async () => (await call('/api/v1/ledger', { token })).status === 200, 10_000, 'the token');
-    return token;
+  /** The API as `token` calls it (callApi on this log), with a JSON body and an `If-Match`. */
+  const change = (method: string, path: string, r: Omit<ApiCall, 'method' | 'path'>) =>
+    callApi(service.port, { method, path, ...r });
+  /** A token of `tenant` with `role`, minted once the first time it is asked for, once the service takes it. */
+  const tokens = new Map<string, Promise<string>>();
+  const mintToken = (tenant: string, role: 'read' | 'manage'): Promise<string> => {
+    const name = `${tenant}-${role === 'read' ? 'reader' : 'ops'}`;
+    const minted =
+      tokens.get(name) ??
+      (async () => {
+        const created = await change('POST', '/api/v1/tokens', { token: ADMIN, body: { name, tenant, role } });
+        assert.equal(created.status, 201, created.text);
+        const token = created.body.secret as string;
+        await waitUntil(async () => (await call('/api/v1/ledger', { token })).status === 200, 10_000, 'the token');
+        return token;
+      })();
+    tokens.set(name, minted);
+    return minted;
   };
 
   /** One request, from `from` (a loopback address) with the headers given. */
@@ -98,39 +106,6 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
       req.end();
     });
 
-  /** A change through the API with a JSON body and an `If-Match`: its status, body and text. */
-  const change = async (method: string, path: string, r: { token: string; body?: unknown; ifMatch?: string }) => {
-    const res = await fetch(`http://127.0.0.1:${service.port}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${r.token}`,
-        'content-type': 'application/json',
-        ...(r.ifMatch !== undefined && { 'if-match': r.ifMatch }),
-      },
-      ...(r.body !== undefined && { body: JSON.stringify(r.body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: JSON.parse(text) as any, text };
-  };
-
-  /** The `manage` token of `tenant`, minted once the first time it is asked for. */
-  const managers = new Map<string, Promise<string>>();
-  const manager = (tenant: string) => {
-    const minted =
-      managers.get(tenant) ??
-      (async () => {
-        const created = await change('POST', '/api/v1/tokens', {
-          token: ADMIN,
-          body: { name: `${tenant}-ops`, tenant, role: 'manage' },
-        });
-        assert.equal(created.status, 201, created.text);
-        const token = created.body.secret as string;
-        await waitUntil(async () => (await call('/api/v1/ledger', { token })).status === 200, 10_000, 'the token');
-        return token;
-      })();
-    managers.set(tenant, minted);
-    return minted;
-  };
   /** The runtime resources created in the tests below: where, with what body, and how their answer and audit name them. */
   const KINDS = [
     {
@@ -193,8 +168,8 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
       60_000,
       'the log has read the ten events',
     );
-    acme = await mintReader('acme');
-    globex = await mintReader('globex');
+    acme = await mintToken('acme', 'read');
+    globex = await mintToken('globex', 'read');
   });
   after(async () => {
     await producer.disconnect();
@@ -283,7 +258,7 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
   });
 
   it('never hands an id to another tenant: deleted by acme, a source or destination id is refused to globex and to the admin for globex, taken back by acme', async () => {
-    const [acmeOps, globexOps] = [await manager('acme'), await manager('globex')];
+    const [acmeOps, globexOps] = [await mintToken('acme', 'manage'), await mintToken('globex', 'manage')];
     for (const kind of KINDS) {
       const id = `${run}-shared`;
       const made = await change('POST', kind.path, { token: acmeOps, body: kind.body(id, 'src-01') });
@@ -308,7 +283,7 @@ describe('tenant pages and clients behind a proxy', { timeout: 180_000 }, () => 
   });
 
   it('keeps the audit of a destination or source its tenant deleted its own: changes and actions listed to it, not to another', async () => {
-    const [acmeOps, globexOps] = [await manager('acme'), await manager('globex')];
+    const [acmeOps, globexOps] = [await mintToken('acme', 'manage'), await mintToken('globex', 'manage')];
     const id = `${run}-gone`;
     const actionsOf = async (token: string) => {
       const listed = await change('GET', '/api/v1/destination-actions?limit=1000', { token });
